@@ -1,0 +1,7 @@
+//! One module per subcommand.
+
+pub mod build;
+pub mod check;
+pub mod explain;
+pub mod fmt;
+pub mod rules;

@@ -1,0 +1,1 @@
+//! `strata rules` (being written).

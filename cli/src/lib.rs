@@ -1,0 +1,54 @@
+//! The `strata` command-line tool, as a library so that other binaries
+//! (for example one that links extra rule crates) can reuse it.
+
+pub mod commands;
+pub mod exit;
+pub mod render;
+
+use clap::{Parser, Subcommand};
+
+/// strata: check, format and explain strata data-modelling modules.
+#[derive(Debug, Parser)]
+#[command(name = "strata", version, about, long_about = None, propagate_version = true)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Parse, resolve and type-check modules; report every error (exit 1 on any).
+    Check(commands::check::CheckArgs),
+    /// Check, then show per model: fingerprint, output schema, lineage, join keys.
+    Build(commands::build::BuildArgs),
+    /// Format modules canonically (print, --check or --write).
+    Fmt(commands::fmt::FmtArgs),
+    /// Print the documentation of a diagnostic code (e.g. `strata explain E079`).
+    Explain(commands::explain::ExplainArgs),
+    /// List every registered rule: code, name, severity, summary.
+    Rules(commands::rules::RulesArgs),
+}
+
+/// Run the CLI with the given arguments (the first is the program name) and
+/// return the process exit code.
+pub fn main_with_args<I, T>(args: I) -> i32
+where
+    I: IntoIterator<Item = T>,
+    T: Into<std::ffi::OsString> + Clone,
+{
+    let cli = match Cli::try_parse_from(args) {
+        Ok(cli) => cli,
+        Err(e) => {
+            let code = if e.use_stderr() { exit::USAGE } else { exit::OK };
+            let _ = e.print();
+            return code;
+        }
+    };
+    match cli.command {
+        Command::Check(a) => commands::check::run(a),
+        Command::Build(a) => commands::build::run(a),
+        Command::Fmt(a) => commands::fmt::run(a),
+        Command::Explain(a) => commands::explain::run(a),
+        Command::Rules(a) => commands::rules::run(a),
+    }
+}

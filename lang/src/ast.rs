@@ -1,0 +1,660 @@
+//! The syntax tree the parser produces. Every node carries the byte span of
+//! the text it was parsed from.
+
+use crate::span::Span;
+
+/// A name as written, with its span.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Ident {
+    pub name: String,
+    pub span: Span,
+}
+
+/// A comment kept for the formatter.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Comment {
+    /// The full comment text, including its `//`, `#` or `/* */` markers.
+    pub text: String,
+    pub span: Span,
+}
+
+/// One parsed file.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct File {
+    pub decls: Vec<Decl>,
+    pub comments: Vec<Comment>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Decl {
+    Import(ImportDecl),
+    Source(SourceDecl),
+    Contract(ContractDecl),
+    Domain(DomainDecl),
+    Model(ModelDecl),
+    Pipeline(PipelineDecl),
+    Test(TestDecl),
+    Fn(FnDecl),
+    /// A top-level call such as `by_country(countries())` that expands into
+    /// models at load time.
+    Generator(Expr),
+}
+
+impl Decl {
+    pub fn span(&self) -> Span {
+        match self {
+            Decl::Import(d) => d.span,
+            Decl::Source(d) => d.span,
+            Decl::Contract(d) => d.span,
+            Decl::Domain(d) => d.span,
+            Decl::Model(d) => d.span,
+            Decl::Pipeline(d) => d.span,
+            Decl::Test(d) => d.span,
+            Decl::Fn(d) => d.span,
+            Decl::Generator(e) => e.span,
+        }
+    }
+}
+
+/// `import a.b` (loads `a/b.strata`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ImportDecl {
+    pub path: Vec<Ident>,
+    pub span: Span,
+}
+
+/// `key: value` where the value is a single token kept as text
+/// (source resource arguments, free source properties, pipeline override
+/// arguments, model attributes).
+#[derive(Clone, Debug, PartialEq)]
+pub struct KeyValue {
+    pub key: Ident,
+    pub value: String,
+    /// Whether the value was written as a string literal (for the formatter).
+    pub quoted: bool,
+    pub value_span: Span,
+}
+
+/// `source name(ns: "..", dataset: "..") { columns: { .. } other: value }`
+#[derive(Clone, Debug, PartialEq)]
+pub struct SourceDecl {
+    pub name: Ident,
+    pub args: Vec<KeyValue>,
+    /// `None` when the source has no `columns:` block.
+    pub columns: Option<Vec<FieldDef>>,
+    /// Other `key: value` properties, in source order.
+    pub props: Vec<KeyValue>,
+    pub span: Span,
+}
+
+/// `contract Name { field: type annotations... }`
+#[derive(Clone, Debug, PartialEq)]
+pub struct ContractDecl {
+    pub name: Ident,
+    pub fields: Vec<FieldDef>,
+    pub span: Span,
+}
+
+/// `domain name = type`
+#[derive(Clone, Debug, PartialEq)]
+pub struct DomainDecl {
+    pub name: Ident,
+    pub ty: TypeRef,
+    pub span: Span,
+}
+
+/// A column declaration in a source or contract: `name: type flags...`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FieldDef {
+    pub name: Ident,
+    pub ty: TypeRef,
+    pub annotations: Vec<Annotation>,
+    pub span: Span,
+}
+
+/// A written type.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TypeRef {
+    pub kind: TypeRefKind,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum TypeRefKind {
+    Int64,
+    Float64,
+    String,
+    Bool,
+    Date,
+    Timestamp,
+    Uuid,
+    Json,
+    /// `decimal(p, s)`
+    Decimal(u32, u32),
+    /// `money` or `money(EUR)`
+    Money(Option<String>),
+    /// `array(T)`
+    Array(Box<TypeRef>),
+    /// A name that is not a type keyword: a domain alias (or an unknown type).
+    Named(String),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Annotation {
+    Nonnull(Span),
+    Unique(Span),
+    PrimaryKey(Span),
+    Protected(Span),
+    /// `enum { a, "b c", 1 }`: the values as text.
+    Enum(Vec<(String, Span)>, Span),
+    /// `classification: pii` or `classification: "pii"`.
+    Classification(String, Span),
+}
+
+impl Annotation {
+    pub fn span(&self) -> Span {
+        match self {
+            Annotation::Nonnull(s)
+            | Annotation::Unique(s)
+            | Annotation::PrimaryKey(s)
+            | Annotation::Protected(s)
+            | Annotation::Enum(_, s)
+            | Annotation::Classification(_, s) => *s,
+        }
+    }
+}
+
+/// `model name [-> contract C] { items }`
+#[derive(Clone, Debug, PartialEq)]
+pub struct ModelDecl {
+    /// The model name; for a string name (`model "m_${c}"`) the flattened text
+    /// with the span of the string.
+    pub name: Ident,
+    /// Whether the name was written as a string literal.
+    pub name_quoted: bool,
+    pub contract: Option<Ident>,
+    pub items: Vec<Item>,
+    pub span: Span,
+}
+
+/// One clause or attribute of a model body.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Item {
+    pub kind: ItemKind,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum ItemKind {
+    /// `owner: "x"`, `reason`, `description`, `label`, `staleness_ok`.
+    Attr(KeyValue),
+    From(Ident),
+    Join(JoinClause),
+    /// `filter e` or `where e` (`where_kw` records which word was written).
+    Filter {
+        expr: Expr,
+        where_kw: bool,
+    },
+    Let {
+        name: Ident,
+        expr: Expr,
+    },
+    /// `select { .. }`, `derive { .. }`, `aggregate { .. }`.
+    Assign(AssignKind, Vec<Assign>),
+    Group(GroupClause),
+    Sort(Vec<SortKey>),
+    /// `take N` or `take A .. B` (inclusive, 1-based).
+    Take {
+        start: i64,
+        end: Option<i64>,
+    },
+    /// `expand col [as name]`.
+    Expand {
+        column: Ident,
+        alias: Option<Ident>,
+    },
+    SetOp {
+        kind: SetOpKind,
+        input: Ident,
+    },
+    /// `dedup` (full row) or `dedup by k, ..`.
+    Dedup {
+        by: Option<Vec<Expr>>,
+    },
+    /// `partition_by [..] [freshness ..]`.
+    PartitionBy {
+        exprs: Vec<Expr>,
+        freshness: Option<Freshness>,
+    },
+    Freshness(Freshness),
+    Incremental(Incremental),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum JoinKind {
+    Left,
+    Inner,
+    Anti,
+    Semi,
+}
+
+impl JoinKind {
+    /// The keyword as written: `join_left`, ...
+    pub fn keyword(self) -> &'static str {
+        match self {
+            JoinKind::Left => "join_left",
+            JoinKind::Inner => "join_inner",
+            JoinKind::Anti => "join_anti",
+            JoinKind::Semi => "join_semi",
+        }
+    }
+
+    /// The short name used in reports: `left`, `inner`, `anti`, `semi`.
+    pub fn name(self) -> &'static str {
+        match self {
+            JoinKind::Left => "left",
+            JoinKind::Inner => "inner",
+            JoinKind::Anti => "anti",
+            JoinKind::Semi => "semi",
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Cardinality {
+    ManyToOne,
+    OneToOne,
+}
+
+impl Cardinality {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Cardinality::ManyToOne => "many_to_one",
+            Cardinality::OneToOne => "one_to_one",
+        }
+    }
+}
+
+/// `expect many_to_one` after a join; `span` covers both words.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Expect {
+    pub cardinality: Cardinality,
+    pub span: Span,
+}
+
+/// `join_<kind> input on expr [expect card]`
+#[derive(Clone, Debug, PartialEq)]
+pub struct JoinClause {
+    pub kind: JoinKind,
+    /// Span of the `join_<kind>` keyword.
+    pub keyword_span: Span,
+    pub input: Ident,
+    pub on: Expr,
+    pub expect: Option<Expect>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AssignKind {
+    Select,
+    Derive,
+    Aggregate,
+}
+
+impl AssignKind {
+    pub fn keyword(self) -> &'static str {
+        match self {
+            AssignKind::Select => "select",
+            AssignKind::Derive => "derive",
+            AssignKind::Aggregate => "aggregate",
+        }
+    }
+}
+
+/// `name = expr` in a select/derive/aggregate block.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Assign {
+    pub name: Ident,
+    pub expr: Expr,
+    pub span: Span,
+}
+
+/// `group { keys } ( body )`
+#[derive(Clone, Debug, PartialEq)]
+pub struct GroupClause {
+    pub keys: Vec<Expr>,
+    /// Only `Filter`, `Assign(Aggregate, ..)`, `Sort` and `Take` items.
+    pub body: Vec<Item>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct SortKey {
+    pub expr: Expr,
+    pub desc: bool,
+    /// Whether `asc` was written explicitly.
+    pub asc_written: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SetOpKind {
+    Union,
+    UnionAll,
+    Intersect,
+    Except,
+}
+
+impl SetOpKind {
+    pub fn keyword(self) -> &'static str {
+        match self {
+            SetOpKind::Union => "union",
+            SetOpKind::UnionAll => "union all",
+            SetOpKind::Intersect => "intersect",
+            SetOpKind::Except => "except",
+        }
+    }
+}
+
+/// `freshness [:] vals [freshness_column: c] [incremental ..]`
+#[derive(Clone, Debug, PartialEq)]
+pub struct Freshness {
+    /// Each value as text (`1h`, `daily`, a custom SQL string, ...).
+    pub values: Vec<(String, Span)>,
+    pub column: Option<Ident>,
+    pub incremental: Option<Incremental>,
+}
+
+/// `incremental [merge_strategy: s] [merge_keys: [..]] [cdc_column: c]`
+#[derive(Clone, Debug, PartialEq)]
+pub struct Incremental {
+    pub strategy: Option<Ident>,
+    pub merge_keys: Option<Vec<Expr>>,
+    pub cdc_column: Option<Ident>,
+    pub span: Span,
+}
+
+/// `pipeline name [env: e] { models: [..], env: e, sources: { .. } }`
+#[derive(Clone, Debug, PartialEq)]
+pub struct PipelineDecl {
+    pub name: Ident,
+    pub env: Option<Ident>,
+    /// Model names (column-reference expressions) or fn calls.
+    pub models: Vec<Expr>,
+    pub sources: Vec<SourceOverride>,
+    pub span: Span,
+}
+
+/// `orders: from(dataset: "orders_dev")` in a pipeline's `sources` block.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SourceOverride {
+    pub source: Ident,
+    /// The word before the parentheses (conventionally `from`); `None` for a
+    /// bare entry without override.
+    pub func: Option<Ident>,
+    pub args: Vec<KeyValue>,
+    pub span: Span,
+}
+
+/// `test model { expect ... }`
+#[derive(Clone, Debug, PartialEq)]
+pub struct TestDecl {
+    pub model: Ident,
+    pub checks: Vec<TestCheck>,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct TestCheck {
+    /// `row_count` or a column name.
+    pub target: Ident,
+    pub kind: TestCheckKind,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum TestCheckKind {
+    Compare { op: CompareOp, value: TestLit },
+    /// `expect col in model.col`
+    In { model: Ident, column: Ident },
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct TestLit {
+    pub kind: TestLitKind,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum TestLitKind {
+    Int(i64),
+    /// The value and its text as written.
+    Float(f64, String),
+    Str(String),
+    Bool(bool),
+    Null,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CompareOp {
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+}
+
+impl CompareOp {
+    pub fn symbol(self) -> &'static str {
+        match self {
+            CompareOp::Eq => "==",
+            CompareOp::Ne => "!=",
+            CompareOp::Lt => "<",
+            CompareOp::Le => "<=",
+            CompareOp::Gt => ">",
+            CompareOp::Ge => ">=",
+        }
+    }
+}
+
+/// `fn name(params) -> type { body }` (compile-time generators).
+#[derive(Clone, Debug, PartialEq)]
+pub struct FnDecl {
+    pub name: Ident,
+    pub params: Vec<(Ident, FnType)>,
+    pub ret: FnType,
+    pub body: Expr,
+    /// Whether the body was written in braces.
+    pub braced: bool,
+    pub span: Span,
+}
+
+/// A fn signature type: `List<Str>`, `int64`, `Model`, ... (never checked).
+#[derive(Clone, Debug, PartialEq)]
+pub struct FnType {
+    /// The type as written, e.g. `List<Str>`.
+    pub text: String,
+    pub span: Span,
+}
+
+/// An expression.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Expr {
+    pub kind: ExprKind,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum ExprKind {
+    Int(i64),
+    /// The value and its text as written (for the formatter).
+    Float(f64, String),
+    Str(String),
+    /// A string with `${var}` parts.
+    Template(Vec<StrPart>),
+    Bool(bool),
+    Null,
+    /// `name` or `qualifier.name`.
+    Column {
+        qualifier: Option<Ident>,
+        name: Ident,
+    },
+    /// `f(args)`, `count(distinct x)`, `f(..) over (..)`.
+    Call(Call),
+    Unary {
+        op: UnaryOp,
+        operand: Box<Expr>,
+    },
+    Binary {
+        op: BinOp,
+        /// Span of the operator token.
+        op_span: Span,
+        lhs: Box<Expr>,
+        rhs: Box<Expr>,
+    },
+    /// `*` (only meaningful as `count(*)`).
+    Star,
+    /// `[a, b]` (fn bodies only).
+    List(Vec<Expr>),
+    /// `[e for x in xs]` (fn bodies only).
+    Comprehension {
+        element: Box<Expr>,
+        var: Ident,
+        iter: Box<Expr>,
+    },
+    /// An inline `model` value (fn bodies only).
+    Model(Box<ModelDecl>),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum StrPart {
+    Lit(String),
+    Var(String),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Call {
+    pub name: Ident,
+    pub distinct: bool,
+    pub args: Vec<Arg>,
+    pub over: Option<Window>,
+}
+
+/// A call argument, positional or `name: value`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Arg {
+    pub name: Option<Ident>,
+    pub value: Expr,
+}
+
+/// `over (partition_by: [..], sort: [k desc, ..])`
+#[derive(Clone, Debug, PartialEq)]
+pub struct Window {
+    pub partition_by: Vec<Expr>,
+    /// Sort keys and whether each is descending.
+    pub sort: Vec<(Expr, bool)>,
+    /// Which parts were written, in order (for the formatter):
+    /// `true` = partition_by, `false` = sort.
+    pub parts_written: Vec<bool>,
+    pub span: Span,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum UnaryOp {
+    Not,
+    Neg,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BinOp {
+    Or,
+    And,
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    In,
+    Add,
+    Sub,
+    Concat,
+    Mul,
+    Div,
+    Mod,
+}
+
+impl BinOp {
+    pub fn symbol(self) -> &'static str {
+        match self {
+            BinOp::Or => "or",
+            BinOp::And => "and",
+            BinOp::Eq => "==",
+            BinOp::Ne => "!=",
+            BinOp::Lt => "<",
+            BinOp::Le => "<=",
+            BinOp::Gt => ">",
+            BinOp::Ge => ">=",
+            BinOp::In => "in",
+            BinOp::Add => "+",
+            BinOp::Sub => "-",
+            BinOp::Concat => "||",
+            BinOp::Mul => "*",
+            BinOp::Div => "/",
+            BinOp::Mod => "%",
+        }
+    }
+
+    /// Precedence level, low to high: or=1, and=2, comparisons=3, additive=4,
+    /// multiplicative=5. All binary operators are left-associative.
+    pub fn precedence(self) -> u8 {
+        match self {
+            BinOp::Or => 1,
+            BinOp::And => 2,
+            BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge | BinOp::In => 3,
+            BinOp::Add | BinOp::Sub | BinOp::Concat => 4,
+            BinOp::Mul | BinOp::Div | BinOp::Mod => 5,
+        }
+    }
+
+    pub fn is_comparison(self) -> bool {
+        self.precedence() == 3
+    }
+}
+
+impl Expr {
+    /// Visit this expression and every sub-expression, pre-order.
+    pub fn walk<'a>(&'a self, f: &mut dyn FnMut(&'a Expr)) {
+        f(self);
+        match &self.kind {
+            ExprKind::Call(c) => {
+                for a in &c.args {
+                    a.value.walk(f);
+                }
+                if let Some(w) = &c.over {
+                    for e in &w.partition_by {
+                        e.walk(f);
+                    }
+                    for (e, _) in &w.sort {
+                        e.walk(f);
+                    }
+                }
+            }
+            ExprKind::Unary { operand, .. } => operand.walk(f),
+            ExprKind::Binary { lhs, rhs, .. } => {
+                lhs.walk(f);
+                rhs.walk(f);
+            }
+            ExprKind::List(items) => {
+                for e in items {
+                    e.walk(f);
+                }
+            }
+            ExprKind::Comprehension { element, iter, .. } => {
+                element.walk(f);
+                iter.walk(f);
+            }
+            _ => {}
+        }
+    }
+}

@@ -1,0 +1,1 @@
+//! Formatter (being written).

@@ -1,0 +1,191 @@
+//! The typed IR the checker produces: what every later stage (rules, SQL
+//! lowering, the materializer) reads. Nothing downstream re-derives it.
+
+use crate::ast::{Cardinality, JoinKind};
+use crate::span::Span;
+use crate::types::Type;
+
+/// A column with its type, nullability and declared flags.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct Column {
+    pub name: String,
+    pub ty: Type,
+    pub nullable: bool,
+    pub unique: bool,
+    pub primary_key: bool,
+    pub protected: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub enum_values: Option<Vec<String>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub classification: Option<String>,
+}
+
+/// The checked module: every declaration, models in dependency order.
+#[derive(Clone, Debug, Default, serde::Serialize)]
+pub struct Module {
+    pub sources: Vec<Source>,
+    pub contracts: Vec<Contract>,
+    /// Models in dependency order (upstream first).
+    pub models: Vec<Model>,
+    pub pipelines: Vec<Pipeline>,
+    pub tests: Vec<Test>,
+}
+
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct Source {
+    pub name: String,
+    #[serde(skip)]
+    pub span: Span,
+    /// Resource arguments (`ns`, `dataset`, ...), as written.
+    pub args: Vec<(String, String)>,
+    /// `None` when the source declares no `columns:`.
+    pub columns: Option<Vec<Column>>,
+}
+
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct Contract {
+    pub name: String,
+    #[serde(skip)]
+    pub span: Span,
+    pub columns: Vec<Column>,
+}
+
+/// Whether an input is a source or a model.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum InputKind {
+    Source,
+    Model,
+}
+
+/// How a model reads an input.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum InputRole {
+    From,
+    Join,
+    SetOp,
+}
+
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct Input {
+    pub name: String,
+    pub kind: InputKind,
+    pub role: InputRole,
+    #[serde(skip)]
+    pub span: Span,
+}
+
+/// The keys a cardinality check counts: the compile-time analysis of an
+/// annotated join's `on` condition (JOIN-CARDINALITY.md section 3).
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct JoinKeys {
+    /// Left (from-input) columns of the key pairs, first-seen order, unique.
+    pub left: Vec<String>,
+    /// Right columns: those of the pairs, then the right-only keys.
+    pub right: Vec<String>,
+}
+
+/// Why an annotated join's shape cannot be proven by counting keys (E079).
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum ShapeViolation {
+    /// `expect` on an anti or semi join.
+    AntiSemi,
+    /// An `==` conjunct that references the right side outside a plain column
+    /// (`o.cid == c.cid + 1`, `upper(c.w) == o.s`, `c.a == c.b`).
+    Exotic {
+        #[serde(skip)]
+        span: Span,
+    },
+    /// A non-`==` conjunct that references the right side (`>`, `or`, `not`,
+    /// a boolean call...).
+    NotEquiKey {
+        #[serde(skip)]
+        span: Span,
+    },
+    /// No key on the right side at all.
+    NoRightKey,
+    /// `one_to_one` without a plain left column == plain right column pair.
+    OneToOneWithoutPair,
+}
+
+/// One join of a model.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct Join {
+    pub kind: JoinKind,
+    /// The joined input's name (its alias).
+    pub input: String,
+    /// The from-input's name.
+    pub left_input: String,
+    #[serde(skip)]
+    pub keyword_span: Span,
+    pub expect: Option<Cardinality>,
+    #[serde(skip)]
+    pub expect_span: Option<Span>,
+    /// For an annotated join: the keys, or why there are none. `None` when
+    /// unannotated, or when the `on` expression had type errors (those are
+    /// reported instead).
+    pub shape: Option<Result<JoinKeys, ShapeViolation>>,
+}
+
+impl Join {
+    /// The keys of an annotated join whose shape is valid.
+    pub fn keys(&self) -> Option<&JoinKeys> {
+        match &self.shape {
+            Some(Ok(k)) => Some(k),
+            _ => None,
+        }
+    }
+}
+
+/// Where an output column comes from.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct Lineage {
+    pub column: String,
+    /// `(input, column)` pairs the value is computed from.
+    pub from: Vec<(String, String)>,
+    /// `passthrough`, `joined`, `derived`, `aggregate`, `group_key`, `literal`.
+    pub how: &'static str,
+}
+
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct Model {
+    pub name: String,
+    #[serde(skip)]
+    pub span: Span,
+    #[serde(skip)]
+    pub name_span: Span,
+    pub contract: Option<String>,
+    /// First 16 hex digits of the model's content hash (text + upstream).
+    pub fingerprint: String,
+    pub inputs: Vec<Input>,
+    /// The output schema, in schema order.
+    pub columns: Vec<Column>,
+    pub lineage: Vec<Lineage>,
+    pub joins: Vec<Join>,
+    /// Model attributes (`owner`, `reason`, ...).
+    pub attrs: Vec<(String, String)>,
+    /// False when checking this model reported an error.
+    pub ok: bool,
+}
+
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct Pipeline {
+    pub name: String,
+    #[serde(skip)]
+    pub span: Span,
+    pub env: Option<String>,
+    pub models: Vec<String>,
+    /// `(source, override arguments)`.
+    pub sources: Vec<(String, Vec<(String, String)>)>,
+}
+
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct Test {
+    pub model: String,
+    #[serde(skip)]
+    pub span: Span,
+    #[serde(skip)]
+    pub checks: Vec<crate::ast::TestCheck>,
+}

@@ -1,0 +1,1 @@
+//! Lexer (being written).

@@ -1,0 +1,17 @@
+//! The strata language: lexer, parser, AST with spans, resolver and type
+//! checker producing the typed IR, the formatter.
+//!
+//! Data flows one way: text -> [`parser::parse`] (AST) -> [`load`] (all files
+//! of a module, imports resolved) -> [`check`] (typed IR + diagnostics).
+
+pub mod ast;
+pub mod diag;
+pub mod fmt;
+pub mod ir;
+pub mod lexer;
+pub mod parser;
+pub mod span;
+pub mod types;
+
+pub use diag::{Diagnostic, Severity};
+pub use span::{FileId, SourceMap, Span};

@@ -1,0 +1,1 @@
+//! Materialize plugin: runs modules in embedded DuckDB.

@@ -1,0 +1,1 @@
+//! The rule registry (being written).
