@@ -15,3 +15,7 @@ pub mod types;
 
 pub use diag::{Diagnostic, Severity};
 pub use span::{FileId, SourceMap, Span};
+
+pub mod check;
+
+pub use check::{check_files, check_text, Checked, LoadOptions};
