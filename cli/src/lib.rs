@@ -3,6 +3,7 @@
 
 pub mod commands;
 pub mod exit;
+pub mod inputs;
 pub mod render;
 
 use clap::{Parser, Subcommand};

@@ -123,10 +123,11 @@ pub struct Join {
     pub expect: Option<Cardinality>,
     #[serde(skip)]
     pub expect_span: Option<Span>,
-    /// For an annotated join: the keys, or why there are none. `None` when
+    /// For an annotated join: the keys, or every reason they cannot be
+    /// extracted. `None` when
     /// unannotated, or when the `on` expression had type errors (those are
     /// reported instead).
-    pub shape: Option<Result<JoinKeys, ShapeViolation>>,
+    pub shape: Option<Result<JoinKeys, Vec<ShapeViolation>>>,
 }
 
 impl Join {

@@ -5,17 +5,23 @@
 //! of a module, imports resolved) -> [`check`] (typed IR + diagnostics).
 
 pub mod ast;
+pub mod cardinality;
+pub mod catalog;
+pub mod check;
 pub mod diag;
+pub mod fingerprint;
 pub mod fmt;
 pub mod ir;
 pub mod lexer;
+pub mod load;
 pub mod parser;
 pub mod span;
+pub mod suggest;
 pub mod types;
 
 pub use diag::{Diagnostic, Severity};
 pub use span::{FileId, SourceMap, Span};
 
-pub mod check;
 
-pub use check::{check_files, check_text, Checked, LoadOptions};
+pub use check::{check_files, check_text, Checked};
+pub use load::LoadOptions;

@@ -44,3 +44,120 @@ impl serde::Serialize for Type {
         s.collect_str(self)
     }
 }
+
+impl Type {
+    /// Numeric for comparisons and arithmetic: int64, float64, decimal (not money).
+    pub fn is_numeric(&self) -> bool {
+        matches!(self, Type::Int64 | Type::Float64 | Type::Decimal(..))
+    }
+
+    /// Numeric for function argument kinds (`sum`, `avg`): also money.
+    pub fn is_numeric_arg(&self) -> bool {
+        self.is_numeric() || matches!(self, Type::Money(_))
+    }
+
+    pub fn is_temporal(&self) -> bool {
+        matches!(self, Type::Date | Type::Timestamp)
+    }
+
+    pub fn is_unknown(&self) -> bool {
+        matches!(self, Type::Unknown)
+    }
+
+    /// The scalar type names `cast(x, "name")` and `domain` accept without
+    /// parameters.
+    pub fn from_scalar_name(name: &str) -> Option<Type> {
+        Some(match name {
+            "int64" => Type::Int64,
+            "float64" => Type::Float64,
+            "string" => Type::String,
+            "bool" => Type::Bool,
+            "date" => Type::Date,
+            "timestamp" => Type::Timestamp,
+            "uuid" => Type::Uuid,
+            "json" => Type::Json,
+            "money" => Type::Money("USD".to_string()),
+            _ => return None,
+        })
+    }
+}
+
+/// Least upper bound used by `coalesce`, `if`, `case` and set operations
+/// (`None` when the types do not unify).
+pub fn unify(a: &Type, b: &Type) -> Option<Type> {
+    if a == b {
+        return Some(a.clone());
+    }
+    let dec_or_money = |t: &Type| matches!(t, Type::Decimal(..) | Type::Money(_));
+    if dec_or_money(a) && b.is_numeric_arg() {
+        return Some(a.clone());
+    }
+    if dec_or_money(b) && a.is_numeric_arg() {
+        return Some(b.clone());
+    }
+    if a.is_numeric() && b.is_numeric() {
+        if matches!(a, Type::Float64) || matches!(b, Type::Float64) {
+            return Some(Type::Float64);
+        }
+        if matches!(a, Type::Decimal(..)) || matches!(b, Type::Decimal(..)) {
+            return Some(Type::Decimal(38, 2));
+        }
+        return Some(Type::Int64);
+    }
+    None
+}
+
+/// Unify a list of types, skipping `unknown` ones (the `null` literal).
+/// `Ok(None)` when every type is unknown; `Err((a, b))` on the first pair that
+/// does not unify.
+pub fn unify_all<'a>(types: impl IntoIterator<Item = &'a Type>) -> Result<Option<Type>, (Type, Type)> {
+    let mut acc: Option<Type> = None;
+    for t in types {
+        if t.is_unknown() {
+            continue;
+        }
+        acc = Some(match acc {
+            None => t.clone(),
+            Some(a) => match unify(&a, t) {
+                Some(u) => u,
+                None => return Err((a, t.clone())),
+            },
+        });
+    }
+    Ok(acc)
+}
+
+/// Whether an inferred type satisfies a contract's declared type: equal, or
+/// an int64 value for a numeric contract type.
+pub fn contract_compatible(declared: &Type, inferred: &Type) -> bool {
+    declared == inferred || (declared.is_numeric() && *inferred == Type::Int64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unify_follows_reference_order() {
+        let usd = Type::Money("USD".into());
+        let eur = Type::Money("EUR".into());
+        assert_eq!(unify(&Type::Int64, &Type::Int64), Some(Type::Int64));
+        assert_eq!(unify(&Type::Float64, &Type::Decimal(10, 2)), Some(Type::Decimal(10, 2)));
+        assert_eq!(unify(&usd, &Type::Int64), Some(usd.clone()));
+        assert_eq!(unify(&usd, &eur), Some(usd.clone()));
+        assert_eq!(unify(&Type::Int64, &Type::Float64), Some(Type::Float64));
+        assert_eq!(unify(&Type::String, &Type::Int64), None);
+        assert_eq!(unify_all([&Type::Unknown, &Type::String]), Ok(Some(Type::String)));
+        assert_eq!(unify_all([&Type::Unknown]), Ok(None));
+        assert!(unify_all([&Type::String, &Type::Bool]).is_err());
+    }
+
+    #[test]
+    fn contract_compatibility() {
+        assert!(contract_compatible(&Type::Float64, &Type::Int64));
+        assert!(contract_compatible(&Type::Decimal(10, 2), &Type::Int64));
+        assert!(!contract_compatible(&Type::Decimal(10, 2), &Type::Decimal(38, 2)));
+        assert!(!contract_compatible(&Type::Money("USD".into()), &Type::Int64));
+        assert!(!contract_compatible(&Type::Int64, &Type::Unknown));
+    }
+}

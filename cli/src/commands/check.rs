@@ -1,1 +1,261 @@
-//! `strata check` (being written).
+//! `strata check`: parse, resolve, type-check and run every compile-time
+//! rule; report all errors, or each model's outputs and declared pins.
+
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+use strata_lang::ast::JoinKind;
+use strata_lang::ir::{self, Column};
+use strata_lang::{diag::sort_diagnostics, Checked, LoadOptions};
+
+use crate::exit;
+use crate::render::{self, Format};
+
+#[derive(Debug, clap::Args)]
+pub struct CheckArgs {
+    /// Module files, or directories (every *.strata file under them). Each
+    /// file is checked as the root of its own module, with its imports.
+    #[arg(required = true, value_name = "PATH")]
+    pub paths: Vec<PathBuf>,
+    /// Extra directory where `import a.b` looks for a/b.strata (repeatable).
+    #[arg(long, value_name = "DIR")]
+    pub search_dir: Vec<PathBuf>,
+    /// Output format: human (text; diagnostics on stderr) or json (one
+    /// document on stdout).
+    #[arg(long, value_enum, default_value_t = Format::Human)]
+    pub format: Format,
+}
+
+/// Check one root module completely: the front-end, then every registered
+/// rule over the typed IR. Diagnostics end up in source order.
+pub fn check_module(root: &Path, options: &LoadOptions) -> Checked {
+    let mut checked = strata_lang::check_files(&[root.to_path_buf()], options);
+    if checked.io_errors.is_empty() {
+        let extra = strata_rules::run_checks(&checked.module);
+        checked.diagnostics.extend(extra);
+        sort_diagnostics(&mut checked.diagnostics);
+    }
+    checked
+}
+
+/// Expand the paths and check each root; `Err(code)` on a usage/environment
+/// problem (already reported).
+pub fn check_roots(paths: &[PathBuf], search_dirs: &[PathBuf]) -> Result<Vec<(PathBuf, Checked)>, i32> {
+    let roots = crate::inputs::expand_paths(paths).map_err(|e| {
+        eprintln!("error: {e}");
+        exit::ENVIRONMENT
+    })?;
+    let options = LoadOptions {
+        search_dirs: search_dirs.to_vec(),
+    };
+    let mut out = Vec::new();
+    for root in roots {
+        let checked = check_module(&root, &options);
+        if let Some((path, e)) = checked.io_errors.first() {
+            eprintln!("error: cannot read {}: {e}", path.display());
+            return Err(exit::ENVIRONMENT);
+        }
+        out.push((root, checked));
+    }
+    Ok(out)
+}
+
+/// A runtime check a model declares: a contract pin or a join cardinality
+/// check, as `check` lists them.
+#[derive(Debug, Serialize)]
+pub struct DeclaredPin {
+    /// `contract` or `join_cardinality`.
+    pub kind: &'static str,
+    pub text: String,
+}
+
+/// The runtime checks `run` will perform for a model, in report order:
+/// contract pins, then each annotated join (right side, then left for
+/// one_to_one).
+pub fn declared_pins(module: &ir::Module, model: &ir::Model) -> Vec<DeclaredPin> {
+    let mut pins = Vec::new();
+    if let Some(c) = model
+        .contract
+        .as_ref()
+        .and_then(|c| module.contracts.iter().find(|x| &x.name == c))
+    {
+        for col in &c.columns {
+            let mut what = Vec::new();
+            if col.primary_key {
+                what.push("primary_key".to_string());
+            } else {
+                if !col.nullable {
+                    what.push("nonnull".to_string());
+                }
+                if col.unique {
+                    what.push("unique".to_string());
+                }
+            }
+            if let Some(values) = &col.enum_values {
+                what.push(format!("enum {{{}}}", values.join(", ")));
+            }
+            what.push(format!("type {}", col.ty));
+            pins.push(DeclaredPin {
+                kind: "contract",
+                text: format!("{}.{}: {}", model.name, col.name, what.join(", ")),
+            });
+        }
+    }
+    for j in &model.joins {
+        let (Some(card), Some(keys)) = (j.expect, j.keys()) else {
+            continue;
+        };
+        pins.push(DeclaredPin {
+            kind: "join_cardinality",
+            text: format!(
+                "{} {} {}: {} ({} unique on {})",
+                model.name,
+                j.kind.name(),
+                j.input,
+                card.as_str(),
+                j.input,
+                keys.right.join(", ")
+            ),
+        });
+        if card == strata_lang::ast::Cardinality::OneToOne {
+            pins.push(DeclaredPin {
+                kind: "join_cardinality",
+                text: format!(
+                    "{} {} {}: {} ({} unique on {})",
+                    model.name,
+                    j.kind.name(),
+                    j.input,
+                    card.as_str(),
+                    j.left_input,
+                    keys.left.join(", ")
+                ),
+            });
+        }
+    }
+    pins
+}
+
+/// `name: type [nonnull]` for a column.
+pub fn column_text(c: &Column) -> String {
+    if c.nullable {
+        format!("{}: {}", c.name, c.ty)
+    } else {
+        format!("{}: {} nonnull", c.name, c.ty)
+    }
+}
+
+pub fn columns_text(cols: &[Column]) -> String {
+    if cols.is_empty() {
+        return "(none)".to_string();
+    }
+    cols.iter().map(column_text).collect::<Vec<_>>().join(", ")
+}
+
+#[derive(Serialize)]
+struct JsonModel<'a> {
+    name: &'a str,
+    fingerprint: &'a str,
+    contract: Option<&'a str>,
+    columns: &'a [Column],
+    pins: Vec<DeclaredPin>,
+}
+
+#[derive(Serialize)]
+struct JsonModule<'a> {
+    file: String,
+    ok: bool,
+    models: Vec<JsonModel<'a>>,
+    diagnostics: Vec<render::JsonDiagnostic>,
+}
+
+pub fn run(args: CheckArgs) -> i32 {
+    let results = match check_roots(&args.paths, &args.search_dir) {
+        Ok(r) => r,
+        Err(code) => return code,
+    };
+    let any_errors = results.iter().any(|(_, c)| c.has_errors());
+    match args.format {
+        Format::Json => {
+            let modules: Vec<JsonModule> = results
+                .iter()
+                .map(|(root, c)| JsonModule {
+                    file: root.display().to_string(),
+                    ok: !c.has_errors(),
+                    models: c
+                        .module
+                        .models
+                        .iter()
+                        .map(|m| JsonModel {
+                            name: &m.name,
+                            fingerprint: &m.fingerprint,
+                            contract: m.contract.as_deref(),
+                            columns: &m.columns,
+                            pins: declared_pins(&c.module, m),
+                        })
+                        .collect(),
+                    diagnostics: render::json_diagnostics(&c.sources, &c.diagnostics),
+                })
+                .collect();
+            render::print_json(&serde_json::json!({ "modules": modules }));
+        }
+        Format::Human => {
+            for (root, c) in &results {
+                render::print_diagnostics(&c.sources, &c.diagnostics);
+                if c.has_errors() {
+                    eprintln!(
+                        "error: {} has {}",
+                        root.display(),
+                        render::count_summary(&c.diagnostics)
+                    );
+                    continue;
+                }
+                print_report(root, c);
+            }
+        }
+    }
+    if any_errors {
+        exit::MODULE_ERRORS
+    } else {
+        exit::OK
+    }
+}
+
+fn print_report(root: &Path, c: &Checked) {
+    let module = &c.module;
+    for m in &module.models {
+        println!("  ok  {}", m.name);
+        println!("      outputs  {}", columns_text(&m.columns));
+        let pins = declared_pins(module, m);
+        if pins.is_empty() {
+            println!("      pins     (none)");
+        }
+        for (i, p) in pins.iter().enumerate() {
+            let head = if i == 0 { "pins    " } else { "        " };
+            println!("      {head} {}", p.text);
+        }
+    }
+    let n = module.models.len();
+    let joins: usize = module
+        .models
+        .iter()
+        .map(|m| {
+            m.joins
+                .iter()
+                .filter(|j| j.expect.is_some() && matches!(j.kind, JoinKind::Left | JoinKind::Inner))
+                .count()
+        })
+        .sum();
+    let warnings = c.diagnostics.len();
+    let mut summary = format!(
+        "check OK: {} ({} model{}, {} cardinality-checked join{})",
+        root.display(),
+        n,
+        if n == 1 { "" } else { "s" },
+        joins,
+        if joins == 1 { "" } else { "s" }
+    );
+    if warnings > 0 {
+        summary.push_str(&format!(", {}", render::count_summary(&c.diagnostics)));
+    }
+    println!("{summary}");
+}

@@ -1,0 +1,663 @@
+//! Resolving and type-checking a loaded module into the typed IR: the
+//! declaration tables, domains, model dependency order, each model, the
+//! contracts and the declarative tests. Every error of the module is
+//! reported, each at its span, in source order.
+
+mod expr;
+mod model;
+mod scope;
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::path::PathBuf;
+
+use crate::ast::{self, Annotation, Decl, ExprKind, FieldDef, TypeRef, TypeRefKind};
+use crate::diag::{sort_diagnostics, Diagnostic};
+use crate::ir::{self, Column};
+use crate::load::{self, Loaded, LoadOptions};
+use crate::span::SourceMap;
+use crate::types::Type;
+
+/// The result of checking a module: its files, the typed IR and every
+/// diagnostic, in source order.
+#[derive(Debug, Default)]
+pub struct Checked {
+    pub sources: SourceMap,
+    pub module: ir::Module,
+    pub diagnostics: Vec<Diagnostic>,
+    /// Root files that could not be read: `(path, reason)`.
+    pub io_errors: Vec<(PathBuf, String)>,
+}
+
+impl Checked {
+    pub fn has_errors(&self) -> bool {
+        self.diagnostics.iter().any(|d| d.is_error())
+    }
+}
+
+/// Check one module given as text. `path` names it in diagnostics and is the
+/// base directory for its imports.
+pub fn check_text(path: impl Into<PathBuf>, text: &str) -> Checked {
+    check_loaded(load::load_text(path.into(), text, &LoadOptions::default()))
+}
+
+/// Check the module made of the given root files (each with its imports).
+pub fn check_files(paths: &[PathBuf], options: &LoadOptions) -> Checked {
+    check_loaded(load::load_files(paths, options))
+}
+
+/// A checked model's schema, for the models that read it.
+#[derive(Clone, Debug)]
+pub struct ModelResult {
+    pub columns: Vec<Column>,
+    pub ok: bool,
+}
+
+/// Declaration tables of a module (first declaration of a name wins; later
+/// ones are reported as E025).
+pub struct Env<'a> {
+    pub sources: HashMap<&'a str, &'a ast::SourceDecl>,
+    /// Resolved columns: `None` when a column type failed to resolve,
+    /// `Some(None)` when the source declares no columns.
+    source_cols: HashMap<&'a str, Option<Option<Vec<Column>>>>,
+    pub contracts: HashMap<&'a str, &'a ast::ContractDecl>,
+    contract_cols: HashMap<&'a str, Option<Vec<Column>>>,
+    pub domains: HashMap<&'a str, Option<Type>>,
+    pub models: HashMap<&'a str, &'a ast::ModelDecl>,
+    model_results: RefCell<HashMap<String, ModelResult>>,
+}
+
+impl<'a> Env<'a> {
+    pub fn source_columns(&self, name: &str) -> Option<Option<&Vec<Column>>> {
+        match self.source_cols.get(name) {
+            Some(Some(cols)) => Some(cols.as_ref()),
+            _ => None,
+        }
+    }
+
+    pub fn contract_columns(&self, name: &str) -> Option<&Vec<Column>> {
+        self.contract_cols.get(name).and_then(Option::as_ref)
+    }
+
+    pub fn model_result(&self, name: &str) -> Option<ModelResult> {
+        self.model_results.borrow().get(name).cloned()
+    }
+
+    /// The type a `cast(x, "name")` produces.
+    pub fn cast_target(&self, name: &str) -> Result<Type, String> {
+        let name = name.trim();
+        if let Some(t) = Type::from_scalar_name(name) {
+            return Ok(t);
+        }
+        if name == "array" || name.starts_with("array(") || name.starts_with("array<") {
+            return Err("cast() cannot produce an array; build arrays with array_construct(...)".into());
+        }
+        if name == "decimal" {
+            return Err("cast() to decimal needs a precision and scale: write cast(x, \"decimal(18,2)\") or declare a domain".into());
+        }
+        if let Some(args) = name.strip_prefix("decimal(").and_then(|r| r.strip_suffix(')')) {
+            let parts: Vec<&str> = args.split(',').map(str::trim).collect();
+            if let [p, s] = parts.as_slice() {
+                if let (Ok(p), Ok(s)) = (p.parse::<u32>(), s.parse::<u32>()) {
+                    return Ok(Type::Decimal(p, s));
+                }
+            }
+            return Err(format!("cast() type '{name}' is not a valid decimal(p,s)"));
+        }
+        if let Some(cur) = name.strip_prefix("money(").and_then(|r| r.strip_suffix(')')) {
+            let cur = cur.trim();
+            if !cur.is_empty() && cur.chars().all(|c| c.is_alphanumeric() || c == '_') {
+                return Ok(Type::Money(cur.to_string()));
+            }
+        }
+        if let Some(Some(t)) = self.domains.get(name) {
+            return Ok(t.clone());
+        }
+        // The reference gives an unknown type for any other name.
+        Ok(Type::Unknown)
+    }
+}
+
+fn check_loaded(loaded: Loaded) -> Checked {
+    let mut diags = loaded.diagnostics.clone();
+    let module = build_module(&loaded, &mut diags);
+    sort_diagnostics(&mut diags);
+    diags.dedup();
+    Checked {
+        sources: loaded.sources,
+        module,
+        diagnostics: diags,
+        io_errors: loaded.io_errors,
+    }
+}
+
+fn duplicate(kind: &str, name: &ast::Ident, first: &ast::Ident) -> Diagnostic {
+    Diagnostic::error(
+        "E025",
+        name.span,
+        format!("{kind} '{}' is declared more than once", name.name),
+    )
+    .with_secondary(first.span, "first declared here")
+    .with_help(format!("rename or remove one of the two {kind}s"))
+}
+
+fn build_module(loaded: &Loaded, diags: &mut Vec<Diagnostic>) -> ir::Module {
+    let mut sources: HashMap<&str, &ast::SourceDecl> = HashMap::new();
+    let mut contracts: HashMap<&str, &ast::ContractDecl> = HashMap::new();
+    let mut domain_decls: HashMap<&str, &ast::DomainDecl> = HashMap::new();
+    let mut models: HashMap<&str, &ast::ModelDecl> = HashMap::new();
+    let mut source_order = Vec::new();
+    let mut contract_order = Vec::new();
+    let mut model_order = Vec::new();
+    let mut pipelines = Vec::new();
+    let mut tests = Vec::new();
+
+    for decl in loaded.decls() {
+        match decl {
+            Decl::Source(s) => match sources.get(s.name.name.as_str()) {
+                Some(first) => diags.push(duplicate("source", &s.name, &first.name)),
+                None => {
+                    sources.insert(&s.name.name, s);
+                    source_order.push(s);
+                }
+            },
+            Decl::Contract(c) => match contracts.get(c.name.name.as_str()) {
+                Some(first) => diags.push(duplicate("contract", &c.name, &first.name)),
+                None => {
+                    contracts.insert(&c.name.name, c);
+                    contract_order.push(c);
+                }
+            },
+            Decl::Domain(d) => match domain_decls.get(d.name.name.as_str()) {
+                Some(first) => diags.push(duplicate("domain", &d.name, &first.name)),
+                None => {
+                    domain_decls.insert(&d.name.name, d);
+                }
+            },
+            Decl::Model(m) => match models.get(m.name.name.as_str()) {
+                Some(first) => diags.push(duplicate("model", &m.name, &first.name)),
+                None => {
+                    models.insert(&m.name.name, m);
+                    model_order.push(m);
+                }
+            },
+            Decl::Pipeline(p) => pipelines.push(p),
+            Decl::Test(t) => tests.push(t),
+            Decl::Generator(e) => diags.push(
+                Diagnostic::error(
+                    "E060",
+                    e.span,
+                    "compile-time generators are not supported by this version of strata",
+                )
+                .with_help("write the generated models out as plain `model` declarations"),
+            ),
+            Decl::Import(_) | Decl::Fn(_) => {}
+        }
+    }
+
+    // Domains, eagerly (E078 for unknown names and cycles).
+    let mut domains: HashMap<&str, Option<Type>> = HashMap::new();
+    let mut domain_names: Vec<&&ast::DomainDecl> = domain_decls.values().collect();
+    domain_names.sort_by_key(|d| (d.span.file, d.span.start));
+    for d in domain_names {
+        let mut visiting = Vec::new();
+        resolve_domain(d, &domain_decls, &mut domains, &mut visiting, diags);
+    }
+
+    let mut env = Env {
+        sources,
+        source_cols: HashMap::new(),
+        contracts,
+        contract_cols: HashMap::new(),
+        domains,
+        models,
+        model_results: RefCell::new(HashMap::new()),
+    };
+
+    // Source and contract columns.
+    for s in &source_order {
+        let cols = s.columns.as_ref().map(|fields| resolve_fields(fields, &env, diags));
+        let cols = match cols {
+            None => Some(None),
+            Some(Some(c)) => Some(Some(c)),
+            Some(None) => None,
+        };
+        env.source_cols.insert(&s.name.name, cols);
+    }
+    for c in &contract_order {
+        let cols = resolve_fields(&c.fields, &env, diags);
+        env.contract_cols.insert(&c.name.name, cols);
+    }
+
+    // Models in dependency order.
+    let order = dependency_order(&model_order, &env, diags);
+    let mut ir_models = Vec::new();
+    for (m, cyclic) in order {
+        let mut model = if cyclic {
+            ir::Model {
+                name: m.name.name.clone(),
+                span: m.span,
+                name_span: m.name.span,
+                contract: m.contract.as_ref().map(|c| c.name.clone()),
+                fingerprint: String::new(),
+                inputs: Vec::new(),
+                columns: Vec::new(),
+                lineage: Vec::new(),
+                joins: Vec::new(),
+                attrs: Vec::new(),
+                ok: false,
+            }
+        } else {
+            model::ModelChecker::new(&env, m, diags).check()
+        };
+        model.fingerprint = crate::fingerprint::model_fingerprint(m, &loaded.sources, &model, &ir_models);
+        env.model_results.borrow_mut().insert(
+            model.name.clone(),
+            ModelResult {
+                columns: model.columns.clone(),
+                ok: model.ok,
+            },
+        );
+        ir_models.push(model);
+    }
+
+    let ir_tests = tests
+        .iter()
+        .map(|t| check_test(t, &env, &ir_models, diags))
+        .collect();
+    let ir_pipelines = pipelines.iter().map(|p| pipeline(p, diags)).collect();
+
+    ir::Module {
+        sources: source_order
+            .iter()
+            .map(|s| ir::Source {
+                name: s.name.name.clone(),
+                span: s.span,
+                args: s.args.iter().map(|kv| (kv.key.name.clone(), kv.value.clone())).collect(),
+                columns: env.source_columns(&s.name.name).and_then(|c| c.cloned()),
+            })
+            .collect(),
+        contracts: contract_order
+            .iter()
+            .map(|c| ir::Contract {
+                name: c.name.name.clone(),
+                span: c.span,
+                columns: env.contract_columns(&c.name.name).cloned().unwrap_or_default(),
+            })
+            .collect(),
+        models: ir_models,
+        pipelines: ir_pipelines,
+        tests: ir_tests,
+    }
+}
+
+fn resolve_domain<'a>(
+    d: &'a ast::DomainDecl,
+    decls: &HashMap<&'a str, &'a ast::DomainDecl>,
+    done: &mut HashMap<&'a str, Option<Type>>,
+    visiting: &mut Vec<&'a str>,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<Type> {
+    let name = d.name.name.as_str();
+    if let Some(t) = done.get(name) {
+        return t.clone();
+    }
+    if visiting.contains(&name) {
+        diags.push(Diagnostic::error(
+            "E078",
+            d.name.span,
+            format!("domain cycle involving '{name}'"),
+        ));
+        for v in visiting.iter() {
+            done.insert(v, None);
+        }
+        return None;
+    }
+    visiting.push(name);
+    let t = resolve_domain_type(&d.ty, decls, done, visiting, diags);
+    visiting.pop();
+    if !done.contains_key(name) {
+        done.insert(name, t.clone());
+    }
+    done.get(name).cloned().flatten()
+}
+
+fn resolve_domain_type<'a>(
+    t: &'a TypeRef,
+    decls: &HashMap<&'a str, &'a ast::DomainDecl>,
+    done: &mut HashMap<&'a str, Option<Type>>,
+    visiting: &mut Vec<&'a str>,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<Type> {
+    match &t.kind {
+        TypeRefKind::Named(n) => match decls.get(n.as_str()) {
+            Some(d) => resolve_domain(d, decls, done, visiting, diags),
+            None => {
+                diags.push(
+                    Diagnostic::error("E078", t.span, format!("unknown domain '{n}'"))
+                        .with_help(format!("declare it with `domain {n} = <type>`")),
+                );
+                None
+            }
+        },
+        TypeRefKind::Array(inner) => {
+            let e = resolve_domain_type(inner, decls, done, visiting, diags)?;
+            Some(Type::Array(Box::new(e)))
+        }
+        _ => builtin_type(&t.kind),
+    }
+}
+
+fn builtin_type(k: &TypeRefKind) -> Option<Type> {
+    Some(match k {
+        TypeRefKind::Int64 => Type::Int64,
+        TypeRefKind::Float64 => Type::Float64,
+        TypeRefKind::String => Type::String,
+        TypeRefKind::Bool => Type::Bool,
+        TypeRefKind::Date => Type::Date,
+        TypeRefKind::Timestamp => Type::Timestamp,
+        TypeRefKind::Uuid => Type::Uuid,
+        TypeRefKind::Json => Type::Json,
+        TypeRefKind::Decimal(p, s) => Type::Decimal(*p, *s),
+        TypeRefKind::Money(c) => Type::Money(c.clone().unwrap_or_else(|| "USD".to_string())),
+        TypeRefKind::Array(_) | TypeRefKind::Named(_) => return None,
+    })
+}
+
+/// Resolve a field's written type (domains known).
+fn resolve_type(t: &TypeRef, column: &str, env: &Env, diags: &mut Vec<Diagnostic>, in_array: bool) -> Option<Type> {
+    match &t.kind {
+        TypeRefKind::Named(n) => match env.domains.get(n.as_str()) {
+            Some(Some(t)) => Some(t.clone()),
+            Some(None) => None,
+            None if in_array => {
+                diags.push(Diagnostic::error(
+                    "E063",
+                    t.span,
+                    format!("array elements must be a supported scalar, parameterized or nested array type, or a declared domain (got '{n}')"),
+                ));
+                None
+            }
+            None => {
+                let mut d = Diagnostic::error(
+                    "E078",
+                    t.span,
+                    format!("unknown type '{n}' for column '{column}' (declare it with domain {n} = <type>)"),
+                );
+                let names = ["int64", "float64", "string", "bool", "date", "timestamp", "uuid", "json", "money", "decimal"];
+                if let Some(s) = crate::suggest::closest(n, names.into_iter().chain(env.domains.keys().copied())) {
+                    d = d.with_help(format!("did you mean `{s}`?"));
+                }
+                diags.push(d);
+                None
+            }
+        },
+        TypeRefKind::Array(inner) => {
+            let e = resolve_type(inner, column, env, diags, true)?;
+            Some(Type::Array(Box::new(e)))
+        }
+        k => builtin_type(k),
+    }
+}
+
+/// Columns of a source or contract; `None` if any type failed to resolve.
+fn resolve_fields(fields: &[FieldDef], env: &Env, diags: &mut Vec<Diagnostic>) -> Option<Vec<Column>> {
+    let mut out = Vec::new();
+    let mut ok = true;
+    for f in fields {
+        match resolve_type(&f.ty, &f.name.name, env, diags, false) {
+            Some(ty) => out.push(field_column(f, ty)),
+            None => ok = false,
+        }
+    }
+    ok.then_some(out)
+}
+
+fn field_column(f: &FieldDef, ty: Type) -> Column {
+    let mut c = Column {
+        name: f.name.name.clone(),
+        ty,
+        nullable: true,
+        unique: false,
+        primary_key: false,
+        protected: false,
+        enum_values: None,
+        classification: None,
+    };
+    for a in &f.annotations {
+        match a {
+            Annotation::Nonnull(_) => c.nullable = false,
+            Annotation::Unique(_) => c.unique = true,
+            Annotation::PrimaryKey(_) => {
+                c.primary_key = true;
+                c.unique = true;
+                c.nullable = false;
+            }
+            Annotation::Protected(_) => c.protected = true,
+            Annotation::Enum(values, _) => {
+                c.enum_values = Some(values.iter().map(|(v, _)| v.clone()).collect())
+            }
+            Annotation::Classification(v, _) => c.classification = Some(v.clone()),
+        }
+    }
+    c
+}
+
+/// The model inputs that are models (dependency edges), in clause order.
+fn model_deps<'a>(m: &'a ast::ModelDecl, env: &Env) -> Vec<&'a ast::Ident> {
+    m.items
+        .iter()
+        .filter_map(|it| match &it.kind {
+            ast::ItemKind::From(n) => Some(n),
+            ast::ItemKind::Join(j) => Some(&j.input),
+            ast::ItemKind::SetOp { input, .. } => Some(input),
+            _ => None,
+        })
+        .filter(|n| env.models.contains_key(n.name.as_str()))
+        .collect()
+}
+
+/// Topological order of the models (upstream first, otherwise source order);
+/// models on a dependency cycle are reported (F001) and flagged.
+fn dependency_order<'a>(
+    models: &[&'a ast::ModelDecl],
+    env: &Env<'a>,
+    diags: &mut Vec<Diagnostic>,
+) -> Vec<(&'a ast::ModelDecl, bool)> {
+    #[derive(Clone, Copy, PartialEq)]
+    enum Mark {
+        New,
+        Active,
+        Done,
+    }
+    let index: HashMap<&str, usize> = models
+        .iter()
+        .enumerate()
+        .map(|(i, m)| (m.name.name.as_str(), i))
+        .collect();
+    let deps: Vec<Vec<usize>> = models
+        .iter()
+        .map(|m| {
+            model_deps(m, env)
+                .iter()
+                .filter_map(|n| index.get(n.name.as_str()).copied())
+                .collect()
+        })
+        .collect();
+    let mut mark = vec![Mark::New; models.len()];
+    let mut cyclic = vec![false; models.len()];
+    let mut out: Vec<usize> = Vec::with_capacity(models.len());
+    for start in 0..models.len() {
+        if mark[start] != Mark::New {
+            continue;
+        }
+        // Iterative DFS: (node, next dependency to visit).
+        let mut stack: Vec<(usize, usize)> = vec![(start, 0)];
+        mark[start] = Mark::Active;
+        while let Some(&mut (node, ref mut next)) = stack.last_mut() {
+            if let Some(&dep) = deps[node].get(*next) {
+                *next += 1;
+                match mark[dep] {
+                    Mark::New => {
+                        mark[dep] = Mark::Active;
+                        stack.push((dep, 0));
+                    }
+                    Mark::Active => {
+                        // A cycle: dep .. node on the stack.
+                        let pos = stack.iter().position(|(n, _)| *n == dep).unwrap_or(0);
+                        let members: Vec<usize> = stack[pos..].iter().map(|(n, _)| *n).collect();
+                        if !members.iter().any(|&n| cyclic[n]) {
+                            let first = members.iter().copied().min().unwrap_or(dep);
+                            let names: Vec<&str> = members.iter().map(|&n| models[n].name.name.as_str()).collect();
+                            let mut d = Diagnostic::error(
+                                "F001",
+                                models[first].name.span,
+                                format!("model dependency cycle involving '{}'", models[first].name.name),
+                            );
+                            if names.len() == 1 {
+                                d = d.with_note(format!(
+                                    "'{0}' reads itself; a model named like the source it reads is read as the model",
+                                    names[0]
+                                ));
+                            } else {
+                                d = d.with_note(format!("cycle: {} -> {}", names.join(" -> "), names[0]));
+                            }
+                            diags.push(d);
+                        }
+                        for n in members {
+                            cyclic[n] = true;
+                        }
+                    }
+                    Mark::Done => {}
+                }
+            } else {
+                mark[node] = Mark::Done;
+                out.push(node);
+                stack.pop();
+            }
+        }
+    }
+    // Models depending on a cyclic model are checked with that input poisoned.
+    out.into_iter().map(|i| (models[i], cyclic[i])).collect()
+}
+
+/// Validate a declarative test against its model's output schema.
+fn check_test(t: &ast::TestDecl, env: &Env, models: &[ir::Model], diags: &mut Vec<Diagnostic>) -> ir::Test {
+    let find = |name: &str| models.iter().find(|m| m.name == name);
+    let out = ir::Test {
+        model: t.model.name.clone(),
+        span: t.span,
+        checks: t.checks.clone(),
+    };
+    let Some(model) = find(&t.model.name) else {
+        let mut d = Diagnostic::error("E091", t.model.span, format!("test names unknown model '{}'", t.model.name));
+        if let Some(s) = crate::suggest::closest(&t.model.name, env.models.keys().copied()) {
+            d = d.with_help(format!("did you mean `{s}`?"));
+        }
+        diags.push(d);
+        return out;
+    };
+    if !model.ok {
+        return out;
+    }
+    for c in &t.checks {
+        if c.target.name == "row_count" {
+            if let ast::TestCheckKind::Compare { value, .. } = &c.kind {
+                if !matches!(value.kind, ast::TestLitKind::Int(_)) {
+                    diags.push(Diagnostic::error(
+                        "E094",
+                        value.span,
+                        "row_count compares with an integer literal",
+                    ));
+                }
+            }
+            continue;
+        }
+        let Some(col) = model.columns.iter().rev().find(|col| col.name == c.target.name) else {
+            let mut d = Diagnostic::error(
+                "E092",
+                c.target.span,
+                format!("test on '{}' names unknown column '{}'", model.name, c.target.name),
+            );
+            if let Some(s) = crate::suggest::closest(&c.target.name, model.columns.iter().map(|c| c.name.as_str())) {
+                d = d.with_help(format!("did you mean `{s}`?"));
+            }
+            diags.push(d);
+            continue;
+        };
+        match &c.kind {
+            ast::TestCheckKind::Compare { value, .. } => {
+                let lit = match &value.kind {
+                    ast::TestLitKind::Int(_) => Type::Int64,
+                    ast::TestLitKind::Float(..) => Type::Float64,
+                    ast::TestLitKind::Str(_) => Type::String,
+                    ast::TestLitKind::Bool(_) => Type::Bool,
+                    ast::TestLitKind::Null => Type::Unknown,
+                };
+                if lit != col.ty {
+                    let mut d = Diagnostic::error(
+                        "E094",
+                        value.span,
+                        format!("test literal is {lit} but column '{}' is {}", col.name, col.ty),
+                    );
+                    if lit.is_unknown() {
+                        d = d.with_help("null cannot be compared in a test; declare the column nonnull in a contract to check for missing values");
+                    }
+                    diags.push(d);
+                }
+            }
+            ast::TestCheckKind::In { model: rm, column } => {
+                let Some(r) = find(&rm.name) else {
+                    diags.push(Diagnostic::error(
+                        "E101",
+                        rm.span,
+                        format!("referential test names unknown model '{}'", rm.name),
+                    ));
+                    continue;
+                };
+                if r.ok && !r.columns.iter().any(|c| c.name == column.name) {
+                    diags.push(Diagnostic::error(
+                        "E102",
+                        column.span,
+                        format!("referential test names unknown column '{}.{}'", rm.name, column.name),
+                    ));
+                }
+            }
+        }
+    }
+    out
+}
+
+fn pipeline(p: &ast::PipelineDecl, diags: &mut Vec<Diagnostic>) -> ir::Pipeline {
+    let mut models = Vec::new();
+    for e in &p.models {
+        match &e.kind {
+            ExprKind::Column { qualifier: None, name } => models.push(name.name.clone()),
+            ExprKind::Str(s) => models.push(s.clone()),
+            _ => diags.push(
+                Diagnostic::error(
+                    "E060",
+                    e.span,
+                    "only model names are supported in a pipeline's models (compile-time generators are not supported by this version)",
+                )
+                .with_help("list the model names"),
+            ),
+        }
+    }
+    ir::Pipeline {
+        name: p.name.name.clone(),
+        span: p.span,
+        env: p.env.as_ref().map(|e| e.name.clone()),
+        models,
+        sources: p
+            .sources
+            .iter()
+            .map(|s| {
+                (
+                    s.source.name.clone(),
+                    s.args.iter().map(|kv| (kv.key.name.clone(), kv.value.clone())).collect(),
+                )
+            })
+            .collect(),
+    }
+}

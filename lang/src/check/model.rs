@@ -1,0 +1,1060 @@
+//! Checking one model: its clauses in order against a growing scope
+//! (reference notes, section 4), producing its IR.
+
+use std::collections::HashSet;
+
+use crate::ast::{self, AssignKind, ExprKind, Ident, Item, ItemKind, JoinKind, ModelDecl};
+use crate::cardinality;
+use crate::diag::Diagnostic;
+use crate::ir::{self, Column, InputKind, InputRole};
+use crate::span::Span;
+use crate::types::{unify, Type};
+
+use super::expr::{ExprCtx, Place, Ty};
+use super::scope::{fresh_column, Entry, InputState, Origin, Scope};
+use super::Env;
+
+/// Checks one model's body.
+pub struct ModelChecker<'a> {
+    pub(super) env: &'a Env<'a>,
+    diags: &'a mut Vec<Diagnostic>,
+    pub(super) failed: bool,
+    model: &'a ModelDecl,
+    pub(super) inputs: Vec<InputState>,
+    pub(super) scope: Scope,
+    /// Registered output names, in registration order (may repeat).
+    outputs: Vec<String>,
+    group_keys: HashSet<String>,
+    pub(super) in_group: bool,
+    grouped: bool,
+    /// Set once any join was seen.
+    joined: bool,
+    /// Set once a select/derive/aggregate, group, sort or take was seen.
+    shaped: bool,
+    /// Set-op state: seen any; the previous statement was a set-op.
+    setop_seen: bool,
+    last_was_setop: bool,
+    /// A statement other than a set-op came after a set-op.
+    after_setop_chain: bool,
+    expand_seen: bool,
+    dedup_full: Option<Span>,
+    dedup_by: Option<Vec<(String, Span)>>,
+    /// Sort keys: the plain column name when the key is one, with its span.
+    sort_keys: Vec<(Option<String>, Span)>,
+    incremental: Option<&'a ast::Incremental>,
+    joins: Vec<ir::Join>,
+    /// Names whose definition failed: they resolve silently to unknown.
+    poisoned_names: HashSet<String>,
+    /// The from input's schema is incomplete: unknown bare names are silent.
+    from_poisoned: bool,
+}
+
+impl<'a> ModelChecker<'a> {
+    pub fn new(env: &'a Env<'a>, model: &'a ModelDecl, diags: &'a mut Vec<Diagnostic>) -> Self {
+        ModelChecker {
+            env,
+            diags,
+            failed: false,
+            model,
+            inputs: Vec::new(),
+            scope: Scope::default(),
+            outputs: Vec::new(),
+            group_keys: HashSet::new(),
+            in_group: false,
+            grouped: false,
+            joined: false,
+            shaped: false,
+            setop_seen: false,
+            last_was_setop: false,
+            after_setop_chain: false,
+            expand_seen: false,
+            dedup_full: None,
+            dedup_by: None,
+            sort_keys: Vec::new(),
+            incremental: None,
+            joins: Vec::new(),
+            poisoned_names: HashSet::new(),
+            from_poisoned: false,
+        }
+    }
+
+    /// Resolve a column reference, bare or qualified (notes 4.4).
+    pub(super) fn resolve_column(&mut self, qualifier: Option<&Ident>, name: &Ident) -> Option<Ty> {
+        let n = name.name.as_str();
+        let Some(q) = qualifier else {
+            if let Some(e) = self.scope.get(n) {
+                if self.poisoned_names.contains(n) {
+                    return None;
+                }
+                return Some(Ty {
+                    ty: e.col.ty.clone(),
+                    nullable: e.col.nullable,
+                    sources: e.sources.clone(),
+                    aggregate: false,
+                });
+            }
+            if self.from_poisoned {
+                return None;
+            }
+            let place = if self.in_group { "group output" } else { "input columns" };
+            let mut d = Diagnostic::error("E040", name.span, format!("unknown column '{n}' in {place}"));
+            let joined: Vec<&str> = self
+                .inputs
+                .iter()
+                .filter(|i| i.role == InputRole::Join && i.columns.iter().any(|c| c.name == n))
+                .map(|i| i.alias.as_str())
+                .collect();
+            if let Some(first) = joined.first() {
+                d = d.with_help(format!(
+                    "columns of a joined input must be qualified: write `{first}.{n}`"
+                ));
+            } else if let Some(s) = crate::suggest::closest(n, self.scope.names()) {
+                d = d.with_help(format!("did you mean `{s}`?"));
+            }
+            self.error(d);
+            return None;
+        };
+        if let Some(input) = self
+            .inputs
+            .iter()
+            .find(|i| i.alias == q.name && i.role != InputRole::SetOp)
+        {
+            if let Some(c) = input.column(n) {
+                return Some(Ty {
+                    ty: c.ty,
+                    nullable: c.nullable,
+                    sources: vec![(input.alias.clone(), n.to_string())],
+                    aggregate: false,
+                });
+            }
+            if input.poisoned {
+                return None;
+            }
+            let mut d = Diagnostic::error(
+                "E040",
+                name.span,
+                format!("no column '{n}' in input '{}'", q.name),
+            );
+            if let Some(s) = crate::suggest::closest(n, input.columns.iter().map(|c| c.name.as_str())) {
+                d = d.with_help(format!("did you mean `{}.{s}`?", q.name));
+            }
+            self.error(d);
+            return None;
+        }
+        if let Some(input) = self
+            .inputs
+            .iter()
+            .find(|i| i.alias == q.name && i.role == InputRole::SetOp)
+        {
+            if let Some(e) = self.scope.get(n) {
+                return Some(Ty {
+                    ty: e.col.ty.clone(),
+                    nullable: e.col.nullable,
+                    sources: e.sources.clone(),
+                    aggregate: false,
+                });
+            }
+            if input.poisoned {
+                return None;
+            }
+            self.error(Diagnostic::error(
+                "E040",
+                name.span,
+                format!("no column '{n}' in set-op input '{}'", q.name),
+            ));
+            return None;
+        }
+        let mut d = Diagnostic::error("E041", q.span, format!("unknown input qualifier '{}'", q.name));
+        let aliases: Vec<&str> = self.inputs.iter().map(|i| i.alias.as_str()).collect();
+        if let Some(s) = crate::suggest::closest(&q.name, aliases.iter().copied()) {
+            d = d.with_help(format!("did you mean `{s}.{n}`?"));
+        } else if !aliases.is_empty() {
+            d = d.with_help(format!(
+                "qualify columns with an input of this model: {}",
+                aliases.join(", ")
+            ));
+        }
+        self.error(d);
+        None
+    }
+
+    /// Lineage kind of an output value.
+    fn how_for(&self, t: &Ty, e: &ast::Expr) -> &'static str {
+        if let ExprKind::Column { qualifier: Some(q), .. } = &e.kind {
+            if self
+                .inputs
+                .iter()
+                .find(|i| i.alias == q.name)
+                .is_some_and(|i| i.role == InputRole::Join)
+            {
+                return "joined";
+            }
+        }
+        how_of(t, e)
+    }
+
+    pub(super) fn error(&mut self, d: Diagnostic) {
+        self.failed = true;
+        self.diags.push(d);
+    }
+
+    /// Check the whole model and return its IR (partial when `ok` is false).
+    pub fn check(mut self) -> ir::Model {
+        let model = self.model;
+        let mut attrs = Vec::new();
+        for item in &model.items {
+            if let ItemKind::Attr(kv) = &item.kind {
+                attrs.push((kv.key.name.clone(), kv.value.clone()));
+                continue;
+            }
+            let is_setop = matches!(item.kind, ItemKind::SetOp { .. });
+            if self.setop_seen && !is_setop {
+                self.after_setop_chain = true;
+            }
+            self.item(item);
+            self.last_was_setop = is_setop;
+        }
+        let (columns, lineage) = self.finish_outputs();
+        self.end_of_model_checks(&columns);
+        self.check_contract(&columns);
+        ir::Model {
+            name: model.name.name.clone(),
+            span: model.span,
+            name_span: model.name.span,
+            contract: model.contract.as_ref().map(|c| c.name.clone()),
+            fingerprint: String::new(),
+            inputs: self
+                .inputs
+                .iter()
+                .map(|i| ir::Input {
+                    name: i.alias.clone(),
+                    kind: i.kind,
+                    role: i.role,
+                    span: i.span,
+                })
+                .collect(),
+            columns,
+            lineage,
+            joins: std::mem::take(&mut self.joins),
+            attrs,
+            ok: !self.failed,
+        }
+    }
+
+    fn item(&mut self, item: &'a Item) {
+        match &item.kind {
+            ItemKind::Attr(_) => {}
+            ItemKind::From(name) => self.from(name, item.span),
+            ItemKind::Join(j) => self.join(j),
+            ItemKind::Filter { expr, .. } => {
+                let _ = self.infer(expr, ExprCtx::at(Place::Filter));
+            }
+            ItemKind::Let { name, expr } => {
+                if let Some(t) = self.infer(expr, ExprCtx::at(Place::Let)) {
+                    let how = self.how_for(&t, expr);
+                    self.scope.insert(
+                        &name.name,
+                        Entry {
+                            col: fresh_column(&name.name, t.ty, t.nullable),
+                            origin: Origin::Let,
+                            sources: t.sources,
+                            how,
+                        },
+                    );
+                } else {
+                    self.poison_name(&name.name);
+                }
+            }
+            ItemKind::Assign(kind, assigns) => {
+                self.shaped = true;
+                for a in assigns {
+                    if self.in_group {
+                        self.group_output(*kind, a);
+                    } else {
+                        self.output(a);
+                    }
+                }
+            }
+            ItemKind::Group(g) => self.group(g),
+            ItemKind::Sort(keys) => {
+                self.shaped = true;
+                for k in keys {
+                    let _ = self.infer(&k.expr, ExprCtx::at(Place::Sort));
+                    let plain = match &k.expr.kind {
+                        ExprKind::Column {
+                            qualifier: None,
+                            name,
+                        } => Some(name.name.clone()),
+                        _ => None,
+                    };
+                    self.sort_keys.push((plain, k.expr.span));
+                }
+            }
+            ItemKind::Take { .. } => self.shaped = true,
+            ItemKind::Expand { column, alias } => self.expand(column, alias.as_ref(), item.span),
+            ItemKind::SetOp { kind, input } => self.setop(*kind, input, item.span),
+            ItemKind::Dedup { by } => self.dedup(by.as_deref(), item.span),
+            ItemKind::PartitionBy { freshness, .. } => {
+                if let Some(inc) = freshness.as_ref().and_then(|f| f.incremental.as_ref()) {
+                    self.incremental = Some(inc);
+                }
+            }
+            ItemKind::Freshness(f) => {
+                if let Some(inc) = &f.incremental {
+                    self.incremental = Some(inc);
+                }
+            }
+            ItemKind::Incremental(inc) => self.incremental = Some(inc),
+        }
+    }
+
+    /// After a failed `let`/output, make the name resolve silently.
+    fn poison_name(&mut self, name: &str) {
+        self.scope.insert(
+            name,
+            Entry {
+                col: fresh_column(name, Type::Unknown, true),
+                origin: Origin::Let,
+                sources: Vec::new(),
+                how: "derived",
+            },
+        );
+        self.poisoned_names.insert(name.to_string());
+    }
+
+    /// Resolve an input by name: a source first, then a model.
+    fn resolve_input(&mut self, name: &Ident, role: InputRole) -> InputState {
+        let mut state = InputState {
+            alias: name.name.clone(),
+            kind: InputKind::Source,
+            role,
+            columns: Vec::new(),
+            nullable_side: false,
+            poisoned: true,
+            span: name.span,
+        };
+        if let Some(src) = self.env.sources.get(name.name.as_str()) {
+            if role == InputRole::SetOp {
+                self.error(
+                    Diagnostic::error(
+                        "E076",
+                        name.span,
+                        format!(
+                            "set operations combine models, not sources; wrap '{}' in a model first",
+                            name.name
+                        ),
+                    )
+                    .with_help(format!("add `model {0}_rows {{ from {0} }}` and use it here", name.name)),
+                );
+                return state;
+            }
+            match self.env.source_columns(&name.name) {
+                Some(Some(cols)) => {
+                    state.columns = cols.clone();
+                    state.poisoned = false;
+                }
+                Some(None) => {
+                    self.error(
+                        Diagnostic::error(
+                            "E021",
+                            name.span,
+                            format!("source '{}' declares no columns", name.name),
+                        )
+                        .with_secondary(src.name.span, "declared here without `columns:`")
+                        .with_help("add `{ columns: { id: int64, ... } }` to the source declaration"),
+                    );
+                }
+                // Its column types failed to resolve (reported there).
+                None => {}
+            }
+            return state;
+        }
+        if self.env.models.contains_key(name.name.as_str()) {
+            state.kind = InputKind::Model;
+            if let Some(res) = self.env.model_result(&name.name) {
+                state.columns = res.columns.clone();
+                state.poisoned = !res.ok;
+            }
+            return state;
+        }
+        let mut d = Diagnostic::error(
+            "E020",
+            name.span,
+            format!("unknown input '{}' (not a source or model)", name.name),
+        );
+        let candidates = self
+            .env
+            .sources
+            .keys()
+            .chain(self.env.models.keys())
+            .copied();
+        if let Some(s) = crate::suggest::closest(&name.name, candidates) {
+            d = d.with_help(format!("did you mean `{s}`?"));
+        }
+        self.error(d);
+        state
+    }
+
+    fn from(&mut self, name: &Ident, span: Span) {
+        if self.setop_seen {
+            self.error(Diagnostic::error(
+                "E076",
+                span,
+                "`from` cannot come after a set operation",
+            ));
+            return;
+        }
+        let input = self.resolve_input(name, InputRole::From);
+        let index = self.inputs.len();
+        for c in &input.columns {
+            self.scope.insert(
+                &c.name,
+                Entry {
+                    col: c.clone(),
+                    origin: Origin::Input {
+                        index,
+                        name: c.name.clone(),
+                    },
+                    sources: vec![(input.alias.clone(), c.name.clone())],
+                    how: "passthrough",
+                },
+            );
+        }
+        if input.poisoned {
+            self.from_poisoned = true;
+        }
+        self.inputs.push(input);
+    }
+
+    fn join(&mut self, j: &'a ast::JoinClause) {
+        let mut input = self.resolve_input(&j.input, InputRole::Join);
+        input.nullable_side = j.kind == JoinKind::Left;
+        let resolved = !input.poisoned || !input.columns.is_empty();
+        self.inputs.push(input);
+        self.joined = true;
+        let typed = self.infer(&j.on, ExprCtx::at(Place::Join)).is_some();
+        let left_input = self
+            .inputs
+            .iter()
+            .find(|i| i.role == InputRole::From)
+            .map(|i| i.alias.clone())
+            .unwrap_or_default();
+        let shape = match &j.expect {
+            Some(e) if typed && resolved => Some(cardinality::analyze(
+                j,
+                e.cardinality,
+                &cardinality::Sides {
+                    left_alias: &left_input,
+                    right_alias: &j.input.name,
+                    right_is_shadowed: self.inputs[..self.inputs.len() - 1]
+                        .iter()
+                        .any(|i| i.alias == j.input.name),
+                    is_plain_left_bare: &|name: &str| {
+                        matches!(
+                            self.scope.get(name).map(|e| &e.origin),
+                            Some(Origin::Input { index: 0, name: n }) if n == name
+                        )
+                    },
+                },
+            )),
+            _ => None,
+        };
+        self.joins.push(ir::Join {
+            kind: j.kind,
+            input: j.input.name.clone(),
+            left_input,
+            keyword_span: j.keyword_span,
+            expect: j.expect.as_ref().map(|e| e.cardinality),
+            expect_span: j.expect.as_ref().map(|e| e.span),
+            shape,
+        });
+    }
+
+    fn output(&mut self, a: &ast::Assign) {
+        match self.infer(&a.expr, ExprCtx::at(Place::Output)) {
+            Some(t) => {
+                let how = self.how_for(&t, &a.expr);
+                self.register_output(&a.name.name, fresh_column(&a.name.name, t.ty, t.nullable), Origin::Output, t.sources, how);
+            }
+            None => {
+                self.outputs.push(a.name.name.clone());
+                self.poison_name(&a.name.name);
+            }
+        }
+    }
+
+    fn register_output(&mut self, name: &str, col: Column, origin: Origin, sources: Vec<(String, String)>, how: &'static str) {
+        self.outputs.push(name.to_string());
+        self.scope.insert(
+            name,
+            Entry {
+                col,
+                origin,
+                sources,
+                how,
+            },
+        );
+    }
+
+    fn group(&mut self, g: &'a ast::GroupClause) {
+        self.shaped = true;
+        let mut key_names: Vec<String> = Vec::new();
+        for key in &g.keys {
+            let t = self.infer(key, ExprCtx::at(Place::GroupKey));
+            let (name, col) = match &key.kind {
+                ExprKind::Column { qualifier, name } => {
+                    let col = t.as_ref().map(|t| {
+                        self.column_flags(qualifier.as_ref(), &name.name)
+                            .map(|mut c| {
+                                c.ty = t.ty.clone();
+                                c.nullable = t.nullable;
+                                c
+                            })
+                            .unwrap_or_else(|| fresh_column(&name.name, t.ty.clone(), t.nullable))
+                    });
+                    (name.name.clone(), col)
+                }
+                _ => {
+                    let n = format!("g{}", key_names.len());
+                    let col = t.as_ref().map(|t| fresh_column(&n, t.ty.clone(), t.nullable));
+                    (n, col)
+                }
+            };
+            if !key_names.contains(&name) {
+                key_names.push(name.clone());
+            }
+            match (col, t) {
+                (Some(mut col), Some(t)) => {
+                    col.name = name.clone();
+                    self.register_output(&name, col, Origin::GroupKey, t.sources, "group_key");
+                }
+                _ => {
+                    self.outputs.push(name.clone());
+                    self.poison_name(&name);
+                }
+            }
+            self.group_keys.insert(name);
+        }
+        if !g.keys.is_empty() {
+            self.grouped = true;
+        }
+        self.in_group = true;
+        for item in &g.body {
+            self.item(item);
+        }
+        self.in_group = false;
+    }
+
+    /// The declared flags of a column reference (for group keys).
+    fn column_flags(&self, qualifier: Option<&Ident>, name: &str) -> Option<Column> {
+        match qualifier {
+            None => self.scope.get(name).map(|e| e.col.clone()),
+            Some(q) => self
+                .inputs
+                .iter()
+                .find(|i| i.alias == q.name && i.role != InputRole::SetOp)
+                .and_then(|i| i.column(name)),
+        }
+    }
+
+    /// An `aggregate` output inside a group body.
+    fn group_output(&mut self, kind: AssignKind, a: &ast::Assign) {
+        let _ = kind;
+        let name = &a.name.name;
+        match &a.expr.kind {
+            ExprKind::Column {
+                qualifier: None,
+                name: key,
+            } if self.group_keys.contains(&key.name) => {
+                if let Some(e) = self.scope.get(&key.name).cloned() {
+                    let mut col = e.col.clone();
+                    col.name = name.clone();
+                    self.register_output(name, col, Origin::Output, e.sources, "group_key");
+                }
+                return;
+            }
+            ExprKind::Call(call) if call.over.is_none() => {
+                let is_agg = crate::catalog::lookup(&call.name.name).is_some_and(|f| f.aggregate);
+                if is_agg {
+                    match self.infer(&a.expr, ExprCtx::at(Place::GroupBody)) {
+                        Some(t) => self.register_output(
+                            name,
+                            fresh_column(name, t.ty, t.nullable),
+                            Origin::Output,
+                            t.sources,
+                            "aggregate",
+                        ),
+                        None => {
+                            self.outputs.push(name.clone());
+                            self.poison_name(name);
+                        }
+                    }
+                    return;
+                }
+            }
+            ExprKind::Call(call) if call.over.is_some() => {
+                let _ = self.infer(&a.expr, ExprCtx::at(Place::GroupBody));
+                self.outputs.push(name.clone());
+                self.poison_name(name);
+                return;
+            }
+            _ => {}
+        }
+        self.error(
+            Diagnostic::error(
+                "E050",
+                a.span,
+                format!("output '{name}' in group body must be an aggregate or reference a group key"),
+            )
+            .with_help("aggregate here (e.g. `n = sum(x)`), and do arithmetic on aggregates in a select after the group or in a downstream model"),
+        );
+        self.outputs.push(name.clone());
+        self.poison_name(name);
+    }
+
+    fn expand(&mut self, column: &Ident, alias: Option<&Ident>, span: Span) {
+        if self.setop_seen {
+            self.error(Diagnostic::error("E076", span, "`expand` cannot come after a set operation"));
+            return;
+        }
+        let fail = |this: &mut Self, msg: String| {
+            this.error(Diagnostic::error("E075", span, msg));
+        };
+        if self.expand_seen {
+            return fail(self, "a model may expand at most one column".into());
+        }
+        self.expand_seen = true;
+        let Some(from) = self.inputs.iter().find(|i| i.role == InputRole::From).cloned() else {
+            return fail(self, "`expand` needs a `from` before it".into());
+        };
+        if from.poisoned && from.columns.is_empty() {
+            return;
+        }
+        let Some(col) = from.column(&column.name) else {
+            return fail(
+                self,
+                format!("expand '{}': not a column of the from input '{}'", column.name, from.alias),
+            );
+        };
+        let elem = match &col.ty {
+            Type::Array(e) => (**e).clone(),
+            t => {
+                return fail(self, format!("expand '{}': column is {t}, not an array", column.name));
+            }
+        };
+        if matches!(elem, Type::Array(_)) {
+            return fail(self, format!("expand '{}': the array must be one-dimensional", column.name));
+        }
+        let target = match alias {
+            Some(a) => {
+                if from.columns.iter().any(|c| c.name == a.name) {
+                    return fail(
+                        self,
+                        format!("expand ... as '{}' collides with a column of '{}'", a.name, from.alias),
+                    );
+                }
+                a.name.clone()
+            }
+            None => column.name.clone(),
+        };
+        self.scope.insert(
+            &target,
+            Entry {
+                col: fresh_column(&target, elem, true),
+                origin: Origin::Expand,
+                sources: vec![(from.alias.clone(), column.name.clone())],
+                how: "derived",
+            },
+        );
+    }
+
+    fn setop(&mut self, kind: ast::SetOpKind, input: &Ident, span: Span) {
+        let kw = kind.keyword();
+        let structural = if self.inputs.iter().all(|i| i.role != InputRole::From) {
+            Some(format!("`{kw}` needs a `from` before it"))
+        } else if self.joined && !self.setop_seen {
+            Some(format!(
+                "`{kw}` combines single-table row sets; join after the set-op chain"
+            ))
+        } else if self.setop_seen && !self.last_was_setop {
+            Some("set operations must be consecutive".to_string())
+        } else if self.shaped {
+            Some(format!(
+                "`{kw}` must come before select/derive/aggregate/group/sort/take"
+            ))
+        } else {
+            None
+        };
+        self.setop_seen = true;
+        if let Some(msg) = structural {
+            self.error(Diagnostic::error("E076", span, msg));
+            return;
+        }
+        let right = self.resolve_input(input, InputRole::SetOp);
+        let poisoned = right.poisoned;
+        let right_cols = right.columns.clone();
+        self.inputs.push(right);
+        if poisoned {
+            return;
+        }
+        let left_names: Vec<String> = self.scope.names().map(str::to_string).collect();
+        let right_names: Vec<String> = right_cols.iter().map(|c| c.name.clone()).collect();
+        if left_names != right_names {
+            self.error(Diagnostic::error(
+                "E077",
+                input.span,
+                format!(
+                    "{kw} '{}' must carry the same columns in the same order (left {}, right {})",
+                    input.name,
+                    py_list(&left_names),
+                    py_list(&right_names)
+                ),
+            ));
+            return;
+        }
+        for rc in &right_cols {
+            let Some(left) = self.scope.get(&rc.name).cloned() else {
+                continue;
+            };
+            let aligned = match (&left.col.ty, &rc.ty) {
+                (Type::Money(a), Type::Money(b)) if a != b => None,
+                (a, b) => unify(a, b),
+            };
+            let Some(ty) = aligned else {
+                self.error(Diagnostic::error(
+                    "E077",
+                    input.span,
+                    format!(
+                        "column '{}' cannot align {} with {}",
+                        rc.name, left.col.ty, rc.ty
+                    ),
+                ));
+                continue;
+            };
+            let mut sources = left.sources.clone();
+            sources.push((input.name.clone(), rc.name.clone()));
+            let mut col = fresh_column(&rc.name, ty, left.col.nullable || rc.nullable);
+            col.unique = false;
+            self.scope.insert(
+                &rc.name,
+                Entry {
+                    col,
+                    origin: Origin::SetOp,
+                    sources,
+                    how: "derived",
+                },
+            );
+        }
+    }
+
+    fn dedup(&mut self, by: Option<&'a [ast::Expr]>, span: Span) {
+        match by {
+            None => {
+                if self.dedup_by.is_some() || self.dedup_full.is_some() {
+                    self.error(Diagnostic::error(
+                        "E076",
+                        span,
+                        "a model may dedup once: either full-row `dedup` or `dedup by` keys",
+                    ));
+                    return;
+                }
+                self.dedup_full = Some(span);
+            }
+            Some(keys) => {
+                if self.dedup_full.is_some() || self.dedup_by.is_some() {
+                    self.error(Diagnostic::error(
+                        "E076",
+                        span,
+                        "a model may dedup once: either full-row `dedup` or `dedup by` keys",
+                    ));
+                    return;
+                }
+                let mut names = Vec::new();
+                for k in keys {
+                    match &k.kind {
+                        ExprKind::Column {
+                            qualifier: None,
+                            name,
+                        } => names.push((name.name.clone(), k.span)),
+                        _ => {
+                            let _ = self.infer(k, ExprCtx::at(Place::Dedup));
+                            self.error(
+                                Diagnostic::error(
+                                    "E076",
+                                    k.span,
+                                    "dedup by keys must be plain output column names",
+                                )
+                                .with_help("compute the key in the select, then `dedup by` its name"),
+                            );
+                        }
+                    }
+                }
+                self.dedup_by = Some(names);
+            }
+        }
+    }
+
+    /// Outputs: the registered ones in scope order, or the passthrough.
+    fn finish_outputs(&mut self) -> (Vec<Column>, Vec<ir::Lineage>) {
+        let mut columns = Vec::new();
+        let mut lineage = Vec::new();
+        if self.outputs.is_empty() {
+            for (name, e) in self.scope.iter() {
+                let mut col = e.col.clone();
+                col.name = name.to_string();
+                lineage.push(ir::Lineage {
+                    column: name.to_string(),
+                    from: e.sources.clone(),
+                    how: e.how,
+                });
+                columns.push(col);
+            }
+            // Passthrough of joined columns (our rule, see LANGUAGE.md notes in
+            // docs): left/inner joins add their input's columns after the
+            // scope's, renamed `<input>_<column>` when the name is taken.
+            let joined: Vec<(String, Vec<Column>)> = self
+                .inputs
+                .iter()
+                .filter(|i| i.role == InputRole::Join)
+                .zip(self.joins.iter())
+                .filter(|(_, j)| matches!(j.kind, JoinKind::Left | JoinKind::Inner))
+                .map(|(i, _)| {
+                    let cols = i.columns.iter().map(|c| i.column(&c.name).unwrap_or_else(|| c.clone())).collect();
+                    (i.alias.clone(), cols)
+                })
+                .collect();
+            for (alias, cols) in joined {
+                for c in cols {
+                    let name = passthrough_name(&columns, &alias, &c.name);
+                    lineage.push(ir::Lineage {
+                        column: name.clone(),
+                        from: vec![(alias.clone(), c.name.clone())],
+                        how: "joined",
+                    });
+                    let mut col = c;
+                    col.name = name;
+                    columns.push(col);
+                }
+            }
+        } else {
+            let outs: HashSet<&str> = self.outputs.iter().map(String::as_str).collect();
+            for (name, e) in self.scope.iter() {
+                if !outs.contains(name) {
+                    continue;
+                }
+                let mut col = e.col.clone();
+                col.name = name.to_string();
+                lineage.push(ir::Lineage {
+                    column: name.to_string(),
+                    from: e.sources.clone(),
+                    how: e.how,
+                });
+                columns.push(col);
+            }
+        }
+        (columns, lineage)
+    }
+
+    fn end_of_model_checks(&mut self, columns: &[Column]) {
+        let is_output = |n: &str| columns.iter().any(|c| c.name == n);
+        if let Some(keys) = self.dedup_by.clone() {
+            for (k, span) in &keys {
+                if !is_output(k) {
+                    self.error(Diagnostic::error(
+                        "E076",
+                        *span,
+                        format!("dedup by key '{k}' is not an output column of the model"),
+                    ));
+                }
+            }
+            for (plain, span) in self.sort_keys.clone() {
+                if !plain.as_deref().is_some_and(is_output) {
+                    self.error(
+                        Diagnostic::error(
+                            "E076",
+                            span,
+                            "with `dedup by`, sort keys must be output columns",
+                        )
+                        .with_help("sort by a column of the select"),
+                    );
+                }
+            }
+        }
+        if let Some(inc) = self.incremental {
+            self.check_incremental(inc, columns);
+        }
+    }
+
+    fn check_incremental(&mut self, inc: &ast::Incremental, columns: &[Column]) {
+        let Some(strategy) = &inc.strategy else {
+            return;
+        };
+        let s = strategy.name.as_str();
+        if !matches!(s, "replace" | "append" | "upsert") {
+            self.error(Diagnostic::error(
+                "E086",
+                strategy.span,
+                format!("unknown merge_strategy '{s}' (have: replace, append, upsert)"),
+            ));
+            return;
+        }
+        if s == "replace" {
+            return;
+        }
+        if self.grouped {
+            self.error(Diagnostic::error(
+                "E087",
+                strategy.span,
+                format!("merge_strategy {s} cannot be used on a grouped model"),
+            ).with_help("use merge_strategy: replace, or aggregate in a downstream model"));
+        }
+        let is_output = |n: &str| columns.iter().any(|c| c.name == n);
+        match &inc.cdc_column {
+            None => self.error(Diagnostic::error(
+                "E088",
+                inc.span,
+                format!("merge_strategy {s} needs a cdc_column"),
+            ).with_help("add `cdc_column: updated_at` (an output column that increases with each change)")),
+            Some(c) if !is_output(&c.name) => self.error(Diagnostic::error(
+                "E088",
+                c.span,
+                format!("cdc_column '{}' is not an output column", c.name),
+            )),
+            _ => {}
+        }
+        if s == "upsert" {
+            match &inc.merge_keys {
+                None => self.error(Diagnostic::error(
+                    "E089",
+                    inc.span,
+                    "merge_strategy upsert needs merge_keys: [..]",
+                )),
+                Some(keys) if keys.is_empty() => self.error(Diagnostic::error(
+                    "E089",
+                    inc.span,
+                    "merge_strategy upsert needs at least one merge key",
+                )),
+                Some(keys) => {
+                    for k in keys {
+                        let ok = matches!(&k.kind, ExprKind::Column { qualifier: None, name } if is_output(&name.name));
+                        if !ok {
+                            self.error(Diagnostic::error(
+                                "E089",
+                                k.span,
+                                "merge_keys must be plain output columns",
+                            ));
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// The contract check: each contract column against the model's outputs.
+    fn check_contract(&mut self, columns: &[Column]) {
+        let Some(cname) = &self.model.contract else {
+            return;
+        };
+        let Some(contract) = self.env.contracts.get(cname.name.as_str()) else {
+            let mut d = Diagnostic::error("E061", cname.span, format!("unknown contract '{}'", cname.name));
+            if let Some(s) = crate::suggest::closest(&cname.name, self.env.contracts.keys().copied()) {
+                d = d.with_help(format!("did you mean `{s}`?"));
+            }
+            self.error(d);
+            return;
+        };
+        let Some(fields) = self.env.contract_columns(&cname.name) else {
+            return;
+        };
+        let m = &self.model.name.name;
+        if self.failed {
+            // A partial schema would only produce follow-on errors.
+            return;
+        }
+        for (field, decl) in fields.iter().zip(contract.fields.iter()) {
+            let Some(out) = columns.iter().rev().find(|c| c.name == field.name) else {
+                let mut d = Diagnostic::error(
+                    "E010",
+                    self.model.name.span,
+                    format!("model {m} missing contract column '{}'", field.name),
+                )
+                .with_secondary(decl.name.span, "required by the contract here");
+                if self.scope.contains(&field.name) {
+                    d = d.with_help(format!(
+                        "'{}' is in scope but not an output of the model; add it to the select",
+                        field.name
+                    ));
+                }
+                self.error(d);
+                continue;
+            };
+            if !crate::types::contract_compatible(&field.ty, &out.ty) {
+                self.error(
+                    Diagnostic::error(
+                        "E011",
+                        self.model.name.span,
+                        format!("{m}.{}: contract {} but inferred {}", field.name, field.ty, out.ty),
+                    )
+                    .with_secondary(decl.ty.span, "contract type"),
+                );
+            }
+            if !field.nullable && out.nullable {
+                let mut d = Diagnostic::error(
+                    "E012",
+                    self.model.name.span,
+                    format!("{m}.{}: contract nonnull but value nullable", field.name),
+                )
+                .with_secondary(decl.span, "declared nonnull here");
+                if self.joins.iter().any(|j| j.kind == JoinKind::Left) {
+                    d = d.with_note("columns from the right side of a join_left are nullable: unmatched rows have no value");
+                }
+                d = d.with_help(format!("make the value non-null, e.g. coalesce({}, <default>)", field.name));
+                self.error(d);
+            }
+            if (field.enum_values.is_some() || field.classification.is_some()) && out.ty != Type::String {
+                self.error(Diagnostic::error(
+                    "E013",
+                    decl.span,
+                    format!("{m}.{}: contract enum/classification requires string, got {}", field.name, out.ty),
+                ));
+            }
+        }
+    }
+}
+
+/// `['a', 'b']` (the reference's list rendering in E077 messages).
+fn py_list(names: &[String]) -> String {
+    let inner: Vec<String> = names.iter().map(|n| format!("'{n}'")).collect();
+    format!("[{}]", inner.join(", "))
+}
+
+/// Name for a joined column in the passthrough: its own, or
+/// `<input>_<column>` (then `_2`, `_3`...) when taken.
+fn passthrough_name(columns: &[Column], alias: &str, name: &str) -> String {
+    let taken = |n: &str| columns.iter().any(|c| c.name == n);
+    if !taken(name) {
+        return name.to_string();
+    }
+    let base = format!("{alias}_{name}");
+    if !taken(&base) {
+        return base;
+    }
+    let mut i = 2;
+    loop {
+        let candidate = format!("{base}_{i}");
+        if !taken(&candidate) {
+            return candidate;
+        }
+        i += 1;
+    }
+}
+
+/// Lineage kind of a computed value.
+fn how_of(t: &Ty, e: &ast::Expr) -> &'static str {
+    match &e.kind {
+        ExprKind::Column { .. } if t.sources.len() == 1 => "passthrough",
+        _ if t.aggregate => "aggregate",
+        _ if t.sources.is_empty() => "literal",
+        _ => "derived",
+    }
+}

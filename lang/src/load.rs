@@ -1,0 +1,173 @@
+//! Loading a module: its root files and, recursively, their imports.
+
+use std::path::{Path, PathBuf};
+
+use crate::ast::{self, Decl};
+use crate::diag::Diagnostic;
+use crate::span::{FileId, SourceMap, Span};
+
+/// Where imports are looked up besides the root module's directory.
+#[derive(Clone, Debug, Default)]
+pub struct LoadOptions {
+    pub search_dirs: Vec<PathBuf>,
+}
+
+/// Every file of a module, parsed, and the order in which their
+/// declarations merge (an imported file's declarations take the place of the
+/// `import`).
+#[derive(Debug, Default)]
+pub struct Loaded {
+    pub sources: SourceMap,
+    pub files: Vec<(FileId, ast::File)>,
+    /// `(index into files, index into that file's decls)`, merged order.
+    pub order: Vec<(usize, usize)>,
+    pub diagnostics: Vec<Diagnostic>,
+    /// Root files that could not be read: `(path, reason)`.
+    pub io_errors: Vec<(PathBuf, String)>,
+}
+
+impl Loaded {
+    pub fn decls(&self) -> impl Iterator<Item = &Decl> {
+        self.order
+            .iter()
+            .map(move |&(f, d)| &self.files[f].1.decls[d])
+    }
+}
+
+struct Loader<'o> {
+    options: &'o LoadOptions,
+    root_dir: PathBuf,
+    out: Loaded,
+    /// Canonical paths of loaded files, parallel to `out.files`.
+    canonical: Vec<PathBuf>,
+    /// Import chain being loaded: (canonical path, module name).
+    stack: Vec<(PathBuf, String)>,
+}
+
+/// Load the module made of `roots` (each with its imports) from disk.
+pub fn load_files(roots: &[PathBuf], options: &LoadOptions) -> Loaded {
+    let root_dir = roots
+        .first()
+        .and_then(|p| p.parent())
+        .map(Path::to_path_buf)
+        .unwrap_or_default();
+    let mut loader = Loader {
+        options,
+        root_dir,
+        out: Loaded::default(),
+        canonical: Vec::new(),
+        stack: Vec::new(),
+    };
+    for root in roots {
+        match std::fs::read_to_string(root) {
+            Ok(text) => loader.add_file(root.clone(), text, root.display().to_string()),
+            Err(e) => loader.out.io_errors.push((root.clone(), e.to_string())),
+        }
+    }
+    loader.out
+}
+
+/// Load a module given as text (imports are resolved from `path`'s directory).
+pub fn load_text(path: PathBuf, text: &str, options: &LoadOptions) -> Loaded {
+    let root_dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
+    let mut loader = Loader {
+        options,
+        root_dir,
+        out: Loaded::default(),
+        canonical: Vec::new(),
+        stack: Vec::new(),
+    };
+    let name = path.display().to_string();
+    loader.add_file(path, text.to_string(), name);
+    loader.out
+}
+
+impl Loader<'_> {
+    fn add_file(&mut self, path: PathBuf, text: String, module_name: String) {
+        let canonical = std::fs::canonicalize(&path).unwrap_or_else(|_| path.clone());
+        if self.canonical.contains(&canonical) {
+            return;
+        }
+        let id = self.out.sources.add(path, text);
+        let (file, diags) = crate::parser::parse(id, &self.out.sources.get(id).text);
+        self.out.diagnostics.extend(diags);
+        let index = self.out.files.len();
+        let imports: Vec<(usize, ast::ImportDecl)> = file
+            .decls
+            .iter()
+            .enumerate()
+            .filter_map(|(i, d)| match d {
+                Decl::Import(imp) => Some((i, imp.clone())),
+                _ => None,
+            })
+            .collect();
+        let ndecls = file.decls.len();
+        self.out.files.push((id, file));
+        self.canonical.push(canonical.clone());
+        self.stack.push((canonical, module_name));
+        let mut next_import = imports.into_iter().peekable();
+        for d in 0..ndecls {
+            if next_import.peek().is_some_and(|(i, _)| *i == d) {
+                if let Some((_, imp)) = next_import.next() {
+                    self.import(&imp);
+                }
+                continue;
+            }
+            self.out.order.push((index, d));
+        }
+        self.stack.pop();
+    }
+
+    fn import(&mut self, imp: &ast::ImportDecl) {
+        let name: Vec<&str> = imp.path.iter().map(|i| i.name.as_str()).collect();
+        let dotted = name.join(".");
+        let rel: PathBuf = {
+            let mut p: PathBuf = name.iter().collect();
+            p.set_extension("strata");
+            p
+        };
+        let mut dirs = vec![self.root_dir.clone()];
+        dirs.extend(self.options.search_dirs.iter().cloned());
+        dirs.push(PathBuf::from("."));
+        let found = dirs.iter().map(|d| d.join(&rel)).find(|p| p.is_file());
+        let Some(path) = found else {
+            let looked: Vec<String> = dirs
+                .iter()
+                .map(|d| d.join(&rel).display().to_string())
+                .collect();
+            self.out.diagnostics.push(
+                Diagnostic::error(
+                    "E022",
+                    imp.span,
+                    format!("cannot find module '{dotted}' (looked for {})", looked.join(", ")),
+                )
+                .with_help("imports name a file relative to the root module's directory: `import a.b` loads a/b.strata; add --search-dir for other places"),
+            );
+            return;
+        };
+        let canonical = std::fs::canonicalize(&path).unwrap_or_else(|_| path.clone());
+        if let Some(pos) = self.stack.iter().position(|(p, _)| *p == canonical) {
+            let mut chain: Vec<String> = self.stack[pos..].iter().map(|(_, n)| n.clone()).collect();
+            chain.push(dotted.clone());
+            self.out.diagnostics.push(Diagnostic::error(
+                "F045",
+                imp.span,
+                format!("circular import: {}", chain.join(" -> ")),
+            ));
+            return;
+        }
+        match std::fs::read_to_string(&path) {
+            Ok(text) => self.add_file(path, text, dotted),
+            Err(e) => self.out.diagnostics.push(Diagnostic::error(
+                "E022",
+                imp.span,
+                format!("cannot read module '{dotted}' ({}): {e}", path.display()),
+            )),
+        }
+    }
+}
+
+/// A span covering nothing at the start of a file (for whole-file problems).
+pub fn file_start(file: FileId) -> Span {
+    Span::new(file, 0, 0)
+}

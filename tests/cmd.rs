@@ -1,0 +1,10 @@
+//! trycmd snapshot cases: every `tests/cmd/*.toml` runs the `strata` binary
+//! and compares its exit code, stdout and stderr with the files beside it.
+//! Regenerate snapshots with `TRYCMD=overwrite cargo test --release --test cmd`.
+
+#[test]
+fn cli_cases() {
+    trycmd::TestCases::new()
+        .env("NO_COLOR", "1")
+        .case("../tests/cmd/*.toml");
+}
