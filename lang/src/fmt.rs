@@ -1,1 +1,0 @@
-//! Formatter (being written).
