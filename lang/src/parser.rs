@@ -1,1 +1,457 @@
-//! Parser (being written).
+//! The recursive-descent parser: text to [`ast::File`] plus diagnostics.
+//!
+//! It accepts the reference implementation's language (see
+//! `strata-language-notes.md` sections 1 and 2) with these differences:
+//! every error is a `ParseError` diagnostic saying what was expected and what
+//! was found, on the offending token; after an error the parser skips to the
+//! next top-level declaration keyword and goes on, so one run reports the
+//! first error of every broken declaration; `take 5..10` works; a join's
+//! `expect` word gets a did-you-mean hint; nesting deeper than
+//! [`MAX_DEPTH`] is an error instead of a stack overflow.
+
+mod decl;
+mod expr;
+mod model;
+#[cfg(test)]
+mod tests;
+
+use crate::ast::{self, Ident};
+use crate::diag::{sort_diagnostics, Diagnostic};
+use crate::lexer::{self, shorten, Token, TokenKind};
+use crate::span::{FileId, Span};
+
+/// How deeply expressions, types and model values may nest.
+pub const MAX_DEPTH: u32 = 200;
+
+/// The diagnostic code of every lex and parse error.
+pub const PARSE_ERROR: &str = "ParseError";
+
+/// Parse one file. Declarations that parsed are kept even when others failed;
+/// the diagnostics (lex and parse errors) are in source order.
+pub fn parse(file: FileId, text: &str) -> (ast::File, Vec<Diagnostic>) {
+    let lexed = lexer::lex(file, text);
+    let mut diags = lexed.diagnostics;
+    let mut p = Parser::new(file, text, lexed.tokens);
+    let mut decls = Vec::new();
+    while !p.at_eof() {
+        let start = p.pos;
+        p.depth = 0;
+        match p.top_decl() {
+            Ok(d) => decls.push(d),
+            Err(fail) => {
+                if let Some(d) = fail.0 {
+                    diags.push(*d);
+                }
+                p.recover(start);
+            }
+        }
+    }
+    sort_diagnostics(&mut diags);
+    (
+        ast::File {
+            decls,
+            comments: lexed.comments,
+        },
+        diags,
+    )
+}
+
+/// Parse a single expression (the whole text must be one expression).
+// The signature is the one the rest of the workspace uses for diagnostics.
+#[allow(clippy::result_large_err)]
+pub fn parse_expr(file: FileId, text: &str) -> Result<ast::Expr, Diagnostic> {
+    let lexed = lexer::lex(file, text);
+    if let Some(d) = lexed.diagnostics.into_iter().next() {
+        return Err(d);
+    }
+    let mut p = Parser::new(file, text, lexed.tokens);
+    let e = p.expr().map_err(|f| p.fail_into_diag(f))?;
+    if !p.at_eof() {
+        let f = p.unexpected("the end of the expression");
+        return Err(p.fail_into_diag(f));
+    }
+    Ok(e)
+}
+
+/// A parse failure. `None` when the offending token is a lex error, whose
+/// diagnostic the lexer already produced.
+pub(crate) struct Fail(Option<Box<Diagnostic>>);
+
+impl Fail {
+    fn with_help(self, help: impl Into<String>) -> Fail {
+        Fail(self.0.map(|d| Box::new(d.with_help(help))))
+    }
+
+    fn with_note(self, note: impl Into<String>) -> Fail {
+        Fail(self.0.map(|d| Box::new(d.with_note(note))))
+    }
+}
+
+pub(crate) type PResult<T> = Result<T, Fail>;
+
+/// Top-level declaration keywords: the points error recovery resumes at.
+const TOP_KEYWORDS: &[&str] = &[
+    "source", "contract", "model", "pipeline", "fn", "import", "domain", "test",
+];
+
+pub(crate) struct Parser<'a> {
+    text: &'a str,
+    toks: Vec<Token>,
+    pos: usize,
+    /// Span of the last consumed token.
+    prev: Span,
+    depth: u32,
+}
+
+impl<'a> Parser<'a> {
+    fn new(file: FileId, text: &'a str, mut toks: Vec<Token>) -> Parser<'a> {
+        if !matches!(toks.last().map(|t| &t.kind), Some(TokenKind::Eof)) {
+            let end = text.len();
+            toks.push(Token {
+                kind: TokenKind::Eof,
+                span: Span::new(file, end, end),
+            });
+        }
+        Parser {
+            text,
+            toks,
+            pos: 0,
+            prev: Span::new(file, 0, 0),
+            depth: 0,
+        }
+    }
+
+    // ----- token access -------------------------------------------------
+
+    fn peek(&self) -> &Token {
+        self.peek_at(0)
+    }
+
+    /// The token `n` places ahead (the final EOF when past the end).
+    fn peek_at(&self, n: usize) -> &Token {
+        let last = self.toks.len() - 1;
+        &self.toks[(self.pos + n).min(last)]
+    }
+
+    fn kind(&self) -> &TokenKind {
+        &self.peek().kind
+    }
+
+    fn at_eof(&self) -> bool {
+        matches!(self.kind(), TokenKind::Eof)
+    }
+
+    fn bump(&mut self) -> Token {
+        let t = self.peek().clone();
+        if !matches!(t.kind, TokenKind::Eof) {
+            self.pos += 1;
+        }
+        self.prev = t.span;
+        t
+    }
+
+    fn is_sym_at(&self, n: usize, s: &str) -> bool {
+        matches!(&self.peek_at(n).kind, TokenKind::Sym(x) if *x == s)
+    }
+
+    fn is_sym(&self, s: &str) -> bool {
+        self.is_sym_at(0, s)
+    }
+
+    fn is_kw(&self, k: &str) -> bool {
+        matches!(self.kind(), TokenKind::Keyword(x) if *x == k)
+    }
+
+    fn is_ident(&self, name: &str) -> bool {
+        matches!(self.kind(), TokenKind::Ident(x) if x == name)
+    }
+
+    fn eat_sym(&mut self, s: &str) -> Option<Span> {
+        if self.is_sym(s) {
+            Some(self.bump().span)
+        } else {
+            None
+        }
+    }
+
+    fn eat_kw(&mut self, k: &str) -> Option<Span> {
+        if self.is_kw(k) {
+            Some(self.bump().span)
+        } else {
+            None
+        }
+    }
+
+    /// The span from `start` to the end of the last consumed token.
+    fn since(&self, start: Span) -> Span {
+        start.to(self.prev)
+    }
+
+    // ----- errors -------------------------------------------------------
+
+    /// A failure on `tok` with `message` (silent when `tok` is a lex error).
+    fn fail_at(&self, tok: &Token, message: impl Into<String>) -> Fail {
+        if matches!(tok.kind, TokenKind::Error) {
+            return Fail(None);
+        }
+        Fail(Some(Box::new(Diagnostic::error(
+            PARSE_ERROR,
+            tok.span,
+            message,
+        ))))
+    }
+
+    /// `expected <what>, found <current token>`.
+    fn unexpected(&self, what: &str) -> Fail {
+        let tok = self.peek();
+        let f = self.fail_at(
+            tok,
+            format!("expected {what}, found {}", self.describe(tok)),
+        );
+        match &tok.kind {
+            TokenKind::Keyword(k) | TokenKind::TypeKeyword(k)
+                if what.contains("name") || what.contains("identifier") =>
+            {
+                f.with_help(format!(
+                    "'{k}' is a reserved word and cannot be used as a name"
+                ))
+            }
+            _ => f,
+        }
+    }
+
+    fn fail_into_diag(&self, f: Fail) -> Diagnostic {
+        match f.0 {
+            Some(d) => *d,
+            None => Diagnostic::error(PARSE_ERROR, self.peek().span, "invalid token"),
+        }
+    }
+
+    /// How a token is named in messages: `identifier 'x'`, `keyword 'by'`,
+    /// `'{'`, `end of file`, ...
+    fn describe(&self, tok: &Token) -> String {
+        let src = self.text.get(tok.span.range()).unwrap_or("");
+        match &tok.kind {
+            TokenKind::Ident(n) => format!("identifier '{}'", shorten(n, 40)),
+            TokenKind::Keyword(k) => format!("keyword '{k}'"),
+            TokenKind::TypeKeyword(k) => format!("type keyword '{k}'"),
+            TokenKind::Int(_) => format!("integer {}", shorten(src, 40)),
+            TokenKind::Float(_, text) => format!("number {}", shorten(text, 40)),
+            TokenKind::Str(_) => format!("string {}", shorten(src, 40)),
+            TokenKind::Sym(s) => format!("'{s}'"),
+            TokenKind::Error => format!("'{}'", shorten(src, 40)),
+            TokenKind::Eof => "end of file".to_string(),
+        }
+    }
+
+    // ----- common pieces ------------------------------------------------
+
+    fn expect_sym(&mut self, s: &str, context: &str) -> PResult<Span> {
+        if let Some(sp) = self.eat_sym(s) {
+            return Ok(sp);
+        }
+        let what = if context.is_empty() {
+            format!("'{s}'")
+        } else {
+            format!("'{s}' {context}")
+        };
+        Err(self.unexpected(&what))
+    }
+
+    fn expect_kw(&mut self, k: &str, context: &str) -> PResult<Span> {
+        if let Some(sp) = self.eat_kw(k) {
+            return Ok(sp);
+        }
+        Err(self.unexpected(&format!("keyword '{k}' {context}")))
+    }
+
+    /// An identifier (never a keyword or type keyword); `what` names it in
+    /// the error: `a column name`, `a model name`, ...
+    fn ident(&mut self, what: &str) -> PResult<Ident> {
+        if let TokenKind::Ident(name) = self.kind() {
+            let name = name.clone();
+            let span = self.bump().span;
+            return Ok(Ident { name, span });
+        }
+        Err(self.unexpected(what))
+    }
+
+    /// An integer literal.
+    fn int(&mut self, what: &str) -> PResult<(i64, Span)> {
+        if let TokenKind::Int(v) = self.kind() {
+            let v = *v;
+            let span = self.bump().span;
+            return Ok((v, span));
+        }
+        Err(self.unexpected(what))
+    }
+
+    /// Whether the current token can be taken as `ANY` (a single token whose
+    /// text is used).
+    fn at_any(&self) -> bool {
+        !matches!(self.kind(), TokenKind::Eof | TokenKind::Error)
+    }
+
+    /// Take any single token as text: `(text, quoted, span)`.
+    fn any_text(&mut self, what: &str) -> PResult<(String, bool, Span)> {
+        if !self.at_any() {
+            return Err(self.unexpected(what));
+        }
+        let t = self.bump();
+        let (text, quoted) = match &t.kind {
+            TokenKind::Ident(n) => (n.clone(), false),
+            TokenKind::Keyword(k) | TokenKind::TypeKeyword(k) | TokenKind::Sym(k) => {
+                (k.to_string(), false)
+            }
+            TokenKind::Int(v) => (v.to_string(), false),
+            TokenKind::Float(_, text) => (text.replace('_', ""), false),
+            TokenKind::Str(parts) => (lexer::flatten_parts(parts), true),
+            TokenKind::Error | TokenKind::Eof => (String::new(), false),
+        };
+        Ok((text, quoted, t.span))
+    }
+
+    /// A string literal used as plain text (variables flattened to their
+    /// names).
+    fn string_text(&mut self, what: &str) -> PResult<(String, Span)> {
+        if let TokenKind::Str(parts) = self.kind() {
+            let text = lexer::flatten_parts(parts);
+            let span = self.bump().span;
+            return Ok((text, span));
+        }
+        Err(self.unexpected(what))
+    }
+
+    /// Enter one nesting level (expressions, types, model values).
+    fn enter(&mut self) -> PResult<()> {
+        self.depth += 1;
+        if self.depth > MAX_DEPTH {
+            let tok = self.peek().clone();
+            return Err(self.fail_at(
+                &tok,
+                format!("nesting too deep (more than {MAX_DEPTH} levels)"),
+            ));
+        }
+        Ok(())
+    }
+
+    fn leave(&mut self) {
+        self.depth = self.depth.saturating_sub(1);
+    }
+
+    // ----- recovery -----------------------------------------------------
+
+    /// After a failure in the declaration starting at token `start`, skip
+    /// to the next top-level declaration keyword that is at bracket depth 0
+    /// (counted from `start`), or that starts a line at column 0, or that
+    /// can never appear inside a declaration.
+    fn recover(&mut self, start: usize) {
+        let err = self.pos.max(start + 1);
+        let mut depth: i64 = 0;
+        let mut i = start;
+        while i < self.toks.len() {
+            let t = &self.toks[i];
+            match &t.kind {
+                TokenKind::Eof => break,
+                TokenKind::Keyword(k) if i >= err && TOP_KEYWORDS.contains(k) => {
+                    let after_arrow = i > 0
+                        && matches!(&self.toks[i - 1].kind, TokenKind::Sym("->"))
+                        && *k == "contract";
+                    let line_start = {
+                        let s = t.span.start as usize;
+                        s == 0 || self.text.as_bytes().get(s - 1) == Some(&b'\n')
+                    };
+                    let nestable = *k == "model" || *k == "contract";
+                    // The offending token itself only when it starts a line
+                    // or is followed by what starts its declaration
+                    // (`model a { from t source s() ..`); in `model test {`
+                    // it is a misused name.
+                    let resume = if i == self.pos {
+                        self.first_on_line(i) || self.looks_like_decl(i)
+                    } else {
+                        depth <= 0 || line_start || (!nestable && self.looks_like_decl(i))
+                    };
+                    if !after_arrow && resume {
+                        break;
+                    }
+                }
+                TokenKind::Sym("{" | "(" | "[") => depth += 1,
+                TokenKind::Sym("}" | ")" | "]") => depth -= 1,
+                _ => {}
+            }
+            i += 1;
+        }
+        self.pos = i.min(self.toks.len() - 1);
+    }
+
+    /// Whether the declaration keyword at token `i` is followed by the
+    /// tokens its declaration starts with (`source s (`, `model m {`, ...).
+    fn looks_like_decl(&self, i: usize) -> bool {
+        let kind = |n: usize| self.toks.get(i + n).map(|t| &t.kind);
+        let ident = |n: usize| matches!(kind(n), Some(TokenKind::Ident(_)));
+        let sym = |n: usize, s: &str| matches!(kind(n), Some(TokenKind::Sym(x)) if *x == s);
+        match &self.toks[i].kind {
+            TokenKind::Keyword("source") | TokenKind::Keyword("fn") => ident(1) && sym(2, "("),
+            TokenKind::Keyword("model") => {
+                (ident(1) || matches!(kind(1), Some(TokenKind::Str(_))))
+                    && (sym(2, "{") || sym(2, "->"))
+            }
+            TokenKind::Keyword("contract") | TokenKind::Keyword("test") => ident(1) && sym(2, "{"),
+            TokenKind::Keyword("domain") => ident(1) && sym(2, "="),
+            TokenKind::Keyword("pipeline") => ident(1) && (sym(2, "{") || ident(2)),
+            TokenKind::Keyword("import") => ident(1),
+            _ => false,
+        }
+    }
+
+    /// Whether token `i` is the first token on its line.
+    fn first_on_line(&self, i: usize) -> bool {
+        let start = self.toks[i].span.start as usize;
+        let before = self.text.get(..start).unwrap_or("");
+        let line = before.rsplit('\n').next().unwrap_or("");
+        line.chars().all(|c| c == ' ' || c == '\t' || c == '\r')
+    }
+}
+
+/// Levenshtein distance (by chars).
+pub(crate) fn edit_distance(a: &str, b: &str) -> usize {
+    let a: Vec<char> = a.chars().collect();
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    let mut cur = vec![0; b.len() + 1];
+    for (i, ca) in a.iter().enumerate() {
+        cur[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let sub = prev[j] + usize::from(ca != cb);
+            cur[j + 1] = sub.min(prev[j + 1] + 1).min(cur[j] + 1);
+        }
+        std::mem::swap(&mut prev, &mut cur);
+    }
+    prev[b.len()]
+}
+
+/// The words of `candidates` close to `word` (edit distance at most 2,
+/// scaled down for short words), closest first.
+pub(crate) fn close_words<'c>(word: &str, candidates: &[&'c str]) -> Vec<&'c str> {
+    if word.chars().count() > 40 {
+        return Vec::new();
+    }
+    let max = if word.chars().count() <= 3 { 1 } else { 2 };
+    let mut found: Vec<(usize, &str)> = candidates
+        .iter()
+        .map(|c| (edit_distance(word, c), *c))
+        .filter(|(d, _)| *d <= max)
+        .collect();
+    found.sort_by_key(|(d, _)| *d);
+    found.into_iter().map(|(_, c)| c).collect()
+}
+
+/// `'a'`, `'a' or 'b'`, `'a', 'b' or 'c'`.
+pub(crate) fn or_list(words: &[&str]) -> String {
+    let quoted: Vec<String> = words.iter().map(|w| format!("'{w}'")).collect();
+    match quoted.split_last() {
+        None => String::new(),
+        Some((last, [])) => last.clone(),
+        Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
+    }
+}

@@ -1,0 +1,349 @@
+//! Expressions: precedence climbing over prefix operators and primaries.
+
+use super::{PResult, Parser};
+use crate::ast::*;
+use crate::lexer::TokenKind;
+
+impl Parser<'_> {
+    /// A full expression.
+    pub(super) fn expr(&mut self) -> PResult<Expr> {
+        self.enter()?;
+        let r = self.binary(1);
+        self.leave();
+        r
+    }
+
+    /// The binary operator at the current token, if any.
+    fn peek_binop(&self) -> Option<BinOp> {
+        Some(match self.kind() {
+            TokenKind::Keyword("or") => BinOp::Or,
+            TokenKind::Keyword("and") => BinOp::And,
+            TokenKind::Keyword("in") => BinOp::In,
+            TokenKind::Sym("==") => BinOp::Eq,
+            TokenKind::Sym("!=") => BinOp::Ne,
+            TokenKind::Sym("<") => BinOp::Lt,
+            TokenKind::Sym("<=") => BinOp::Le,
+            TokenKind::Sym(">") => BinOp::Gt,
+            TokenKind::Sym(">=") => BinOp::Ge,
+            TokenKind::Sym("+") => BinOp::Add,
+            TokenKind::Sym("-") => BinOp::Sub,
+            TokenKind::Sym("||") => BinOp::Concat,
+            TokenKind::Sym("*") => BinOp::Mul,
+            TokenKind::Sym("/") => BinOp::Div,
+            TokenKind::Sym("%") => BinOp::Mod,
+            _ => return None,
+        })
+    }
+
+    /// Operators of precedence `min` and above, all left-associative.
+    fn binary(&mut self, min: u8) -> PResult<Expr> {
+        let mut lhs = self.unary()?;
+        while let Some(op) = self.peek_binop() {
+            if op.precedence() < min {
+                break;
+            }
+            let op_span = self.bump().span;
+            let rhs = self.binary(op.precedence() + 1)?;
+            lhs = Expr {
+                span: lhs.span.to(rhs.span),
+                kind: ExprKind::Binary {
+                    op,
+                    op_span,
+                    lhs: Box::new(lhs),
+                    rhs: Box::new(rhs),
+                },
+            };
+        }
+        Ok(lhs)
+    }
+
+    /// `not` and unary `-` bind tighter than every binary operator.
+    fn unary(&mut self) -> PResult<Expr> {
+        let op = match self.kind() {
+            TokenKind::Keyword("not") => UnaryOp::Not,
+            TokenKind::Sym("-") => UnaryOp::Neg,
+            _ => return self.primary(),
+        };
+        let start = self.bump().span;
+        self.enter()?;
+        let operand = self.unary();
+        self.leave();
+        let operand = operand?;
+        Ok(Expr {
+            span: start.to(operand.span),
+            kind: ExprKind::Unary {
+                op,
+                operand: Box::new(operand),
+            },
+        })
+    }
+
+    fn primary(&mut self) -> PResult<Expr> {
+        let tok = self.peek().clone();
+        let lit = |kind| {
+            Ok(Expr {
+                kind,
+                span: tok.span,
+            })
+        };
+        match &tok.kind {
+            TokenKind::Int(v) => {
+                self.bump();
+                lit(ExprKind::Int(*v))
+            }
+            TokenKind::Float(v, text) => {
+                self.bump();
+                lit(ExprKind::Float(*v, text.clone()))
+            }
+            TokenKind::Str(parts) => {
+                self.bump();
+                if parts.iter().any(|p| matches!(p, StrPart::Var(_))) {
+                    lit(ExprKind::Template(parts.clone()))
+                } else {
+                    lit(ExprKind::Str(crate::lexer::flatten_parts(parts)))
+                }
+            }
+            TokenKind::Keyword("true") => {
+                self.bump();
+                lit(ExprKind::Bool(true))
+            }
+            TokenKind::Keyword("false") => {
+                self.bump();
+                lit(ExprKind::Bool(false))
+            }
+            TokenKind::Keyword("null") => {
+                self.bump();
+                lit(ExprKind::Null)
+            }
+            TokenKind::Sym("*") => {
+                self.bump();
+                lit(ExprKind::Star)
+            }
+            TokenKind::Sym("(") => {
+                self.bump();
+                let inner = self.expr()?;
+                self.expect_sym(")", "to close '('")?;
+                // The span includes the parentheses.
+                Ok(Expr {
+                    kind: inner.kind,
+                    span: self.since(tok.span),
+                })
+            }
+            TokenKind::Sym("[") => self.list(),
+            TokenKind::Keyword("model") => {
+                self.bump();
+                self.enter()?;
+                let m = self.model_rest(tok.span, true);
+                self.leave();
+                let m = m?;
+                Ok(Expr {
+                    span: m.span,
+                    kind: ExprKind::Model(Box::new(m)),
+                })
+            }
+            TokenKind::Ident(name) => {
+                let name = Ident {
+                    name: name.clone(),
+                    span: self.bump().span,
+                };
+                if self.is_sym("(") {
+                    return self.call_rest(name);
+                }
+                if self.eat_sym(".").is_some() {
+                    let col = self.ident(&format!("a column name after '{}.'", name.name))?;
+                    return Ok(Expr {
+                        span: name.span.to(col.span),
+                        kind: ExprKind::Column {
+                            qualifier: Some(name),
+                            name: col,
+                        },
+                    });
+                }
+                Ok(Expr {
+                    span: name.span,
+                    kind: ExprKind::Column {
+                        qualifier: None,
+                        name,
+                    },
+                })
+            }
+            TokenKind::TypeKeyword(k) => {
+                let f = self.unexpected("an expression");
+                Err(f.with_help(format!(
+                    "a type is not an expression; cast takes the type as a string: \
+                     cast(x, \"{k}\")"
+                )))
+            }
+            _ => Err(self.unexpected("an expression")),
+        }
+    }
+
+    /// `[ ]`, `[a, b, ..]` or `[e for x in xs]`.
+    fn list(&mut self) -> PResult<Expr> {
+        let start = self.bump().span;
+        if self.eat_sym("]").is_some() {
+            return Ok(Expr {
+                kind: ExprKind::List(Vec::new()),
+                span: self.since(start),
+            });
+        }
+        let first = self.expr()?;
+        if self.eat_kw("for").is_some() {
+            let var = self.ident("a variable name after 'for'")?;
+            self.expect_kw("in", &format!("after 'for {}'", var.name))?;
+            let iter = self.expr()?;
+            self.expect_sym("]", "to close the list comprehension")?;
+            return Ok(Expr {
+                kind: ExprKind::Comprehension {
+                    element: Box::new(first),
+                    var,
+                    iter: Box::new(iter),
+                },
+                span: self.since(start),
+            });
+        }
+        let mut items = vec![first];
+        loop {
+            if self.eat_sym(",").is_some() {
+                if self.is_sym("]") {
+                    self.bump();
+                    break;
+                }
+                items.push(self.expr()?);
+                continue;
+            }
+            self.expect_sym("]", "or ',' in the list")?;
+            break;
+        }
+        Ok(Expr {
+            kind: ExprKind::List(items),
+            span: self.since(start),
+        })
+    }
+
+    /// A call after its name: `( [distinct] args ) [over (..)]`. The
+    /// current token is `(`.
+    pub(super) fn call_rest(&mut self, name: Ident) -> PResult<Expr> {
+        self.expect_sym("(", &format!("after '{}'", name.name))?;
+        let distinct = self.eat_kw("distinct").is_some();
+        let mut args = Vec::new();
+        if self.eat_sym(")").is_none() {
+            loop {
+                let arg_name =
+                    if matches!(self.kind(), TokenKind::Ident(_)) && self.is_sym_at(1, ":") {
+                        let n = self.ident("an argument name")?;
+                        self.bump(); // ':'
+                        Some(n)
+                    } else {
+                        None
+                    };
+                let value = self.expr()?;
+                args.push(Arg {
+                    name: arg_name,
+                    value,
+                });
+                if self.eat_sym(",").is_some() {
+                    continue;
+                }
+                self.expect_sym(
+                    ")",
+                    &format!("or ',' in the arguments of {}(..)", name.name),
+                )?;
+                break;
+            }
+        }
+        // Unit slots: a bare name as date_trunc's 2nd or date_diff's 3rd
+        // argument is the unit's name, not a column.
+        let slot = match name.name.as_str() {
+            "date_trunc" => Some(1),
+            "date_diff" => Some(2),
+            _ => None,
+        };
+        if let Some(arg) = slot.and_then(|i| args.get_mut(i)) {
+            if arg.name.is_none() {
+                if let ExprKind::Column {
+                    qualifier: None,
+                    name: unit,
+                } = &arg.value.kind
+                {
+                    arg.value.kind = ExprKind::Str(unit.name.clone());
+                }
+            }
+        }
+        let over = if self.is_kw("over") {
+            Some(self.window()?)
+        } else {
+            None
+        };
+        Ok(Expr {
+            span: self.since(name.span),
+            kind: ExprKind::Call(Call {
+                name,
+                distinct,
+                args,
+                over,
+            }),
+        })
+    }
+
+    /// `over ( [part [, part]] )` with parts `partition_by: [..]` and
+    /// `sort: [k [desc], ..]`.
+    fn window(&mut self) -> PResult<Window> {
+        let start = self.bump().span;
+        self.expect_sym("(", "after 'over'")?;
+        let mut w = Window {
+            partition_by: Vec::new(),
+            sort: Vec::new(),
+            parts_written: Vec::new(),
+            span: start,
+        };
+        if self.eat_sym(")").is_none() {
+            self.window_part(&mut w)?;
+            if self.eat_sym(",").is_some() {
+                self.window_part(&mut w)?;
+            }
+            self.expect_sym(")", "to close over(..) (at most two parts)")?;
+        }
+        w.span = self.since(start);
+        Ok(w)
+    }
+
+    fn window_part(&mut self, w: &mut Window) -> PResult<()> {
+        let is_part = |p: &Self, k: &str| p.is_kw(k) && p.is_sym_at(1, ":");
+        if is_part(self, "partition_by") {
+            self.bump();
+            self.bump();
+            self.expect_sym("[", "after 'partition_by:'")?;
+            let exprs = self.expr_list_until("]", "in partition_by: [..]")?;
+            w.partition_by.extend(exprs);
+            w.parts_written.push(true);
+            return Ok(());
+        }
+        if is_part(self, "sort") {
+            self.bump();
+            self.bump();
+            self.expect_sym("[", "after 'sort:'")?;
+            if self.eat_sym("]").is_none() {
+                loop {
+                    let e = self.expr()?;
+                    let desc = self.eat_kw("desc").is_some();
+                    w.sort.push((e, desc));
+                    if self.eat_sym(",").is_some() {
+                        continue;
+                    }
+                    if self.is_kw("asc") {
+                        let f = self.unexpected("',' or ']' in sort: [..]");
+                        return Err(f.with_help(
+                            "only 'desc' may follow a window sort key; ascending is the default",
+                        ));
+                    }
+                    self.expect_sym("]", "or ',' in sort: [..]")?;
+                    break;
+                }
+            }
+            w.parts_written.push(false);
+            return Ok(());
+        }
+        Err(self.unexpected("'partition_by:' or 'sort:' in over(..)"))
+    }
+}
