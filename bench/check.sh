@@ -1,0 +1,216 @@
+#!/usr/bin/env bash
+# Benchmark `strata check` (ours, Rust) against the reference `strata check`
+# (strata-lang 0.1.6, Python) on generated modules of 200, 2,000 and 20,000
+# models. Prints a markdown table. See bench/README.md.
+#
+# Environment:
+#   STRATA            our binary   (default $CARGO_TARGET_DIR/release/strata,
+#                                   CARGO_TARGET_DIR defaults to /root/.cache/strata-dev)
+#   STRATA_REF        reference    (default /opt/strata-ref/bin/strata)
+#   SIZES             model counts (default "200 2000 20000")
+#   SEED              generator seed (default 1)
+#   OUT               where modules go (default bench/out, gitignored)
+#   RUNS              timed runs of ours per size (default 10, after 2 warm-ups)
+#   REF_RUNS          timed runs of the reference for sizes < 20,000 (default 3)
+#   REF_TIMEOUT       seconds before a reference run is abandoned (default 300)
+#   NO_HYPERFINE=1    time with a python3 loop even if hyperfine is installed
+#   REF_ONCE_FROM     size from which the reference is run once only (default 20000)
+set -uo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+: "${CARGO_TARGET_DIR:=/root/.cache/strata-dev}"
+STRATA="${STRATA:-$CARGO_TARGET_DIR/release/strata}"
+STRATA_REF="${STRATA_REF:-/opt/strata-ref/bin/strata}"
+SIZES="${SIZES:-200 2000 20000}"
+SEED="${SEED:-1}"
+OUT="${OUT:-$here/out}"
+RUNS="${RUNS:-10}"
+REF_RUNS="${REF_RUNS:-3}"
+REF_TIMEOUT="${REF_TIMEOUT:-300}"
+BIG="${REF_ONCE_FROM:-20000}"   # from this size on the reference is run once, under REF_TIMEOUT
+
+mkdir -p "$OUT"
+log() { printf '%s\n' "$*" >&2; }
+
+if [ ! -x "$STRATA" ]; then
+  log "error: our binary not found at $STRATA (build with: cargo build --release -p strata-cli, or set STRATA)"
+  exit 2
+fi
+have_ref=1
+if [ ! -x "$STRATA_REF" ]; then
+  have_ref=0
+  log "note: reference not found at $STRATA_REF: measuring ours only"
+fi
+have_hf=0; [ -z "${NO_HYPERFINE:-}" ] && command -v hyperfine >/dev/null 2>&1 && have_hf=1
+have_time=0; [ -x /usr/bin/time ] && have_time=1
+
+# ---------------------------------------------------------------- helpers
+# median_ms CMD... : median wall time in ms over $N runs (after $W warm-ups).
+# Uses hyperfine when installed, else a python3 perf_counter loop.
+median_ms() {
+  local json="$OUT/.hf.json"
+  if [ "$have_hf" = 1 ]; then
+    local extra=()
+    [ "$W" -gt 0 ] && extra+=(--warmup "$W")
+    if ! hyperfine -N --style none "${extra[@]}" --runs "$N" --export-json "$json" -- "$*" >/dev/null 2>"$OUT/.hf.err"; then
+      echo "ERR"; return
+    fi
+    python3 -c 'import json,sys; print("%.1f" % (json.load(open(sys.argv[1]))["results"][0]["median"]*1000))' "$json"
+  else
+    python3 - "$W" "$N" "$@" <<'EOF'
+import subprocess, sys, time, statistics
+w, n, cmd = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3:]
+ts = []
+for i in range(w + n):
+    t = time.perf_counter()
+    r = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    dt = time.perf_counter() - t
+    if r.returncode != 0:
+        print("ERR"); sys.exit(0)
+    if i >= w:
+        ts.append(dt)
+print("%.1f" % (statistics.median(ts) * 1000))
+EOF
+  fi
+}
+
+# peak_mb CMD... : peak RSS in MB of one run (/usr/bin/time -f %M, KB).
+peak_mb() {
+  local f="$OUT/.rss"
+  if [ "$have_time" = 1 ]; then
+    /usr/bin/time -f %M -o "$f" "$@" >/dev/null 2>&1 || { echo "ERR"; return; }
+    awk '{printf "%.1f", $1/1024}' "$f"
+  else
+    python3 - "$@" <<'EOF'
+import resource, subprocess, sys
+r = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+print("ERR" if r.returncode else "%.1f" % (resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024))
+EOF
+  fi
+}
+
+# once CMD... : one run under REF_TIMEOUT; prints "ms rss_mb", "TIMEOUT" or "ERR".
+once() {
+  local f="$OUT/.once"
+  python3 - "$REF_TIMEOUT" "$f" "$@" <<'EOF'
+import resource, subprocess, sys, time
+limit, f, cmd = float(sys.argv[1]), sys.argv[2], sys.argv[3:]
+t = time.perf_counter()
+try:
+    r = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=limit)
+except subprocess.TimeoutExpired:
+    print("TIMEOUT"); sys.exit(0)
+dt = time.perf_counter() - t
+if r.returncode:
+    print("ERR"); sys.exit(0)
+print("%.1f %.1f" % (dt * 1000, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024))
+EOF
+}
+
+human_size() { awk -v b="$1" 'BEGIN{ if (b>=1048576) printf "%.1f MB", b/1048576; else printf "%.0f KB", b/1024 }'; }
+fmt_int() { python3 -c 'import sys; print(f"{int(sys.argv[1]):,}")' "$1"; }
+
+# --------------------------------------------------------------- machine
+cpu="$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')"
+log "machine: $(nproc) cores, ${cpu:-unknown CPU}; load before: $(cut -d' ' -f1-3 /proc/loadavg)"
+log "ours: $STRATA"
+[ "$have_ref" = 1 ] && log "reference: $STRATA_REF"
+log "timing: $([ "$have_hf" = 1 ] && hyperfine --version || echo 'python3 perf_counter loop (hyperfine not installed)'); RSS: $([ "$have_time" = 1 ] && echo '/usr/bin/time -f %M' || echo 'getrusage')"
+
+# ----------------------------------------------------------- generate
+for n in $SIZES; do
+  f="$OUT/models_$n.strata"
+  python3 "$here/gen.py" --models "$n" --seed "$SEED" > "$f.tmp" && mv "$f.tmp" "$f" || { log "error: gen.py failed for $n"; exit 2; }
+done
+
+# --------------------------------------------------- sanity: both accept
+for n in $SIZES; do
+  f="$OUT/models_$n.strata"
+  if ! "$STRATA" check "$f" >/dev/null 2>"$OUT/.err"; then
+    log "error: our 'strata check' rejects $f:"; head -20 "$OUT/.err" >&2; exit 1
+  fi
+done
+if [ "$have_ref" = 1 ]; then
+  # The biggest module is validated by its timed run below.
+  for n in $SIZES; do
+    [ "$n" -ge "$BIG" ] && continue
+    if ! "$STRATA_REF" check "$OUT/models_$n.strata" 2>&1 | tail -1 | grep -q 'check OK'; then
+      log "error: the reference rejects $OUT/models_$n.strata"; exit 1
+    fi
+  done
+fi
+
+# ------------------------------------------------------------- measure
+declare -A OURS OURS_RSS REF REF_RSS
+for n in $SIZES; do
+  f="$OUT/models_$n.strata"
+  log "== $n models ($(human_size "$(stat -c %s "$f")"))"
+  W=2 N="$RUNS"; OURS[$n]="$(median_ms "$STRATA" check "$f")"
+  OURS_RSS[$n]="$(peak_mb "$STRATA" check "$f")"
+  log "   strata:      ${OURS[$n]} ms, ${OURS_RSS[$n]} MB"
+  if [ "$have_ref" = 1 ]; then
+    if [ "$n" -ge "$BIG" ]; then
+      r="$(once "$STRATA_REF" check "$f")"
+      case "$r" in
+        TIMEOUT) REF[$n]="> ${REF_TIMEOUT} s"; REF_RSS[$n]="n/a" ;;
+        ERR)     REF[$n]="ERR"; REF_RSS[$n]="ERR" ;;
+        *)       REF[$n]="${r% *}"; REF_RSS[$n]="${r#* }" ;;
+      esac
+    else
+      W=0 N="$REF_RUNS"; REF[$n]="$(median_ms "$STRATA_REF" check "$f")"
+      REF_RSS[$n]="$(peak_mb "$STRATA_REF" check "$f")"
+    fi
+    log "   strata-lang: ${REF[$n]} ms, ${REF_RSS[$n]} MB"
+  fi
+done
+
+# --------------------------------------------------------------- report
+load_after="$(cut -d' ' -f1-3 /proc/loadavg)"
+echo
+echo "Run $(date -u '+%Y-%m-%d %H:%M UTC') on $(nproc) cores, ${cpu:-unknown CPU}; load average after: $load_after; seed $SEED"
+echo
+if [ "$have_ref" = 1 ]; then
+  echo "| models | file size | strata (ms) | strata-lang (ms) | speed-up | strata peak RSS (MB) | strata-lang peak RSS (MB) |"
+  echo "|---:|---:|---:|---:|---:|---:|---:|"
+else
+  echo "| models | file size | strata (ms) | strata peak RSS (MB) |"
+  echo "|---:|---:|---:|---:|"
+fi
+for n in $SIZES; do
+  f="$OUT/models_$n.strata"
+  size="$(human_size "$(stat -c %s "$f")")"
+  if [ "$have_ref" = 1 ]; then
+    sp="$(python3 -c '
+import sys
+o, r = sys.argv[1], sys.argv[2]
+try:
+    x = float(r) / float(o)
+    print(("%.1fx" if x < 10 else "%.0fx") % x)
+except ValueError:
+    if r.startswith(">") and o != "ERR":
+        print("> %.0fx" % (float(r[1:].split()[0]) * 1000 / float(o)))
+    else:
+        print("n/a")
+' "${OURS[$n]}" "${REF[$n]}")"
+    echo "| $(fmt_int "$n") | $size | ${OURS[$n]} | ${REF[$n]} | $sp | ${OURS_RSS[$n]} | ${REF_RSS[$n]} |"
+  else
+    echo "| $(fmt_int "$n") | $size | ${OURS[$n]} | ${OURS_RSS[$n]} |"
+  fi
+done
+echo
+if [[ " $SIZES " == *" 2000 "* && " $SIZES " == *" 20000 "* ]]; then
+  python3 -c '
+import sys
+a, b = sys.argv[1], sys.argv[2]
+try:
+    print("strata time(20,000) / time(2,000) = %.2f (target <= 12)" % (float(b) / float(a)))
+except ValueError:
+    print("strata time(20,000) / time(2,000) = n/a")
+' "${OURS[2000]}" "${OURS[20000]}"
+fi
+[ "$have_ref" = 1 ] || echo "(reference not installed at $STRATA_REF: ours only)"
+for n in $SIZES; do
+  [[ "${REF[$n]:-}" == ">"* ]] && echo "(strata-lang did not finish $n models within ${REF_TIMEOUT} s)"
+done
+rm -f "$OUT/.hf.json" "$OUT/.hf.err" "$OUT/.rss" "$OUT/.once" "$OUT/.err"
+exit 0
