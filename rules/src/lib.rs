@@ -1,1 +1,204 @@
-//! The rule registry (being written).
+//! The rule registry: every diagnostic code strata can print, declared once
+//! with [`rule`] in its own file (`<family>/<code>_<name>.rs`), and every
+//! check over the typed IR.
+//!
+//! A rule's doc comment is its explanation: the first line is the summary
+//! (`strata rules`), the whole text is what `strata explain CODE` prints.
+//! Rules register themselves through `inventory`, so the registry has no
+//! hand-kept list; a crate outside this one declares rules the same way (it
+//! depends on `strata-rules`, `strata-rules-macros` and `inventory`).
+
+// The macro emits `::strata_rules::...` paths, which must also resolve here.
+extern crate self as strata_rules;
+
+use std::cmp::Ordering;
+
+use strata_lang::{ir, Diagnostic};
+
+pub use strata_lang::Severity;
+pub use strata_rules_macros::rule;
+
+pub mod columns;
+pub mod contracts;
+pub mod data_tests;
+pub mod functions;
+pub mod groups;
+pub mod incremental;
+pub mod inputs;
+pub mod join;
+pub mod setops;
+pub mod syntax;
+pub mod types;
+
+/// A check over the typed IR: reports its diagnostics into the vector.
+pub type CheckFn = fn(&ir::Module, &mut Vec<Diagnostic>);
+
+/// The stage of strata that reports a rule's code.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Phase {
+    /// Lexing and parsing.
+    Parse,
+    /// Loading the module and resolving names (inputs, columns, imports).
+    Resolve,
+    /// Type checking and the compile-time rules over the typed IR.
+    Check,
+    /// `strata lint` warnings.
+    Lint,
+    /// Running models against the warehouse (pins, cardinality counts).
+    Materialize,
+}
+
+impl Phase {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Phase::Parse => "parse",
+            Phase::Resolve => "resolve",
+            Phase::Check => "check",
+            Phase::Lint => "lint",
+            Phase::Materialize => "materialize",
+        }
+    }
+}
+
+impl std::fmt::Display for Phase {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// One diagnostic code and what is known about it. Built by [`rule`].
+#[derive(Debug)]
+pub struct Rule {
+    /// `E040`, `F001`, `W002`, `ParseError`, `PinError`.
+    pub code: &'static str,
+    /// Kebab-case name, e.g. `unknown-column`.
+    pub name: &'static str,
+    pub severity: Severity,
+    pub phase: Phase,
+    /// The explanation: summary line, what it means, failing example, fix.
+    pub doc: &'static str,
+    /// The check over the typed IR, for rules that are checks; `None` for
+    /// codes that the parser, the checker or the materializer reports.
+    pub check: Option<CheckFn>,
+}
+
+impl Rule {
+    /// The first line of the documentation.
+    pub fn summary(&self) -> &'static str {
+        self.doc.lines().next().unwrap_or("").trim()
+    }
+
+    /// `error` or `warning`.
+    pub fn severity_name(&self) -> &'static str {
+        match self.severity {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+        }
+    }
+}
+
+inventory::collect!(Rule);
+
+/// Every registered rule in a stable order: `ParseError`, the E codes, the F
+/// codes and the W codes by number, then `PinError`.
+pub fn all() -> Vec<&'static Rule> {
+    let mut rules: Vec<&'static Rule> = inventory::iter::<Rule>.into_iter().collect();
+    rules.sort_by(|a, b| compare_codes(a.code, b.code));
+    rules
+}
+
+/// The rule with this code, ignoring ASCII case (`e079` finds `E079`).
+pub fn find(code: &str) -> Option<&'static Rule> {
+    inventory::iter::<Rule>
+        .into_iter()
+        .find(|r| r.code.eq_ignore_ascii_case(code))
+}
+
+/// Run every rule that is a check over the module. The diagnostics come in
+/// registry order; merge them with the checker's and sort them with
+/// [`strata_lang::diag::sort_diagnostics`] for display.
+pub fn run_checks(module: &ir::Module) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    for check in all().into_iter().filter_map(|r| r.check) {
+        check(module, &mut out);
+    }
+    out
+}
+
+/// The registry order of two codes (see [`all`]).
+pub fn compare_codes(a: &str, b: &str) -> Ordering {
+    code_rank(a).cmp(&code_rank(b)).then_with(|| a.cmp(b))
+}
+
+fn code_rank(code: &str) -> (u8, u32) {
+    let number = || code.get(1..).and_then(|n| n.parse::<u32>().ok());
+    match (code, code.as_bytes().first()) {
+        ("ParseError", _) => (0, 0),
+        ("PinError", _) => (4, 0),
+        (_, Some(b'E')) => (1, number().unwrap_or(u32::MAX)),
+        (_, Some(b'F')) => (2, number().unwrap_or(u32::MAX)),
+        (_, Some(b'W')) => (3, number().unwrap_or(u32::MAX)),
+        _ => (5, 0),
+    }
+}
+
+#[cfg(test)]
+mod registry_tests {
+    use super::*;
+
+    #[test]
+    fn rules_are_sorted_by_family_then_number() {
+        let mut codes = vec![
+            "PinError",
+            "W002",
+            "F001",
+            "E101",
+            "E040",
+            "ParseError",
+            "E079",
+        ];
+        codes.sort_by(|a, b| compare_codes(a, b));
+        assert_eq!(
+            codes,
+            [
+                "ParseError",
+                "E040",
+                "E079",
+                "E101",
+                "F001",
+                "W002",
+                "PinError"
+            ]
+        );
+        let registered: Vec<&str> = all().iter().map(|r| r.code).collect();
+        let mut sorted = registered.clone();
+        sorted.sort_by(|a, b| compare_codes(a, b));
+        assert_eq!(registered, sorted);
+        assert_eq!(registered.first(), Some(&"ParseError"));
+    }
+
+    #[test]
+    fn find_ignores_case() {
+        let rule = find("e040").expect("E040 is declared");
+        assert_eq!(rule.code, "E040");
+        assert_eq!(rule.name, "unknown-column");
+        assert_eq!(rule.severity_name(), "error");
+        assert_eq!(rule.phase, Phase::Resolve);
+        assert_eq!(rule.summary(), "Unknown column.");
+        assert!(find("E999").is_none());
+    }
+
+    #[test]
+    fn the_macro_keeps_the_doc_text() {
+        let rule = find("E079").expect("E079 is declared");
+        assert!(rule.doc.starts_with(rule.summary()));
+        assert!(rule.doc.contains("\n```strata\n"), "{}", rule.doc);
+        assert!(!rule.doc.contains("\n ```"), "leading spaces are stripped");
+    }
+
+    #[test]
+    fn run_checks_on_an_empty_module_reports_nothing() {
+        assert!(run_checks(&ir::Module::default()).is_empty());
+    }
+}

@@ -1,0 +1,33 @@
+use crate::rule;
+
+/// A `test` check names a column the model does not output.
+///
+/// ## What it means
+///
+/// In `expect col <op> literal`, `col` must be an output column of the
+/// tested model (`row_count` is the one special name: the number of rows).
+/// Columns the model reads but does not output cannot be tested.
+///
+/// ## Example
+///
+/// ```strata
+/// source orders(ns: "shop", dataset: "orders") {
+///   columns: { order_id: int64 nonnull, customer_id: int64, amount: float64 }
+/// }
+/// model paid_orders { from orders filter amount > 0 }
+/// test paid_orders { expect order_ud > 0 }
+/// ```
+///
+/// ## How to fix
+///
+/// Name an output column of the model:
+///
+/// ```strata
+/// source orders(ns: "shop", dataset: "orders") {
+///   columns: { order_id: int64 nonnull, customer_id: int64, amount: float64 }
+/// }
+/// model paid_orders { from orders filter amount > 0 }
+/// test paid_orders { expect order_id > 0 }
+/// ```
+#[rule(code = "E092", name = "test-unknown-column", severity = error, phase = resolve)]
+pub struct TestUnknownColumn;

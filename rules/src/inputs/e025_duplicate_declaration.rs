@@ -1,0 +1,37 @@
+use crate::rule;
+
+/// The same name is declared twice.
+///
+/// ## What it means
+///
+/// Two top-level declarations of the same kind (two sources, two models, two
+/// contracts, two domains, two pipelines...) have the same name, in one file
+/// or across imported files. Every later declaration is reported, pointing
+/// at the first one. This code is specific to this implementation: the
+/// reference implementation keeps the first declaration and silently ignores
+/// the others, so an edit to the second copy has no effect there. Several
+/// `test` blocks for the same model are not duplicates; their checks add up.
+///
+/// ## Example
+///
+/// ```strata
+/// source orders(ns: "shop", dataset: "orders") {
+///   columns: { order_id: int64 nonnull, amount: float64 }
+/// }
+/// model big_orders { from orders filter amount > 100 }
+/// model big_orders { from orders filter amount > 1000 }
+/// ```
+///
+/// ## How to fix
+///
+/// Keep one declaration, or give each its own name:
+///
+/// ```strata
+/// source orders(ns: "shop", dataset: "orders") {
+///   columns: { order_id: int64 nonnull, amount: float64 }
+/// }
+/// model big_orders { from orders filter amount > 100 }
+/// model huge_orders { from orders filter amount > 1000 }
+/// ```
+#[rule(code = "E025", name = "duplicate-declaration", severity = error, phase = resolve)]
+pub struct DuplicateDeclaration;

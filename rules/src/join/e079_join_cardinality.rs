@@ -1,0 +1,296 @@
+use crate::rule;
+
+/// A join's `expect many_to_one` / `expect one_to_one` cannot be checked as written.
+///
+/// ## What it means
+///
+/// `join_left` and `join_inner` can promise how many rows of the joined (right)
+/// input each left row matches: `expect many_to_one` (at most one; the right
+/// side's join keys are unique) or `expect one_to_one` (in addition, the left
+/// side's join keys are unique). The promise is verified on the data when the
+/// model is materialized, by counting duplicate key groups on each side. That is
+/// only possible when the `on` condition says clearly which columns are the
+/// keys, so the annotation requires this shape:
+///
+/// * Only `join_left` and `join_inner` take `expect`. On `join_anti` and
+///   `join_semi` it is rejected before anything else: they never multiply rows.
+/// * The `on` condition is read as conjuncts joined by `and` (only `and`; type
+///   errors in it, such as E051, are reported first). Each conjunct is, with the
+///   left input `orders` and the joined input `customers`:
+///   * a plain left column `==` a plain right column, in either order
+///     (`orders.customer_id == customers.customer_id`, or the bare
+///     `customer_id` while it is still the from-input's own column): a key
+///     **pair**;
+///   * a plain right column `==` something that does not mention `customers` (a
+///     literal, a left expression such as `upper(orders.email)`, a `let`
+///     column, a column of an earlier join): a **right-only key**;
+///   * anything else that mentions `customers` with `==`
+///     (`customers.customer_id + 1 == orders.customer_id`,
+///     `upper(customers.email) == orders.email`,
+///     `customers.a == customers.b`): rejected, the right side is referenced
+///     outside a clean equi-key;
+///   * a conjunct that mentions `customers` with something other than `==`
+///     (`>`, `!=`, `in`, `or`, `not`, a boolean call such as
+///     `startswith(customers.segment, "B2B")`): rejected, not an equi-join key
+///     on plain columns;
+///   * a conjunct that mentions only the left side (`orders.amount > 100`):
+///     ignored, it can only remove matches.
+/// * There must be at least one right key (a pair or a right-only key).
+/// * `one_to_one` needs at least one pair: right-only keys bound the matches of
+///   a left row but say nothing about which left column must be unique.
+///
+/// A "plain column" is a column reference, not an expression. Keys may be
+/// composite (`on orders.a == customers.a and orders.b == customers.b` counts
+/// duplicates of the pair `(a, b)`).
+///
+/// The fix is always the same idea: **rewrite it upstream, out loud**. Compute
+/// the expression, the filter or the resolved key as a column of an upstream
+/// model, and join on that plain column. Declared `unique` or `primary_key`
+/// flags never replace the check: data can violate them.
+///
+/// ## Example
+///
+/// ```strata
+/// source orders(ns: "shop") { columns: { order_id: int64 nonnull, customer_id: int64, email: string } }
+/// source customers(ns: "shop") { columns: { customer_id: int64 nonnull, email: string, segment: string, is_deleted: bool nonnull } }
+/// model orders_by_email {
+///   from orders
+///   join_left customers on upper(customers.email) == upper(orders.email) expect many_to_one
+///   select { order_id = order_id, segment = customers.segment }
+/// }
+/// ```
+///
+/// ## How to fix
+///
+/// Compute the normalised e-mail as a column of an upstream model and join on
+/// that column (the left side may stay an expression):
+///
+/// ```strata
+/// source orders(ns: "shop") { columns: { order_id: int64 nonnull, customer_id: int64, email: string } }
+/// source customers(ns: "shop") { columns: { customer_id: int64 nonnull, email: string, segment: string, is_deleted: bool nonnull } }
+/// model customers_by_email {
+///   from customers
+///   select { email_key = upper(email), segment = segment }
+/// }
+/// model orders_by_email {
+///   from orders
+///   join_left customers_by_email on customers_by_email.email_key == upper(orders.email) expect many_to_one
+///   select { order_id = order_id, segment = customers_by_email.segment }
+/// }
+/// ```
+///
+/// ## Every failing shape and its fix
+///
+/// Each program below is complete: it declares the two sources it reads.
+///
+/// ### `expect` on an anti or semi join
+///
+/// ```strata
+/// source orders(ns: "shop") { columns: { order_id: int64 nonnull, customer_id: int64, email: string } }
+/// source customers(ns: "shop") { columns: { customer_id: int64 nonnull, email: string, segment: string, is_deleted: bool nonnull } }
+/// model orders_without_customer {
+///   from orders
+///   join_anti customers on orders.customer_id == customers.customer_id expect many_to_one
+/// }
+/// ```
+///
+/// An anti or semi join keeps or drops left rows; it never multiplies them.
+/// Remove the annotation:
+///
+/// ```strata
+/// source orders(ns: "shop") { columns: { order_id: int64 nonnull, customer_id: int64, email: string } }
+/// source customers(ns: "shop") { columns: { customer_id: int64 nonnull, email: string, segment: string, is_deleted: bool nonnull } }
+/// model orders_without_customer {
+///   from orders
+///   join_anti customers on orders.customer_id == customers.customer_id
+/// }
+/// ```
+///
+/// ### The right side inside an expression
+///
+/// ```strata
+/// source orders(ns: "shop") { columns: { order_id: int64 nonnull, customer_id: int64, email: string } }
+/// source customers(ns: "shop") { columns: { customer_id: int64 nonnull, email: string, segment: string, is_deleted: bool nonnull } }
+/// model orders_by_email {
+///   from orders
+///   join_left customers on upper(customers.email) == upper(orders.email) expect many_to_one
+/// }
+/// ```
+///
+/// The check counts duplicates of plain columns, not of `upper(email)`. Compute
+/// the key upstream and join on it:
+///
+/// ```strata
+/// source orders(ns: "shop") { columns: { order_id: int64 nonnull, customer_id: int64, email: string } }
+/// source customers(ns: "shop") { columns: { customer_id: int64 nonnull, email: string, segment: string, is_deleted: bool nonnull } }
+/// model customers_by_email {
+///   from customers
+///   select { email_key = upper(email), segment = segment }
+/// }
+/// model orders_by_email {
+///   from orders
+///   join_left customers_by_email on customers_by_email.email_key == upper(orders.email) expect many_to_one
+/// }
+/// ```
+///
+/// ### A comparison other than `==` on the right side
+///
+/// ```strata
+/// source orders(ns: "shop") { columns: { order_id: int64 nonnull, customer_id: int64, email: string } }
+/// source customers(ns: "shop") { columns: { customer_id: int64 nonnull, email: string, segment: string, is_deleted: bool nonnull } }
+/// model orders_with_real_customers {
+///   from orders
+///   join_left customers on orders.customer_id == customers.customer_id and customers.segment != "test" expect many_to_one
+/// }
+/// ```
+///
+/// A filter on the right side belongs to the right input. Filter it upstream
+/// and join on the key alone:
+///
+/// ```strata
+/// source orders(ns: "shop") { columns: { order_id: int64 nonnull, customer_id: int64, email: string } }
+/// source customers(ns: "shop") { columns: { customer_id: int64 nonnull, email: string, segment: string, is_deleted: bool nonnull } }
+/// model real_customers {
+///   from customers
+///   filter segment != "test"
+/// }
+/// model orders_with_real_customers {
+///   from orders
+///   join_left real_customers on orders.customer_id == real_customers.customer_id expect many_to_one
+/// }
+/// ```
+///
+/// ### `or` in the condition
+///
+/// ```strata
+/// source orders(ns: "shop") { columns: { order_id: int64 nonnull, customer_id: int64, email: string } }
+/// source customers(ns: "shop") { columns: { customer_id: int64 nonnull, email: string, segment: string, is_deleted: bool nonnull } }
+/// model orders_with_customer {
+///   from orders
+///   join_left customers on orders.customer_id == customers.customer_id or orders.email == customers.email expect many_to_one
+/// }
+/// ```
+///
+/// With `or`, a left row may match through either key: there is no single key
+/// to count. Resolve the key upstream, one plain join at a time, then join on
+/// the resolved key:
+///
+/// ```strata
+/// source orders(ns: "shop") { columns: { order_id: int64 nonnull, customer_id: int64, email: string } }
+/// source customers(ns: "shop") { columns: { customer_id: int64 nonnull, email: string, segment: string, is_deleted: bool nonnull } }
+/// model orders_keyed {
+///   from orders
+///   join_left customers on orders.email == customers.email expect many_to_one
+///   select { order_id = order_id, customer_key = coalesce(customer_id, customers.customer_id) }
+/// }
+/// model orders_with_customer {
+///   from orders_keyed
+///   join_left customers on orders_keyed.customer_key == customers.customer_id expect many_to_one
+/// }
+/// ```
+///
+/// ### `not` on the right side
+///
+/// ```strata
+/// source orders(ns: "shop") { columns: { order_id: int64 nonnull, customer_id: int64, email: string } }
+/// source customers(ns: "shop") { columns: { customer_id: int64 nonnull, email: string, segment: string, is_deleted: bool nonnull } }
+/// model orders_with_live_customers {
+///   from orders
+///   join_left customers on orders.customer_id == customers.customer_id and not customers.is_deleted expect many_to_one
+/// }
+/// ```
+///
+/// Filter the right input upstream:
+///
+/// ```strata
+/// source orders(ns: "shop") { columns: { order_id: int64 nonnull, customer_id: int64, email: string } }
+/// source customers(ns: "shop") { columns: { customer_id: int64 nonnull, email: string, segment: string, is_deleted: bool nonnull } }
+/// model live_customers {
+///   from customers
+///   filter not is_deleted
+/// }
+/// model orders_with_live_customers {
+///   from orders
+///   join_left live_customers on orders.customer_id == live_customers.customer_id expect many_to_one
+/// }
+/// ```
+///
+/// ### A boolean call on the right side
+///
+/// ```strata
+/// source orders(ns: "shop") { columns: { order_id: int64 nonnull, customer_id: int64, email: string } }
+/// source customers(ns: "shop") { columns: { customer_id: int64 nonnull, email: string, segment: string, is_deleted: bool nonnull } }
+/// model b2b_orders {
+///   from orders
+///   join_inner customers on orders.customer_id == customers.customer_id and startswith(customers.segment, "B2B") expect many_to_one
+/// }
+/// ```
+///
+/// Filter the right input upstream:
+///
+/// ```strata
+/// source orders(ns: "shop") { columns: { order_id: int64 nonnull, customer_id: int64, email: string } }
+/// source customers(ns: "shop") { columns: { customer_id: int64 nonnull, email: string, segment: string, is_deleted: bool nonnull } }
+/// model b2b_customers {
+///   from customers
+///   filter startswith(segment, "B2B")
+/// }
+/// model b2b_orders {
+///   from orders
+///   join_inner b2b_customers on orders.customer_id == b2b_customers.customer_id expect many_to_one
+/// }
+/// ```
+///
+/// ### No key on the right side
+///
+/// ```strata
+/// source orders(ns: "shop") { columns: { order_id: int64 nonnull, customer_id: int64, email: string } }
+/// source customers(ns: "shop") { columns: { customer_id: int64 nonnull, email: string, segment: string, is_deleted: bool nonnull } }
+/// model orders_with_customer {
+///   from orders
+///   join_left customers on customer_id == customer_id expect many_to_one
+/// }
+/// ```
+///
+/// A bare name always means the from-input's column, so this compares
+/// `orders.customer_id` with itself and never mentions `customers`. Qualify the
+/// joined column:
+///
+/// ```strata
+/// source orders(ns: "shop") { columns: { order_id: int64 nonnull, customer_id: int64, email: string } }
+/// source customers(ns: "shop") { columns: { customer_id: int64 nonnull, email: string, segment: string, is_deleted: bool nonnull } }
+/// model orders_with_customer {
+///   from orders
+///   join_left customers on orders.customer_id == customers.customer_id expect many_to_one
+/// }
+/// ```
+///
+/// ### `one_to_one` without a left column paired with a right column
+///
+/// ```strata
+/// source orders(ns: "shop") { columns: { order_id: int64 nonnull, customer_id: int64, email: string } }
+/// source customers(ns: "shop") { columns: { customer_id: int64 nonnull, email: string, segment: string, is_deleted: bool nonnull } }
+/// model order_profiles {
+///   from orders
+///   join_left customers on customers.customer_id == coalesce(orders.customer_id, 0) expect one_to_one
+/// }
+/// ```
+///
+/// `coalesce(orders.customer_id, 0)` is a right-only key: enough for
+/// `many_to_one`, but `one_to_one` must also count duplicates on the left, and
+/// an expression is not a left column. Compute it upstream:
+///
+/// ```strata
+/// source orders(ns: "shop") { columns: { order_id: int64 nonnull, customer_id: int64, email: string } }
+/// source customers(ns: "shop") { columns: { customer_id: int64 nonnull, email: string, segment: string, is_deleted: bool nonnull } }
+/// model orders_keyed {
+///   from orders
+///   select { order_id = order_id, customer_key = coalesce(customer_id, 0) }
+/// }
+/// model order_profiles {
+///   from orders_keyed
+///   join_left customers on orders_keyed.customer_key == customers.customer_id expect one_to_one
+/// }
+/// ```
+#[rule(code = "E079", name = "join-cardinality-shape", severity = error, phase = check)]
+pub struct JoinCardinalityShape;
