@@ -126,7 +126,7 @@ impl ModelChecker<'_> {
             }
             ExprKind::Star => {
                 self.error(
-                    Diagnostic::error("E064", e.span, "'*' is only allowed as count(*)")
+                    Diagnostic::error("E064", e.span, "'*' is only valid as count(*)")
                         .with_label("stray `*`"),
                 );
                 None

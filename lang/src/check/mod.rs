@@ -661,3 +661,6 @@ fn pipeline(p: &ast::PipelineDecl, diags: &mut Vec<Diagnostic>) -> ir::Pipeline 
             .collect(),
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,466 @@
+//! Checker tests: the representative programs of the reference notes
+//! (section 7) with their verdicts and schemas, and the join-cardinality
+//! shape table (JOIN-CARDINALITY.md section 3).
+
+use crate::ir::{JoinKeys, ShapeViolation};
+use crate::Checked;
+
+fn check(src: &str) -> Checked {
+    crate::check_text("t.strata", src)
+}
+
+fn codes(c: &Checked) -> Vec<&'static str> {
+    c.diagnostics.iter().filter(|d| d.is_error()).map(|d| d.code).collect()
+}
+
+fn schema(c: &Checked, model: &str) -> String {
+    let m = c
+        .module
+        .models
+        .iter()
+        .find(|m| m.name == model)
+        .unwrap_or_else(|| panic!("no model {model}"));
+    m.columns
+        .iter()
+        .map(|c| {
+            if c.nullable {
+                format!("{}: {}", c.name, c.ty)
+            } else {
+                format!("{}: {} nonnull", c.name, c.ty)
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+#[track_caller]
+fn assert_ok(src: &str) -> Checked {
+    let c = check(src);
+    assert!(
+        !c.has_errors(),
+        "unexpected errors: {:?}",
+        c.diagnostics.iter().map(|d| (d.code, &d.message)).collect::<Vec<_>>()
+    );
+    c
+}
+
+#[track_caller]
+fn assert_codes(src: &str, expected: &[&str]) -> Checked {
+    let c = check(src);
+    assert_eq!(
+        codes(&c),
+        expected,
+        "messages: {:?}",
+        c.diagnostics.iter().map(|d| &d.message).collect::<Vec<_>>()
+    );
+    c
+}
+
+const SHIPMENTS: &str = r#"
+source shipments(ns: "l", dataset: "s") {
+  columns: { shipment_id: int64 nonnull, carrier_id: int64 nonnull, fee: money nonnull, shipped_on: date nonnull, region: string nonnull }
+}
+source carriers(ns: "l", dataset: "c") {
+  columns: { carrier_id: int64 nonnull, carrier_name: string nonnull, surcharge: money }
+}
+"#;
+
+#[test]
+fn p1_contract_filter_let_select_pipeline() {
+    let c = assert_ok(
+        r#"
+source shipments(ns: "logistics", dataset: "shipments") {
+  columns: {
+    shipment_id: int64 nonnull primary_key,
+    region:      string nonnull,
+    fee:         money(EUR) nonnull,
+    is_void:     bool,
+  }
+}
+contract LiveShipment {
+  shipment_id : int64 nonnull primary_key
+  region      : string nonnull enum {NORTH, SOUTH}
+  fee         : money(EUR) nonnull
+}
+model live_shipments -> contract LiveShipment {
+  owner: "ops"
+  from shipments
+  filter coalesce(is_void, false) == false   # drop voided rows
+  let region_code = upper(region)
+  select { shipment_id = shipment_id, region = region_code, fee = fee }
+}
+pipeline nightly { env: prod, models: [live_shipments] }
+"#,
+    );
+    assert_eq!(
+        schema(&c, "live_shipments"),
+        "shipment_id: int64 nonnull, region: string nonnull, fee: money(EUR) nonnull"
+    );
+}
+
+#[test]
+fn p2_join_group_having_sort_take() {
+    let src = format!(
+        "{SHIPMENTS}
+model carrier_daily {{
+  from shipments
+  join_inner carriers on shipments.carrier_id == carriers.carrier_id expect many_to_one
+  let extra = coalesce(carriers.surcharge, 0)
+  group {{ carriers.carrier_name, shipped_on }} (
+    aggregate {{ n = count(), total = sum(fee + extra), first_id = min(shipment_id) }}
+    filter n > 1
+  )
+  sort {{ shipped_on desc, carrier_name }}
+  take 100
+}}"
+    );
+    let c = assert_ok(&src);
+    assert_eq!(
+        schema(&c, "carrier_daily"),
+        "shipped_on: date nonnull, carrier_name: string nonnull, n: int64 nonnull, total: money(USD) nonnull, first_id: int64 nonnull"
+    );
+}
+
+#[test]
+fn join_left_makes_right_side_nullable() {
+    let src = format!(
+        "{SHIPMENTS}
+model m {{
+  from shipments
+  join_left carriers on shipments.carrier_id == carriers.carrier_id
+  select {{ id = shipment_id, name = carriers.carrier_name }}
+}}"
+    );
+    let c = assert_ok(&src);
+    assert_eq!(schema(&c, "m"), "id: int64 nonnull, name: string");
+}
+
+#[test]
+fn p3_to_p8_single_errors() {
+    assert_codes(
+        &format!("{SHIPMENTS} model named {{ from shipments join_inner carriers on shipments.carrier_id == carriers.carrier_id select {{ name = carrier_name }} }}"),
+        &["E040"],
+    );
+    assert_codes(&format!("{SHIPMENTS} model pricey {{ from shipments filter fee > 100 }}"), &["E051"]);
+    assert_ok(&format!("{SHIPMENTS} model pricey {{ from shipments filter fee > cast(100, \"money\") }}"));
+    assert_codes(
+        &format!("{SHIPMENTS} model by_region {{ from shipments group {{ region }} ( aggregate {{ x2 = avg(fee) * 2 }} ) }}"),
+        &["E050"],
+    );
+    assert_codes(
+        &format!("{SHIPMENTS} model bad {{ from shipments filter row_number() over (partition_by: [region], sort: [shipped_on desc]) == 1 }}"),
+        &["E065"],
+    );
+    assert_ok(&format!(
+        "{SHIPMENTS} model ranked {{ from shipments select {{ shipment_id = shipment_id, region = region, rn = row_number() over (partition_by: [region], sort: [shipped_on desc]) }} }}
+         model latest {{ from ranked filter rn == 1 }}"
+    ));
+    assert_codes(
+        r#"source eu(ns: "l", dataset: "eu") { columns: { id: int64 nonnull, region: string } }
+source us(ns: "l", dataset: "us") { columns: { region: string, id: int64 nonnull } }
+model eu_m { from eu }
+model us_m { from us }
+model all_m { from eu_m union all us_m }"#,
+        &["E077"],
+    );
+    assert_codes(
+        r#"source carriers(ns: "l", dataset: "c") { columns: { carrier_id: int64 nonnull, carrier_name: string } }
+contract Carrier { carrier_id: int64 nonnull  carrier_name: string nonnull }
+model carrier_dim -> contract Carrier { from carriers }"#,
+        &["E012"],
+    );
+}
+
+#[test]
+fn p11_passthrough_after_join_uses_our_rule() {
+    let c = assert_ok(
+        r#"source events(ns: "l", dataset: "e") { columns: { id: int64 nonnull, kind: string } }
+source refs(ns: "l", dataset: "r") { columns: { id: int64 nonnull, note: string } }
+model joined { from events join_left refs on events.id == refs.id }"#,
+    );
+    assert_eq!(
+        schema(&c, "joined"),
+        "id: int64 nonnull, kind: string, refs_id: int64, note: string"
+    );
+}
+
+#[test]
+fn schema_order_is_scope_order() {
+    let c = assert_ok(
+        r#"source s(ns: "l", dataset: "s") { columns: { x: int64, y: string } }
+model m { from s select { y = y, z = 1, x = x } }"#,
+    );
+    assert_eq!(schema(&c, "m"), "x: int64, y: string, z: int64 nonnull");
+}
+
+#[test]
+fn all_errors_are_reported_in_source_order() {
+    let c = check(
+        r#"source s(ns: "l", dataset: "s") { columns: { x: int64, y: string } }
+model a { from s select { q = nope } }
+model b { from s filter y > 1 }
+model c { from nowhere }"#,
+    );
+    assert_eq!(codes(&c), ["E040", "E051", "E020"]);
+}
+
+#[test]
+fn duplicates_cycles_and_unknowns() {
+    assert_codes(
+        r#"source s(ns: "l") { columns: { x: int64 } }
+source s(ns: "l") { columns: { x: int64 } }"#,
+        &["E025"],
+    );
+    assert_codes(
+        r#"source o(ns: "l") { columns: { x: int64 } }
+model o { from o }"#,
+        &["F001"],
+    );
+    assert_codes("model a { from b } model b { from a }", &["F001"]);
+    assert_codes(r#"source s(ns: "l") model m { from s }"#, &["E021"]);
+    assert_codes(r#"source s(ns: "l") { columns: { m: struct } }"#, &["E078"]);
+    assert_codes("domain a = b domain b = a", &["E078"]);
+    assert_codes(r#"source s(ns: "l") { columns: { x: int64 } } model m -> contract Nope { from s }"#, &["E061"]);
+}
+
+#[test]
+fn functions_and_operators() {
+    let base = r#"source s(ns: "l") { columns: { i: int64, f: float64, t: string, d: date, ts: timestamp, b: bool, m: money, e: money(EUR), j: json } }"#;
+    let ok = [
+        "x = upper(t)",
+        "x = i + f",
+        "x = i / i",
+        "x = m * 2",
+        "x = m + m",
+        "x = t + t",
+        "x = t || t",
+        "x = coalesce(i, 0)",
+        "x = if(b, 1, 2)",
+        "x = case(i > 1, \"a\", \"b\")",
+        "x = date_add(d, days: 7)",
+        "x = date_trunc(d, month)",
+        "x = date_diff(d, d, day)",
+        "x = cast(i, \"string\")",
+        "x = json_get(j, \"a\")",
+        "x = concat(t, i)",
+        "x = substring(t, 1, 2)",
+        "x = not b",
+        "x = -i",
+    ];
+    for o in ok {
+        assert_ok(&format!("{base} model q {{ from s select {{ {o} }} }}"));
+    }
+    let bad = [
+        ("x = upper(i)", "E063"),
+        ("x = upper(t, t)", "E062"),
+        ("x = frobnicate(t)", "E059"),
+        ("x = m + 1", "E053"),
+        ("x = m + e", "E053"),
+        ("x = b and i", "E052"),
+        ("x = d < ts", "E051"),
+        ("x = coalesce(t, 1)", "E058"),
+        ("x = if(i, 1, 2)", "E090"),
+        ("x = count(i)", "E056"),
+        ("x = i * *", "E064"),
+        ("x = date_add(d, 7)", "E072"),
+        ("x = date_add(d, hours: 1)", "E071"),
+        ("x = date_diff(d, ts, day)", "E073"),
+        ("x = json_get(j, \"a.b\")", "E074"),
+        ("x = upper(t: t)", "E072"),
+        ("x = cast(i)", "E062"),
+        ("x = cast(i, \"decimal\")", "E063"),
+        ("x = sum(distinct i) over ()", "E096"),
+        ("x = upper(t) over ()", "E065"),
+        ("x = [1, 2]", "E055"),
+        ("x = nope.i", "E041"),
+        ("x = s.nope", "E040"),
+    ];
+    for (o, code) in bad {
+        assert_codes(&format!("{base} model q {{ from s select {{ {o} }} }}"), &[code]);
+    }
+}
+
+#[test]
+fn setops_dedup_expand_incremental() {
+    let base = r#"source s(ns: "l") { columns: { id: int64 nonnull, tags: array(string), ts: timestamp nonnull, k: string } }
+model a { from s select { id = id, k = k } }
+model b { from s select { id = id, k = k } }"#;
+    assert_ok(&format!("{base} model u {{ from a union b }}"));
+    assert_codes(&format!("{base} model u {{ from a union s }}"), &["E076"]);
+    assert_codes(&format!("{base} model u {{ from a select {{ id = id }} union b }}"), &["E076"]);
+    assert_codes(&format!("{base} model u {{ from a dedup dedup by id }}"), &["E076"]);
+    assert_codes(&format!("{base} model u {{ from a dedup by nope }}"), &["E076"]);
+    assert_ok(&format!("{base} model x {{ from s expand tags as tag select {{ id = id, tag = upper(tag) }} dedup by tag }}"));
+    assert_codes(&format!("{base} model x {{ from s expand id }}"), &["E075"]);
+    assert_codes(
+        &format!("{base} model x {{ from s incremental merge_strategy: append cdc_column: ts group {{ k }} ( aggregate {{ n = count() }} ) }}"),
+        &["E087", "E088"],
+    );
+    assert_codes(&format!("{base} model x {{ from s incremental merge_strategy: merge }}"), &["E086"]);
+}
+
+#[test]
+fn declarative_tests_are_checked() {
+    let base = r#"source s(ns: "l") { columns: { id: int64 nonnull, k: string } }
+model m { from s }"#;
+    assert_ok(&format!("{base} test m {{ expect row_count > 0; expect id >= 0; expect k == \"a\" }}"));
+    assert_codes(&format!("{base} test zz {{ expect row_count > 0 }}"), &["E091"]);
+    assert_codes(&format!("{base} test m {{ expect nope == 1 }}"), &["E092"]);
+    assert_codes(&format!("{base} test m {{ expect id == \"1\" }}"), &["E094"]);
+    assert_codes(&format!("{base} test m {{ expect id in nope.id }}"), &["E101"]);
+    assert_codes(&format!("{base} test m {{ expect id in m.nope }}"), &["E102"]);
+}
+
+// --- join cardinality: JOIN-CARDINALITY.md section 3 ---------------------
+
+const OC: &str = r#"
+source o(ns: "a") { columns: { cid: int64, id: int64 nonnull, s: string, v: int64, email: string, a: int64, b: int64 } }
+source c(ns: "a") { columns: { cid: int64 nonnull, id2: int64, w: string, flag: bool, a: int64, b: int64 } }
+source d(ns: "a") { columns: { x: int64, y: int64 } }
+"#;
+
+fn shape(body: &str) -> (Checked, Option<Result<JoinKeys, Vec<ShapeViolation>>>) {
+    let c = check(&format!("{OC} model m {{ {body} }}"));
+    let shape = c
+        .module
+        .models
+        .iter()
+        .find(|m| m.name == "m")
+        .and_then(|m| m.joins.iter().rev().find(|j| j.expect.is_some()))
+        .and_then(|j| j.shape.clone());
+    (c, shape)
+}
+
+fn keys(l: &[&str], r: &[&str]) -> Option<Result<JoinKeys, Vec<ShapeViolation>>> {
+    Some(Ok(JoinKeys {
+        left: l.iter().map(|s| s.to_string()).collect(),
+        right: r.iter().map(|s| s.to_string()).collect(),
+    }))
+}
+
+fn violation_kind(s: &Option<Result<JoinKeys, Vec<ShapeViolation>>>) -> Vec<&'static str> {
+    match s {
+        Some(Err(v)) => v
+            .iter()
+            .map(|v| match v {
+                ShapeViolation::AntiSemi => "anti_semi",
+                ShapeViolation::Exotic { .. } => "exotic",
+                ShapeViolation::NotEquiKey { .. } => "not_equi",
+                ShapeViolation::NoRightKey => "no_right_key",
+                ShapeViolation::OneToOneWithoutPair => "no_pair",
+            })
+            .collect(),
+        _ => vec![],
+    }
+}
+
+#[test]
+fn cardinality_pairs_either_order_and_bare() {
+    for on in ["o.cid == c.cid", "c.cid == o.cid", "cid == c.cid"] {
+        let (_, s) = shape(&format!("from o join_left c on {on} expect one_to_one"));
+        assert_eq!(s, keys(&["cid"], &["cid"]), "{on}");
+    }
+}
+
+#[test]
+fn cardinality_right_only_keys() {
+    let cases = [
+        ("from o join_left c on c.cid == 2 expect many_to_one", vec!["cid"]),
+        ("from o join_left c on upper(s) == c.w expect many_to_one", vec!["w"]),
+        ("from o let z = cid join_left c on z == c.cid expect many_to_one", vec!["cid"]),
+        ("from o let cid = cid + 1 join_left c on cid == c.cid expect many_to_one", vec!["cid"]),
+        ("from o join_left d on o.a == d.x join_left c on d.y == c.cid expect many_to_one", vec!["cid"]),
+    ];
+    for (body, right) in cases {
+        let (c, s) = shape(body);
+        assert!(!c.has_errors(), "{body}: {:?}", codes(&c));
+        assert_eq!(s, keys(&[], &right), "{body}");
+        // Right-only keys are not enough for one_to_one.
+        let (_, s) = shape(&body.replace("many_to_one", "one_to_one"));
+        assert_eq!(violation_kind(&s), ["no_pair"], "{body}");
+    }
+}
+
+#[test]
+fn cardinality_composite_mixed_dedup_and_left_filters() {
+    let (_, s) = shape("from o join_left c on o.cid == c.cid and o.id == c.id2 expect one_to_one");
+    assert_eq!(s, keys(&["cid", "id"], &["cid", "id2"]));
+    let (_, s) = shape("from o join_left c on o.cid == c.cid and c.w == upper(s) expect many_to_one");
+    assert_eq!(s, keys(&["cid"], &["cid", "w"]));
+    let (_, s) = shape("from o join_left c on o.cid == c.cid and c.cid == o.cid expect many_to_one");
+    assert_eq!(s, keys(&["cid"], &["cid"]));
+    let (_, s) = shape("from o join_left c on o.cid == c.cid and v > 1 and o.id == 5 and o.a == o.b expect many_to_one");
+    assert_eq!(s, keys(&["cid"], &["cid"]));
+    let (_, s) = shape("from o join_inner c on o.cid == c.cid and (o.v > 1 or o.id == 2) expect many_to_one");
+    assert_eq!(s, keys(&["cid"], &["cid"]));
+}
+
+#[test]
+fn cardinality_violations() {
+    let cases = [
+        ("from o join_left c on o.cid == c.cid + 1 expect many_to_one", "exotic"),
+        ("from o join_left c on upper(c.w) == o.s expect many_to_one", "exotic"),
+        ("from o join_left c on c.cid == c.id2 expect many_to_one", "exotic"),
+        ("from o join_left c on c.cid == c.cid expect many_to_one", "exotic"),
+        ("from o join_left c on o.cid > c.cid expect many_to_one", "not_equi"),
+        ("from o join_left c on o.cid != c.cid expect many_to_one", "not_equi"),
+        ("from o join_left c on o.cid == c.cid and not c.flag expect many_to_one", "not_equi"),
+        ("from o join_left c on o.cid == c.cid or o.id == c.cid expect many_to_one", "not_equi"),
+        ("from o join_left c on o.cid == c.cid and startswith(c.w, \"x\") expect many_to_one", "not_equi"),
+        ("from o join_left c on o.id == 5 expect many_to_one", "no_right_key"),
+        ("from o join_left c on o.cid == o.id expect one_to_one", "no_right_key"),
+        ("from o join_anti c on o.cid == c.cid expect many_to_one", "anti_semi"),
+        ("from o join_semi c on o.cid == c.cid expect one_to_one", "anti_semi"),
+    ];
+    for (body, kind) in cases {
+        let (c, s) = shape(body);
+        assert_eq!(violation_kind(&s), [kind], "{body}");
+        // The front-end itself reports no error: E079 is the rule's job.
+        assert!(!c.has_errors(), "{body}: {:?}", codes(&c));
+    }
+}
+
+#[test]
+fn cardinality_suppressed_by_type_errors_and_absent_when_unannotated() {
+    let (c, s) = shape("from o join_left c on o.s == c.cid expect many_to_one");
+    assert_eq!(codes(&c), ["E051"]);
+    assert_eq!(s, None);
+    let c = assert_ok(&format!("{OC} model m {{ from o join_left c on o.cid > c.cid }}"));
+    assert!(c.module.models[0].joins.iter().all(|j| j.shape.is_none() && j.expect.is_none()));
+}
+
+#[test]
+fn contextual_words_stay_names() {
+    assert_ok(
+        r#"source many_to_one(ns: "a") { columns: { one_to_one: int64 } }
+model one_to_one { from many_to_one select { many_to_one = one_to_one } }"#,
+    );
+}
+
+#[test]
+fn seed_example_checks_clean_with_keys() {
+    let src = include_str!("../../../examples/seed/orders.strata");
+    let c = assert_ok(src);
+    for m in &c.module.models {
+        let j = &m.joins[0];
+        assert_eq!(j.keys(), keys(&["customer_id"], &["customer_id"]).and_then(Result::ok).as_ref());
+    }
+    assert_eq!(schema(&c, "enriched"), "order_id: int64, country: string");
+    assert_eq!(
+        schema(&c, "profiles"),
+        "order_id: int64, customer_id: int64, amount: float64, customers_customer_id: int64, country: string"
+    );
+}
+
+#[test]
+fn fingerprints_ignore_layout_and_follow_upstream() {
+    let a = assert_ok(&format!("{OC} model m {{ from o select {{ x = cid }} }} model n {{ from m }}"));
+    let b = assert_ok(&format!("{OC}\n# comment\nmodel m {{\n  from o\n  select {{ x = cid }}\n}}\nmodel n {{ from m }}"));
+    let c = assert_ok(&format!("{OC} model m {{ from o select {{ x = id }} }} model n {{ from m }}"));
+    let fp = |k: &Checked, n: &str| k.module.models.iter().find(|m| m.name == n).map(|m| m.fingerprint.clone());
+    assert_eq!(fp(&a, "m"), fp(&b, "m"));
+    assert_eq!(fp(&a, "n"), fp(&b, "n"));
+    assert_ne!(fp(&a, "m"), fp(&c, "m"));
+    assert_ne!(fp(&a, "n"), fp(&c, "n"), "upstream change must change downstream fingerprint");
+    assert_eq!(fp(&a, "m").map(|f| f.len()), Some(16));
+}
