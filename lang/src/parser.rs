@@ -30,9 +30,11 @@ pub const PARSE_ERROR: &str = "ParseError";
 /// the diagnostics (lex and parse errors) are in source order.
 pub fn parse(file: FileId, text: &str) -> (ast::File, Vec<Diagnostic>) {
     let lexed = lexer::lex(file, text);
-    let mut diags = lexed.diagnostics;
     let mut p = Parser::new(file, text, lexed.tokens);
     let mut decls = Vec::new();
+    let mut diags = Vec::new();
+    // Token ranges skipped by recovery (after each failing token).
+    let mut skipped = Vec::new();
     while !p.at_eof() {
         let start = p.pos;
         p.depth = 0;
@@ -42,8 +44,24 @@ pub fn parse(file: FileId, text: &str) -> (ast::File, Vec<Diagnostic>) {
                 if let Some(d) = fail.0 {
                     diags.push(*d);
                 }
+                let failed_at = p.pos;
                 p.recover(start);
+                skipped.push(failed_at + 1..p.pos);
             }
+        }
+    }
+    // The n-th error token goes with the n-th lex diagnostic. Lex errors in
+    // text skipped after a declaration's first error are not reported, like
+    // the parse errors that text would have caused.
+    let error_tokens = p
+        .toks
+        .iter()
+        .enumerate()
+        .filter(|(_, t)| matches!(t.kind, TokenKind::Error))
+        .map(|(i, _)| i);
+    for (i, d) in error_tokens.zip(lexed.diagnostics) {
+        if !skipped.iter().any(|r| r.contains(&i)) {
+            diags.push(d);
         }
     }
     sort_diagnostics(&mut diags);

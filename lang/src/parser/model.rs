@@ -432,6 +432,17 @@ impl Parser<'_> {
         let (start, _) = self.int("an integer after 'take'")?;
         let end = if self.is_sym(".") {
             self.bump();
+            // `take 5. .10`: the lexer made `.10` a float.
+            if let TokenKind::Float(_, text) = self.kind() {
+                let digits: String = text.chars().filter(|c| *c != '_').collect();
+                if let Some(Ok(v)) = digits.strip_prefix('.').map(str::parse::<i64>) {
+                    self.bump();
+                    return Ok(ItemKind::Take {
+                        start,
+                        end: Some(v),
+                    });
+                }
+            }
             self.expect_sym(".", "(a range is written 'take A..B')")?;
             Some(self.int("an integer after 'take A..'")?.0)
         } else {

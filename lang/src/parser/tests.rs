@@ -763,6 +763,16 @@ fn model_clauses() {
             end: Some(10)
         }
     );
+    for t in ["take 5.. 10", "take 5 ..10", "take 5. .10"] {
+        assert_eq!(
+            item(t),
+            ItemKind::Take {
+                start: 5,
+                end: Some(10)
+            },
+            "{t}"
+        );
+    }
     assert!(
         matches!(next(), ItemKind::Expand { column, alias: Some(a) } if column.name == "tags" && a.name == "tag")
     );
@@ -1361,8 +1371,9 @@ model env { from columns select { as = as, owner = owner, List = row_count } }")
 #[test]
 fn lex_errors_are_parse_errors() {
     let text = "model m {\n  filter x == 'a'\n}";
+    // The second quote is in text skipped after the first error.
     let d = errs(text);
-    assert_eq!(d.len(), 2);
+    assert_eq!(d.len(), 1);
     assert_eq!(
         d[0].message,
         "unexpected character '''".replace("'''", "'\\''")
@@ -1456,6 +1467,11 @@ model ok2 { from s }
     );
     assert_eq!(d.len(), 2, "{d:#?}");
     assert_eq!(f.decls.len(), 1);
+    // Only the first error of a declaration, lex errors included.
+    let text = "model a { filter x = 1 @ }\nmodel b { filter @ = }\nmodel c { from \"x }";
+    let d = errs(text);
+    let got: Vec<_> = d.iter().map(|d| &text[d.span.range()]).collect();
+    assert_eq!(got, ["=", "@", "\""], "{d:#?}");
 }
 
 #[test]
