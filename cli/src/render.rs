@@ -57,11 +57,13 @@ pub fn write_diagnostic(
         )
         .with_code(d.code)
         .with_message(&d.message);
-    let mut label = Label::new((path.clone(), primary)).with_color(main_color);
-    if let Some(text) = &d.label {
-        label = label.with_message(text);
-    }
-    report = report.with_label(label);
+    // ariadne draws only labels with a message: default to the diagnostic's.
+    let label_text = d.label.as_deref().unwrap_or(&d.message);
+    report = report.with_label(
+        Label::new((path.clone(), primary))
+            .with_message(label_text)
+            .with_color(main_color),
+    );
     let mut files = vec![(path.clone(), text.clone())];
     for l in &d.labels {
         let lpath = sources.get(l.span.file).path.display().to_string();
