@@ -1,0 +1,1148 @@
+//! AST to [`Doc`], placing comments by source position.
+
+use std::collections::BTreeMap;
+
+use super::doc::{concat, Doc};
+use super::lits;
+use crate::ast::*;
+use crate::span::Span;
+
+/// How a bracketed, comma-separated list is laid out.
+struct ListStyle {
+    open: &'static str,
+    close: &'static str,
+    /// A space inside the brackets when flat (`{ a, b }` rather than `[a, b]`).
+    pad: bool,
+    /// A trailing comma when broken (only where the grammar accepts one).
+    trailing_comma: bool,
+}
+
+const BRACES: ListStyle = ListStyle {
+    open: "{",
+    close: "}",
+    pad: true,
+    trailing_comma: true,
+};
+const BRACKETS: ListStyle = ListStyle {
+    open: "[",
+    close: "]",
+    pad: false,
+    trailing_comma: true,
+};
+const BRACKETS_STRICT: ListStyle = ListStyle {
+    open: "[",
+    close: "]",
+    pad: false,
+    trailing_comma: false,
+};
+const PARENS: ListStyle = ListStyle {
+    open: "(",
+    close: ")",
+    pad: false,
+    trailing_comma: false,
+};
+/// No brackets (`dedup by a, b`): a space before the first element.
+const BARE: ListStyle = ListStyle {
+    open: "",
+    close: "",
+    pad: true,
+    trailing_comma: false,
+};
+
+pub(crate) struct Printer<'a> {
+    /// The source text, when printing a parsed file (spans index into it).
+    src: Option<&'a str>,
+    /// Comments not placed yet, by start offset: (end, text).
+    pending: BTreeMap<u32, (u32, String)>,
+    /// Every comment's range, for skipping comments while scanning the source.
+    comment_ranges: Vec<(u32, u32)>,
+    /// End offset of the last node or comment placed.
+    last_end: u32,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum DeclKind {
+    Import,
+    Domain,
+    Other,
+}
+
+impl<'a> Printer<'a> {
+    /// A printer for a parsed file (comments placed by position).
+    pub(crate) fn with_source(src: &'a str, comments: &[Comment]) -> Printer<'a> {
+        let mut pending = BTreeMap::new();
+        let mut comment_ranges = Vec::new();
+        for c in comments {
+            pending.insert(c.span.start, (c.span.end, c.text.clone()));
+            comment_ranges.push((c.span.start, c.span.end));
+        }
+        comment_ranges.sort_unstable();
+        Printer {
+            src: Some(src),
+            pending,
+            comment_ranges,
+            last_end: 0,
+        }
+    }
+
+    /// A printer that ignores spans and comments (canonical text of a node).
+    pub(crate) fn bare() -> Printer<'static> {
+        Printer {
+            src: None,
+            pending: BTreeMap::new(),
+            comment_ranges: Vec::new(),
+            last_end: 0,
+        }
+    }
+
+    // ---------------------------------------------------------------------
+    // Source scanning
+
+    fn slice(&self, from: u32, to: u32) -> Option<&'a str> {
+        let src = self.src?;
+        if from > to {
+            return None;
+        }
+        src.get(from as usize..to as usize)
+    }
+
+    /// Whether the source between `from` and `to` contains an empty line.
+    fn has_blank(&self, from: u32, to: u32) -> bool {
+        let Some(text) = self.slice(from, to) else {
+            return false;
+        };
+        let mut seen_newline = false;
+        let mut blank = true;
+        for c in text.chars() {
+            if c == '\n' {
+                if seen_newline && blank {
+                    return true;
+                }
+                seen_newline = true;
+                blank = true;
+            } else if !c.is_whitespace() {
+                blank = false;
+            }
+        }
+        false
+    }
+
+    /// Whether anything but whitespace precedes `pos` on its source line.
+    fn code_before(&self, pos: u32) -> bool {
+        let Some(before) = self.slice(0, pos) else {
+            return false;
+        };
+        let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+        !before[line_start..].trim().is_empty()
+    }
+
+    fn comment_ending_at(&self, end: u32) -> Option<u32> {
+        self.comment_ranges
+            .iter()
+            .find(|&&(_, e)| e == end)
+            .map(|&(s, _)| s)
+    }
+
+    fn comment_starting_at(&self, start: u32) -> Option<u32> {
+        self.comment_ranges
+            .iter()
+            .find(|&&(s, _)| s == start)
+            .map(|&(_, e)| e)
+    }
+
+    /// The offset before `pos` after skipping whitespace and comments backwards.
+    fn skip_back(&self, mut pos: u32) -> u32 {
+        let Some(src) = self.src else {
+            return pos;
+        };
+        loop {
+            let before = src.get(..pos as usize).unwrap_or("");
+            let trimmed = before.trim_end();
+            pos = trimmed.len() as u32;
+            match self.comment_ending_at(pos) {
+                Some(s) => pos = s,
+                None => return pos,
+            }
+        }
+    }
+
+    /// The offset at or after `pos` after skipping whitespace and comments.
+    fn skip_fwd(&self, mut pos: u32) -> u32 {
+        let Some(src) = self.src else {
+            return pos;
+        };
+        loop {
+            let after = src.get(pos as usize..).unwrap_or("");
+            pos += (after.len() - after.trim_start().len()) as u32;
+            match self.comment_starting_at(pos) {
+                Some(e) => pos = e,
+                None => return pos,
+            }
+        }
+    }
+
+    /// Walks backwards from `pos` over `tokens` (last one first), skipping
+    /// whitespace and comments; the start of the first token when all match.
+    fn find_back(&self, pos: u32, tokens: &[&str]) -> Option<u32> {
+        let src = self.src?;
+        let mut p = pos;
+        for tok in tokens.iter().rev() {
+            p = self.skip_back(p);
+            let before = src.get(..p as usize)?;
+            if !before.ends_with(tok) {
+                return None;
+            }
+            p -= tok.len() as u32;
+            if lits::is_word(tok) {
+                let prev = src.get(..p as usize)?.chars().next_back();
+                if prev.is_some_and(|c| c.is_alphanumeric() || c == '_') {
+                    return None;
+                }
+            }
+        }
+        Some(p)
+    }
+
+    /// Walks forward from `pos` over optional `,` and then `close`; the
+    /// offset after `close` when found.
+    fn find_close(&self, pos: u32, close: char) -> Option<u32> {
+        let src = self.src?;
+        let mut p = self.skip_fwd(pos);
+        if src.get(p as usize..)?.starts_with(',') {
+            p = self.skip_fwd(p + 1);
+        }
+        if src.get(p as usize..)?.starts_with(close) {
+            Some(p + close.len_utf8() as u32)
+        } else {
+            None
+        }
+    }
+
+    // ---------------------------------------------------------------------
+    // Comments
+
+    fn take_before(&mut self, pos: u32) -> Vec<(u32, u32, String)> {
+        let keys: Vec<u32> = self.pending.range(..pos).map(|(k, _)| *k).collect();
+        keys.into_iter()
+            .filter_map(|k| self.pending.remove(&k).map(|(e, t)| (k, e, t)))
+            .collect()
+    }
+
+    /// The start of the first thing at or before `pos` still to place: a
+    /// pending comment or `pos` itself.
+    fn next_start(&self, pos: u32) -> u32 {
+        self.pending.range(..pos).next().map_or(pos, |(k, _)| *k)
+    }
+
+    /// Comments before a node starting at `start`, each on its own line (or
+    /// at the end of the previous line when code precedes it on its source
+    /// line), keeping single blank lines.
+    fn leading(&mut self, start: u32, allow_blank: bool) -> Doc {
+        let mut out = Vec::new();
+        let mut any = false;
+        for (s, e, text) in self.take_before(start) {
+            if (allow_blank || any) && self.has_blank(self.last_end, s) {
+                out.push(Doc::HardLine);
+            }
+            if self.code_before(s) {
+                out.push(Doc::Trailing(text));
+            } else {
+                out.push(Doc::Comment(text));
+                out.push(Doc::HardLine);
+            }
+            self.last_end = self.last_end.max(e);
+            any = true;
+        }
+        if (allow_blank || any) && self.has_blank(self.last_end, start) {
+            out.push(Doc::HardLine);
+        }
+        concat(out)
+    }
+
+    /// Comments inside `[start, end)` that no sub-node took: moved to lines of
+    /// their own before the node.
+    fn inner(&mut self, start: u32, end: u32) -> Doc {
+        let keys: Vec<u32> = self.pending.range(start..end).map(|(k, _)| *k).collect();
+        let mut out = Vec::new();
+        for k in keys {
+            if let Some((_, text)) = self.pending.remove(&k) {
+                out.push(Doc::Comment(text));
+                out.push(Doc::HardLine);
+            }
+        }
+        concat(out)
+    }
+
+    /// Comments right after `end` on the same line (only whitespace, `,` or
+    /// `;` in between): kept at the end of the node's line.
+    fn trailing(&mut self, end: u32) -> Doc {
+        let mut out = Vec::new();
+        let mut pos = end;
+        while let Some((&s, _)) = self.pending.range(pos..).next() {
+            let Some(between) = self.slice(pos, s) else {
+                break;
+            };
+            if !between.chars().all(|c| matches!(c, ' ' | '\t' | ',' | ';')) {
+                break;
+            }
+            let Some((e, text)) = self.pending.remove(&s) else {
+                break;
+            };
+            let is_line = !text.starts_with("/*");
+            out.push(Doc::Trailing(text));
+            pos = e;
+            self.last_end = self.last_end.max(e);
+            if is_line {
+                break;
+            }
+        }
+        concat(out)
+    }
+
+    /// Comments left before `end` (the end of a block): after the block's
+    /// last line, each on its own line, or at the end of the last line when
+    /// code precedes it on its source line.
+    fn closing(&mut self, end: u32) -> Doc {
+        let mut out = Vec::new();
+        let mut own_line = false;
+        for (s, e, text) in self.take_before(end) {
+            if self.code_before(s) && !own_line {
+                out.push(Doc::Trailing(text));
+            } else {
+                out.push(Doc::HardLine);
+                if self.has_blank(self.last_end, s) {
+                    out.push(Doc::HardLine);
+                }
+                out.push(Doc::Comment(text));
+                own_line = true;
+            }
+            self.last_end = self.last_end.max(e);
+        }
+        concat(out)
+    }
+
+    /// A line-level node: its leading comments, its content, the comments
+    /// inside it that no sub-node placed, and its trailing comments.
+    fn node(&mut self, span: Span, allow_blank: bool, f: impl FnOnce(&mut Self) -> Doc) -> Doc {
+        let lead = self.leading(span.start, allow_blank);
+        let body = f(self);
+        let inner = self.inner(span.start, span.end);
+        self.last_end = self.last_end.max(span.end);
+        let trail = self.trailing(span.end);
+        concat([lead, inner, body, trail])
+    }
+
+    /// One node per line.
+    fn lines<T>(
+        &mut self,
+        items: &[T],
+        span_of: impl Fn(&T) -> Span,
+        mut f: impl FnMut(&mut Self, &T) -> Doc,
+    ) -> Vec<Doc> {
+        let mut out = Vec::new();
+        for (i, it) in items.iter().enumerate() {
+            out.push(Doc::HardLine);
+            out.push(self.node(span_of(it), i > 0, |p| f(p, it)));
+        }
+        out
+    }
+
+    /// `open` + one line per part + `close`, or `open close` joined when empty.
+    fn braces(open: &str, parts: Vec<Doc>, close: &str) -> Doc {
+        if parts.iter().all(is_nil) {
+            return Doc::text(format!("{open}{close}"));
+        }
+        concat([
+            Doc::text(open),
+            Doc::nest(concat(parts)),
+            Doc::HardLine,
+            Doc::text(close),
+        ])
+    }
+
+    /// A comma-separated list: flat when it fits, else one element per line.
+    fn comma_list<T>(
+        &mut self,
+        style: &ListStyle,
+        items: &[T],
+        span_of: impl Fn(&T) -> Span,
+        mut f: impl FnMut(&mut Self, usize, &T) -> Doc,
+    ) -> Doc {
+        if items.is_empty() {
+            return Doc::text(format!("{}{}", style.open, style.close));
+        }
+        let edge = || if style.pad { Doc::Line } else { Doc::SoftLine };
+        let mut inner = vec![edge()];
+        let n = items.len();
+        for (i, it) in items.iter().enumerate() {
+            let sp = span_of(it);
+            inner.push(self.leading(sp.start, false));
+            inner.push(f(self, i, it));
+            self.last_end = self.last_end.max(sp.end);
+            if i + 1 < n {
+                inner.push(Doc::text(","));
+            } else if style.trailing_comma {
+                inner.push(Doc::if_break(Doc::text(","), Doc::nil()));
+            }
+            inner.push(self.trailing(sp.end));
+            if i + 1 < n {
+                inner.push(Doc::Line);
+            }
+        }
+        let mut parts = vec![Doc::text(style.open), Doc::nest(concat(inner))];
+        if !style.close.is_empty() {
+            parts.push(edge());
+            parts.push(Doc::text(style.close));
+        }
+        Doc::group(concat(parts))
+    }
+
+    // ---------------------------------------------------------------------
+    // Strings taken from the source
+
+    /// The string literal written at `from..to`, re-escaped, keeping its
+    /// `${var}` parts (the AST keeps only the flattened text of these).
+    fn source_string(&self, from: u32, to: u32) -> Option<String> {
+        let text = self.slice(from, to)?;
+        let parts = crate::lexer::string_literal_parts(text)?;
+        Some(lits::quote_parts(&parts))
+    }
+
+    /// Whether the text at `span` was written as a string literal.
+    fn written_quoted(&self, span: Span) -> Option<bool> {
+        let text = self.slice(span.start, span.end)?;
+        if text.is_empty() {
+            return None;
+        }
+        Some(text.ends_with('"'))
+    }
+
+    /// A string value: from the source when it is there, else re-quoted.
+    fn string_value(&self, value: &str, span: Span) -> String {
+        self.source_string(span.start, span.end)
+            .unwrap_or_else(|| lits::quote(value))
+    }
+
+    fn kv_value(&self, kv: &KeyValue) -> String {
+        if kv.quoted {
+            self.string_value(&kv.value, kv.value_span)
+        } else {
+            kv.value.clone()
+        }
+    }
+
+    fn kv(&self, kv: &KeyValue) -> Doc {
+        let key = self.word_or_string(&kv.key.name, kv.key.span);
+        Doc::text(format!("{key}: {}", self.kv_value(kv)))
+    }
+
+    /// A single token taken as text (`ANY` in the grammar): as a string when
+    /// it was written as one, else as written.
+    fn word_or_string(&self, text: &str, span: Span) -> String {
+        if self.written_quoted(span) == Some(true) {
+            self.string_value(text, span)
+        } else {
+            text.to_string()
+        }
+    }
+
+    // ---------------------------------------------------------------------
+    // File and declarations
+
+    pub(crate) fn file(&mut self, file: &File) -> Doc {
+        let mut parts = Vec::new();
+        let mut prev: Option<DeclKind> = None;
+        for d in &file.decls {
+            let span = d.span();
+            let kind = match d {
+                Decl::Import(_) => DeclKind::Import,
+                Decl::Domain(_) => DeclKind::Domain,
+                _ => DeclKind::Other,
+            };
+            if let Some(pk) = prev {
+                parts.push(Doc::HardLine);
+                let run = pk == kind && kind != DeclKind::Other;
+                if !run || self.has_blank(self.last_end, self.next_start(span.start)) {
+                    parts.push(Doc::HardLine);
+                }
+            }
+            parts.push(self.node(span, false, |p| p.decl(d)));
+            prev = Some(kind);
+        }
+        parts.push(self.closing(u32::MAX));
+        concat(parts)
+    }
+
+    fn decl(&mut self, d: &Decl) -> Doc {
+        match d {
+            Decl::Import(i) => {
+                let path: Vec<&str> = i.path.iter().map(|p| p.name.as_str()).collect();
+                Doc::text(format!("import {}", path.join(".")))
+            }
+            Decl::Source(s) => self.source(s),
+            Decl::Contract(c) => {
+                let head = self.inner(c.span.start, c.name.span.end);
+                let mut body = self.lines(&c.fields, |f| f.span, |p, f| p.field(f));
+                body.push(self.closing(c.span.end));
+                concat([
+                    head,
+                    Doc::text(format!("contract {} ", c.name.name)),
+                    Self::braces("{", body, "}"),
+                ])
+            }
+            Decl::Domain(dd) => {
+                Doc::text(format!("domain {} = {}", dd.name.name, type_ref(&dd.ty)))
+            }
+            Decl::Model(m) => self.model(m),
+            Decl::Pipeline(p) => self.pipeline(p),
+            Decl::Test(t) => self.test(t),
+            Decl::Fn(f) => self.fn_decl(f),
+            Decl::Generator(e) => self.expr(e),
+        }
+    }
+
+    fn source(&mut self, s: &SourceDecl) -> Doc {
+        let head_comments = self.inner(s.span.start, s.name.span.end);
+        let args = self.comma_list(
+            &PARENS,
+            &s.args,
+            |a| a.key.span.to(a.value_span),
+            |p, _, a| p.kv(a),
+        );
+        let mut body = Vec::new();
+        if let Some(fields) = &s.columns {
+            body.push(Doc::HardLine);
+            body.push(self.columns(fields));
+        }
+        let n_before = usize::from(s.columns.is_some());
+        for (i, kv) in s.props.iter().enumerate() {
+            body.push(Doc::HardLine);
+            let span = kv.key.span.to(kv.value_span);
+            let doc = self.node(span, i + n_before > 0, |p| p.kv(kv));
+            body.push(doc);
+        }
+        body.push(self.closing(s.span.end));
+        let mut out = vec![
+            head_comments,
+            Doc::text(format!("source {}", s.name.name)),
+            args,
+        ];
+        if !body.iter().all(is_nil) {
+            out.push(Doc::text(" "));
+            out.push(Self::braces("{", body, "}"));
+        }
+        concat(out)
+    }
+
+    /// `columns: { .. }`, with comments placed around the block when the
+    /// positions of its words can be found in the source.
+    fn columns(&mut self, fields: &[FieldDef]) -> Doc {
+        let first = fields.first().map(|f| f.span.start);
+        let start = first.and_then(|p| self.find_back(p, &["columns", ":", "{"]));
+        let lead = match start.or(first) {
+            Some(st) => self.leading(st, false),
+            None => Doc::nil(),
+        };
+        let end = fields
+            .last()
+            .and_then(|f| self.find_close(f.span.end, '}'))
+            .unwrap_or(0);
+        let mut body = self.lines(fields, |f| f.span, |p, f| p.field(f));
+        if end > 0 {
+            body.push(self.closing(end));
+            self.last_end = self.last_end.max(end);
+        }
+        concat([lead, Doc::text("columns: "), Self::braces("{", body, "}")])
+    }
+
+    fn field(&mut self, f: &FieldDef) -> Doc {
+        let mut parts = vec![Doc::text(format!("{}: {}", f.name.name, type_ref(&f.ty)))];
+        for a in &f.annotations {
+            parts.push(Doc::text(" "));
+            parts.push(self.annotation(a));
+        }
+        concat(parts)
+    }
+
+    fn annotation(&mut self, a: &Annotation) -> Doc {
+        match a {
+            Annotation::Nonnull(_) => Doc::text("nonnull"),
+            Annotation::Unique(_) => Doc::text("unique"),
+            Annotation::PrimaryKey(_) => Doc::text("primary_key"),
+            Annotation::Protected(_) => Doc::text("protected"),
+            Annotation::Enum(values, _) => {
+                let list = self.comma_list(
+                    &BRACES,
+                    values,
+                    |(_, sp)| *sp,
+                    |p, _, (v, sp)| Doc::text(p.enum_value(v, *sp)),
+                );
+                concat([Doc::text("enum "), list])
+            }
+            Annotation::Classification(v, sp) => {
+                let written = self.slice(sp.start, sp.end).unwrap_or("");
+                let value = match written.find('"') {
+                    Some(i) if written.ends_with('"') => self
+                        .source_string(sp.start + i as u32, sp.end)
+                        .unwrap_or_else(|| lits::quote(v)),
+                    _ if lits::is_ident(v) => v.clone(),
+                    _ => lits::quote(v),
+                };
+                Doc::text(format!("classification: {value}"))
+            }
+        }
+    }
+
+    fn enum_value(&self, v: &str, sp: Span) -> String {
+        match self.written_quoted(sp) {
+            Some(true) => self.string_value(v, sp),
+            _ if lits::is_word(v) || lits::is_int(v) => v.to_string(),
+            _ => lits::quote(v),
+        }
+    }
+
+    pub(crate) fn model(&mut self, m: &ModelDecl) -> Doc {
+        let head_end = m.contract.as_ref().map_or(m.name.span.end, |c| c.span.end);
+        let head = self.inner(m.span.start, head_end);
+        let name = if m.name_quoted {
+            self.string_value(&m.name.name, m.name.span)
+        } else {
+            m.name.name.clone()
+        };
+        let mut title = format!("model {name}");
+        if let Some(c) = &m.contract {
+            title.push_str(" -> contract ");
+            title.push_str(&c.name);
+        }
+        title.push(' ');
+        let mut body = self.lines(&m.items, |i| i.span, |p, i| p.item(i));
+        body.push(self.closing(m.span.end));
+        concat([head, Doc::text(title), Self::braces("{", body, "}")])
+    }
+
+    fn pipeline(&mut self, pl: &PipelineDecl) -> Doc {
+        let head = self.inner(pl.span.start, pl.name.span.end);
+        let mut body = Vec::new();
+        let mut entries = 0;
+        if let Some(env) = &pl.env {
+            let start = self
+                .find_back(env.span.start, &["env", ":"])
+                .unwrap_or(env.span.start);
+            body.push(Doc::HardLine);
+            let span = Span { start, ..env.span };
+            body.push(self.node(span, false, |_| Doc::text(format!("env: {}", env.name))));
+            entries += 1;
+        }
+        if let (Some(first), Some(last)) = (pl.models.first(), pl.models.last()) {
+            let start = self
+                .find_back(first.span.start, &["models", ":", "["])
+                .unwrap_or(first.span.start);
+            let end = self.find_close(last.span.end, ']').unwrap_or(last.span.end);
+            body.push(Doc::HardLine);
+            let span = Span {
+                start,
+                end,
+                ..first.span
+            };
+            body.push(self.node(span, entries > 0, |p| {
+                let list = p.comma_list(&BRACKETS, &pl.models, |e| e.span, |p, _, e| p.expr(e));
+                concat([Doc::text("models: "), list])
+            }));
+            entries += 1;
+        }
+        if let (Some(first), Some(last)) = (pl.sources.first(), pl.sources.last()) {
+            let start = self
+                .find_back(first.span.start, &["sources", ":", "{"])
+                .unwrap_or(first.span.start);
+            let end = self.find_close(last.span.end, '}').unwrap_or(last.span.end);
+            body.push(Doc::HardLine);
+            let span = Span {
+                start,
+                end,
+                ..first.span
+            };
+            body.push(self.node(span, entries > 0, |p| {
+                let mut inner = p.lines(&pl.sources, |o| o.span, |p, o| p.source_override(o));
+                inner.push(p.closing(end));
+                concat([Doc::text("sources: "), Self::braces("{", inner, "}")])
+            }));
+        }
+        body.push(self.closing(pl.span.end));
+        concat([
+            head,
+            Doc::text(format!("pipeline {} ", pl.name.name)),
+            Self::braces("{", body, "}"),
+        ])
+    }
+
+    fn source_override(&mut self, o: &SourceOverride) -> Doc {
+        let name = Doc::text(o.source.name.clone());
+        let func = match (&o.func, o.args.is_empty()) {
+            (Some(f), _) => self.word_or_string(&f.name, f.span),
+            (None, true) => return name,
+            (None, false) => "from".to_string(),
+        };
+        let args = self.comma_list(
+            &PARENS,
+            &o.args,
+            |a| a.key.span.to(a.value_span),
+            |p, _, a| p.kv(a),
+        );
+        concat([name, Doc::text(format!(": {func}")), args])
+    }
+
+    fn test(&mut self, t: &TestDecl) -> Doc {
+        let head = self.inner(t.span.start, t.model.span.end);
+        let mut body = self.lines(&t.checks, |c| c.span, |p, c| p.check(c));
+        body.push(self.closing(t.span.end));
+        concat([
+            head,
+            Doc::text(format!("test {} ", t.model.name)),
+            Self::braces("{", body, "}"),
+        ])
+    }
+
+    fn check(&mut self, c: &TestCheck) -> Doc {
+        let rest = match &c.kind {
+            TestCheckKind::Compare { op, value } => {
+                let lit = match &value.kind {
+                    TestLitKind::Int(i) => i.to_string(),
+                    TestLitKind::Float(v, text) => float_text(*v, text),
+                    TestLitKind::Str(s) => self.string_value(s, value.span),
+                    TestLitKind::Bool(b) => b.to_string(),
+                    TestLitKind::Null => "null".to_string(),
+                };
+                format!("{} {lit}", op.symbol())
+            }
+            TestCheckKind::In { model, column } => format!("in {}.{}", model.name, column.name),
+        };
+        Doc::text(format!("expect {} {rest}", c.target.name))
+    }
+
+    fn fn_decl(&mut self, f: &FnDecl) -> Doc {
+        let head = self.inner(f.span.start, f.name.span.end);
+        let params = self.comma_list(
+            &PARENS,
+            &f.params,
+            |(n, t)| n.span.to(t.span),
+            |_, _, (n, t)| Doc::text(format!("{}: {}", n.name, t.text)),
+        );
+        let ret_comments = self.inner(f.span.start, f.ret.span.end);
+        let body = vec![
+            Doc::HardLine,
+            self.node(f.body.span, false, |p| p.expr(&f.body)),
+            self.closing(f.span.end),
+        ];
+        concat([
+            head,
+            ret_comments,
+            Doc::text(format!("fn {}", f.name.name)),
+            params,
+            Doc::text(format!(" -> {} ", f.ret.text)),
+            Self::braces("{", body, "}"),
+        ])
+    }
+
+    // ---------------------------------------------------------------------
+    // Model clauses
+
+    fn item(&mut self, it: &Item) -> Doc {
+        match &it.kind {
+            ItemKind::Attr(kv) => self.kv(kv),
+            ItemKind::From(id) => Doc::text(format!("from {}", id.name)),
+            ItemKind::Join(j) => {
+                let on = self.expr(&j.on);
+                let mut parts = vec![
+                    Doc::text(format!("{} {} on ", j.kind.keyword(), j.input.name)),
+                    on,
+                ];
+                if let Some(x) = &j.expect {
+                    parts.push(Doc::text(format!(" expect {}", x.cardinality.as_str())));
+                }
+                concat(parts)
+            }
+            ItemKind::Filter { expr, .. } => concat([Doc::text("filter "), self.expr(expr)]),
+            ItemKind::Let { name, expr } => {
+                concat([Doc::text(format!("let {} = ", name.name)), self.expr(expr)])
+            }
+            ItemKind::Assign(kind, assigns) => {
+                let list = self.comma_list(
+                    &BRACES,
+                    assigns,
+                    |a| a.span,
+                    |p, _, a| concat([Doc::text(format!("{} = ", a.name.name)), p.expr(&a.expr)]),
+                );
+                concat([Doc::text(format!("{} ", kind.keyword())), list])
+            }
+            ItemKind::Group(g) => {
+                let keys = self.comma_list(&BRACES, &g.keys, |e| e.span, |p, _, e| p.expr(e));
+                let mut body = self.lines(&g.body, |i| i.span, |p, i| p.item(i));
+                body.push(self.closing(it.span.end));
+                concat([
+                    Doc::text("group "),
+                    keys,
+                    Doc::text(" "),
+                    Self::braces("(", body, ")"),
+                ])
+            }
+            ItemKind::Sort(keys) => {
+                let list = self.comma_list(
+                    &BRACES,
+                    keys,
+                    |k| k.expr.span,
+                    |p, _, k| {
+                        let dir = if k.desc {
+                            " desc"
+                        } else if k.asc_written {
+                            " asc"
+                        } else {
+                            ""
+                        };
+                        concat([p.expr(&k.expr), Doc::text(dir)])
+                    },
+                );
+                concat([Doc::text("sort "), list])
+            }
+            ItemKind::Take { start, end } => Doc::text(match end {
+                Some(e) => format!("take {start}..{e}"),
+                None => format!("take {start}"),
+            }),
+            ItemKind::Expand { column, alias } => Doc::text(match alias {
+                Some(a) => format!("expand {} as {}", column.name, a.name),
+                None => format!("expand {}", column.name),
+            }),
+            ItemKind::SetOp { kind, input } => {
+                Doc::text(format!("{} {}", kind.keyword(), input.name))
+            }
+            ItemKind::Dedup { by } => match by {
+                Some(keys) if !keys.is_empty() => {
+                    let list = self.comma_list(&BARE, keys, |e| e.span, |p, _, e| p.expr(e));
+                    concat([Doc::text("dedup by"), list])
+                }
+                _ => Doc::text("dedup"),
+            },
+            ItemKind::PartitionBy { exprs, freshness } => {
+                let list =
+                    self.comma_list(&BRACKETS_STRICT, exprs, |e| e.span, |p, _, e| p.expr(e));
+                let mut parts = vec![Doc::text("partition_by "), list];
+                if let Some(f) = freshness {
+                    let fresh = self.freshness(f);
+                    parts.push(Doc::nest(concat([Doc::Line, fresh])));
+                }
+                Doc::group(concat(parts))
+            }
+            ItemKind::Freshness(f) => self.freshness(f),
+            ItemKind::Incremental(i) => self.incremental(i),
+        }
+    }
+
+    /// `freshness: vals [freshness_column: c] [incremental ..]`, its parts
+    /// on lines of their own when it does not fit.
+    fn freshness(&mut self, f: &Freshness) -> Doc {
+        let values: Vec<String> = f
+            .values
+            .iter()
+            .map(|(v, sp)| self.fresh_value(v, *sp))
+            .collect();
+        let mut rest = Vec::new();
+        if let Some(c) = &f.column {
+            rest.push(Doc::Line);
+            rest.push(Doc::text(format!("freshness_column: {}", c.name)));
+        }
+        if let Some(i) = &f.incremental {
+            rest.push(Doc::Line);
+            rest.push(self.incremental(i));
+        }
+        Doc::group(concat([
+            Doc::text(format!("freshness: {}", values.join(", "))),
+            Doc::nest(concat(rest)),
+        ]))
+    }
+
+    fn fresh_value(&self, v: &str, sp: Span) -> String {
+        if self.written_quoted(sp) == Some(true) {
+            return self.string_value(v, sp);
+        }
+        let digits = v.len() - v.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+        let (num, unit) = v.split_at(digits);
+        let bare = if num.is_empty() {
+            lits::is_ident(unit) || unit == "incremental"
+        } else {
+            unit.is_empty() || lits::is_ident(unit)
+        };
+        if !bare {
+            lits::quote(v)
+        } else if !num.is_empty() && unit.starts_with('_') {
+            // `1_x` would lex as the number `1_` then `x`.
+            format!("{num} {unit}")
+        } else {
+            v.to_string()
+        }
+    }
+
+    /// `incremental [merge_strategy: s] [merge_keys: [..]] [cdc_column: c]`.
+    fn incremental(&mut self, i: &Incremental) -> Doc {
+        let mut rest = Vec::new();
+        if let Some(s) = &i.strategy {
+            rest.push(Doc::Line);
+            rest.push(Doc::text(format!("merge_strategy: {}", s.name)));
+        }
+        if let Some(keys) = &i.merge_keys {
+            let list = self.comma_list(&BRACKETS_STRICT, keys, |e| e.span, |p, _, e| p.expr(e));
+            rest.push(Doc::Line);
+            rest.push(Doc::text("merge_keys: "));
+            rest.push(list);
+        }
+        if let Some(c) = &i.cdc_column {
+            rest.push(Doc::Line);
+            rest.push(Doc::text(format!("cdc_column: {}", c.name)));
+        }
+        Doc::group(concat([Doc::text("incremental"), Doc::nest(concat(rest))]))
+    }
+
+    // ---------------------------------------------------------------------
+    // Expressions
+
+    pub(crate) fn expr(&mut self, e: &Expr) -> Doc {
+        match &e.kind {
+            ExprKind::Int(i) => Doc::text(i.to_string()),
+            ExprKind::Float(v, text) => Doc::text(float_text(*v, text)),
+            ExprKind::Str(s) => Doc::text(lits::quote(s)),
+            ExprKind::Template(parts) => Doc::text(lits::quote_parts(parts)),
+            ExprKind::Bool(b) => Doc::text(b.to_string()),
+            ExprKind::Null => Doc::text("null"),
+            ExprKind::Column { qualifier, name } => Doc::text(match qualifier {
+                Some(q) => format!("{}.{}", q.name, name.name),
+                None => name.name.clone(),
+            }),
+            ExprKind::Call(c) => self.call(c),
+            ExprKind::Unary { op, operand } => {
+                let parens = match &operand.kind {
+                    ExprKind::Binary { .. } => true,
+                    ExprKind::Unary { op: inner, .. } => {
+                        *op == UnaryOp::Neg && *inner == UnaryOp::Neg
+                    }
+                    ExprKind::Int(i) => *op == UnaryOp::Neg && *i < 0,
+                    _ => false,
+                };
+                let inner = self.expr(operand);
+                let prefix = match op {
+                    UnaryOp::Not => "not ",
+                    UnaryOp::Neg => "-",
+                };
+                if parens {
+                    concat([Doc::text(format!("{prefix}(")), inner, Doc::text(")")])
+                } else {
+                    concat([Doc::text(prefix), inner])
+                }
+            }
+            ExprKind::Binary { .. } => self.binary(e),
+            ExprKind::Star => Doc::text("*"),
+            ExprKind::List(items) => {
+                self.comma_list(&BRACKETS, items, |e| e.span, |p, _, e| p.expr(e))
+            }
+            ExprKind::Comprehension { element, var, iter } => {
+                let el = self.node(element.span, false, |p| p.expr(element));
+                let it = self.expr(iter);
+                Doc::group(concat([
+                    Doc::text("["),
+                    Doc::nest(concat([
+                        Doc::SoftLine,
+                        el,
+                        Doc::Line,
+                        Doc::text(format!("for {} in ", var.name)),
+                        it,
+                    ])),
+                    Doc::SoftLine,
+                    Doc::text("]"),
+                ]))
+            }
+            ExprKind::Model(m) => self.model(m),
+        }
+    }
+
+    fn binary(&mut self, e: &Expr) -> Doc {
+        let prec = match &e.kind {
+            ExprKind::Binary { op, .. } => op.precedence(),
+            _ => return self.expr(e),
+        };
+        // Flatten the left-associative chain of operators of this level.
+        let mut rights: Vec<(BinOp, &Expr)> = Vec::new();
+        let mut cur = e;
+        loop {
+            match &cur.kind {
+                ExprKind::Binary { op, lhs, rhs, .. } if op.precedence() == prec => {
+                    rights.push((*op, rhs));
+                    cur = lhs;
+                }
+                _ => break,
+            }
+        }
+        rights.reverse();
+        let first = self.operand(cur, prec, false);
+        let mut rest = Vec::new();
+        for (op, rhs) in rights {
+            rest.push(Doc::Line);
+            rest.push(Doc::text(format!("{} ", op.symbol())));
+            rest.push(self.operand(rhs, prec, true));
+        }
+        Doc::group(concat([first, Doc::nest(concat(rest))]))
+    }
+
+    fn operand(&mut self, e: &Expr, prec: u8, right: bool) -> Doc {
+        let parens = match &e.kind {
+            ExprKind::Binary { op, .. } => {
+                let p = op.precedence();
+                if right {
+                    p <= prec
+                } else {
+                    p < prec
+                }
+            }
+            _ => false,
+        };
+        let d = self.expr(e);
+        if parens {
+            concat([Doc::text("("), d, Doc::text(")")])
+        } else {
+            d
+        }
+    }
+
+    fn call(&mut self, c: &Call) -> Doc {
+        let name = c.name.name.as_str();
+        let args = if c.args.is_empty() && c.distinct {
+            Doc::text("(distinct)")
+        } else {
+            self.comma_list(
+                &PARENS,
+                &c.args,
+                |a| match &a.name {
+                    Some(n) => n.span.to(a.value.span),
+                    None => a.value.span,
+                },
+                |p, i, a| {
+                    let mut parts = Vec::new();
+                    if i == 0 && c.distinct {
+                        parts.push(Doc::text("distinct "));
+                    }
+                    if let Some(n) = &a.name {
+                        parts.push(Doc::text(format!("{}: ", n.name)));
+                    }
+                    match &a.value.kind {
+                        // The unit slots of date_trunc/date_diff take a bare word.
+                        ExprKind::Str(s)
+                            if a.name.is_none() && is_unit_slot(name, i) && lits::is_ident(s) =>
+                        {
+                            parts.push(Doc::text(s.clone()))
+                        }
+                        _ => parts.push(p.expr(&a.value)),
+                    }
+                    concat(parts)
+                },
+            )
+        };
+        let mut parts = vec![Doc::text(name), args];
+        if let Some(w) = &c.over {
+            parts.push(Doc::text(" over "));
+            parts.push(self.window(w));
+        }
+        concat(parts)
+    }
+
+    fn window(&mut self, w: &Window) -> Doc {
+        // Each part once, in the order first written.
+        let mut order: Vec<bool> = Vec::new();
+        for &p in &w.parts_written {
+            if !order.contains(&p) {
+                order.push(p);
+            }
+        }
+        if !order.contains(&true) && !w.partition_by.is_empty() {
+            order.insert(0, true);
+        }
+        if !order.contains(&false) && !w.sort.is_empty() {
+            order.push(false);
+        }
+        let mut parts = Vec::new();
+        for (i, is_partition) in order.iter().enumerate() {
+            if i > 0 {
+                parts.push(Doc::text(","));
+                parts.push(Doc::Line);
+            }
+            if *is_partition {
+                let list = self.comma_list(
+                    &BRACKETS_STRICT,
+                    &w.partition_by,
+                    |e| e.span,
+                    |p, _, e| p.expr(e),
+                );
+                parts.push(Doc::text("partition_by: "));
+                parts.push(list);
+            } else {
+                let list = self.comma_list(
+                    &BRACKETS_STRICT,
+                    &w.sort,
+                    |(e, _)| e.span,
+                    |p, _, (e, desc)| {
+                        concat([p.expr(e), Doc::text(if *desc { " desc" } else { "" })])
+                    },
+                );
+                parts.push(Doc::text("sort: "));
+                parts.push(list);
+            }
+        }
+        if parts.is_empty() {
+            return Doc::text("()");
+        }
+        Doc::group(concat([
+            Doc::text("("),
+            Doc::nest(concat([Doc::SoftLine, concat(parts)])),
+            Doc::SoftLine,
+            Doc::text(")"),
+        ]))
+    }
+}
+
+fn is_nil(d: &Doc) -> bool {
+    match d {
+        Doc::Concat(v) => v.iter().all(is_nil),
+        Doc::Text(s) => s.is_empty(),
+        _ => false,
+    }
+}
+
+fn is_unit_slot(func: &str, index: usize) -> bool {
+    (func == "date_trunc" && index == 1) || (func == "date_diff" && index == 2)
+}
+
+/// A float as written; a rebuilt text only for nodes made without one.
+fn float_text(v: f64, text: &str) -> String {
+    if !text.is_empty() {
+        return text.to_string();
+    }
+    let s = format!("{v}");
+    if s.contains('.') {
+        s
+    } else {
+        format!("{s}.0")
+    }
+}
+
+pub(crate) fn type_ref(t: &TypeRef) -> String {
+    match &t.kind {
+        TypeRefKind::Int64 => "int64".into(),
+        TypeRefKind::Float64 => "float64".into(),
+        TypeRefKind::String => "string".into(),
+        TypeRefKind::Bool => "bool".into(),
+        TypeRefKind::Date => "date".into(),
+        TypeRefKind::Timestamp => "timestamp".into(),
+        TypeRefKind::Uuid => "uuid".into(),
+        TypeRefKind::Json => "json".into(),
+        TypeRefKind::Decimal(p, s) => format!("decimal({p}, {s})"),
+        TypeRefKind::Money(None) => "money".into(),
+        TypeRefKind::Money(Some(c)) => format!("money({c})"),
+        TypeRefKind::Array(inner) => format!("array({})", type_ref(inner)),
+        TypeRefKind::Named(n) => n.clone(),
+    }
+}

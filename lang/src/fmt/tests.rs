@@ -1,0 +1,775 @@
+//! Formatter tests: expected output for every construct, and the
+//! properties (idempotence, same AST, same comments) on every case and on
+//! every `.strata` file of the repository.
+
+use super::*;
+use crate::ast::*;
+use crate::parser::parse;
+use crate::span::FileId;
+
+// -------------------------------------------------------------------------
+// Property checks
+
+fn parse_ok(src: &str, what: &str) -> File {
+    let (file, diags) = parse(FileId(0), src);
+    let errors: Vec<_> = diags.iter().filter(|d| d.is_error()).collect();
+    assert!(
+        errors.is_empty(),
+        "{what} does not parse: {errors:?}\n--- text ---\n{src}"
+    );
+    file
+}
+
+/// `Span { .. }` in a Debug dump replaced by `_`.
+fn erase_spans(dump: &str) -> String {
+    let mut out = String::with_capacity(dump.len());
+    let mut rest = dump;
+    while let Some(i) = rest.find("Span { file: ") {
+        out.push_str(&rest[..i]);
+        let after = &rest[i..];
+        match after.find(" }") {
+            Some(j) => {
+                out.push('_');
+                rest = &after[j + 2..];
+            }
+            None => {
+                rest = after;
+                break;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+fn norm_expr(e: &mut Expr) {
+    match &mut e.kind {
+        ExprKind::Call(c) => {
+            for a in &mut c.args {
+                norm_expr(&mut a.value);
+            }
+            if let Some(w) = &mut c.over {
+                let mut order = Vec::new();
+                for p in &w.parts_written {
+                    if !order.contains(p) {
+                        order.push(*p);
+                    }
+                }
+                w.parts_written = order;
+                for x in &mut w.partition_by {
+                    norm_expr(x);
+                }
+                for (x, _) in &mut w.sort {
+                    norm_expr(x);
+                }
+            }
+        }
+        ExprKind::Unary { operand, .. } => norm_expr(operand),
+        ExprKind::Binary { lhs, rhs, .. } => {
+            norm_expr(lhs);
+            norm_expr(rhs);
+        }
+        ExprKind::List(items) => items.iter_mut().for_each(norm_expr),
+        ExprKind::Comprehension { element, iter, .. } => {
+            norm_expr(element);
+            norm_expr(iter);
+        }
+        ExprKind::Model(m) => norm_items(&mut m.items),
+        _ => {}
+    }
+}
+
+fn norm_items(items: &mut [Item]) {
+    for it in items {
+        match &mut it.kind {
+            ItemKind::Filter { expr, where_kw } => {
+                *where_kw = false;
+                norm_expr(expr);
+            }
+            ItemKind::Join(j) => norm_expr(&mut j.on),
+            ItemKind::Let { expr, .. } => norm_expr(expr),
+            ItemKind::Assign(_, assigns) => {
+                for a in assigns {
+                    norm_expr(&mut a.expr);
+                }
+            }
+            ItemKind::Group(g) => {
+                g.keys.iter_mut().for_each(norm_expr);
+                norm_items(&mut g.body);
+            }
+            ItemKind::Sort(keys) => {
+                for k in keys {
+                    norm_expr(&mut k.expr);
+                }
+            }
+            ItemKind::Dedup { by: Some(keys) } => keys.iter_mut().for_each(norm_expr),
+            ItemKind::PartitionBy { exprs, .. } => exprs.iter_mut().for_each(norm_expr),
+            _ => {}
+        }
+    }
+}
+
+/// The AST without spans, comments and the normalisations the formatter
+/// makes (`where`, fn body braces, repeated window parts).
+fn normalized(file: &File) -> String {
+    let mut decls = file.decls.clone();
+    for d in &mut decls {
+        match d {
+            Decl::Model(m) => norm_items(&mut m.items),
+            Decl::Fn(f) => {
+                f.braced = true;
+                norm_expr(&mut f.body);
+            }
+            Decl::Generator(e) => norm_expr(e),
+            Decl::Pipeline(p) => p.models.iter_mut().for_each(norm_expr),
+            _ => {}
+        }
+    }
+    erase_spans(&format!("{decls:?}"))
+}
+
+fn comment_texts(file: &File) -> Vec<String> {
+    let mut v: Vec<String> = file.comments.iter().map(|c| c.text.clone()).collect();
+    v.sort();
+    v
+}
+
+/// Formats `src` and checks: the output parses to the same AST (spans and
+/// comments aside), keeps every comment, and formats to itself.
+fn formatted(src: &str) -> String {
+    let f1 = parse_ok(src, "input");
+    let out = format_file(&f1, src);
+    let f2 = parse_ok(&out, "formatted output");
+    let (n1, n2) = (normalized(&f1), normalized(&f2));
+    if n1 != n2 {
+        let at = n1
+            .char_indices()
+            .zip(n2.chars())
+            .find(|((_, a), b)| a != b)
+            .map_or(n1.len().min(n2.len()), |((i, _), _)| i);
+        let from = n1[..at].char_indices().rev().nth(200).map_or(0, |(i, _)| i);
+        panic!(
+            "formatting changed the AST\n--- input ---\n{src}\n--- output ---\n{out}\n\
+             --- input AST from the difference ---\n{}\n--- output AST ---\n{}",
+            n1[from..].chars().take(600).collect::<String>(),
+            n2[from..].chars().take(600).collect::<String>()
+        );
+    }
+    assert_eq!(
+        comment_texts(&f1),
+        comment_texts(&f2),
+        "formatting changed the comments\n--- input ---\n{src}\n--- output ---\n{out}"
+    );
+    let again = format_file(&f2, &out);
+    assert_eq!(
+        out, again,
+        "not idempotent\n--- input ---\n{src}\n--- first ---\n{out}\n--- second ---\n{again}"
+    );
+    assert!(
+        !out.lines()
+            .any(|l| l.ends_with(' ') && !l.contains("//") && !l.contains('#')),
+        "trailing whitespace\n{out}"
+    );
+    out
+}
+
+/// Formats `input`, checks the properties and the expected text.
+#[track_caller]
+fn check(input: &str, expected: &str) {
+    let out = formatted(input);
+    assert_eq!(
+        out, expected,
+        "\n--- input ---\n{input}\n--- got ---\n{out}\n--- expected ---\n{expected}"
+    );
+}
+
+fn strata_files(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            strata_files(&p, out);
+        } else if p.extension().is_some_and(|x| x == "strata") {
+            out.push(p);
+        }
+    }
+}
+
+#[test]
+fn every_repository_strata_file() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let mut files = Vec::new();
+    strata_files(&root.join("tests"), &mut files);
+    strata_files(&root.join("examples"), &mut files);
+    files.sort();
+    let mut checked = 0;
+    for path in &files {
+        let Ok(src) = std::fs::read_to_string(path) else {
+            continue;
+        };
+        let (_, diags) = parse(FileId(0), &src);
+        if diags.iter().any(|d| d.is_error()) {
+            // Parse-error fixtures: format_source must refuse them.
+            assert!(
+                format_source(FileId(0), &src).is_err(),
+                "{}",
+                path.display()
+            );
+            continue;
+        }
+        let out = std::panic::catch_unwind(|| formatted(&src));
+        assert!(
+            out.is_ok(),
+            "formatter property failed on {}",
+            path.display()
+        );
+        checked += 1;
+    }
+    // Not an assertion on the count: the corpus may be empty in a checkout.
+    eprintln!("formatted {checked} of {} files", files.len());
+}
+
+/// Development aid: `STRATA_FMT_FILE=path cargo test -p strata-lang fmt::tests::show -- --ignored --nocapture`.
+#[test]
+#[ignore]
+fn show() {
+    let Ok(path) = std::env::var("STRATA_FMT_FILE") else {
+        return;
+    };
+    let src = std::fs::read_to_string(path).unwrap_or_default();
+    print!("{}", formatted(&src));
+}
+
+// -------------------------------------------------------------------------
+// Declarations
+
+#[test]
+fn source_args_columns_and_props() {
+    check(
+        r#"source orders(ns:"app",dataset:orders){columns:{id:int64 nonnull primary_key,amount:decimal(10 2);tags:array(array(string))
+  cur: money(EUR)  m: money} owner: "team" retention: 30, "odd key": x}"#,
+        r#"source orders(ns: "app", dataset: orders) {
+  columns: {
+    id: int64 nonnull primary_key
+    amount: decimal(10, 2)
+    tags: array(array(string))
+    cur: money(EUR)
+    m: money
+  }
+  owner: "team"
+  retention: 30
+  "odd key": x
+}
+"#,
+    );
+}
+
+#[test]
+fn source_without_body_and_with_empty_columns() {
+    check(
+        "source a()\nsource b() {}\nsource c(ns: x) { columns: {} }\n",
+        "source a()\n\nsource b()\n\nsource c(ns: x) {\n  columns: {}\n}\n",
+    );
+}
+
+#[test]
+fn contract_annotations_and_types() {
+    check(
+        r#"contract C { a: int64 nonnull unique  b: string enum {A, "b c", 1, "d"} classification: pii
+ c: string classification: "sensitive data" protected  d: my_domain, e: uuid; f: json g: bool h: date i: timestamp j: float64 }"#,
+        r#"contract C {
+  a: int64 nonnull unique
+  b: string enum { A, "b c", 1, "d" } classification: pii
+  c: string classification: "sensitive data" protected
+  d: my_domain
+  e: uuid
+  f: json
+  g: bool
+  h: date
+  i: timestamp
+  j: float64
+}
+"#,
+    );
+}
+
+#[test]
+fn empty_bodies() {
+    check(
+        "contract C {}\nmodel m {}\ntest m {}\npipeline p {}\n",
+        "contract C {}\n\nmodel m {}\n\ntest m {}\n\npipeline p {}\n",
+    );
+}
+
+#[test]
+fn imports_and_domains_keep_runs() {
+    check(
+        "import a.b\nimport c\n\nimport d\ndomain x = int64\ndomain y = decimal(12,2)\nmodel m { from s }\ndomain z = x\n",
+        "import a.b\nimport c\n\nimport d\n\ndomain x = int64\ndomain y = decimal(12, 2)\n\nmodel m {\n  from s\n}\n\ndomain z = x\n",
+    );
+}
+
+#[test]
+fn model_every_clause() {
+    check(
+        r#"model "all clauses" -> contract C { owner: "me" description: "d" from a
+join_left b on a.id == b.id expect many_to_one join_inner c on a.id == c.id expect one_to_one
+join_anti d on a.id == d.id join_semi e on a.id == e.id
+where x > 1 filter y let z = x * 2 select { a = x, b = y } derive {} aggregate { n = count(*) }
+sort { a, b asc, c desc } take 10 take 5 .. 10 expand tags as tag expand t2 union u union all v
+intersect w except y dedup dedup by a, b + 1
+partition_by [d, e] freshness 1h, 24h freshness_column: ts
+freshness: daily, "0 0 * * *" freshness_column: ts incremental merge_strategy: upsert merge_keys: [id, k] cdc_column: ts
+incremental incremental merge_strategy: append partition_by [] }"#,
+        r#"model "all clauses" -> contract C {
+  owner: "me"
+  description: "d"
+  from a
+  join_left b on a.id == b.id expect many_to_one
+  join_inner c on a.id == c.id expect one_to_one
+  join_anti d on a.id == d.id
+  join_semi e on a.id == e.id
+  filter x > 1
+  filter y
+  let z = x * 2
+  select { a = x, b = y }
+  derive {}
+  aggregate { n = count(*) }
+  sort { a, b asc, c desc }
+  take 10
+  take 5..10
+  expand tags as tag
+  expand t2
+  union u
+  union all v
+  intersect w
+  except y
+  dedup
+  dedup by a, b + 1
+  partition_by [d, e] freshness: 1h, 24h freshness_column: ts
+  freshness: daily, "0 0 * * *"
+    freshness_column: ts
+    incremental merge_strategy: upsert merge_keys: [id, k] cdc_column: ts
+  incremental
+  incremental merge_strategy: append
+  partition_by []
+}
+"#,
+    );
+}
+
+#[test]
+fn group_clause() {
+    check(
+        "model m { from s group { k1, t.k2, } ( where n > 1 aggregate { n = count(), total = sum(x) } sort { n desc } take 3 ) group {} () }",
+        r#"model m {
+  from s
+  group { k1, t.k2 } (
+    filter n > 1
+    aggregate { n = count(), total = sum(x) }
+    sort { n desc }
+    take 3
+  )
+  group {} ()
+}
+"#,
+    );
+}
+
+#[test]
+fn freshness_values() {
+    check(
+        "model m { freshness 7 freshness 1 h owner: \"x\" freshness: weekly, incremental }",
+        "model m {\n  freshness: 7\n  freshness: 1h\n  owner: \"x\"\n  freshness: weekly, incremental\n}\n",
+    );
+}
+
+#[test]
+fn pipeline_entries() {
+    check(
+        r#"pipeline nightly env: prod { models: [a, b, by_country(countries())], sources: { orders: from(ns: "dev", dataset: orders_dev,), customers, } }"#,
+        r#"pipeline nightly {
+  env: prod
+  models: [a, b, by_country(countries())]
+  sources: {
+    orders: from(ns: "dev", dataset: orders_dev)
+    customers
+  }
+}
+"#,
+    );
+}
+
+#[test]
+fn pipeline_keys_in_any_order() {
+    check(
+        "pipeline p { sources: { s } models: [m] env: dev }",
+        "pipeline p {\n  env: dev\n  models: [m]\n  sources: {\n    s\n  }\n}\n",
+    );
+}
+
+#[test]
+fn test_checks() {
+    check(
+        r#"test m { expect row_count > 0; expect a == 1.50 expect b != "x\"y"; expect c >= true expect d <= null; expect e < 2 expect f in other.g }"#,
+        r#"test m {
+  expect row_count > 0
+  expect a == 1.50
+  expect b != "x\"y"
+  expect c >= true
+  expect d <= null
+  expect e < 2
+  expect f in other.g
+}
+"#,
+    );
+}
+
+#[test]
+fn fn_decls_generators_and_model_values() {
+    check(
+        r#"fn countries() -> List<Str> ["FR", "DE",]
+fn by_country(cs: List<Str>, n: int64) -> List<Model> { [ model "m_${c}" -> contract C { owner: "x" from t where t.country == c let y = 1 derive { z = y } take 5 join_left u on t.id == u.id } for c in cs ] }
+by_country(countries(), 3)"#,
+        r#"fn countries() -> List<Str> {
+  ["FR", "DE"]
+}
+
+fn by_country(cs: List<Str>, n: int64) -> List<Model> {
+  [
+    model "m_${c}" -> contract C {
+      owner: "x"
+      from t
+      filter t.country == c
+      let y = 1
+      derive { z = y }
+      take 5
+      join_left u on t.id == u.id
+    }
+    for c in cs
+  ]
+}
+
+by_country(countries(), 3)
+"#,
+    );
+}
+
+#[test]
+fn fn_templates_and_short_comprehension() {
+    check(
+        r#"fn names(xs: List<Str>) -> List<Str> { [ "n_${x}\t${x}" + concat("a", x) for x in xs ] }"#,
+        "fn names(xs: List<Str>) -> List<Str> {\n  [\"n_${x}\\t${x}\" + concat(\"a\", x) for x in xs]\n}\n",
+    );
+}
+
+// -------------------------------------------------------------------------
+// Expressions
+
+fn expr_check(input: &str, expected: &str) {
+    let src = format!("model m {{ filter {input} }}");
+    let out = formatted(&src);
+    let want = format!("model m {{\n  filter {expected}\n}}\n");
+    assert_eq!(out, want, "\n--- input ---\n{input}");
+    let e = crate::parser::parse_expr(FileId(0), input);
+    match e {
+        Ok(e) => assert_eq!(format_expr(&e), expected),
+        Err(d) => panic!("{d:?}"),
+    }
+}
+
+#[test]
+fn minimal_parentheses() {
+    expr_check("not (x > 1)", "not (x > 1)");
+    expr_check("(not x) > 1", "not x > 1");
+    expr_check("(a + b) * c", "(a + b) * c");
+    expr_check("a + (b * c)", "a + b * c");
+    expr_check("(a - b) - c", "a - b - c");
+    expr_check("a - (b - c)", "a - (b - c)");
+    expr_check("a / (b * c) % d", "a / (b * c) % d");
+    expr_check("((a or b)) and c", "(a or b) and c");
+    expr_check("a or (b and c)", "a or b and c");
+    expr_check("(a < b) < c", "a < b < c");
+    expr_check("a < (b < c)", "a < (b < c)");
+    expr_check("x in (a || b)", "x in a || b");
+    expr_check("(x in a) == b", "x in a == b");
+    expr_check("-(a + b) * -c", "-(a + b) * -c");
+    expr_check("- -x", "-(-x)");
+    expr_check("-(-(x))", "-(-x)");
+    expr_check("not not x", "not not x");
+    expr_check("-.5 + 1.50 + 1_000", "-.5 + 1.50 + 1000");
+}
+
+#[test]
+fn literals_calls_and_windows() {
+    expr_check(
+        r#"f( "a\nb\t\"q\"\\" , "$\{x}", true, false, null )"#,
+        r#"f("a\nb\t\"q\"\\", "$\{x}", true, false, null)"#,
+    );
+    expr_check(
+        "count( distinct x ) + count(*)",
+        "count(distinct x) + count(*)",
+    );
+    expr_check("date_add(d, days: 7)", "date_add(d, days: 7)");
+    expr_check(
+        r#"date_trunc(d, month) < date_trunc(d, "year") and date_diff(a, b, day) > 1"#,
+        "date_trunc(d, month) < date_trunc(d, year) and date_diff(a, b, day) > 1",
+    );
+    expr_check(
+        "row_number() over (sort: [a desc, b], partition_by: [k]) > 1",
+        "row_number() over (sort: [a desc, b], partition_by: [k]) > 1",
+    );
+    expr_check(
+        "rank() over (partition_by: [a], partition_by: [b]) + lag(x) over () > 0",
+        "rank() over (partition_by: [a, b]) + lag(x) over () > 0",
+    );
+}
+
+#[test]
+fn long_lines_break() {
+    check(
+        "model m { select { aaaaaaaaaa = bbbbbbbbbbbbbbbbbb, cccccccccccccccc = dddddddddddddddddddddd, eeeeeeeeeeeee = fffffffffff } }",
+        r#"model m {
+  select {
+    aaaaaaaaaa = bbbbbbbbbbbbbbbbbb,
+    cccccccccccccccc = dddddddddddddddddddddd,
+    eeeeeeeeeeeee = fffffffffff,
+  }
+}
+"#,
+    );
+    check(
+        "model m { filter aaaaaaaaaaaaaaaaaaaa == 1 and bbbbbbbbbbbbbbbbbbbbbbbbb == 2 and cccccccccccccccccccccc > 3 or ddddddddddd }",
+        r#"model m {
+  filter aaaaaaaaaaaaaaaaaaaa == 1 and bbbbbbbbbbbbbbbbbbbbbbbbb == 2 and cccccccccccccccccccccc > 3
+    or ddddddddddd
+}
+"#,
+    );
+    check(
+        "model m { filter aaaaaaaaaaaaaaaaaaaa == 1 and bbbbbbbbbbbbbbbbbbbbbbbbb == 2 and (ccccccccccccccccccccccc > 3 or d) }",
+        r#"model m {
+  filter aaaaaaaaaaaaaaaaaaaa == 1
+    and bbbbbbbbbbbbbbbbbbbbbbbbb == 2
+    and (ccccccccccccccccccccccc > 3 or d)
+}
+"#,
+    );
+    check(
+        "model m { let x = some_function_name(first_argument_value, second_argument_value, third_argument_value_xyzw_more) }",
+        r#"model m {
+  let x = some_function_name(
+    first_argument_value,
+    second_argument_value,
+    third_argument_value_xyzw_more
+  )
+}
+"#,
+    );
+}
+
+#[test]
+fn select_fits_exactly_in_the_width() {
+    // 2 + "select { " + name + " = x }" = 100 columns.
+    let name = "a".repeat(100 - 17);
+    let src = format!("model m {{ select {{ {name} = x }} }}");
+    let out = formatted(&src);
+    assert!(
+        out.contains(&format!("  select {{ {name} = x }}\n")),
+        "{out}"
+    );
+    let name = "a".repeat(101 - 17);
+    let src = format!("model m {{ select {{ {name} = x }} }}");
+    let out = formatted(&src);
+    assert!(
+        out.contains(&format!("  select {{\n    {name} = x,\n  }}\n")),
+        "{out}"
+    );
+}
+
+// -------------------------------------------------------------------------
+// Comments
+
+#[test]
+fn comments_leading_trailing_and_end_of_file() {
+    check(
+        r#"# header
+
+// about s
+source s() { columns: { a: int64 // the key
+  # b's comment
+  b: string, /* c */ c: bool } }
+model m { // opening
+  from s # trailing
+  /* block
+     kept verbatim */
+  filter a > 1
+
+  // after a blank line
+  select { x = a, // on x
+    y = b }
+  // before the end
+}
+// end of file
+"#,
+        r#"# header
+
+// about s
+source s() {
+  columns: {
+    a: int64 // the key
+    # b's comment
+    b: string /* c */
+    c: bool
+  }
+}
+
+model m { // opening
+  from s # trailing
+  /* block
+     kept verbatim */
+  filter a > 1
+
+  // after a blank line
+  select {
+    x = a, // on x
+    y = b,
+  }
+  // before the end
+}
+// end of file
+"#,
+    );
+}
+
+#[test]
+fn comments_inside_expressions_move_before_the_clause() {
+    check(
+        "model m {\n  filter a > 1 /* inner */ and b\n  let x = f(a, // why\n    b)\n  select { y = g(/* c */ 1) }\n}\n",
+        r#"model m {
+  /* inner */
+  filter a > 1 and b
+  let x = f(
+    a, // why
+    b
+  )
+  select {
+    y = g( /* c */
+      1
+    ),
+  }
+}
+"#,
+    );
+}
+
+#[test]
+fn comments_in_pipeline_and_test() {
+    check(
+        r#"pipeline p { // the pipeline
+  env: dev // environment
+  // the models
+  models: [a, // first
+   b]
+  sources: { s: from(ns: "x") # override
+  }
+}
+test m {
+  # count
+  expect row_count > 0 // at least one
+}"#,
+        r#"pipeline p { // the pipeline
+  env: dev // environment
+  // the models
+  models: [
+    a, // first
+    b,
+  ]
+  sources: {
+    s: from(ns: "x") # override
+  }
+}
+
+test m {
+  # count
+  expect row_count > 0 // at least one
+}
+"#,
+    );
+}
+
+#[test]
+fn comments_between_declarations_and_in_headers() {
+    check(
+        "model m // trailing the name\n{ from s }\n\n\n// about n\n\nmodel /* name */ n { from m }\nfn f(/* p */ x: Int) -> Int { x // body\n}\n",
+        r#"model m { // trailing the name
+  from s
+}
+
+// about n
+
+/* name */
+model n {
+  from m
+}
+
+fn f( /* p */
+  x: Int
+) -> Int {
+  x // body
+}
+"#,
+    );
+}
+
+#[test]
+fn comment_only_file() {
+    check(
+        "// just a comment\n\n/* and a block */\n",
+        "// just a comment\n\n/* and a block */\n",
+    );
+    check("", "");
+}
+
+#[test]
+fn two_line_comments_never_share_a_line() {
+    check(
+        "model m { from s } // one\n// two\nmodel n { from m }",
+        "model m {\n  from s\n} // one\n\n// two\nmodel n {\n  from m\n}\n",
+    );
+}
+
+// -------------------------------------------------------------------------
+// API
+
+#[test]
+fn format_source_refuses_parse_errors() {
+    assert!(format_source(FileId(0), "model m { filter a = 1 }").is_err());
+    assert_eq!(
+        format_source(FileId(0), "model m{from s}"),
+        Ok("model m {\n  from s\n}\n".to_string())
+    );
+}
+
+#[test]
+fn format_model_ignores_comments_and_layout() {
+    let a = parse_ok(
+        "model m -> contract C { from s // c\n where x > (1) select {a=x} }",
+        "a",
+    );
+    let b = parse_ok(
+        "\n\n// before\nmodel m -> contract C {\n  from s\n  /* c */ filter x > 1\n  select { a = x, }\n}",
+        "b",
+    );
+    let (Some(Decl::Model(ma)), Some(Decl::Model(mb))) = (a.decls.first(), b.decls.first()) else {
+        panic!("no model");
+    };
+    let text = format_model(ma);
+    assert_eq!(text, format_model(mb));
+    assert_eq!(
+        text,
+        "model m -> contract C {\n  from s\n  filter x > 1\n  select { a = x }\n}"
+    );
+}
