@@ -59,8 +59,11 @@ pub fn parse(file: FileId, text: &str) -> (ast::File, Vec<Diagnostic>) {
         .enumerate()
         .filter(|(_, t)| matches!(t.kind, TokenKind::Error))
         .map(|(i, _)| i);
+    // Both the error tokens and the skipped ranges are in increasing order.
+    let mut ranges = skipped.iter().peekable();
     for (i, d) in error_tokens.zip(lexed.diagnostics) {
-        if !skipped.iter().any(|r| r.contains(&i)) {
+        while ranges.next_if(|r| r.end <= i).is_some() {}
+        if !ranges.peek().is_some_and(|r| r.contains(&i)) {
             diags.push(d);
         }
     }
@@ -321,12 +324,18 @@ impl<'a> Parser<'a> {
             TokenKind::Keyword(k) | TokenKind::TypeKeyword(k) | TokenKind::Sym(k) => {
                 (k.to_string(), false)
             }
-            TokenKind::Int(v) => (v.to_string(), false),
+            TokenKind::Int(_) => (self.int_text(t.span), false),
             TokenKind::Float(_, text) => (text.replace('_', ""), false),
             TokenKind::Str(parts) => (lexer::flatten_parts(parts), true),
             TokenKind::Error | TokenKind::Eof => (String::new(), false),
         };
         Ok((text, quoted, t.span))
+    }
+
+    /// An integer literal's digits as written, without `_` separators.
+    fn int_text(&self, span: Span) -> String {
+        let src = self.text.get(span.range()).unwrap_or("");
+        src.chars().filter(|c| *c != '_').collect()
     }
 
     /// A string literal used as plain text (variables flattened to their
@@ -425,9 +434,15 @@ impl<'a> Parser<'a> {
     /// Whether token `i` is the first token on its line.
     fn first_on_line(&self, i: usize) -> bool {
         let start = self.toks[i].span.start as usize;
-        let before = self.text.get(..start).unwrap_or("");
-        let line = before.rsplit('\n').next().unwrap_or("");
-        line.chars().all(|c| c == ' ' || c == '\t' || c == '\r')
+        let before = self.text.as_bytes().get(..start).unwrap_or(&[]);
+        for b in before.iter().rev() {
+            match b {
+                b'\n' => return true,
+                b' ' | b'\t' | b'\r' => {}
+                _ => return false,
+            }
+        }
+        true
     }
 }
 

@@ -361,6 +361,8 @@ impl Parser<'_> {
                     self.bump();
                     self.expect_sym(":", "after 'models'")?;
                     self.expect_sym("[", "after 'models:'")?;
+                    // A repeated `models:` replaces the earlier list.
+                    models.clear();
                     loop {
                         if self.eat_sym("]").is_some() {
                             break;

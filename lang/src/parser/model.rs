@@ -481,9 +481,9 @@ impl Parser<'_> {
     /// or `incremental`.
     fn fresh_val(&mut self) -> PResult<(String, Span)> {
         match self.kind().clone() {
-            TokenKind::Int(v) => {
+            TokenKind::Int(_) => {
                 let start = self.bump().span;
-                let mut text = v.to_string();
+                let mut text = self.int_text(start);
                 // `1h`: the unit is the next word, unless that word starts a
                 // model attribute (`freshness 1 owner: ".."`).
                 if let TokenKind::Ident(unit) = self.kind().clone() {

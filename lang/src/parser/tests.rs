@@ -1161,6 +1161,16 @@ fn pipeline_decl() {
         .collect();
     assert_eq!(args, [("events_v2", false), ("10", false)]);
     assert_eq!(&text[p.span.range()], text);
+    let Decl::Pipeline(p) = decl("pipeline p { models: [a], models: [b, c] }") else {
+        panic!()
+    };
+    assert_eq!(p.models.iter().map(show).collect::<Vec<_>>(), ["b", "c"]);
+    let Decl::Contract(c) = decl("contract C { a: int64 enum { 007, 1_0 } }") else {
+        panic!()
+    };
+    assert!(
+        matches!(&c.fields[0].annotations[0], Annotation::Enum(v, _) if v[0].0 == "007" && v[1].0 == "10")
+    );
     let Decl::Pipeline(p) = decl("pipeline p env: dev { }") else {
         panic!()
     };
