@@ -101,7 +101,7 @@ impl Rule {
 inventory::collect!(Rule);
 
 /// Every registered rule in a stable order: `ParseError`, the E codes, the F
-/// codes and the W codes by number, then `PinError`.
+/// codes and the W codes by number, then the other named codes (`PinError`).
 pub fn all() -> Vec<&'static Rule> {
     let mut rules: Vec<&'static Rule> = inventory::iter::<Rule>.into_iter().collect();
     rules.sort_by(|a, b| compare_codes(a.code, b.code));
@@ -131,15 +131,16 @@ pub fn compare_codes(a: &str, b: &str) -> Ordering {
     code_rank(a).cmp(&code_rank(b)).then_with(|| a.cmp(b))
 }
 
+/// `ParseError` first, then the numbered families, then the other named
+/// codes (`PinError`, reported last, at materialize time).
 fn code_rank(code: &str) -> (u8, u32) {
-    let number = || code.get(1..).and_then(|n| n.parse::<u32>().ok());
-    match (code, code.as_bytes().first()) {
-        ("ParseError", _) => (0, 0),
-        ("PinError", _) => (4, 0),
-        (_, Some(b'E')) => (1, number().unwrap_or(u32::MAX)),
-        (_, Some(b'F')) => (2, number().unwrap_or(u32::MAX)),
-        (_, Some(b'W')) => (3, number().unwrap_or(u32::MAX)),
-        _ => (5, 0),
+    let number = code.get(1..).and_then(|n| n.parse::<u32>().ok());
+    match (code.as_bytes().first(), number) {
+        _ if code == "ParseError" => (0, 0),
+        (Some(b'E'), Some(n)) => (1, n),
+        (Some(b'F'), Some(n)) => (2, n),
+        (Some(b'W'), Some(n)) => (3, n),
+        _ => (4, 0),
     }
 }
 
