@@ -1,3 +1,7 @@
+use strata_lang::ast::Cardinality;
+use strata_lang::ir::{self, ShapeViolation};
+use strata_lang::Diagnostic;
+
 use crate::rule;
 
 /// A join's `expect many_to_one` / `expect one_to_one` cannot be checked as written.
@@ -293,4 +297,76 @@ use crate::rule;
 /// }
 /// ```
 #[rule(code = "E079", name = "join-cardinality-shape", severity = error, phase = check)]
-pub struct JoinCardinalityShape;
+pub fn join_cardinality_shape(module: &ir::Module, out: &mut Vec<Diagnostic>) {
+    for model in &module.models {
+        for join in &model.joins {
+            if let (Some(card), Some(Err(violations))) = (join.expect, &join.shape) {
+                for v in violations {
+                    out.push(diagnostic(join, card, v));
+                }
+            }
+        }
+    }
+}
+
+/// The E079 diagnostic for one violation: the message stays close to the
+/// reference implementation's wording; the span is the offending conjunct, or
+/// the `expect` clause when the problem is the join as a whole.
+fn diagnostic(join: &ir::Join, card: Cardinality, v: &ShapeViolation) -> Diagnostic {
+    let c = card.as_str();
+    let right = &join.input;
+    let left = &join.left_input;
+    let expect_span = join.expect_span.unwrap_or(join.keyword_span);
+    match v {
+        ShapeViolation::AntiSemi => {
+            let kind = join.kind.name();
+            let article = if kind.starts_with(['a', 'e', 'i', 'o', 'u']) { "an" } else { "a" };
+            Diagnostic::error(
+                "E079",
+                expect_span,
+                format!("expect {c} does not apply to {article} {kind} join (it never multiplies rows)"),
+            )
+            .with_label(format!("`expect` on a {}", join.kind.keyword()))
+            .with_secondary(join.keyword_span, "this join keeps at most one row per left row")
+            .with_help(format!("remove `expect {c}`: only join_left and join_inner can multiply rows"))
+        }
+        ShapeViolation::Exotic { span } => Diagnostic::error(
+            "E079",
+            *span,
+            format!("expect {c} needs the right side referenced only through equi-join keys (found an exotic condition)"),
+        )
+        .with_label(format!("`{right}` is used here outside a plain `column == value` key"))
+        .with_secondary(expect_span, "the promise that needs plain keys")
+        .with_help(format!(
+            "rewrite it upstream, out loud: compute this value as a column of a model that reads `{right}`, then join on that column (`{left}.k == {right}_keyed.k`)"
+        )),
+        ShapeViolation::NotEquiKey { span } => Diagnostic::error(
+            "E079",
+            *span,
+            format!("expect {c} needs equi-join keys on plain columns (top-level AND of col == col)"),
+        )
+        .with_label(format!("not an `==` key on `{right}`"))
+        .with_secondary(expect_span, "the promise that needs plain keys")
+        .with_help(format!(
+            "join only on `==` between plain columns combined with `and`; filter `{right}` in an upstream model (or filter the joined rows with a `filter` after the join) instead"
+        )),
+        ShapeViolation::NoRightKey => Diagnostic::error(
+            "E079",
+            expect_span,
+            format!("expect {c} needs at least one equi-join key on {right}"),
+        )
+        .with_label(format!("no `{right}.<column> == ...` key in the `on` condition"))
+        .with_secondary(join.keyword_span, "this join")
+        .with_help(format!("add an equality on a column of `{right}`, e.g. `{left}.id == {right}.id`")),
+        ShapeViolation::OneToOneWithoutPair => Diagnostic::error(
+            "E079",
+            expect_span,
+            "expect one_to_one needs at least one equi-join key pair relating a left column to a right column",
+        )
+        .with_label(format!("no plain `{left}` column is equated to a plain `{right}` column"))
+        .with_secondary(join.keyword_span, "this join")
+        .with_help(format!(
+            "relate a plain column of `{left}` to one of `{right}` (`{left}.k == {right}.k`), computing the left key upstream if needed, or promise many_to_one"
+        )),
+    }
+}
