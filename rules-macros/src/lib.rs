@@ -36,9 +36,14 @@ use syn::{Attribute, Expr, ExprLit, Item, Lit, LitStr, MetaNameValue, Token};
 /// Declare and register a rule. See the crate documentation.
 #[proc_macro_attribute]
 pub fn rule(attr: TokenStream, item: TokenStream) -> TokenStream {
-    match expand(attr.into(), item.into()) {
+    let item = TokenStream2::from(item);
+    match expand(attr.into(), item.clone()) {
         Ok(tokens) => tokens.into(),
-        Err(err) => err.to_compile_error().into(),
+        // Keep the item so that its uses do not add errors of their own.
+        Err(err) => {
+            let err = err.to_compile_error();
+            quote!(#item #err).into()
+        }
     }
 }
 
@@ -340,17 +345,22 @@ fn parse_word<T: Copy>(value: &Expr, what: &str, words: &[(&str, T)]) -> syn::Re
         .map(|(w, _)| format!("`{w}`"))
         .collect::<Vec<_>>()
         .join(", ");
-    let word = match value {
-        Expr::Path(p) => p.path.get_ident().map(|i| i.to_string()),
-        _ => None,
-    };
-    word.and_then(|w| words.iter().find(|(name, _)| *name == w).map(|(_, v)| *v))
-        .ok_or_else(|| {
-            syn::Error::new(
-                value.span(),
-                format!("`{what}` must be one of {expected} (a bare word, not a string)"),
-            )
-        })
+    let known = |w: &str| words.iter().find(|(name, _)| *name == w).map(|(_, v)| *v);
+    let mut message = format!("`{what}` must be one of {expected}");
+    match value {
+        Expr::Path(p) => {
+            if let Some(v) = p.path.get_ident().and_then(|i| known(&i.to_string())) {
+                return Ok(v);
+            }
+        }
+        Expr::Lit(ExprLit {
+            lit: Lit::Str(s), ..
+        }) if known(&s.value()).is_some() => {
+            message = format!("write `{what} = {}`: a bare word, not a string", s.value());
+        }
+        _ => {}
+    }
+    Err(syn::Error::new(value.span(), message))
 }
 
 /// The item's doc comment as text: `#[doc]` lines joined with newlines, the
@@ -507,7 +517,10 @@ mod tests {
             "{err}"
         );
         let err = error_of(r#"code = "E040", name = "x", severity = "error", phase = check"#);
-        assert!(err.contains("a bare word, not a string"), "{err}");
+        assert!(
+            err.contains("write `severity = error`: a bare word, not a string"),
+            "{err}"
+        );
         let err = error_of(r#"code = "E040", name = "x", severity = error, phase = typing"#);
         assert!(
             err.contains(
