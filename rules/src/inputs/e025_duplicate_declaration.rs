@@ -4,9 +4,9 @@ use crate::rule;
 ///
 /// ## What it means
 ///
-/// Two top-level declarations of the same kind (two sources, two models, two
-/// contracts, two domains, two pipelines...) have the same name, in one file
-/// or across imported files. Every later declaration is reported, pointing
+/// Two top-level declarations of the same kind (two sources, two contracts,
+/// two domains or two models) have the same name, in one file or across
+/// imported files. Every later declaration is reported, pointing
 /// at the first one. This code is specific to this implementation: the
 /// reference implementation keeps the first declaration and silently ignores
 /// the others, so an edit to the second copy has no effect there. Several

@@ -5,10 +5,11 @@ use crate::rule;
 /// ## What it means
 ///
 /// The program is valid strata, but it uses a part of the language that this
-/// implementation does not compile yet, such as compile-time `fn`
-/// declarations and the generator calls that expand them into models. The
-/// message names the construct. Nothing is silently skipped: a module that
-/// uses it is rejected rather than checked half-way.
+/// implementation does not compile yet: compile-time generators, that is a
+/// top-level call of a `fn` that expands into models, or a `fn` call in a
+/// pipeline's `models: [...]`. The message names the construct. Nothing is
+/// silently skipped: a module that uses it is rejected rather than checked
+/// half-way.
 ///
 /// ## Example
 ///
