@@ -167,6 +167,9 @@ pub struct Model {
     pub joins: Vec<Join>,
     /// Model attributes (`owner`, `reason`, ...).
     pub attrs: Vec<(String, String)>,
+    /// The model's clauses, typed and resolved (empty when `ok` is false).
+    #[serde(skip)]
+    pub steps: Vec<Step>,
     /// False when checking this model reported an error.
     pub ok: bool,
 }
@@ -189,4 +192,131 @@ pub struct Test {
     pub span: Span,
     #[serde(skip)]
     pub checks: Vec<crate::ast::TestCheck>,
+}
+
+/// A literal value in a typed expression.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Literal {
+    Int(i64),
+    /// The number as written.
+    Float(String),
+    Str(String),
+    Bool(bool),
+    Null,
+}
+
+/// What a column reference resolved to.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ColumnRef {
+    /// Column `column` of input number `input` (index into `Model::inputs`),
+    /// as the input provides it.
+    Input { input: usize, column: String },
+    /// A name the model defined earlier (a `let`, an output, a group key, an
+    /// expanded or set-op column): its binding at this point of the model.
+    Local(String),
+}
+
+/// A typed, resolved expression: what SQL lowering reads.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TExpr {
+    pub kind: TExprKind,
+    pub ty: Type,
+    pub nullable: bool,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum TExprKind {
+    Lit(Literal),
+    Column(ColumnRef),
+    Unary {
+        op: crate::ast::UnaryOp,
+        operand: Box<TExpr>,
+    },
+    Binary {
+        op: crate::ast::BinOp,
+        lhs: Box<TExpr>,
+        rhs: Box<TExpr>,
+    },
+    Call(TCall),
+    Cast {
+        expr: Box<TExpr>,
+        to: Type,
+    },
+    /// `*` in `count(*)`.
+    Star,
+}
+
+/// A call of a catalog function.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TCall {
+    pub name: String,
+    pub distinct: bool,
+    pub args: Vec<TExpr>,
+    /// The unit keyword of `date_add` / `date_sub` (`days`, ...); its value
+    /// is the second argument.
+    pub unit: Option<String>,
+    pub window: Option<TWindow>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct TWindow {
+    pub partition_by: Vec<TExpr>,
+    /// Keys and whether each is descending.
+    pub sort: Vec<(TExpr, bool)>,
+}
+
+/// One clause of a model, typed and resolved, in source order. Lowering a
+/// model to SQL replays these against the same scope rules the checker used.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Step {
+    From {
+        input: usize,
+    },
+    /// `join` is the index into `Model::joins`.
+    Join {
+        input: usize,
+        join: usize,
+        on: TExpr,
+    },
+    /// A WHERE predicate (outside a group body).
+    Filter(TExpr),
+    Let {
+        name: String,
+        expr: TExpr,
+    },
+    /// A select/derive/aggregate output outside a group body.
+    Output {
+        name: String,
+        expr: TExpr,
+    },
+    /// Start of `group { keys } ( ... )`: keys with their output names.
+    Group {
+        keys: Vec<(String, TExpr)>,
+    },
+    /// A filter inside a group body (HAVING).
+    Having(TExpr),
+    /// An aggregate output (or group key reference) inside a group body.
+    GroupOutput {
+        name: String,
+        expr: TExpr,
+    },
+    EndGroup,
+    Sort(Vec<(TExpr, bool)>),
+    /// `take A` (start = A, end None) or `take A..B` (1-based, inclusive).
+    Take {
+        start: i64,
+        end: Option<i64>,
+    },
+    /// `expand column [as name]` (name = column when no alias).
+    Expand {
+        column: String,
+        name: String,
+    },
+    SetOp {
+        kind: crate::ast::SetOpKind,
+        input: usize,
+    },
+    Dedup {
+        by: Option<Vec<String>>,
+    },
 }

@@ -3,6 +3,7 @@
 use crate::ast::{Arg, BinOp, Call, Expr, ExprKind, UnaryOp};
 use crate::catalog::{self, ArgKind, Function, Returns};
 use crate::diag::Diagnostic;
+use crate::ir::{Literal, TCall, TExpr, TExprKind, TWindow};
 use crate::span::Span;
 use crate::types::{unify_all, Type};
 
@@ -17,6 +18,8 @@ pub struct Ty {
     pub sources: Vec<(String, String)>,
     /// Whether the value contains an aggregate call (outside windows).
     pub aggregate: bool,
+    /// The resolved expression (its type is `ty`/`nullable`).
+    pub node: TExprKind,
 }
 
 impl Ty {
@@ -26,6 +29,21 @@ impl Ty {
             nullable,
             sources: Vec::new(),
             aggregate: false,
+            node: TExprKind::Lit(Literal::Null),
+        }
+    }
+
+    pub fn with_node(mut self, node: TExprKind) -> Ty {
+        self.node = node;
+        self
+    }
+
+    /// The typed expression this value is.
+    pub fn texpr(&self) -> TExpr {
+        TExpr {
+            kind: self.node.clone(),
+            ty: self.ty.clone(),
+            nullable: self.nullable,
         }
     }
 }
@@ -89,11 +107,22 @@ impl ModelChecker<'_> {
     /// depends on something that already failed); callers stay silent then.
     pub fn infer(&mut self, e: &Expr, ctx: ExprCtx) -> Option<Ty> {
         match &e.kind {
-            ExprKind::Int(_) => Some(Ty::new(Type::Int64, false)),
-            ExprKind::Float(..) => Some(Ty::new(Type::Float64, false)),
-            ExprKind::Str(_) => Some(Ty::new(Type::String, false)),
-            ExprKind::Bool(_) => Some(Ty::new(Type::Bool, false)),
-            ExprKind::Null => Some(Ty::new(Type::Unknown, true)),
+            ExprKind::Int(v) => {
+                Some(Ty::new(Type::Int64, false).with_node(TExprKind::Lit(Literal::Int(*v))))
+            }
+            ExprKind::Float(_, text) => Some(
+                Ty::new(Type::Float64, false)
+                    .with_node(TExprKind::Lit(Literal::Float(text.clone()))),
+            ),
+            ExprKind::Str(v) => Some(
+                Ty::new(Type::String, false).with_node(TExprKind::Lit(Literal::Str(v.clone()))),
+            ),
+            ExprKind::Bool(v) => {
+                Some(Ty::new(Type::Bool, false).with_node(TExprKind::Lit(Literal::Bool(*v))))
+            }
+            ExprKind::Null => {
+                Some(Ty::new(Type::Unknown, true).with_node(TExprKind::Lit(Literal::Null)))
+            }
             ExprKind::Template(_) => {
                 self.error(
                     Diagnostic::error(
@@ -137,13 +166,20 @@ impl ModelChecker<'_> {
             }
             ExprKind::Unary { op, operand } => {
                 let t = self.infer(operand, ctx)?;
-                Some(match op {
-                    UnaryOp::Not => Ty {
-                        ty: Type::Bool,
-                        ..t
-                    },
-                    UnaryOp::Neg => t,
-                })
+                let node = TExprKind::Unary {
+                    op: *op,
+                    operand: Box::new(t.texpr()),
+                };
+                Some(
+                    match op {
+                        UnaryOp::Not => Ty {
+                            ty: Type::Bool,
+                            ..t
+                        },
+                        UnaryOp::Neg => t,
+                    }
+                    .with_node(node),
+                )
             }
             ExprKind::Binary {
                 op,
@@ -165,11 +201,17 @@ impl ModelChecker<'_> {
         let mut sources = l.sources.clone();
         merge_sources(&mut sources, &r.sources);
         let aggregate = l.aggregate || r.aggregate;
+        let node = TExprKind::Binary {
+            op,
+            lhs: Box::new(l.texpr()),
+            rhs: Box::new(r.texpr()),
+        };
         let mk = |ty: Type, nullable: bool| Ty {
             ty,
             nullable,
             sources: sources.clone(),
             aggregate,
+            node: node.clone(),
         };
         let (lt, rt) = (&l.ty, &r.ty);
         if op.is_comparison() {
@@ -180,7 +222,10 @@ impl ModelChecker<'_> {
                 return Some(mk(Type::Bool, nullable));
             }
             let mut d = Diagnostic::error("E051", span, format!("cannot compare {lt} with {rt}"))
-                .with_secondary(op_span, format!("`{}` needs comparable operands", op.symbol()));
+                .with_secondary(
+                    op_span,
+                    format!("`{}` needs comparable operands", op.symbol()),
+                );
             if matches!(lt, Type::Money(_)) && rt.is_numeric() {
                 d = d.with_help(format!(
                     "money is not numeric in comparisons; cast the number: cast(<n>, \"money\"), or compare with a money column of currency {}",
@@ -190,7 +235,9 @@ impl ModelChecker<'_> {
                     }
                 ));
             } else if matches!(rt, Type::Money(_)) && lt.is_numeric() {
-                d = d.with_help("money is not numeric in comparisons; cast the number: cast(<n>, \"money\")");
+                d = d.with_help(
+                    "money is not numeric in comparisons; cast the number: cast(<n>, \"money\")",
+                );
             }
             self.error(d);
             return None;
@@ -204,7 +251,10 @@ impl ModelChecker<'_> {
                     Diagnostic::error(
                         "E052",
                         span,
-                        format!("'{}' requires bool operands, got {lt} and {rt}", op.symbol()),
+                        format!(
+                            "'{}' requires bool operands, got {lt} and {rt}",
+                            op.symbol()
+                        ),
                     )
                     .with_secondary(op_span, "this operator"),
                 );
@@ -234,7 +284,14 @@ impl ModelChecker<'_> {
         }
     }
 
-    fn unsupported(&mut self, op: BinOp, op_span: Span, span: Span, lt: &Type, rt: &Type) -> Option<Ty> {
+    fn unsupported(
+        &mut self,
+        op: BinOp,
+        op_span: Span,
+        span: Span,
+        lt: &Type,
+        rt: &Type,
+    ) -> Option<Ty> {
         let mut d = Diagnostic::error(
             "E053",
             span,
@@ -261,8 +318,12 @@ impl ModelChecker<'_> {
             for a in &call.args {
                 let _ = self.infer(&a.value, ctx);
             }
-            let mut d = Diagnostic::error("E059", call.name.span, format!("unknown function '{name}'"));
-            if let Some(s) = crate::suggest::closest(name, catalog::FUNCTIONS.iter().map(|f| f.name).chain(["cast"])) {
+            let mut d =
+                Diagnostic::error("E059", call.name.span, format!("unknown function '{name}'"));
+            if let Some(s) = crate::suggest::closest(
+                name,
+                catalog::FUNCTIONS.iter().map(|f| f.name).chain(["cast"]),
+            ) {
                 d = d.with_help(format!("did you mean `{s}`?"));
             }
             self.error(d);
@@ -271,9 +332,14 @@ impl ModelChecker<'_> {
 
         // Window placement.
         let mut arg_ctx = ctx;
+        let mut window = None;
         if let Some(w) = &call.over {
             if ctx.in_window {
-                self.error(Diagnostic::error("E065", w.span, "a window cannot appear inside a window"));
+                self.error(Diagnostic::error(
+                    "E065",
+                    w.span,
+                    "a window cannot appear inside a window",
+                ));
                 return None;
             }
             if ctx.place != Place::Output {
@@ -299,7 +365,12 @@ impl ModelChecker<'_> {
                 ));
                 return None;
             }
-            if name == "count" && call.args.iter().any(|a| matches!(a.value.kind, ExprKind::Star)) {
+            if name == "count"
+                && call
+                    .args
+                    .iter()
+                    .any(|a| matches!(a.value.kind, ExprKind::Star))
+            {
                 self.error(
                     Diagnostic::error("E064", span, "count(*) cannot take over(...)")
                         .with_help("write count() over (...)"),
@@ -316,15 +387,24 @@ impl ModelChecker<'_> {
             }
             arg_ctx.in_window = true;
             let mut ok = true;
+            let mut partition_by = Vec::new();
+            let mut sort = Vec::new();
             for p in &w.partition_by {
-                ok &= self.infer(p, arg_ctx).is_some();
+                match self.infer(p, arg_ctx) {
+                    Some(t) => partition_by.push(t.texpr()),
+                    None => ok = false,
+                }
             }
-            for (s, _) in &w.sort {
-                ok &= self.infer(s, arg_ctx).is_some();
+            for (s, desc) in &w.sort {
+                match self.infer(s, arg_ctx) {
+                    Some(t) => sort.push((t.texpr(), *desc)),
+                    None => ok = false,
+                }
             }
             if !ok {
                 return None;
             }
+            window = Some(TWindow { partition_by, sort });
         } else if func.aggregate && !self.in_group {
             self.error(
                 Diagnostic::error(
@@ -359,7 +439,10 @@ impl ModelChecker<'_> {
         let is_date_add = name == "date_add" || name == "date_sub";
         if !is_date_add {
             if let Some(a) = call.args.iter().find(|a| a.name.is_some()) {
-                let at = a.name.as_ref().map_or(a.value.span, |n| n.span.to(a.value.span));
+                let at = a
+                    .name
+                    .as_ref()
+                    .map_or(a.value.span, |n| n.span.to(a.value.span));
                 self.error(Diagnostic::error(
                     "E072",
                     at,
@@ -371,7 +454,8 @@ impl ModelChecker<'_> {
 
         // Arity.
         let nargs = call.args.len();
-        let star_count = name == "count" && nargs == 1 && matches!(call.args[0].value.kind, ExprKind::Star);
+        let star_count =
+            name == "count" && nargs == 1 && matches!(call.args[0].value.kind, ExprKind::Star);
         if nargs < func.min_args || func.max_args.is_some_and(|m| nargs > m) {
             self.error(Diagnostic::error(
                 "E062",
@@ -410,9 +494,33 @@ impl ModelChecker<'_> {
             merge_sources(&mut sources, &a.sources);
         }
         let ty = self.call_result(func, call, span, &args)?;
+        let targs = if star_count {
+            vec![TExpr {
+                kind: TExprKind::Star,
+                ty: Type::Unknown,
+                nullable: false,
+            }]
+        } else {
+            args.iter().map(Ty::texpr).collect()
+        };
+        let unit = if is_date_add {
+            call.args
+                .get(1)
+                .and_then(|a| a.name.as_ref())
+                .map(|n| n.name.clone())
+        } else {
+            None
+        };
         Some(Ty {
             sources,
             aggregate: (func.aggregate && call.over.is_none()) || args.iter().any(|a| a.aggregate),
+            node: TExprKind::Call(TCall {
+                name: name.to_string(),
+                distinct: call.distinct,
+                args: targs,
+                unit,
+                window,
+            }),
             ..ty
         })
     }
@@ -491,7 +599,9 @@ impl ModelChecker<'_> {
                     self.error(Diagnostic::error(
                         "E063",
                         arg_span(0),
-                        format!("array_agg() argument must be a non-array, non-null value, got {t}"),
+                        format!(
+                            "array_agg() argument must be a non-array, non-null value, got {t}"
+                        ),
                     ));
                     return None;
                 }
@@ -539,7 +649,8 @@ impl ModelChecker<'_> {
             }
             "json_build" => {
                 for i in (0..call.args.len()).step_by(2) {
-                    let ok = matches!(&call.args[i].value.kind, ExprKind::Str(k) if is_simple_key(k));
+                    let ok =
+                        matches!(&call.args[i].value.kind, ExprKind::Str(k) if is_simple_key(k));
                     if !ok {
                         self.error(Diagnostic::error(
                             "E074",
@@ -647,7 +758,9 @@ impl ModelChecker<'_> {
                 self.error(Diagnostic::error(
                     "E073",
                     span,
-                    format!("date_diff() arguments must have the same temporal type, got {a} and {b}"),
+                    format!(
+                        "date_diff() arguments must have the same temporal type, got {a} and {b}"
+                    ),
                 ));
                 return None;
             }
@@ -767,7 +880,11 @@ impl ModelChecker<'_> {
         self.error(Diagnostic::error(
             "E063",
             span,
-            format!("{name}() argument {} must be {}, got {got}", i + 1, kind.describe()),
+            format!(
+                "{name}() argument {} must be {}, got {got}",
+                i + 1,
+                kind.describe()
+            ),
         ));
     }
 
@@ -787,7 +904,11 @@ impl ModelChecker<'_> {
     /// `cast(x, "type")`.
     fn cast(&mut self, call: &Call, span: Span, ctx: ExprCtx) -> Option<Ty> {
         if call.over.is_some() {
-            self.error(Diagnostic::error("E065", span, "cast() is not a window function"));
+            self.error(Diagnostic::error(
+                "E065",
+                span,
+                "cast() is not a window function",
+            ));
             return None;
         }
         if let Some(Arg { name: Some(n), .. }) = call.args.iter().find(|a| a.name.is_some()) {
@@ -809,8 +930,12 @@ impl ModelChecker<'_> {
         let target = &call.args[1].value;
         let ExprKind::Str(type_name) = &target.kind else {
             self.error(
-                Diagnostic::error("E063", target.span, "cast() type must be a string literal naming a type")
-                    .with_help("write the type in quotes: cast(x, \"int64\")"),
+                Diagnostic::error(
+                    "E063",
+                    target.span,
+                    "cast() type must be a string literal naming a type",
+                )
+                .with_help("write the type in quotes: cast(x, \"int64\")"),
             );
             return None;
         };
@@ -821,11 +946,16 @@ impl ModelChecker<'_> {
                 return None;
             }
         };
+        let node = TExprKind::Cast {
+            expr: Box::new(value.texpr()),
+            to: ty.clone(),
+        };
         Some(Ty {
             ty,
             nullable: value.nullable,
             sources: value.sources,
             aggregate: value.aggregate,
+            node,
         })
     }
 }
@@ -894,9 +1024,7 @@ fn is_simple_json_path(p: &str) -> bool {
     };
     while !rest.is_empty() {
         if let Some(r) = rest.strip_prefix('.') {
-            let end = r
-                .find(|c: char| c == '.' || c == '[')
-                .unwrap_or(r.len());
+            let end = r.find(|c: char| c == '.' || c == '[').unwrap_or(r.len());
             if !is_simple_key(&r[..end]) {
                 return false;
             }
@@ -933,14 +1061,26 @@ mod tests {
     fn arithmetic_table() {
         let usd = Type::Money("USD".into());
         let eur = Type::Money("EUR".into());
-        assert_eq!(arithmetic(BinOp::Add, &Type::Int64, &Type::Int64), Ok(Type::Int64));
-        assert_eq!(arithmetic(BinOp::Div, &Type::Int64, &Type::Int64), Ok(Type::Float64));
-        assert_eq!(arithmetic(BinOp::Add, &Type::Int64, &Type::Float64), Ok(Type::Float64));
+        assert_eq!(
+            arithmetic(BinOp::Add, &Type::Int64, &Type::Int64),
+            Ok(Type::Int64)
+        );
+        assert_eq!(
+            arithmetic(BinOp::Div, &Type::Int64, &Type::Int64),
+            Ok(Type::Float64)
+        );
+        assert_eq!(
+            arithmetic(BinOp::Add, &Type::Int64, &Type::Float64),
+            Ok(Type::Float64)
+        );
         assert_eq!(
             arithmetic(BinOp::Add, &Type::Decimal(10, 2), &Type::Decimal(12, 4)),
             Ok(Type::Decimal(10, 2))
         );
-        assert_eq!(arithmetic(BinOp::Mul, &Type::Decimal(10, 2), &Type::Int64), Ok(Type::Decimal(38, 2)));
+        assert_eq!(
+            arithmetic(BinOp::Mul, &Type::Decimal(10, 2), &Type::Int64),
+            Ok(Type::Decimal(38, 2))
+        );
         assert_eq!(arithmetic(BinOp::Add, &usd, &usd), Ok(usd.clone()));
         assert_eq!(arithmetic(BinOp::Div, &usd, &usd), Ok(Type::Float64));
         assert_eq!(arithmetic(BinOp::Mul, &Type::Int64, &usd), Ok(usd.clone()));

@@ -14,7 +14,7 @@ use std::path::PathBuf;
 use crate::ast::{self, Annotation, Decl, ExprKind, FieldDef, TypeRef, TypeRefKind};
 use crate::diag::{sort_diagnostics, Diagnostic};
 use crate::ir::{self, Column};
-use crate::load::{self, Loaded, LoadOptions};
+use crate::load::{self, LoadOptions, Loaded};
 use crate::span::SourceMap;
 use crate::types::Type;
 
@@ -90,12 +90,17 @@ impl<'a> Env<'a> {
             return Ok(t);
         }
         if name == "array" || name.starts_with("array(") || name.starts_with("array<") {
-            return Err("cast() cannot produce an array; build arrays with array_construct(...)".into());
+            return Err(
+                "cast() cannot produce an array; build arrays with array_construct(...)".into(),
+            );
         }
         if name == "decimal" {
             return Err("cast() to decimal needs a precision and scale: write cast(x, \"decimal(18,2)\") or declare a domain".into());
         }
-        if let Some(args) = name.strip_prefix("decimal(").and_then(|r| r.strip_suffix(')')) {
+        if let Some(args) = name
+            .strip_prefix("decimal(")
+            .and_then(|r| r.strip_suffix(')'))
+        {
             let parts: Vec<&str> = args.split(',').map(str::trim).collect();
             if let [p, s] = parts.as_slice() {
                 if let (Ok(p), Ok(s)) = (p.parse::<u32>(), s.parse::<u32>()) {
@@ -104,7 +109,10 @@ impl<'a> Env<'a> {
             }
             return Err(format!("cast() type '{name}' is not a valid decimal(p,s)"));
         }
-        if let Some(cur) = name.strip_prefix("money(").and_then(|r| r.strip_suffix(')')) {
+        if let Some(cur) = name
+            .strip_prefix("money(")
+            .and_then(|r| r.strip_suffix(')'))
+        {
             let cur = cur.trim();
             if !cur.is_empty() && cur.chars().all(|c| c.is_alphanumeric() || c == '_') {
                 return Ok(Type::Money(cur.to_string()));
@@ -216,7 +224,10 @@ fn build_module(loaded: &Loaded, diags: &mut Vec<Diagnostic>) -> ir::Module {
 
     // Source and contract columns.
     for s in &source_order {
-        let cols = s.columns.as_ref().map(|fields| resolve_fields(fields, &env, diags));
+        let cols = s
+            .columns
+            .as_ref()
+            .map(|fields| resolve_fields(fields, &env, diags));
         let cols = match cols {
             None => Some(None),
             Some(Some(c)) => Some(Some(c)),
@@ -245,12 +256,14 @@ fn build_module(loaded: &Loaded, diags: &mut Vec<Diagnostic>) -> ir::Module {
                 lineage: Vec::new(),
                 joins: Vec::new(),
                 attrs: Vec::new(),
+                steps: Vec::new(),
                 ok: false,
             }
         } else {
             model::ModelChecker::new(&env, m, diags).check()
         };
-        model.fingerprint = crate::fingerprint::model_fingerprint(m, &loaded.sources, &model, &ir_models);
+        model.fingerprint =
+            crate::fingerprint::model_fingerprint(m, &loaded.sources, &model, &ir_models);
         env.model_results.borrow_mut().insert(
             model.name.clone(),
             ModelResult {
@@ -273,7 +286,11 @@ fn build_module(loaded: &Loaded, diags: &mut Vec<Diagnostic>) -> ir::Module {
             .map(|s| ir::Source {
                 name: s.name.name.clone(),
                 span: s.span,
-                args: s.args.iter().map(|kv| (kv.key.name.clone(), kv.value.clone())).collect(),
+                args: s
+                    .args
+                    .iter()
+                    .map(|kv| (kv.key.name.clone(), kv.value.clone()))
+                    .collect(),
                 columns: env.source_columns(&s.name.name).and_then(|c| c.cloned()),
             })
             .collect(),
@@ -282,7 +299,10 @@ fn build_module(loaded: &Loaded, diags: &mut Vec<Diagnostic>) -> ir::Module {
             .map(|c| ir::Contract {
                 name: c.name.name.clone(),
                 span: c.span,
-                columns: env.contract_columns(&c.name.name).cloned().unwrap_or_default(),
+                columns: env
+                    .contract_columns(&c.name.name)
+                    .cloned()
+                    .unwrap_or_default(),
             })
             .collect(),
         models: ir_models,
@@ -365,7 +385,13 @@ fn builtin_type(k: &TypeRefKind) -> Option<Type> {
 }
 
 /// Resolve a field's written type (domains known).
-fn resolve_type(t: &TypeRef, column: &str, env: &Env, diags: &mut Vec<Diagnostic>, in_array: bool) -> Option<Type> {
+fn resolve_type(
+    t: &TypeRef,
+    column: &str,
+    env: &Env,
+    diags: &mut Vec<Diagnostic>,
+    in_array: bool,
+) -> Option<Type> {
     match &t.kind {
         TypeRefKind::Named(n) => match env.domains.get(n.as_str()) {
             Some(Some(t)) => Some(t.clone()),
@@ -384,8 +410,21 @@ fn resolve_type(t: &TypeRef, column: &str, env: &Env, diags: &mut Vec<Diagnostic
                     t.span,
                     format!("unknown type '{n}' for column '{column}' (declare it with domain {n} = <type>)"),
                 );
-                let names = ["int64", "float64", "string", "bool", "date", "timestamp", "uuid", "json", "money", "decimal"];
-                if let Some(s) = crate::suggest::closest(n, names.into_iter().chain(env.domains.keys().copied())) {
+                let names = [
+                    "int64",
+                    "float64",
+                    "string",
+                    "bool",
+                    "date",
+                    "timestamp",
+                    "uuid",
+                    "json",
+                    "money",
+                    "decimal",
+                ];
+                if let Some(s) =
+                    crate::suggest::closest(n, names.into_iter().chain(env.domains.keys().copied()))
+                {
                     d = d.with_help(format!("did you mean `{s}`?"));
                 }
                 diags.push(d);
@@ -401,7 +440,11 @@ fn resolve_type(t: &TypeRef, column: &str, env: &Env, diags: &mut Vec<Diagnostic
 }
 
 /// Columns of a source or contract; `None` if any type failed to resolve.
-fn resolve_fields(fields: &[FieldDef], env: &Env, diags: &mut Vec<Diagnostic>) -> Option<Vec<Column>> {
+fn resolve_fields(
+    fields: &[FieldDef],
+    env: &Env,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<Vec<Column>> {
     let mut out = Vec::new();
     let mut ok = true;
     for f in fields {
@@ -508,11 +551,17 @@ fn dependency_order<'a>(
                         let members: Vec<usize> = stack[pos..].iter().map(|(n, _)| *n).collect();
                         if !members.iter().any(|&n| cyclic[n]) {
                             let first = members.iter().copied().min().unwrap_or(dep);
-                            let names: Vec<&str> = members.iter().map(|&n| models[n].name.name.as_str()).collect();
+                            let names: Vec<&str> = members
+                                .iter()
+                                .map(|&n| models[n].name.name.as_str())
+                                .collect();
                             let mut d = Diagnostic::error(
                                 "F001",
                                 models[first].name.span,
-                                format!("model dependency cycle involving '{}'", models[first].name.name),
+                                format!(
+                                    "model dependency cycle involving '{}'",
+                                    models[first].name.name
+                                ),
                             );
                             if names.len() == 1 {
                                 d = d.with_note(format!(
@@ -520,7 +569,11 @@ fn dependency_order<'a>(
                                     names[0]
                                 ));
                             } else {
-                                d = d.with_note(format!("cycle: {} -> {}", names.join(" -> "), names[0]));
+                                d = d.with_note(format!(
+                                    "cycle: {} -> {}",
+                                    names.join(" -> "),
+                                    names[0]
+                                ));
                             }
                             diags.push(d);
                         }
@@ -542,7 +595,12 @@ fn dependency_order<'a>(
 }
 
 /// Validate a declarative test against its model's output schema.
-fn check_test(t: &ast::TestDecl, env: &Env, models: &[ir::Model], diags: &mut Vec<Diagnostic>) -> ir::Test {
+fn check_test(
+    t: &ast::TestDecl,
+    env: &Env,
+    models: &[ir::Model],
+    diags: &mut Vec<Diagnostic>,
+) -> ir::Test {
     let find = |name: &str| models.iter().find(|m| m.name == name);
     let out = ir::Test {
         model: t.model.name.clone(),
@@ -550,7 +608,11 @@ fn check_test(t: &ast::TestDecl, env: &Env, models: &[ir::Model], diags: &mut Ve
         checks: t.checks.clone(),
     };
     let Some(model) = find(&t.model.name) else {
-        let mut d = Diagnostic::error("E091", t.model.span, format!("test names unknown model '{}'", t.model.name));
+        let mut d = Diagnostic::error(
+            "E091",
+            t.model.span,
+            format!("test names unknown model '{}'", t.model.name),
+        );
         if let Some(s) = crate::suggest::closest(&t.model.name, env.models.keys().copied()) {
             d = d.with_help(format!("did you mean `{s}`?"));
         }
@@ -573,13 +635,24 @@ fn check_test(t: &ast::TestDecl, env: &Env, models: &[ir::Model], diags: &mut Ve
             }
             continue;
         }
-        let Some(col) = model.columns.iter().rev().find(|col| col.name == c.target.name) else {
+        let Some(col) = model
+            .columns
+            .iter()
+            .rev()
+            .find(|col| col.name == c.target.name)
+        else {
             let mut d = Diagnostic::error(
                 "E092",
                 c.target.span,
-                format!("test on '{}' names unknown column '{}'", model.name, c.target.name),
+                format!(
+                    "test on '{}' names unknown column '{}'",
+                    model.name, c.target.name
+                ),
             );
-            if let Some(s) = crate::suggest::closest(&c.target.name, model.columns.iter().map(|c| c.name.as_str())) {
+            if let Some(s) = crate::suggest::closest(
+                &c.target.name,
+                model.columns.iter().map(|c| c.name.as_str()),
+            ) {
                 d = d.with_help(format!("did you mean `{s}`?"));
             }
             diags.push(d);
@@ -598,7 +671,10 @@ fn check_test(t: &ast::TestDecl, env: &Env, models: &[ir::Model], diags: &mut Ve
                     let mut d = Diagnostic::error(
                         "E094",
                         value.span,
-                        format!("test literal is {lit} but column '{}' is {}", col.name, col.ty),
+                        format!(
+                            "test literal is {lit} but column '{}' is {}",
+                            col.name, col.ty
+                        ),
                     );
                     if lit.is_unknown() {
                         d = d.with_help("null cannot be compared in a test; declare the column nonnull in a contract to check for missing values");
@@ -619,7 +695,10 @@ fn check_test(t: &ast::TestDecl, env: &Env, models: &[ir::Model], diags: &mut Ve
                     diags.push(Diagnostic::error(
                         "E102",
                         column.span,
-                        format!("referential test names unknown column '{}.{}'", rm.name, column.name),
+                        format!(
+                            "referential test names unknown column '{}.{}'",
+                            rm.name, column.name
+                        ),
                     ));
                 }
             }
@@ -655,7 +734,10 @@ fn pipeline(p: &ast::PipelineDecl, diags: &mut Vec<Diagnostic>) -> ir::Pipeline 
             .map(|s| {
                 (
                     s.source.name.clone(),
-                    s.args.iter().map(|kv| (kv.key.name.clone(), kv.value.clone())).collect(),
+                    s.args
+                        .iter()
+                        .map(|kv| (kv.key.name.clone(), kv.value.clone()))
+                        .collect(),
                 )
             })
             .collect(),

@@ -6,7 +6,7 @@ use std::collections::HashSet;
 use crate::ast::{self, AssignKind, ExprKind, Ident, Item, ItemKind, JoinKind, ModelDecl};
 use crate::cardinality;
 use crate::diag::Diagnostic;
-use crate::ir::{self, Column, InputKind, InputRole};
+use crate::ir::{self, Column, ColumnRef, InputKind, InputRole, Step, TExprKind};
 use crate::span::Span;
 use crate::types::{unify, Type};
 
@@ -47,6 +47,7 @@ pub struct ModelChecker<'a> {
     poisoned_names: HashSet<String>,
     /// The from input's schema is incomplete: unknown bare names are silent.
     from_poisoned: bool,
+    steps: Vec<Step>,
 }
 
 impl<'a> ModelChecker<'a> {
@@ -75,6 +76,7 @@ impl<'a> ModelChecker<'a> {
             joins: Vec::new(),
             poisoned_names: HashSet::new(),
             from_poisoned: false,
+            steps: Vec::new(),
         }
     }
 
@@ -86,18 +88,34 @@ impl<'a> ModelChecker<'a> {
                 if self.poisoned_names.contains(n) {
                     return None;
                 }
+                let r = match &e.origin {
+                    Origin::Input { index, name } => ColumnRef::Input {
+                        input: *index,
+                        column: name.clone(),
+                    },
+                    _ => ColumnRef::Local(n.to_string()),
+                };
                 return Some(Ty {
                     ty: e.col.ty.clone(),
                     nullable: e.col.nullable,
                     sources: e.sources.clone(),
                     aggregate: false,
+                    node: TExprKind::Column(r),
                 });
             }
             if self.from_poisoned {
                 return None;
             }
-            let place = if self.in_group { "group output" } else { "input columns" };
-            let mut d = Diagnostic::error("E040", name.span, format!("unknown column '{n}' in {place}"));
+            let place = if self.in_group {
+                "group output"
+            } else {
+                "input columns"
+            };
+            let mut d = Diagnostic::error(
+                "E040",
+                name.span,
+                format!("unknown column '{n}' in {place}"),
+            );
             let joined: Vec<&str> = self
                 .inputs
                 .iter()
@@ -114,17 +132,22 @@ impl<'a> ModelChecker<'a> {
             self.error(d);
             return None;
         };
-        if let Some(input) = self
+        if let Some(index) = self
             .inputs
             .iter()
-            .find(|i| i.alias == q.name && i.role != InputRole::SetOp)
+            .position(|i| i.alias == q.name && i.role != InputRole::SetOp)
         {
+            let input = &self.inputs[index];
             if let Some(c) = input.column(n) {
                 return Some(Ty {
                     ty: c.ty,
                     nullable: c.nullable,
                     sources: vec![(input.alias.clone(), n.to_string())],
                     aggregate: false,
+                    node: TExprKind::Column(ColumnRef::Input {
+                        input: index,
+                        column: n.to_string(),
+                    }),
                 });
             }
             if input.poisoned {
@@ -135,7 +158,9 @@ impl<'a> ModelChecker<'a> {
                 name.span,
                 format!("no column '{n}' in input '{}'", q.name),
             );
-            if let Some(s) = crate::suggest::closest(n, input.columns.iter().map(|c| c.name.as_str())) {
+            if let Some(s) =
+                crate::suggest::closest(n, input.columns.iter().map(|c| c.name.as_str()))
+            {
                 d = d.with_help(format!("did you mean `{}.{s}`?", q.name));
             }
             self.error(d);
@@ -152,6 +177,7 @@ impl<'a> ModelChecker<'a> {
                     nullable: e.col.nullable,
                     sources: e.sources.clone(),
                     aggregate: false,
+                    node: TExprKind::Column(ColumnRef::Local(n.to_string())),
                 });
             }
             if input.poisoned {
@@ -164,7 +190,11 @@ impl<'a> ModelChecker<'a> {
             ));
             return None;
         }
-        let mut d = Diagnostic::error("E041", q.span, format!("unknown input qualifier '{}'", q.name));
+        let mut d = Diagnostic::error(
+            "E041",
+            q.span,
+            format!("unknown input qualifier '{}'", q.name),
+        );
         let aliases: Vec<&str> = self.inputs.iter().map(|i| i.alias.as_str()).collect();
         if let Some(s) = crate::suggest::closest(&q.name, aliases.iter().copied()) {
             d = d.with_help(format!("did you mean `{s}.{n}`?"));
@@ -180,7 +210,10 @@ impl<'a> ModelChecker<'a> {
 
     /// Lineage kind of an output value.
     fn how_for(&self, t: &Ty, e: &ast::Expr) -> &'static str {
-        if let ExprKind::Column { qualifier: Some(q), .. } = &e.kind {
+        if let ExprKind::Column {
+            qualifier: Some(q), ..
+        } = &e.kind
+        {
             if self
                 .inputs
                 .iter()
@@ -237,6 +270,11 @@ impl<'a> ModelChecker<'a> {
             lineage,
             joins: std::mem::take(&mut self.joins),
             attrs,
+            steps: if self.failed {
+                Vec::new()
+            } else {
+                std::mem::take(&mut self.steps)
+            },
             ok: !self.failed,
         }
     }
@@ -247,10 +285,21 @@ impl<'a> ModelChecker<'a> {
             ItemKind::From(name) => self.from(name, item.span),
             ItemKind::Join(j) => self.join(j),
             ItemKind::Filter { expr, .. } => {
-                let _ = self.infer(expr, ExprCtx::at(Place::Filter));
+                if let Some(t) = self.infer(expr, ExprCtx::at(Place::Filter)) {
+                    let e = t.texpr();
+                    self.steps.push(if self.in_group {
+                        Step::Having(e)
+                    } else {
+                        Step::Filter(e)
+                    });
+                }
             }
             ItemKind::Let { name, expr } => {
                 if let Some(t) = self.infer(expr, ExprCtx::at(Place::Let)) {
+                    self.steps.push(Step::Let {
+                        name: name.name.clone(),
+                        expr: t.texpr(),
+                    });
                     let how = self.how_for(&t, expr);
                     self.scope.insert(
                         &name.name,
@@ -278,8 +327,11 @@ impl<'a> ModelChecker<'a> {
             ItemKind::Group(g) => self.group(g),
             ItemKind::Sort(keys) => {
                 self.shaped = true;
+                let mut sorted = Vec::new();
                 for k in keys {
-                    let _ = self.infer(&k.expr, ExprCtx::at(Place::Sort));
+                    if let Some(t) = self.infer(&k.expr, ExprCtx::at(Place::Sort)) {
+                        sorted.push((t.texpr(), k.desc));
+                    }
                     let plain = match &k.expr.kind {
                         ExprKind::Column {
                             qualifier: None,
@@ -289,8 +341,15 @@ impl<'a> ModelChecker<'a> {
                     };
                     self.sort_keys.push((plain, k.expr.span));
                 }
+                self.steps.push(Step::Sort(sorted));
             }
-            ItemKind::Take { .. } => self.shaped = true,
+            ItemKind::Take { start, end } => {
+                self.shaped = true;
+                self.steps.push(Step::Take {
+                    start: *start,
+                    end: *end,
+                });
+            }
             ItemKind::Expand { column, alias } => self.expand(column, alias.as_ref(), item.span),
             ItemKind::SetOp { kind, input } => self.setop(*kind, input, item.span),
             ItemKind::Dedup { by } => self.dedup(by.as_deref(), item.span),
@@ -361,7 +420,9 @@ impl<'a> ModelChecker<'a> {
                             format!("source '{}' declares no columns", name.name),
                         )
                         .with_secondary(src.name.span, "declared here without `columns:`")
-                        .with_help("add `{ columns: { id: int64, ... } }` to the source declaration"),
+                        .with_help(
+                            "add `{ columns: { id: int64, ... } }` to the source declaration",
+                        ),
                     );
                 }
                 // Its column types failed to resolve (reported there).
@@ -423,6 +484,7 @@ impl<'a> ModelChecker<'a> {
         if input.poisoned {
             self.from_poisoned = true;
         }
+        self.steps.push(Step::From { input: index });
         self.inputs.push(input);
     }
 
@@ -432,7 +494,15 @@ impl<'a> ModelChecker<'a> {
         let resolved = !input.poisoned || !input.columns.is_empty();
         self.inputs.push(input);
         self.joined = true;
-        let typed = self.infer(&j.on, ExprCtx::at(Place::Join)).is_some();
+        let on = self.infer(&j.on, ExprCtx::at(Place::Join));
+        let typed = on.is_some();
+        if let Some(on) = on {
+            self.steps.push(Step::Join {
+                input: self.inputs.len() - 1,
+                join: self.joins.len(),
+                on: on.texpr(),
+            });
+        }
         let left_input = self
             .inputs
             .iter()
@@ -473,8 +543,18 @@ impl<'a> ModelChecker<'a> {
     fn output(&mut self, a: &ast::Assign) {
         match self.infer(&a.expr, ExprCtx::at(Place::Output)) {
             Some(t) => {
+                self.steps.push(Step::Output {
+                    name: a.name.name.clone(),
+                    expr: t.texpr(),
+                });
                 let how = self.how_for(&t, &a.expr);
-                self.register_output(&a.name.name, fresh_column(&a.name.name, t.ty, t.nullable), Origin::Output, t.sources, how);
+                self.register_output(
+                    &a.name.name,
+                    fresh_column(&a.name.name, t.ty, t.nullable),
+                    Origin::Output,
+                    t.sources,
+                    how,
+                );
             }
             None => {
                 self.outputs.push(a.name.name.clone());
@@ -483,7 +563,14 @@ impl<'a> ModelChecker<'a> {
         }
     }
 
-    fn register_output(&mut self, name: &str, col: Column, origin: Origin, sources: Vec<(String, String)>, how: &'static str) {
+    fn register_output(
+        &mut self,
+        name: &str,
+        col: Column,
+        origin: Origin,
+        sources: Vec<(String, String)>,
+        how: &'static str,
+    ) {
         self.outputs.push(name.to_string());
         self.scope.insert(
             name,
@@ -499,6 +586,7 @@ impl<'a> ModelChecker<'a> {
     fn group(&mut self, g: &'a ast::GroupClause) {
         self.shaped = true;
         let mut key_names: Vec<String> = Vec::new();
+        let mut step_keys = Vec::new();
         for key in &g.keys {
             let t = self.infer(key, ExprCtx::at(Place::GroupKey));
             let (name, col) = match &key.kind {
@@ -516,7 +604,9 @@ impl<'a> ModelChecker<'a> {
                 }
                 _ => {
                     let n = format!("g{}", key_names.len());
-                    let col = t.as_ref().map(|t| fresh_column(&n, t.ty.clone(), t.nullable));
+                    let col = t
+                        .as_ref()
+                        .map(|t| fresh_column(&n, t.ty.clone(), t.nullable));
                     (n, col)
                 }
             };
@@ -526,6 +616,7 @@ impl<'a> ModelChecker<'a> {
             match (col, t) {
                 (Some(mut col), Some(t)) => {
                     col.name = name.clone();
+                    step_keys.push((name.clone(), t.texpr()));
                     self.register_output(&name, col, Origin::GroupKey, t.sources, "group_key");
                 }
                 _ => {
@@ -538,11 +629,13 @@ impl<'a> ModelChecker<'a> {
         if !g.keys.is_empty() {
             self.grouped = true;
         }
+        self.steps.push(Step::Group { keys: step_keys });
         self.in_group = true;
         for item in &g.body {
             self.item(item);
         }
         self.in_group = false;
+        self.steps.push(Step::EndGroup);
     }
 
     /// The declared flags of a column reference (for group keys).
@@ -567,6 +660,14 @@ impl<'a> ModelChecker<'a> {
                 name: key,
             } if self.group_keys.contains(&key.name) => {
                 if let Some(e) = self.scope.get(&key.name).cloned() {
+                    self.steps.push(Step::GroupOutput {
+                        name: name.clone(),
+                        expr: ir::TExpr {
+                            kind: TExprKind::Column(ColumnRef::Local(key.name.clone())),
+                            ty: e.col.ty.clone(),
+                            nullable: e.col.nullable,
+                        },
+                    });
                     let mut col = e.col.clone();
                     col.name = name.clone();
                     self.register_output(name, col, Origin::Output, e.sources, "group_key");
@@ -577,13 +678,19 @@ impl<'a> ModelChecker<'a> {
                 let is_agg = crate::catalog::lookup(&call.name.name).is_some_and(|f| f.aggregate);
                 if is_agg {
                     match self.infer(&a.expr, ExprCtx::at(Place::GroupBody)) {
-                        Some(t) => self.register_output(
-                            name,
-                            fresh_column(name, t.ty, t.nullable),
-                            Origin::Output,
-                            t.sources,
-                            "aggregate",
-                        ),
+                        Some(t) => {
+                            self.steps.push(Step::GroupOutput {
+                                name: name.clone(),
+                                expr: t.texpr(),
+                            });
+                            self.register_output(
+                                name,
+                                fresh_column(name, t.ty, t.nullable),
+                                Origin::Output,
+                                t.sources,
+                                "aggregate",
+                            )
+                        }
                         None => {
                             self.outputs.push(name.clone());
                             self.poison_name(name);
@@ -614,7 +721,11 @@ impl<'a> ModelChecker<'a> {
 
     fn expand(&mut self, column: &Ident, alias: Option<&Ident>, span: Span) {
         if self.setop_seen {
-            self.error(Diagnostic::error("E076", span, "`expand` cannot come after a set operation"));
+            self.error(Diagnostic::error(
+                "E076",
+                span,
+                "`expand` cannot come after a set operation",
+            ));
             return;
         }
         let fail = |this: &mut Self, msg: String| {
@@ -624,7 +735,12 @@ impl<'a> ModelChecker<'a> {
             return fail(self, "a model may expand at most one column".into());
         }
         self.expand_seen = true;
-        let Some(from) = self.inputs.iter().find(|i| i.role == InputRole::From).cloned() else {
+        let Some(from) = self
+            .inputs
+            .iter()
+            .find(|i| i.role == InputRole::From)
+            .cloned()
+        else {
             return fail(self, "`expand` needs a `from` before it".into());
         };
         if from.poisoned && from.columns.is_empty() {
@@ -633,30 +749,49 @@ impl<'a> ModelChecker<'a> {
         let Some(col) = from.column(&column.name) else {
             return fail(
                 self,
-                format!("expand '{}': not a column of the from input '{}'", column.name, from.alias),
+                format!(
+                    "expand '{}': not a column of the from input '{}'",
+                    column.name, from.alias
+                ),
             );
         };
         let elem = match &col.ty {
             Type::Array(e) => (**e).clone(),
             t => {
-                return fail(self, format!("expand '{}': column is {t}, not an array", column.name));
+                return fail(
+                    self,
+                    format!("expand '{}': column is {t}, not an array", column.name),
+                );
             }
         };
         if matches!(elem, Type::Array(_)) {
-            return fail(self, format!("expand '{}': the array must be one-dimensional", column.name));
+            return fail(
+                self,
+                format!(
+                    "expand '{}': the array must be one-dimensional",
+                    column.name
+                ),
+            );
         }
         let target = match alias {
             Some(a) => {
                 if from.columns.iter().any(|c| c.name == a.name) {
                     return fail(
                         self,
-                        format!("expand ... as '{}' collides with a column of '{}'", a.name, from.alias),
+                        format!(
+                            "expand ... as '{}' collides with a column of '{}'",
+                            a.name, from.alias
+                        ),
                     );
                 }
                 a.name.clone()
             }
             None => column.name.clone(),
         };
+        self.steps.push(Step::Expand {
+            column: column.name.clone(),
+            name: target.clone(),
+        });
         self.scope.insert(
             &target,
             Entry {
@@ -693,6 +828,10 @@ impl<'a> ModelChecker<'a> {
         let right = self.resolve_input(input, InputRole::SetOp);
         let poisoned = right.poisoned;
         let right_cols = right.columns.clone();
+        self.steps.push(Step::SetOp {
+            kind,
+            input: self.inputs.len(),
+        });
         self.inputs.push(right);
         if poisoned {
             return;
@@ -759,6 +898,7 @@ impl<'a> ModelChecker<'a> {
                     return;
                 }
                 self.dedup_full = Some(span);
+                self.steps.push(Step::Dedup { by: None });
             }
             Some(keys) => {
                 if self.dedup_full.is_some() || self.dedup_by.is_some() {
@@ -784,11 +924,16 @@ impl<'a> ModelChecker<'a> {
                                     k.span,
                                     "dedup by keys must be plain output column names",
                                 )
-                                .with_help("compute the key in the select, then `dedup by` its name"),
+                                .with_help(
+                                    "compute the key in the select, then `dedup by` its name",
+                                ),
                             );
                         }
                     }
                 }
+                self.steps.push(Step::Dedup {
+                    by: Some(names.iter().map(|(n, _)| n.clone()).collect()),
+                });
                 self.dedup_by = Some(names);
             }
         }
@@ -819,7 +964,11 @@ impl<'a> ModelChecker<'a> {
                 .zip(self.joins.iter())
                 .filter(|(_, j)| matches!(j.kind, JoinKind::Left | JoinKind::Inner))
                 .map(|(i, _)| {
-                    let cols = i.columns.iter().map(|c| i.column(&c.name).unwrap_or_else(|| c.clone())).collect();
+                    let cols = i
+                        .columns
+                        .iter()
+                        .map(|c| i.column(&c.name).unwrap_or_else(|| c.clone()))
+                        .collect();
                     (i.alias.clone(), cols)
                 })
                 .collect();
@@ -902,11 +1051,14 @@ impl<'a> ModelChecker<'a> {
             return;
         }
         if self.grouped {
-            self.error(Diagnostic::error(
-                "E087",
-                strategy.span,
-                format!("merge_strategy {s} cannot be used on a grouped model"),
-            ).with_help("use merge_strategy: replace, or aggregate in a downstream model"));
+            self.error(
+                Diagnostic::error(
+                    "E087",
+                    strategy.span,
+                    format!("merge_strategy {s} cannot be used on a grouped model"),
+                )
+                .with_help("use merge_strategy: replace, or aggregate in a downstream model"),
+            );
         }
         let is_output = |n: &str| columns.iter().any(|c| c.name == n);
         match &inc.cdc_column {
@@ -956,8 +1108,14 @@ impl<'a> ModelChecker<'a> {
             return;
         };
         let Some(contract) = self.env.contracts.get(cname.name.as_str()) else {
-            let mut d = Diagnostic::error("E061", cname.span, format!("unknown contract '{}'", cname.name));
-            if let Some(s) = crate::suggest::closest(&cname.name, self.env.contracts.keys().copied()) {
+            let mut d = Diagnostic::error(
+                "E061",
+                cname.span,
+                format!("unknown contract '{}'", cname.name),
+            );
+            if let Some(s) =
+                crate::suggest::closest(&cname.name, self.env.contracts.keys().copied())
+            {
                 d = d.with_help(format!("did you mean `{s}`?"));
             }
             self.error(d);
@@ -993,7 +1151,10 @@ impl<'a> ModelChecker<'a> {
                     Diagnostic::error(
                         "E011",
                         self.model.name.span,
-                        format!("{m}.{}: contract {} but inferred {}", field.name, field.ty, out.ty),
+                        format!(
+                            "{m}.{}: contract {} but inferred {}",
+                            field.name, field.ty, out.ty
+                        ),
                     )
                     .with_secondary(decl.ty.span, "contract type"),
                 );
@@ -1008,14 +1169,22 @@ impl<'a> ModelChecker<'a> {
                 if self.joins.iter().any(|j| j.kind == JoinKind::Left) {
                     d = d.with_note("columns from the right side of a join_left are nullable: unmatched rows have no value");
                 }
-                d = d.with_help(format!("make the value non-null, e.g. coalesce({}, <default>)", field.name));
+                d = d.with_help(format!(
+                    "make the value non-null, e.g. coalesce({}, <default>)",
+                    field.name
+                ));
                 self.error(d);
             }
-            if (field.enum_values.is_some() || field.classification.is_some()) && out.ty != Type::String {
+            if (field.enum_values.is_some() || field.classification.is_some())
+                && out.ty != Type::String
+            {
                 self.error(Diagnostic::error(
                     "E013",
                     decl.span,
-                    format!("{m}.{}: contract enum/classification requires string, got {}", field.name, out.ty),
+                    format!(
+                        "{m}.{}: contract enum/classification requires string, got {}",
+                        field.name, out.ty
+                    ),
                 ));
             }
         }

@@ -10,7 +10,10 @@ use crate::span::Span;
 #[derive(Clone, Debug, PartialEq)]
 pub enum Origin {
     /// Column `name` of input number `index` (0 = the from input), unchanged.
-    Input { index: usize, name: String },
+    Input {
+        index: usize,
+        name: String,
+    },
     Let,
     Output,
     GroupKey,
@@ -60,13 +63,15 @@ impl Scope {
 
     /// Names and entries in insertion order.
     pub fn iter(&self) -> impl Iterator<Item = (&str, &Entry)> {
-        self.order.iter().map(String::as_str).zip(self.entries.iter())
+        self.order
+            .iter()
+            .map(String::as_str)
+            .zip(self.entries.iter())
     }
 
     pub fn names(&self) -> impl Iterator<Item = &str> {
         self.order.iter().map(String::as_str)
     }
-
 }
 
 /// An input (from, join or set-op operand) as the model sees it.

@@ -10,7 +10,11 @@ fn check(src: &str) -> Checked {
 }
 
 fn codes(c: &Checked) -> Vec<&'static str> {
-    c.diagnostics.iter().filter(|d| d.is_error()).map(|d| d.code).collect()
+    c.diagnostics
+        .iter()
+        .filter(|d| d.is_error())
+        .map(|d| d.code)
+        .collect()
 }
 
 fn schema(c: &Checked, model: &str) -> String {
@@ -39,7 +43,10 @@ fn assert_ok(src: &str) -> Checked {
     assert!(
         !c.has_errors(),
         "unexpected errors: {:?}",
-        c.diagnostics.iter().map(|d| (d.code, &d.message)).collect::<Vec<_>>()
+        c.diagnostics
+            .iter()
+            .map(|d| (d.code, &d.message))
+            .collect::<Vec<_>>()
     );
     c
 }
@@ -141,8 +148,13 @@ fn p3_to_p8_single_errors() {
         &format!("{SHIPMENTS} model named {{ from shipments join_inner carriers on shipments.carrier_id == carriers.carrier_id select {{ name = carrier_name }} }}"),
         &["E040"],
     );
-    assert_codes(&format!("{SHIPMENTS} model pricey {{ from shipments filter fee > 100 }}"), &["E051"]);
-    assert_ok(&format!("{SHIPMENTS} model pricey {{ from shipments filter fee > cast(100, \"money\") }}"));
+    assert_codes(
+        &format!("{SHIPMENTS} model pricey {{ from shipments filter fee > 100 }}"),
+        &["E051"],
+    );
+    assert_ok(&format!(
+        "{SHIPMENTS} model pricey {{ from shipments filter fee > cast(100, \"money\") }}"
+    ));
     assert_codes(
         &format!("{SHIPMENTS} model by_region {{ from shipments group {{ region }} ( aggregate {{ x2 = avg(fee) * 2 }} ) }}"),
         &["E050"],
@@ -220,7 +232,10 @@ model o { from o }"#,
     assert_codes(r#"source s(ns: "l") model m { from s }"#, &["E021"]);
     assert_codes(r#"source s(ns: "l") { columns: { m: struct } }"#, &["E078"]);
     assert_codes("domain a = b domain b = a", &["E078"]);
-    assert_codes(r#"source s(ns: "l") { columns: { x: int64 } } model m -> contract Nope { from s }"#, &["E061"]);
+    assert_codes(
+        r#"source s(ns: "l") { columns: { x: int64 } } model m -> contract Nope { from s }"#,
+        &["E061"],
+    );
 }
 
 #[test]
@@ -276,7 +291,10 @@ fn functions_and_operators() {
         ("x = s.nope", "E040"),
     ];
     for (o, code) in bad {
-        assert_codes(&format!("{base} model q {{ from s select {{ {o} }} }}"), &[code]);
+        assert_codes(
+            &format!("{base} model q {{ from s select {{ {o} }} }}"),
+            &[code],
+        );
     }
 }
 
@@ -287,28 +305,54 @@ model a { from s select { id = id, k = k } }
 model b { from s select { id = id, k = k } }"#;
     assert_ok(&format!("{base} model u {{ from a union b }}"));
     assert_codes(&format!("{base} model u {{ from a union s }}"), &["E076"]);
-    assert_codes(&format!("{base} model u {{ from a select {{ id = id }} union b }}"), &["E076"]);
-    assert_codes(&format!("{base} model u {{ from a dedup dedup by id }}"), &["E076"]);
-    assert_codes(&format!("{base} model u {{ from a dedup by nope }}"), &["E076"]);
+    assert_codes(
+        &format!("{base} model u {{ from a select {{ id = id }} union b }}"),
+        &["E076"],
+    );
+    assert_codes(
+        &format!("{base} model u {{ from a dedup dedup by id }}"),
+        &["E076"],
+    );
+    assert_codes(
+        &format!("{base} model u {{ from a dedup by nope }}"),
+        &["E076"],
+    );
     assert_ok(&format!("{base} model x {{ from s expand tags as tag select {{ id = id, tag = upper(tag) }} dedup by tag }}"));
     assert_codes(&format!("{base} model x {{ from s expand id }}"), &["E075"]);
     assert_codes(
         &format!("{base} model x {{ from s incremental merge_strategy: append cdc_column: ts group {{ k }} ( aggregate {{ n = count() }} ) }}"),
         &["E087", "E088"],
     );
-    assert_codes(&format!("{base} model x {{ from s incremental merge_strategy: merge }}"), &["E086"]);
+    assert_codes(
+        &format!("{base} model x {{ from s incremental merge_strategy: merge }}"),
+        &["E086"],
+    );
 }
 
 #[test]
 fn declarative_tests_are_checked() {
     let base = r#"source s(ns: "l") { columns: { id: int64 nonnull, k: string } }
 model m { from s }"#;
-    assert_ok(&format!("{base} test m {{ expect row_count > 0; expect id >= 0; expect k == \"a\" }}"));
-    assert_codes(&format!("{base} test zz {{ expect row_count > 0 }}"), &["E091"]);
+    assert_ok(&format!(
+        "{base} test m {{ expect row_count > 0; expect id >= 0; expect k == \"a\" }}"
+    ));
+    assert_codes(
+        &format!("{base} test zz {{ expect row_count > 0 }}"),
+        &["E091"],
+    );
     assert_codes(&format!("{base} test m {{ expect nope == 1 }}"), &["E092"]);
-    assert_codes(&format!("{base} test m {{ expect id == \"1\" }}"), &["E094"]);
-    assert_codes(&format!("{base} test m {{ expect id in nope.id }}"), &["E101"]);
-    assert_codes(&format!("{base} test m {{ expect id in m.nope }}"), &["E102"]);
+    assert_codes(
+        &format!("{base} test m {{ expect id == \"1\" }}"),
+        &["E094"],
+    );
+    assert_codes(
+        &format!("{base} test m {{ expect id in nope.id }}"),
+        &["E101"],
+    );
+    assert_codes(
+        &format!("{base} test m {{ expect id in m.nope }}"),
+        &["E102"],
+    );
 }
 
 // --- join cardinality: JOIN-CARDINALITY.md section 3 ---------------------
@@ -365,11 +409,26 @@ fn cardinality_pairs_either_order_and_bare() {
 #[test]
 fn cardinality_right_only_keys() {
     let cases = [
-        ("from o join_left c on c.cid == 2 expect many_to_one", vec!["cid"]),
-        ("from o join_left c on upper(s) == c.w expect many_to_one", vec!["w"]),
-        ("from o let z = cid join_left c on z == c.cid expect many_to_one", vec!["cid"]),
-        ("from o let cid = cid + 1 join_left c on cid == c.cid expect many_to_one", vec!["cid"]),
-        ("from o join_left d on o.a == d.x join_left c on d.y == c.cid expect many_to_one", vec!["cid"]),
+        (
+            "from o join_left c on c.cid == 2 expect many_to_one",
+            vec!["cid"],
+        ),
+        (
+            "from o join_left c on upper(s) == c.w expect many_to_one",
+            vec!["w"],
+        ),
+        (
+            "from o let z = cid join_left c on z == c.cid expect many_to_one",
+            vec!["cid"],
+        ),
+        (
+            "from o let cid = cid + 1 join_left c on cid == c.cid expect many_to_one",
+            vec!["cid"],
+        ),
+        (
+            "from o join_left d on o.a == d.x join_left c on d.y == c.cid expect many_to_one",
+            vec!["cid"],
+        ),
     ];
     for (body, right) in cases {
         let (c, s) = shape(body);
@@ -385,32 +444,75 @@ fn cardinality_right_only_keys() {
 fn cardinality_composite_mixed_dedup_and_left_filters() {
     let (_, s) = shape("from o join_left c on o.cid == c.cid and o.id == c.id2 expect one_to_one");
     assert_eq!(s, keys(&["cid", "id"], &["cid", "id2"]));
-    let (_, s) = shape("from o join_left c on o.cid == c.cid and c.w == upper(s) expect many_to_one");
+    let (_, s) =
+        shape("from o join_left c on o.cid == c.cid and c.w == upper(s) expect many_to_one");
     assert_eq!(s, keys(&["cid"], &["cid", "w"]));
-    let (_, s) = shape("from o join_left c on o.cid == c.cid and c.cid == o.cid expect many_to_one");
+    let (_, s) =
+        shape("from o join_left c on o.cid == c.cid and c.cid == o.cid expect many_to_one");
     assert_eq!(s, keys(&["cid"], &["cid"]));
     let (_, s) = shape("from o join_left c on o.cid == c.cid and v > 1 and o.id == 5 and o.a == o.b expect many_to_one");
     assert_eq!(s, keys(&["cid"], &["cid"]));
-    let (_, s) = shape("from o join_inner c on o.cid == c.cid and (o.v > 1 or o.id == 2) expect many_to_one");
+    let (_, s) = shape(
+        "from o join_inner c on o.cid == c.cid and (o.v > 1 or o.id == 2) expect many_to_one",
+    );
     assert_eq!(s, keys(&["cid"], &["cid"]));
 }
 
 #[test]
 fn cardinality_violations() {
     let cases = [
-        ("from o join_left c on o.cid == c.cid + 1 expect many_to_one", "exotic"),
-        ("from o join_left c on upper(c.w) == o.s expect many_to_one", "exotic"),
-        ("from o join_left c on c.cid == c.id2 expect many_to_one", "exotic"),
-        ("from o join_left c on c.cid == c.cid expect many_to_one", "exotic"),
-        ("from o join_left c on o.cid > c.cid expect many_to_one", "not_equi"),
-        ("from o join_left c on o.cid != c.cid expect many_to_one", "not_equi"),
-        ("from o join_left c on o.cid == c.cid and not c.flag expect many_to_one", "not_equi"),
-        ("from o join_left c on o.cid == c.cid or o.id == c.cid expect many_to_one", "not_equi"),
-        ("from o join_left c on o.cid == c.cid and startswith(c.w, \"x\") expect many_to_one", "not_equi"),
-        ("from o join_left c on o.id == 5 expect many_to_one", "no_right_key"),
-        ("from o join_left c on o.cid == o.id expect one_to_one", "no_right_key"),
-        ("from o join_anti c on o.cid == c.cid expect many_to_one", "anti_semi"),
-        ("from o join_semi c on o.cid == c.cid expect one_to_one", "anti_semi"),
+        (
+            "from o join_left c on o.cid == c.cid + 1 expect many_to_one",
+            "exotic",
+        ),
+        (
+            "from o join_left c on upper(c.w) == o.s expect many_to_one",
+            "exotic",
+        ),
+        (
+            "from o join_left c on c.cid == c.id2 expect many_to_one",
+            "exotic",
+        ),
+        (
+            "from o join_left c on c.cid == c.cid expect many_to_one",
+            "exotic",
+        ),
+        (
+            "from o join_left c on o.cid > c.cid expect many_to_one",
+            "not_equi",
+        ),
+        (
+            "from o join_left c on o.cid != c.cid expect many_to_one",
+            "not_equi",
+        ),
+        (
+            "from o join_left c on o.cid == c.cid and not c.flag expect many_to_one",
+            "not_equi",
+        ),
+        (
+            "from o join_left c on o.cid == c.cid or o.id == c.cid expect many_to_one",
+            "not_equi",
+        ),
+        (
+            "from o join_left c on o.cid == c.cid and startswith(c.w, \"x\") expect many_to_one",
+            "not_equi",
+        ),
+        (
+            "from o join_left c on o.id == 5 expect many_to_one",
+            "no_right_key",
+        ),
+        (
+            "from o join_left c on o.cid == o.id expect one_to_one",
+            "no_right_key",
+        ),
+        (
+            "from o join_anti c on o.cid == c.cid expect many_to_one",
+            "anti_semi",
+        ),
+        (
+            "from o join_semi c on o.cid == c.cid expect one_to_one",
+            "anti_semi",
+        ),
     ];
     for (body, kind) in cases {
         let (c, s) = shape(body);
@@ -425,8 +527,13 @@ fn cardinality_suppressed_by_type_errors_and_absent_when_unannotated() {
     let (c, s) = shape("from o join_left c on o.s == c.cid expect many_to_one");
     assert_eq!(codes(&c), ["E051"]);
     assert_eq!(s, None);
-    let c = assert_ok(&format!("{OC} model m {{ from o join_left c on o.cid > c.cid }}"));
-    assert!(c.module.models[0].joins.iter().all(|j| j.shape.is_none() && j.expect.is_none()));
+    let c = assert_ok(&format!(
+        "{OC} model m {{ from o join_left c on o.cid > c.cid }}"
+    ));
+    assert!(c.module.models[0]
+        .joins
+        .iter()
+        .all(|j| j.shape.is_none() && j.expect.is_none()));
 }
 
 #[test]
@@ -443,7 +550,12 @@ fn seed_example_checks_clean_with_keys() {
     let c = assert_ok(src);
     for m in &c.module.models {
         let j = &m.joins[0];
-        assert_eq!(j.keys(), keys(&["customer_id"], &["customer_id"]).and_then(Result::ok).as_ref());
+        assert_eq!(
+            j.keys(),
+            keys(&["customer_id"], &["customer_id"])
+                .and_then(Result::ok)
+                .as_ref()
+        );
     }
     assert_eq!(schema(&c, "enriched"), "order_id: int64, country: string");
     assert_eq!(
@@ -454,13 +566,29 @@ fn seed_example_checks_clean_with_keys() {
 
 #[test]
 fn fingerprints_ignore_layout_and_follow_upstream() {
-    let a = assert_ok(&format!("{OC} model m {{ from o select {{ x = cid }} }} model n {{ from m }}"));
-    let b = assert_ok(&format!("{OC}\n# comment\nmodel m {{\n  from o\n  select {{ x = cid }}\n}}\nmodel n {{ from m }}"));
-    let c = assert_ok(&format!("{OC} model m {{ from o select {{ x = id }} }} model n {{ from m }}"));
-    let fp = |k: &Checked, n: &str| k.module.models.iter().find(|m| m.name == n).map(|m| m.fingerprint.clone());
+    let a = assert_ok(&format!(
+        "{OC} model m {{ from o select {{ x = cid }} }} model n {{ from m }}"
+    ));
+    let b = assert_ok(&format!(
+        "{OC}\n# comment\nmodel m {{\n  from o\n  select {{ x = cid }}\n}}\nmodel n {{ from m }}"
+    ));
+    let c = assert_ok(&format!(
+        "{OC} model m {{ from o select {{ x = id }} }} model n {{ from m }}"
+    ));
+    let fp = |k: &Checked, n: &str| {
+        k.module
+            .models
+            .iter()
+            .find(|m| m.name == n)
+            .map(|m| m.fingerprint.clone())
+    };
     assert_eq!(fp(&a, "m"), fp(&b, "m"));
     assert_eq!(fp(&a, "n"), fp(&b, "n"));
     assert_ne!(fp(&a, "m"), fp(&c, "m"));
-    assert_ne!(fp(&a, "n"), fp(&c, "n"), "upstream change must change downstream fingerprint");
+    assert_ne!(
+        fp(&a, "n"),
+        fp(&c, "n"),
+        "upstream change must change downstream fingerprint"
+    );
     assert_eq!(fp(&a, "m").map(|f| f.len()), Some(16));
 }
