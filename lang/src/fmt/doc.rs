@@ -149,10 +149,12 @@ impl Renderer {
     fn newline(&mut self, indent: usize) {
         for c in std::mem::take(&mut self.suffix) {
             if self.line_comment_open {
-                // Only reachable with two line comments queued for one line.
+                // Two line comments queued for one line: the second goes on
+                // a line of its own, at the indentation of the next line.
                 self.out.push('\n');
                 self.at_line_start = true;
                 self.line_comment_open = false;
+                self.indent = indent;
             } else if !self.at_line_start {
                 self.write(" ");
             }
@@ -172,9 +174,17 @@ impl Renderer {
         self.col = indent;
     }
 
-    fn trailing(&mut self, comment: &str) {
+    /// A trailing comment met at indentation `indent`.
+    fn trailing(&mut self, comment: &str, indent: usize) {
         if !self.at_line_start && !self.line_comment_open {
-            self.suffix.push(comment.to_string());
+            if self.suffix.iter().any(|c| !c.starts_with("/*")) {
+                // The line already ends with a line comment: this one goes
+                // on a line of its own, where it occurs.
+                self.newline(indent);
+                self.comment(comment);
+            } else {
+                self.suffix.push(comment.to_string());
+            }
             return;
         }
         if self.line_comment_open {
@@ -307,7 +317,7 @@ pub(crate) fn render(doc: &Doc, width: usize) -> String {
                 stack.push((ind, m, doc));
             }
             Doc::IfBreak(b, f) => stack.push((ind, mode, if mode == Mode::Break { b } else { f })),
-            Doc::Trailing(c) => r.trailing(c),
+            Doc::Trailing(c) => r.trailing(c, ind),
             Doc::Comment(c) => r.comment(c),
         }
     }

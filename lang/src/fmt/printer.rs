@@ -181,6 +181,37 @@ impl<'a> Printer<'a> {
         }
     }
 
+    /// Whether only spaces, then a line end, a separator, a closing bracket
+    /// or another comment follow `pos` on its line.
+    fn ends_line(&self, pos: u32) -> bool {
+        let Some(rest) = self.src.and_then(|src| src.get(pos as usize..)) else {
+            return true;
+        };
+        let rest = rest.trim_start_matches([' ', '\t']);
+        rest.is_empty()
+            || rest.starts_with(['\n', '\r', ',', ';', ')', ']', '}', '#'])
+            || rest.starts_with("//")
+            || rest.starts_with("/*")
+    }
+
+    /// The end of the word `w` (one of `words`) that follows `pos` after
+    /// whitespace and comments, else `pos`.
+    fn extend_over(&self, pos: u32, words: &[&str]) -> u32 {
+        let Some(src) = self.src else {
+            return pos;
+        };
+        let at = self.skip_fwd(pos);
+        let rest = src.get(at as usize..).unwrap_or("");
+        for w in words {
+            if let Some(after) = rest.strip_prefix(w) {
+                if !after.starts_with(crate::lexer::is_word_char) {
+                    return at + w.len() as u32;
+                }
+            }
+        }
+        pos
+    }
+
     /// Walks backwards from `pos` over `tokens` (last one first), skipping
     /// whitespace and comments; the start of the first token when all match.
     fn find_back(&self, pos: u32, tokens: &[&str]) -> Option<u32> {
@@ -278,17 +309,21 @@ impl<'a> Printer<'a> {
     fn trailing(&mut self, end: u32) -> Doc {
         let mut out = Vec::new();
         let mut pos = end;
-        while let Some((&s, _)) = self.pending.range(pos..).next() {
+        while let Some((&s, &(e, ref text))) = self.pending.range(pos..).next() {
             let Some(between) = self.slice(pos, s) else {
                 break;
             };
             if !between.chars().all(|c| matches!(c, ' ' | '\t' | ',' | ';')) {
                 break;
             }
-            let Some((e, text)) = self.pending.remove(&s) else {
+            let is_line = !text.starts_with("/*");
+            if !is_line && !self.ends_line(e) {
+                // Code of the same node follows: not a trailing comment.
+                break;
+            }
+            let Some((_, text)) = self.pending.remove(&s) else {
                 break;
             };
-            let is_line = !text.starts_with("/*");
             out.push(Doc::Trailing(text));
             pos = e;
             self.last_end = self.last_end.max(e);
@@ -304,9 +339,11 @@ impl<'a> Printer<'a> {
     /// code precedes it on its source line.
     fn closing(&mut self, end: u32) -> Doc {
         let mut out = Vec::new();
-        let mut own_line = false;
+        // Whether the output line so far ends with a line comment.
+        let mut line_closed = false;
         for (s, e, text) in self.take_before(end) {
-            if self.code_before(s) && !own_line {
+            let is_line = !text.starts_with("/*");
+            if self.code_before(s) && !line_closed {
                 out.push(Doc::Trailing(text));
             } else {
                 out.push(Doc::HardLine);
@@ -314,8 +351,8 @@ impl<'a> Printer<'a> {
                     out.push(Doc::HardLine);
                 }
                 out.push(Doc::Comment(text));
-                own_line = true;
             }
+            line_closed = is_line;
             self.last_end = self.last_end.max(e);
         }
         concat(out)
@@ -384,7 +421,11 @@ impl<'a> Printer<'a> {
             } else if style.trailing_comma {
                 inner.push(Doc::if_break(Doc::text(","), Doc::nil()));
             }
-            inner.push(self.trailing(sp.end));
+            // Without a closing bracket, a comment after the last element
+            // ends the enclosing clause's line: that clause takes it.
+            if i + 1 < n || !style.close.is_empty() {
+                inner.push(self.trailing(sp.end));
+            }
             if i + 1 < n {
                 inner.push(Doc::Line);
             }
@@ -786,11 +827,22 @@ impl<'a> Printer<'a> {
                 ])
             }
             ItemKind::Sort(keys) => {
+                // A key's span covers its `asc`/`desc`.
+                let keys: Vec<(Span, &SortKey)> = keys
+                    .iter()
+                    .map(|k| {
+                        let mut sp = k.expr.span;
+                        if k.desc || k.asc_written {
+                            sp.end = self.extend_over(sp.end, &["desc", "asc"]);
+                        }
+                        (sp, k)
+                    })
+                    .collect();
                 let list = self.comma_list(
                     &BRACES,
-                    keys,
-                    |k| k.expr.span,
-                    |p, _, k| {
+                    &keys,
+                    |(sp, _)| *sp,
+                    |p, _, (_, k)| {
                         let dir = if k.desc {
                             " desc"
                         } else if k.asc_written {
@@ -1080,11 +1132,22 @@ impl<'a> Printer<'a> {
                 parts.push(Doc::text("partition_by: "));
                 parts.push(list);
             } else {
+                let keys: Vec<(Span, &(Expr, bool))> = w
+                    .sort
+                    .iter()
+                    .map(|k| {
+                        let mut sp = k.0.span;
+                        if k.1 {
+                            sp.end = self.extend_over(sp.end, &["desc"]);
+                        }
+                        (sp, k)
+                    })
+                    .collect();
                 let list = self.comma_list(
                     &BRACKETS_STRICT,
-                    &w.sort,
-                    |(e, _)| e.span,
-                    |p, _, (e, desc)| {
+                    &keys,
+                    |(sp, _)| *sp,
+                    |p, _, (_, (e, desc))| {
                         concat([p.expr(e), Doc::text(if *desc { " desc" } else { "" })])
                     },
                 );

@@ -773,3 +773,120 @@ fn format_model_ignores_comments_and_layout() {
         "model m -> contract C {\n  from s\n  filter x > 1\n  select { a = x }\n}"
     );
 }
+
+// -------------------------------------------------------------------------
+// Comments at every token boundary of every repository file
+
+/// `src` with `make(n)` inserted before every token whose index `i`
+/// satisfies `pick(i)` (never inside a token, so the program is unchanged).
+fn with_comments(
+    src: &str,
+    pick: impl Fn(usize) -> bool,
+    make: impl Fn(usize) -> String,
+) -> String {
+    let lexed = crate::lexer::lex(FileId(0), src);
+    let mut out = String::new();
+    let mut last = 0;
+    for (i, t) in lexed.tokens.iter().enumerate() {
+        let at = t.span.start as usize;
+        if !pick(i) || at < last {
+            continue;
+        }
+        out.push_str(&src[last..at]);
+        out.push_str(&make(i));
+        last = at;
+    }
+    out.push_str(&src[last..]);
+    out
+}
+
+fn parseable_repository_files() -> Vec<String> {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let mut files = Vec::new();
+    strata_files(&root.join("tests"), &mut files);
+    strata_files(&root.join("examples"), &mut files);
+    files.sort();
+    files
+        .iter()
+        .filter_map(|p| std::fs::read_to_string(p).ok())
+        .filter(|s| !parse(FileId(0), s).1.iter().any(|d| d.is_error()))
+        .collect()
+}
+
+#[test]
+fn comments_at_every_token_boundary() {
+    let styles: [&dyn Fn(usize) -> String; 7] = [
+        &|i| format!("/* b{i} */ "),
+        &|i| format!("// l{i}\n"),
+        &|i| format!("\n# own{i}\n\n"),
+        &|i| format!("/* multi\n   line {i} */"),
+        &|i| format!("/* x{i} */ // y{i}\n"),
+        &|i| format!("\n\n\n// z{i}\n/* w{i} */\n\n"),
+        &|i| format!(" #a{i}\n//b{i}\n"),
+    ];
+    for src in parseable_repository_files() {
+        let plain = parse_ok(&src, "input");
+        for (k, make) in styles.iter().enumerate() {
+            for r in 0..4 {
+                // r == 3: a comment at every boundary.
+                let text = with_comments(&src, |i| r == 3 || (i + k) % 3 == r, make);
+                let out = std::panic::catch_unwind(|| formatted(&text));
+                assert!(out.is_ok(), "comment style {k}, offset {r}:\n{text}");
+                // A model's canonical text ignores comments and layout.
+                let commented = parse_ok(&text, "commented");
+                for (a, b) in plain.decls.iter().zip(&commented.decls) {
+                    if let (Decl::Model(a), Decl::Model(b)) = (a, b) {
+                        assert_eq!(format_model(a), format_model(b), "{text}");
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn one_comment_at_each_boundary() {
+    let src = r#"source s(ns: "a") { columns: { a: int64 nonnull enum { x, "y" }, b: decimal(1, 2) } p: 1 }
+model m -> contract C { owner: "o" from s join_left t on s.a == t.a expect one_to_one
+  filter not (a > 1) let c = f(a, k: 2) over (partition_by: [a], sort: [b desc])
+  group { a } ( aggregate { n = count(distinct b) } sort { n desc } take 1 .. 2 )
+  dedup by a partition_by [a] freshness 1h freshness_column: b incremental merge_keys: [a] }
+pipeline p env: e { models: [m, g(1)] sources: { s: from(ns: "b") } }
+test m { expect row_count > 0; expect a in m.b }
+fn g(x: Int) -> List<Model> [model "m_${x}" { from s where a == x } for y in [1, 2]]
+g(3)
+domain d = array(money(EUR))
+import a.b
+"#;
+    let n = crate::lexer::lex(FileId(0), src).tokens.len();
+    for at in 0..n {
+        for make in [|_| "/* c */ ".to_string(), |_| "// c\n".to_string()] {
+            let text = with_comments(src, |i| i == at, make);
+            let out = std::panic::catch_unwind(|| formatted(&text));
+            assert!(out.is_ok(), "comment before token {at}:\n{text}");
+        }
+    }
+}
+
+#[test]
+fn deep_nesting_and_large_files() {
+    // Nesting close to the parser's limit.
+    let depth = 150;
+    let e = format!("{}x{}", "(a + ".repeat(depth), ")".repeat(depth));
+    formatted(&format!("model m {{ filter {e} > 1 }}"));
+    let e = format!("{}x{}", "not -".repeat(depth / 2), "");
+    formatted(&format!("model m {{ filter {e} }}"));
+    // Many declarations, each with comments.
+    let mut src = String::new();
+    for i in 0..2000 {
+        src.push_str(&format!(
+            "// model {i}\nmodel m{i} {{ from s{i} filter a > {i} /* why */ select {{ a = a, b = b + {i} }} }} # end\n"
+        ));
+    }
+    let start = std::time::Instant::now();
+    let f = parse_ok(&src, "large");
+    let out = format_file(&f, &src);
+    let took = start.elapsed();
+    assert!(out.lines().count() > 10_000);
+    assert!(took.as_secs() < 5, "formatting 2000 models took {took:?}");
+}
