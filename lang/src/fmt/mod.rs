@@ -2,9 +2,10 @@
 //!
 //! # Style
 //!
-//! * Lines are at most [`WIDTH`] (100) columns where the code allows it;
-//!   indentation is 2 spaces; output ends with one newline; no trailing
-//!   whitespace.
+//! * Lines are at most [`WIDTH`] (100) columns where the code allows it
+//!   (comments do not count); indentation is 2 spaces; output ends with one
+//!   newline; no trailing whitespace; line endings are those of the file's
+//!   first line (`\n` or `\r\n`); a byte-order mark is dropped.
 //! * Declarations are separated by one blank line. Runs of `import` lines and
 //!   runs of `domain` lines keep the user's choice of zero or one blank line
 //!   between them.
@@ -26,26 +27,34 @@
 //!   prefix `not`/`-` bind tightest): `not (x > 1)`, `(a + b) * c`,
 //!   `a - (b - c)`; `-(-x)` keeps its parentheses for readability.
 //! * Normalisations: `where` is written `filter`; `take A .. B` is written
-//!   `take A..B`; `freshness 1h` is written `freshness: 1h`; a fn body is
-//!   always braced on its own lines; a pipeline's `env` is written inside its
-//!   body, first, then `models`, then `sources`; strings are re-escaped
-//!   (`\n \t \" \\`, and `$\{` for a literal `${`) and templates re-emitted
-//!   with `${v}`; floats, contextual words, `asc`, join `expect` and the
-//!   quoting of names and values are kept as written; the unit argument of
-//!   `date_trunc`/`date_diff` is written as a bare word.
+//!   `take A..B`; `freshness 1h` is written `freshness: 1h` (its parts and
+//!   those of `incremental` go on lines of their own when too long); a fn
+//!   body is always braced on its own lines; a pipeline's entries are written
+//!   `env`, `models`, `sources` (a header `env:` moves into the body); a
+//!   window part written twice is merged; strings are re-escaped (`\n \t \"
+//!   \\`, and `$\{` for a literal `${`) and templates re-emitted with
+//!   `${v}`; the unit argument of `date_trunc`/`date_diff` is a bare word.
+//! * Kept as written: numbers (`1_000`, `1.50`), contextual words, `asc`,
+//!   join `expect`, the quoting of names, values and enum members, the order
+//!   of clauses and fields.
 //!
 //! # Comments
 //!
-//! Comments are never dropped. Each is placed by position:
+//! Comments are never dropped and block comments are written verbatim. Each
+//! is placed by position:
 //! * a comment on its own line goes before the next entry (declaration,
-//!   field, clause, assignment, list element) at that entry's indentation;
+//!   field, property, clause, assignment, list element) at that entry's
+//!   indentation, keeping one blank line before or after it if there was
+//!   one;
 //! * a comment with code before it on its line stays at the end of that
-//!   code's line (after the entry it follows, or after an opening brace);
-//! * a comment inside an expression or a one-line clause that cannot be kept
-//!   there goes on its own line before the enclosing entry;
-//! * comments after the last entry of a body stay at the end of the body;
-//!   comments at the end of the file stay at the end;
-//! * block comments are written verbatim.
+//!   code's line: after the entry it follows (a block comment only when
+//!   nothing of the entry follows it), or after an opening brace or bracket;
+//!   a list holding such a comment is written one element per line;
+//! * a comment inside an entry that none of the above places (inside an
+//!   expression, between a field's words, ...) goes on its own line before
+//!   the entry;
+//! * comments after the last entry of a body stay at the end of the body,
+//!   comments after the last declaration at the end of the file.
 //!
 //! [`format_model`] and [`format_expr`] give the canonical text of a node,
 //! without comments and independent of spans (a model's fingerprint hashes
@@ -71,7 +80,16 @@ pub const WIDTH: usize = 100;
 pub fn format_file(file: &ast::File, source: &str) -> String {
     let mut p = Printer::with_source(source, &file.comments);
     let d = p.file(file);
-    doc::render(&d, WIDTH)
+    let out = doc::render(&d, WIDTH);
+    // Line endings follow the file's first one (like rustfmt's "auto").
+    let crlf = source
+        .find('\n')
+        .is_some_and(|i| source[..i].ends_with('\r'));
+    if crlf {
+        out.replace('\n', "\r\n")
+    } else {
+        out
+    }
 }
 
 /// Parses `source` and returns its canonical text, or the parse errors (a

@@ -73,7 +73,10 @@ impl<'a> Printer<'a> {
         let mut pending = BTreeMap::new();
         let mut comment_ranges = Vec::new();
         for c in comments {
-            pending.insert(c.span.start, (c.span.end, c.text.clone()));
+            // Line endings are the renderer's business: no `\r` of a CRLF file.
+            let text = c.text.replace("\r\n", "\n");
+            let text = text.trim_end_matches('\r').to_string();
+            pending.insert(c.span.start, (c.span.end, text));
             comment_ranges.push((c.span.start, c.span.end));
         }
         comment_ranges.sort_unstable();
@@ -464,6 +467,19 @@ impl<'a> Printer<'a> {
             .unwrap_or_else(|| lits::quote(value))
     }
 
+    /// An integer as written (`1_000`) when the source has it, else its value.
+    fn int_text(&self, v: i64, span: Span) -> String {
+        match self.slice(span.start, span.end) {
+            Some(t)
+                if t.starts_with(|c: char| c.is_ascii_digit())
+                    && t.bytes().all(|b| b.is_ascii_digit() || b == b'_') =>
+            {
+                t.to_string()
+            }
+            _ => v.to_string(),
+        }
+    }
+
     fn kv_value(&self, kv: &KeyValue) -> String {
         if kv.quoted {
             self.string_value(&kv.value, kv.value_span)
@@ -747,7 +763,7 @@ impl<'a> Printer<'a> {
         let rest = match &c.kind {
             TestCheckKind::Compare { op, value } => {
                 let lit = match &value.kind {
-                    TestLitKind::Int(i) => i.to_string(),
+                    TestLitKind::Int(i) => self.int_text(*i, value.span),
                     TestLitKind::Float(v, text) => float_text(*v, text),
                     TestLitKind::Str(s) => self.string_value(s, value.span),
                     TestLitKind::Bool(b) => b.to_string(),
@@ -957,7 +973,7 @@ impl<'a> Printer<'a> {
 
     pub(crate) fn expr(&mut self, e: &Expr) -> Doc {
         match &e.kind {
-            ExprKind::Int(i) => Doc::text(i.to_string()),
+            ExprKind::Int(i) => Doc::text(self.int_text(*i, e.span)),
             ExprKind::Float(v, text) => Doc::text(float_text(*v, text)),
             ExprKind::Str(s) => Doc::text(lits::quote(s)),
             ExprKind::Template(parts) => Doc::text(lits::quote_parts(parts)),

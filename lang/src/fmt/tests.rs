@@ -128,8 +128,18 @@ fn normalized(file: &File) -> String {
     erase_spans(&format!("{decls:?}"))
 }
 
+/// The comments' texts, sorted, without the `\r` of CRLF line endings.
 fn comment_texts(file: &File) -> Vec<String> {
-    let mut v: Vec<String> = file.comments.iter().map(|c| c.text.clone()).collect();
+    let mut v: Vec<String> = file
+        .comments
+        .iter()
+        .map(|c| {
+            c.text
+                .replace("\r\n", "\n")
+                .trim_end_matches('\r')
+                .to_string()
+        })
+        .collect();
     v.sort();
     v
 }
@@ -499,7 +509,7 @@ fn minimal_parentheses() {
     expr_check("- -x", "-(-x)");
     expr_check("-(-(x))", "-(-x)");
     expr_check("not not x", "not not x");
-    expr_check("-.5 + 1.50 + 1_000", "-.5 + 1.50 + 1000");
+    expr_check("-.5 + 1.50 + (1_000)", "-.5 + 1.50 + 1000");
 }
 
 #[test]
@@ -889,4 +899,50 @@ fn deep_nesting_and_large_files() {
     let took = start.elapsed();
     assert!(out.lines().count() > 10_000);
     assert!(took.as_secs() < 5, "formatting 2000 models took {took:?}");
+}
+
+#[test]
+fn output_does_not_depend_on_layout() {
+    for src in parseable_repository_files() {
+        let lexed = crate::lexer::lex(FileId(0), &src);
+        let words: Vec<&str> = lexed
+            .tokens
+            .iter()
+            .map(|t| &src[t.span.range()])
+            .filter(|w| !w.is_empty())
+            .collect();
+        let one_line = words.join(" ");
+        let one_per_line = words.join("\n");
+        let a = formatted(&one_line);
+        let b = formatted(&one_per_line);
+        assert_eq!(a, b, "layout changed the output:\n{one_line}");
+    }
+}
+
+#[test]
+fn crlf_tabs_and_bom() {
+    check(
+        "// a\r\nmodel m {\r\n\tfrom s // b\r\n\r\n\tfilter x == \"l1\r\nl2\"\r\n}\r\n",
+        "// a\r\nmodel m {\r\n  from s // b\r\n\r\n  filter x == \"l1\r\\nl2\"\r\n}\r\n",
+    );
+    check(
+        "/* a\r\n b */\r\nmodel m { from s }",
+        "/* a\r\n b */\r\nmodel m {\r\n  from s\r\n}\r\n",
+    );
+    check(
+        "model m { from s }\n// lf first\r\n",
+        "model m {\n  from s\n}\n// lf first\n",
+    );
+    check(
+        "\u{feff}// bom\nmodel m { from s }",
+        "// bom\nmodel m {\n  from s\n}\n",
+    );
+}
+
+#[test]
+fn numbers_as_written() {
+    check(
+        "model m { filter a == 1_000 and b == 1_0.5_0 take 1_0 } test m { expect a == 1_000 }",
+        "model m {\n  filter a == 1_000 and b == 1_0.5_0\n  take 10\n}\n\ntest m {\n  expect a == 1_000\n}\n",
+    );
 }
