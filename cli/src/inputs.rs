@@ -10,7 +10,8 @@ pub fn expand_paths(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
     for p in paths {
         if p.is_dir() {
             let mut found = Vec::new();
-            walk(p, &mut found).map_err(|e| format!("cannot read directory {}: {e}", p.display()))?;
+            walk(p, &mut found)
+                .map_err(|e| format!("cannot read directory {}: {e}", p.display()))?;
             found.sort();
             if found.is_empty() {
                 return Err(format!("no .strata files under {}", p.display()));

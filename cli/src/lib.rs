@@ -1,6 +1,15 @@
 //! The `strata` command-line tool, as a library so that other binaries
 //! (for example one that links extra rule crates) can reuse it.
 
+/// `println!` that ignores a closed stdout (`strata ... | head`).
+#[macro_export]
+macro_rules! outln {
+    ($($t:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stdout().lock(), $($t)*);
+    }};
+}
+
 pub mod commands;
 pub mod exit;
 pub mod inputs;
@@ -22,6 +31,9 @@ pub enum Command {
     Check(commands::check::CheckArgs),
     /// Check, then show per model: fingerprint, output schema, lineage, join keys.
     Build(commands::build::BuildArgs),
+    /// Print the SQL each model compiles to for a warehouse, and the join
+    /// cardinality check queries.
+    Compile(commands::compile::CompileArgs),
     /// Format modules canonically (print, --check or --write).
     Fmt(commands::fmt::FmtArgs),
     /// Print the documentation of a diagnostic code (e.g. `strata explain E079`).
@@ -40,7 +52,11 @@ where
     let cli = match Cli::try_parse_from(args) {
         Ok(cli) => cli,
         Err(e) => {
-            let code = if e.use_stderr() { exit::USAGE } else { exit::OK };
+            let code = if e.use_stderr() {
+                exit::USAGE
+            } else {
+                exit::OK
+            };
             let _ = e.print();
             return code;
         }
@@ -48,6 +64,7 @@ where
     match cli.command {
         Command::Check(a) => commands::check::run(a),
         Command::Build(a) => commands::build::run(a),
+        Command::Compile(a) => commands::compile::run(a),
         Command::Fmt(a) => commands::fmt::run(a),
         Command::Explain(a) => commands::explain::run(a),
         Command::Rules(a) => commands::rules::run(a),

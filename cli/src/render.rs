@@ -135,10 +135,17 @@ pub fn json_diagnostics(sources: &SourceMap, diags: &[Diagnostic]) -> Vec<JsonDi
     diags.iter().map(|d| json_diagnostic(sources, d)).collect()
 }
 
+/// Write text and a newline to stdout; a closed pipe (`| head`) ends the
+/// output quietly instead of failing.
+pub fn print_text(s: &str) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stdout().lock(), "{s}");
+}
+
 /// Print a JSON document to stdout (pretty, one trailing newline).
 pub fn print_json<T: Serialize>(value: &T) {
     match serde_json::to_string_pretty(value) {
-        Ok(s) => println!("{s}"),
+        Ok(s) => print_text(&s),
         Err(e) => eprintln!("error: cannot serialise output: {e}"),
     }
 }

@@ -163,6 +163,9 @@ pub struct Model {
     pub inputs: Vec<Input>,
     /// The output schema, in schema order.
     pub columns: Vec<Column>,
+    /// Where each output column's value comes from (parallel to `columns`).
+    #[serde(skip)]
+    pub output_refs: Vec<ColumnRef>,
     pub lineage: Vec<Lineage>,
     pub joins: Vec<Join>,
     /// Model attributes (`owner`, `reason`, ...).

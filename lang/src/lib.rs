@@ -16,12 +16,12 @@ pub mod lexer;
 pub mod load;
 pub mod parser;
 pub mod span;
+pub mod sql;
 pub mod suggest;
 pub mod types;
 
 pub use diag::{Diagnostic, Severity};
 pub use span::{FileId, SourceMap, Span};
-
 
 pub use check::{check_files, check_text, Checked};
 pub use load::LoadOptions;

@@ -82,9 +82,15 @@ pub fn run(args: BuildArgs) -> i32 {
                         Diagnostic::error(
                             "E014",
                             m.name_span,
-                            format!("strict mode requires every built model to declare -> contract: {}", m.name),
+                            format!(
+                                "strict mode requires every built model to declare -> contract: {}",
+                                m.name
+                            ),
                         )
-                        .with_help(format!("declare `model {} -> contract <Name> {{ ... }}`", m.name)),
+                        .with_help(format!(
+                            "declare `model {} -> contract <Name> {{ ... }}`",
+                            m.name
+                        )),
                     );
                 }
             }
@@ -130,7 +136,10 @@ pub fn run(args: BuildArgs) -> i32 {
                 );
             }
         } else {
-            json_diags.extend(render::json_diagnostics(&checked.sources, &checked.diagnostics));
+            json_diags.extend(render::json_diagnostics(
+                &checked.sources,
+                &checked.diagnostics,
+            ));
         }
         if failed {
             status = exit::MODULE_ERRORS;
@@ -148,12 +157,12 @@ pub fn run(args: BuildArgs) -> i32 {
 }
 
 fn print_model(m: &ir::Model) {
-    println!("model {}", m.name);
-    println!("  fingerprint  {}", m.fingerprint);
+    crate::outln!("model {}", m.name);
+    crate::outln!("  fingerprint  {}", m.fingerprint);
     if let Some(c) = &m.contract {
-        println!("  contract     {c}");
+        crate::outln!("  contract     {c}");
     }
-    println!("  outputs      {}", columns_text(&m.columns));
+    crate::outln!("  outputs      {}", columns_text(&m.columns));
     for (i, l) in m.lineage.iter().enumerate() {
         let head = if i == 0 { "lineage " } else { "        " };
         let from: Vec<String> = l.from.iter().map(|(i, c)| format!("{i}.{c}")).collect();
@@ -162,22 +171,27 @@ fn print_model(m: &ir::Model) {
         } else {
             from.join(", ")
         };
-        println!("  {head}     {} <- {from} [{}]", l.column, l.how);
+        crate::outln!("  {head}     {} <- {from} [{}]", l.column, l.how);
     }
     for j in &m.joins {
         let Some(card) = j.expect else {
             continue;
         };
-        println!("  join         {} {} expect {}", j.kind.keyword(), j.input, card.as_str());
+        crate::outln!(
+            "  join         {} {} expect {}",
+            j.kind.keyword(),
+            j.input,
+            card.as_str()
+        );
         if let Some(keys) = j.keys() {
             let left = if keys.left.is_empty() {
                 "(none: right-only keys)".to_string()
             } else {
                 keys.left.join(", ")
             };
-            println!("    left keys  ({})  {left}", j.left_input);
-            println!("    right keys ({})  {}", j.input, keys.right.join(", "));
+            crate::outln!("    left keys  ({})  {left}", j.left_input);
+            crate::outln!("    right keys ({})  {}", j.input, keys.right.join(", "));
         }
     }
-    println!();
+    crate::outln!();
 }

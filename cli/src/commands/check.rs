@@ -40,7 +40,10 @@ pub fn check_module(root: &Path, options: &LoadOptions) -> Checked {
 
 /// Expand the paths and check each root; `Err(code)` on a usage/environment
 /// problem (already reported).
-pub fn check_roots(paths: &[PathBuf], search_dirs: &[PathBuf]) -> Result<Vec<(PathBuf, Checked)>, i32> {
+pub fn check_roots(
+    paths: &[PathBuf],
+    search_dirs: &[PathBuf],
+) -> Result<Vec<(PathBuf, Checked)>, i32> {
     let roots = crate::inputs::expand_paths(paths).map_err(|e| {
         eprintln!("error: {e}");
         exit::ENVIRONMENT
@@ -223,15 +226,15 @@ pub fn run(args: CheckArgs) -> i32 {
 fn print_report(root: &Path, c: &Checked) {
     let module = &c.module;
     for m in &module.models {
-        println!("  ok  {}", m.name);
-        println!("      outputs  {}", columns_text(&m.columns));
+        crate::outln!("  ok  {}", m.name);
+        crate::outln!("      outputs  {}", columns_text(&m.columns));
         let pins = declared_pins(module, m);
         if pins.is_empty() {
-            println!("      pins     (none)");
+            crate::outln!("      pins     (none)");
         }
         for (i, p) in pins.iter().enumerate() {
             let head = if i == 0 { "pins    " } else { "        " };
-            println!("      {head} {}", p.text);
+            crate::outln!("      {head} {}", p.text);
         }
     }
     let n = module.models.len();
@@ -241,7 +244,9 @@ fn print_report(root: &Path, c: &Checked) {
         .map(|m| {
             m.joins
                 .iter()
-                .filter(|j| j.expect.is_some() && matches!(j.kind, JoinKind::Left | JoinKind::Inner))
+                .filter(|j| {
+                    j.expect.is_some() && matches!(j.kind, JoinKind::Left | JoinKind::Inner)
+                })
                 .count()
         })
         .sum();
@@ -257,5 +262,5 @@ fn print_report(root: &Path, c: &Checked) {
     if warnings > 0 {
         summary.push_str(&format!(", {}", render::count_summary(&c.diagnostics)));
     }
-    println!("{summary}");
+    crate::outln!("{summary}");
 }

@@ -2,6 +2,7 @@
 
 pub mod build;
 pub mod check;
+pub mod compile;
 pub mod explain;
 pub mod fmt;
 pub mod rules;

@@ -253,6 +253,7 @@ fn build_module(loaded: &Loaded, diags: &mut Vec<Diagnostic>) -> ir::Module {
                 fingerprint: String::new(),
                 inputs: Vec::new(),
                 columns: Vec::new(),
+                output_refs: Vec::new(),
                 lineage: Vec::new(),
                 joins: Vec::new(),
                 attrs: Vec::new(),

@@ -247,7 +247,7 @@ impl<'a> ModelChecker<'a> {
             self.item(item);
             self.last_was_setop = is_setop;
         }
-        let (columns, lineage) = self.finish_outputs();
+        let (columns, lineage, output_refs) = self.finish_outputs();
         self.end_of_model_checks(&columns);
         self.check_contract(&columns);
         ir::Model {
@@ -267,6 +267,7 @@ impl<'a> ModelChecker<'a> {
                 })
                 .collect(),
             columns,
+            output_refs,
             lineage,
             joins: std::mem::take(&mut self.joins),
             attrs,
@@ -940,9 +941,10 @@ impl<'a> ModelChecker<'a> {
     }
 
     /// Outputs: the registered ones in scope order, or the passthrough.
-    fn finish_outputs(&mut self) -> (Vec<Column>, Vec<ir::Lineage>) {
+    fn finish_outputs(&mut self) -> (Vec<Column>, Vec<ir::Lineage>, Vec<ColumnRef>) {
         let mut columns = Vec::new();
         let mut lineage = Vec::new();
+        let mut refs = Vec::new();
         if self.outputs.is_empty() {
             for (name, e) in self.scope.iter() {
                 let mut col = e.col.clone();
@@ -952,28 +954,34 @@ impl<'a> ModelChecker<'a> {
                     from: e.sources.clone(),
                     how: e.how,
                 });
+                refs.push(ColumnRef::Local(name.to_string()));
                 columns.push(col);
             }
             // Passthrough of joined columns (our rule, see LANGUAGE.md notes in
             // docs): left/inner joins add their input's columns after the
             // scope's, renamed `<input>_<column>` when the name is taken.
-            let joined: Vec<(String, Vec<Column>)> = self
+            let joined: Vec<(usize, String, Vec<Column>)> = self
                 .inputs
                 .iter()
-                .filter(|i| i.role == InputRole::Join)
+                .enumerate()
+                .filter(|(_, i)| i.role == InputRole::Join)
                 .zip(self.joins.iter())
                 .filter(|(_, j)| matches!(j.kind, JoinKind::Left | JoinKind::Inner))
-                .map(|(i, _)| {
+                .map(|((index, i), _)| {
                     let cols = i
                         .columns
                         .iter()
                         .map(|c| i.column(&c.name).unwrap_or_else(|| c.clone()))
                         .collect();
-                    (i.alias.clone(), cols)
+                    (index, i.alias.clone(), cols)
                 })
                 .collect();
-            for (alias, cols) in joined {
+            for (index, alias, cols) in joined {
                 for c in cols {
+                    refs.push(ColumnRef::Input {
+                        input: index,
+                        column: c.name.clone(),
+                    });
                     let name = passthrough_name(&columns, &alias, &c.name);
                     lineage.push(ir::Lineage {
                         column: name.clone(),
@@ -998,10 +1006,11 @@ impl<'a> ModelChecker<'a> {
                     from: e.sources.clone(),
                     how: e.how,
                 });
+                refs.push(ColumnRef::Local(name.to_string()));
                 columns.push(col);
             }
         }
-        (columns, lineage)
+        (columns, lineage, refs)
     }
 
     fn end_of_model_checks(&mut self, columns: &[Column]) {

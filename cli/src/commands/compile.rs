@@ -1,0 +1,199 @@
+//! `strata compile`: the SQL each model compiles to for a warehouse dialect,
+//! then the join cardinality check queries.
+
+use std::path::PathBuf;
+
+use serde::Serialize;
+use strata_lang::ir::{self, InputKind};
+use strata_lang::sql::{self, Dialect};
+use strata_lang::Diagnostic;
+
+use super::check::check_roots;
+use crate::exit;
+use crate::render::{self, Format};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum DialectArg {
+    Duckdb,
+    Postgres,
+    Bigquery,
+    Snowflake,
+}
+
+impl DialectArg {
+    pub fn dialect(self) -> Dialect {
+        match self {
+            DialectArg::Duckdb => Dialect::DuckDb,
+            DialectArg::Postgres => Dialect::Postgres,
+            DialectArg::Bigquery => Dialect::BigQuery,
+            DialectArg::Snowflake => Dialect::Snowflake,
+        }
+    }
+}
+
+#[derive(Debug, clap::Args)]
+pub struct CompileArgs {
+    /// The module file.
+    #[arg(value_name = "FILE")]
+    pub file: PathBuf,
+    /// Only these models (default: all), in dependency order.
+    #[arg(value_name = "MODEL")]
+    pub models: Vec<String>,
+    /// Target warehouse dialect.
+    #[arg(long, value_enum, default_value_t = DialectArg::Duckdb)]
+    pub dialect: DialectArg,
+    /// Extra directory where `import a.b` looks for a/b.strata (repeatable).
+    #[arg(long, value_name = "DIR")]
+    pub search_dir: Vec<PathBuf>,
+    /// Output format: human (SQL text) or json.
+    #[arg(long, value_enum, default_value_t = Format::Human)]
+    pub format: Format,
+}
+
+/// The name of the view a model compiles to (and upstream models read).
+pub fn view_name(model: &str) -> String {
+    format!("v_{model}")
+}
+
+/// The relation an input reads in compiled SQL: a source's table of the
+/// same name, a model's view.
+pub fn relation(d: Dialect, input: &ir::Input) -> String {
+    match input.kind {
+        InputKind::Source => d.ident(&input.name),
+        InputKind::Model => d.ident(&view_name(&input.name)),
+    }
+}
+
+#[derive(Serialize)]
+struct JsonView {
+    model: String,
+    view: String,
+    sql: String,
+}
+
+#[derive(Serialize)]
+struct JsonCheck {
+    model: String,
+    join: String,
+    cardinality: &'static str,
+    table: String,
+    keys: Vec<String>,
+    sql: String,
+}
+
+/// Everything `compile` prints for a module: the views, then the checks.
+pub struct Compiled {
+    views: Vec<JsonView>,
+    checks: Vec<JsonCheck>,
+}
+
+/// Compile the selected models (all when `wanted` is empty).
+pub fn compile_module(
+    module: &ir::Module,
+    wanted: &[String],
+    d: Dialect,
+) -> Result<Compiled, Vec<Diagnostic>> {
+    let rel = |i: &ir::Input| relation(d, i);
+    let mut views = Vec::new();
+    let mut checks = Vec::new();
+    let mut errors = Vec::new();
+    for m in module
+        .models
+        .iter()
+        .filter(|m| wanted.is_empty() || wanted.contains(&m.name))
+    {
+        match sql::lower_model(module, m, d, &rel) {
+            Ok(select) => views.push(JsonView {
+                model: m.name.clone(),
+                view: view_name(&m.name),
+                sql: sql::create_view(d, &view_name(&m.name), &select),
+            }),
+            Err(e) => errors.push(e),
+        }
+        for c in sql::cardinality_checks(m) {
+            let table = rel(&m.inputs[c.input]);
+            checks.push(JsonCheck {
+                model: m.name.clone(),
+                join: format!("{} {} {}", c.model, c.join_kind.name(), c.join_input),
+                cardinality: c.cardinality.as_str(),
+                table: c.table.clone(),
+                sql: format!("{};", d.duplicate_groups_query(&table, &c.keys)),
+                keys: c.keys,
+            });
+        }
+    }
+    if errors.is_empty() {
+        Ok(Compiled { views, checks })
+    } else {
+        Err(errors)
+    }
+}
+
+pub fn run(args: CompileArgs) -> i32 {
+    let results = match check_roots(std::slice::from_ref(&args.file), &args.search_dir) {
+        Ok(r) => r,
+        Err(code) => return code,
+    };
+    let d = args.dialect.dialect();
+    for (root, checked) in results {
+        if checked.has_errors() {
+            render::print_diagnostics(&checked.sources, &checked.diagnostics);
+            eprintln!(
+                "error: {} has {}",
+                root.display(),
+                render::count_summary(&checked.diagnostics)
+            );
+            return exit::MODULE_ERRORS;
+        }
+        let module = &checked.module;
+        for wanted in &args.models {
+            if !module.models.iter().any(|m| &m.name == wanted) {
+                let hint = strata_lang::suggest::closest(
+                    wanted,
+                    module.models.iter().map(|m| m.name.as_str()),
+                )
+                .map(|s| format!(" (did you mean `{s}`?)"))
+                .unwrap_or_default();
+                eprintln!("error: no model '{wanted}' in {}{hint}", root.display());
+                return exit::USAGE;
+            }
+        }
+        let compiled = match compile_module(module, &args.models, d) {
+            Ok(c) => c,
+            Err(diags) => {
+                render::print_diagnostics(&checked.sources, &diags);
+                eprintln!(
+                    "error: {} cannot be compiled for {}",
+                    root.display(),
+                    d.name()
+                );
+                return exit::MODULE_ERRORS;
+            }
+        };
+        match args.format {
+            Format::Json => render::print_json(&serde_json::json!({
+                "dialect": d.name(),
+                "views": compiled.views,
+                "cardinality_checks": compiled.checks,
+            })),
+            Format::Human => {
+                let mut out = String::new();
+                for v in &compiled.views {
+                    out.push_str(&format!("-- model {}\n{}\n\n", v.model, v.sql));
+                }
+                for c in &compiled.checks {
+                    out.push_str(&format!(
+                        "-- join cardinality check [{}]: expect {}: {} unique on ({}); passes when the count is 0\n{}\n\n",
+                        c.join,
+                        c.cardinality,
+                        c.table,
+                        c.keys.join(", "),
+                        c.sql
+                    ));
+                }
+                render::print_text(out.trim_end());
+            }
+        }
+    }
+    exit::OK
+}

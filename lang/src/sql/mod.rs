@@ -1,0 +1,801 @@
+//! Lowering checked models to SQL, one lowering for every dialect.
+//!
+//! A model's steps are replayed in order against a binding map that mirrors
+//! the checker's scope: each name is bound to the SQL expression that
+//! computes it over the current `FROM`. A step that SQL cannot add to the
+//! current `SELECT` without changing its meaning (a filter on a window
+//! value, a second group, the rows after a set operation) first wraps the
+//! current query as a subquery whose columns are the bound names.
+//!
+//! Every identifier goes through [`Dialect::ident`] and every string through
+//! [`Dialect::string`]: no user text reaches SQL unquoted.
+
+mod dialect;
+
+pub use dialect::Dialect;
+
+use std::collections::HashMap;
+
+use crate::ast::{BinOp, Cardinality, JoinKind, UnaryOp};
+use crate::diag::Diagnostic;
+use crate::ir::{self, ColumnRef, InputKind, Literal, Step, TExpr, TExprKind};
+
+/// What a bound expression contains; decides where it may be used.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Kind {
+    Row,
+    Aggregate,
+    Window,
+}
+
+#[derive(Clone, Debug)]
+struct Bound {
+    sql: String,
+    kind: Kind,
+    /// Still selectable after a GROUP BY (a key, an aggregate, or computed
+    /// from those).
+    grouped_ok: bool,
+}
+
+/// How the current query reaches an input's own columns.
+#[derive(Clone, Debug)]
+enum Access {
+    /// `"alias"."col"` directly in the current FROM.
+    Direct(String),
+    /// Through a wrapped layer: `"layer"."__i<k>_<col>"`.
+    Exposed(String),
+    /// The combined rows of a set-op chain: `"layer"."col"`.
+    Combined(String),
+    Unavailable,
+}
+
+#[derive(Default)]
+struct Layer {
+    from: String,
+    wheres: Vec<String>,
+    group_by: Option<Vec<String>>,
+    havings: Vec<String>,
+}
+
+/// Resolves an input of a model to the relation SQL reads for it (already
+/// quoted): a source's table, an upstream model's view.
+pub type RelationFn<'a> = &'a dyn Fn(&ir::Input) -> String;
+
+struct Lower<'a> {
+    d: Dialect,
+    module: &'a ir::Module,
+    model: &'a ir::Model,
+    relation: RelationFn<'a>,
+    aliases: Vec<String>,
+    access: Vec<Access>,
+    layer: Layer,
+    /// Insertion-ordered bindings (a re-bind keeps the position).
+    order: Vec<String>,
+    bindings: HashMap<String, Bound>,
+    layers: usize,
+    in_group: bool,
+    sort: Vec<(TExpr, bool)>,
+    take: Option<(i64, Option<i64>)>,
+    dedup: Option<Option<Vec<String>>>,
+    /// Pending set-op chain: the left branch SQL and (op, right SQL) parts.
+    setops: Option<(String, Vec<String>, Vec<(crate::ast::SetOpKind, String)>)>,
+}
+
+type R<T> = Result<T, String>;
+
+/// Lower one checked model to a `SELECT` statement.
+pub fn lower_model(
+    module: &ir::Module,
+    model: &ir::Model,
+    dialect: Dialect,
+    relation: RelationFn,
+) -> Result<String, Diagnostic> {
+    let mut aliases: Vec<String> = Vec::new();
+    for (k, input) in model.inputs.iter().enumerate() {
+        let taken = model.inputs.iter().filter(|i| i.name == input.name).count() > 1;
+        let alias = if taken {
+            format!("{}_{k}", input.name)
+        } else {
+            input.name.clone()
+        };
+        aliases.push(dialect.ident(&alias));
+    }
+    let mut l = Lower {
+        d: dialect,
+        module,
+        model,
+        relation,
+        access: vec![Access::Unavailable; model.inputs.len()],
+        aliases,
+        layer: Layer::default(),
+        order: Vec::new(),
+        bindings: HashMap::new(),
+        layers: 0,
+        in_group: false,
+        sort: Vec::new(),
+        take: None,
+        dedup: None,
+        setops: None,
+    };
+    l.run().map_err(|msg| {
+        Diagnostic::error(
+            "E070",
+            model.name_span,
+            format!("model {}: {msg}", model.name),
+        )
+        .with_help("rewrite the model without this construct, or compile for another dialect")
+    })
+}
+
+/// `CREATE OR REPLACE VIEW <name> AS <select>;`
+pub fn create_view(dialect: Dialect, view: &str, select: &str) -> String {
+    format!(
+        "CREATE OR REPLACE VIEW {} AS\n{select};",
+        dialect.ident(view)
+    )
+}
+
+/// One side of an annotated join whose keys a runtime check counts.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CardinalityCheck {
+    pub model: String,
+    pub join_kind: JoinKind,
+    /// The joined input (named in the report's bracket).
+    pub join_input: String,
+    pub cardinality: Cardinality,
+    /// Index of the checked input in `Model::inputs`, and its name.
+    pub input: usize,
+    pub table: String,
+    pub keys: Vec<String>,
+    /// `false` for the right side, `true` for the left side of a one_to_one.
+    pub left_side: bool,
+}
+
+/// The runtime cardinality checks of a model, in the order they run: per
+/// annotated join, the right side, then the left side for one_to_one.
+pub fn cardinality_checks(model: &ir::Model) -> Vec<CardinalityCheck> {
+    let mut out = Vec::new();
+    let mut join_inputs = model
+        .inputs
+        .iter()
+        .enumerate()
+        .filter(|(_, i)| i.role == ir::InputRole::Join)
+        .map(|(k, _)| k);
+    let from = model
+        .inputs
+        .iter()
+        .position(|i| i.role == ir::InputRole::From);
+    for j in &model.joins {
+        let input = join_inputs.next();
+        let (Some(card), Some(keys), Some(input)) = (j.expect, j.keys(), input) else {
+            continue;
+        };
+        out.push(CardinalityCheck {
+            model: model.name.clone(),
+            join_kind: j.kind,
+            join_input: j.input.clone(),
+            cardinality: card,
+            input,
+            table: j.input.clone(),
+            keys: keys.right.clone(),
+            left_side: false,
+        });
+        if card == Cardinality::OneToOne {
+            if let Some(from) = from {
+                out.push(CardinalityCheck {
+                    model: model.name.clone(),
+                    join_kind: j.kind,
+                    join_input: j.input.clone(),
+                    cardinality: card,
+                    input: from,
+                    table: j.left_input.clone(),
+                    keys: keys.left.clone(),
+                    left_side: true,
+                });
+            }
+        }
+    }
+    out
+}
+
+impl Lower<'_> {
+    fn input_columns(&self, k: usize) -> Vec<String> {
+        let input = &self.model.inputs[k];
+        match input.kind {
+            InputKind::Source => self
+                .module
+                .sources
+                .iter()
+                .find(|s| s.name == input.name)
+                .and_then(|s| s.columns.as_ref())
+                .map(|cols| cols.iter().map(|c| c.name.clone()).collect())
+                .unwrap_or_default(),
+            InputKind::Model => self
+                .module
+                .models
+                .iter()
+                .find(|m| m.name == input.name)
+                .map(|m| m.columns.iter().map(|c| c.name.clone()).collect())
+                .unwrap_or_default(),
+        }
+    }
+
+    fn bind(&mut self, name: &str, sql: String, kind: Kind) {
+        if !self.bindings.contains_key(name) {
+            self.order.push(name.to_string());
+        }
+        self.bindings.insert(
+            name.to_string(),
+            Bound {
+                sql,
+                kind,
+                grouped_ok: true,
+            },
+        );
+    }
+
+    fn grouped(&self) -> bool {
+        self.layer.group_by.is_some()
+    }
+
+    fn run(&mut self) -> R<String> {
+        let steps = &self.model.steps;
+        for step in steps {
+            if !matches!(step, Step::SetOp { .. }) {
+                self.flush_setops()?;
+            }
+            self.step(step)?;
+        }
+        self.flush_setops()?;
+        self.finish()
+    }
+
+    fn step(&mut self, step: &Step) -> R<()> {
+        match step {
+            Step::From { input } => {
+                let k = *input;
+                let rel = (self.relation)(&self.model.inputs[k]);
+                let alias = self.aliases[k].clone();
+                if self.layer.from.is_empty() {
+                    self.layer.from = format!("{rel} AS {alias}");
+                } else {
+                    self.layer.from = format!("{} CROSS JOIN {rel} AS {alias}", self.layer.from);
+                }
+                self.access[k] = Access::Direct(alias.clone());
+                for c in self.input_columns(k) {
+                    let sql = format!("{alias}.{}", self.d.ident(&c));
+                    self.bind(&c, sql, Kind::Row);
+                }
+            }
+            Step::Join { input, join, on } => {
+                if self.grouped() {
+                    self.wrap()?;
+                }
+                let k = *input;
+                let rel = (self.relation)(&self.model.inputs[k]);
+                let alias = self.aliases[k].clone();
+                self.access[k] = Access::Direct(alias.clone());
+                let (cond, _) = self.expr(on)?;
+                let kind = self
+                    .model
+                    .joins
+                    .get(*join)
+                    .map(|j| j.kind)
+                    .unwrap_or(JoinKind::Inner);
+                match kind {
+                    JoinKind::Left => {
+                        self.layer.from =
+                            format!("{} LEFT JOIN {rel} AS {alias} ON {cond}", self.layer.from)
+                    }
+                    JoinKind::Inner => {
+                        self.layer.from =
+                            format!("{} INNER JOIN {rel} AS {alias} ON {cond}", self.layer.from)
+                    }
+                    JoinKind::Semi | JoinKind::Anti => {
+                        let not = if kind == JoinKind::Anti { "NOT " } else { "" };
+                        self.layer.wheres.push(format!(
+                            "{not}EXISTS (SELECT 1 FROM {rel} AS {alias} WHERE {cond})"
+                        ));
+                        // The right side exists only inside the EXISTS.
+                        self.access[k] = Access::Unavailable;
+                    }
+                }
+            }
+            Step::Filter(e) => {
+                let (mut sql, mut kind) = self.expr(e)?;
+                if kind == Kind::Window {
+                    self.wrap()?;
+                    (sql, kind) = self.expr(e)?;
+                }
+                if self.grouped() || kind == Kind::Aggregate {
+                    self.layer.havings.push(sql);
+                } else {
+                    self.layer.wheres.push(sql);
+                }
+            }
+            Step::Let { name, expr } | Step::Output { name, expr } => {
+                let (sql, kind) = self.expr(expr)?;
+                let long = sql.len() > 4096;
+                self.bind(name, sql, kind);
+                // Keep deeply nested definitions from growing the text.
+                if long && !self.grouped() && kind == Kind::Row {
+                    self.wrap()?;
+                }
+            }
+            Step::Group { keys } => {
+                let window_before = self.bindings.values().any(|b| b.kind == Kind::Window);
+                if self.grouped() || window_before {
+                    self.wrap()?;
+                }
+                let mut rendered = Vec::new();
+                for (name, e) in keys {
+                    let (sql, _) = self.expr(e)?;
+                    rendered.push((name.clone(), sql));
+                }
+                for b in self.bindings.values_mut() {
+                    b.grouped_ok = false;
+                }
+                let mut group_by = Vec::new();
+                for (name, sql) in rendered {
+                    group_by.push(sql.clone());
+                    self.bind(&name, sql, Kind::Row);
+                }
+                self.layer.group_by = Some(group_by);
+                self.in_group = true;
+            }
+            Step::Having(e) => {
+                let (sql, _) = self.expr(e)?;
+                self.layer.havings.push(sql);
+            }
+            Step::GroupOutput { name, expr } => {
+                let (sql, kind) = self.expr(expr)?;
+                self.bind(name, sql, kind.max(Kind::Aggregate));
+            }
+            Step::EndGroup => self.in_group = false,
+            Step::Sort(keys) => self.sort.extend(keys.iter().cloned()),
+            Step::Take { start, end } => self.take = Some((*start, *end)),
+            Step::Expand { column, name } => self.expand(column, name)?,
+            Step::SetOp { kind, input } => {
+                let right_rel = (self.relation)(&self.model.inputs[*input]);
+                let names: Vec<String> = self.order.clone();
+                let right_cols: Vec<String> = names.iter().map(|n| self.d.ident(n)).collect();
+                let right = format!("SELECT {} FROM {right_rel}", right_cols.join(", "));
+                if self.setops.is_none() {
+                    let left = self.select_sql(&self.layer_columns(&names)?, false)?;
+                    self.setops = Some((left, names, Vec::new()));
+                }
+                if let Some((_, _, parts)) = &mut self.setops {
+                    parts.push((*kind, right));
+                }
+            }
+            Step::Dedup { by } => self.dedup = Some(by.clone()),
+        }
+        Ok(())
+    }
+
+    /// `expand col as name`: one row per array element.
+    fn expand(&mut self, column: &str, name: &str) -> R<()> {
+        if self.grouped() {
+            self.wrap()?;
+        }
+        let from = self
+            .model
+            .inputs
+            .iter()
+            .position(|i| i.role == ir::InputRole::From)
+            .ok_or("expand needs a from input")?;
+        let (arr, _) = self.column(&ColumnRef::Input {
+            input: from,
+            column: column.to_string(),
+        })?;
+        self.layers += 1;
+        let u = self.d.ident(&format!("_x{}", self.layers));
+        let col = self.d.ident(name);
+        let (join, value) = match self.d {
+            Dialect::DuckDb | Dialect::Postgres => (
+                format!(
+                    "{} CROSS JOIN LATERAL UNNEST({arr}) AS {u}({col})",
+                    self.layer.from
+                ),
+                format!("{u}.{col}"),
+            ),
+            Dialect::BigQuery => (
+                format!("{} CROSS JOIN UNNEST({arr}) AS {col}", self.layer.from),
+                col.clone(),
+            ),
+            Dialect::Snowflake => (
+                format!(
+                    "{}, LATERAL FLATTEN(input => {arr}) AS {u}",
+                    self.layer.from
+                ),
+                format!("{u}.{}", self.d.ident("VALUE")),
+            ),
+        };
+        self.layer.from = join;
+        self.bind(name, value, Kind::Row);
+        Ok(())
+    }
+
+    /// The bound names as `sql AS "name"` select items (after a GROUP BY,
+    /// only those still selectable).
+    fn layer_columns(&self, names: &[String]) -> R<Vec<String>> {
+        let grouped = self.grouped();
+        let mut cols = Vec::new();
+        for n in names {
+            let b = self
+                .bindings
+                .get(n)
+                .ok_or_else(|| format!("column '{n}' is not available here"))?;
+            if grouped && !b.grouped_ok {
+                continue;
+            }
+            cols.push(format!("{} AS {}", b.sql, self.d.ident(n)));
+        }
+        Ok(cols)
+    }
+
+    /// Render the current layer as a SELECT with the given items.
+    fn select_sql(&self, items: &[String], distinct: bool) -> R<String> {
+        let mut s = String::from("SELECT ");
+        if distinct {
+            s.push_str("DISTINCT ");
+        }
+        if items.is_empty() {
+            s.push_str("NULL AS ");
+            s.push_str(&self.d.ident("_empty"));
+        } else {
+            s.push_str(&items.join(", "));
+        }
+        if !self.layer.from.is_empty() {
+            s.push_str("\nFROM ");
+            s.push_str(&self.layer.from);
+        }
+        if !self.layer.wheres.is_empty() {
+            s.push_str("\nWHERE ");
+            s.push_str(&self.layer.wheres.join(" AND "));
+        }
+        if let Some(keys) = &self.layer.group_by {
+            if !keys.is_empty() {
+                s.push_str("\nGROUP BY ");
+                s.push_str(&keys.join(", "));
+            }
+        }
+        if !self.layer.havings.is_empty() {
+            s.push_str("\nHAVING ");
+            s.push_str(&self.layer.havings.join(" AND "));
+        }
+        Ok(s)
+    }
+
+    /// Make the current query a subquery: its columns are the bound names
+    /// (and, before any GROUP BY, every column of the inputs it reads, so
+    /// qualified references keep working).
+    fn wrap(&mut self) -> R<()> {
+        self.layers += 1;
+        let alias_name = format!("_l{}", self.layers);
+        let alias = self.d.ident(&alias_name);
+        let names = self.order.clone();
+        let mut items = self.layer_columns(&names)?;
+        let grouped = self.grouped();
+        let mut new_access = vec![Access::Unavailable; self.access.len()];
+        for k in 0..self.access.len() {
+            match &self.access[k] {
+                Access::Direct(a) if !grouped => {
+                    for c in self.input_columns(k) {
+                        items.push(format!(
+                            "{a}.{} AS {}",
+                            self.d.ident(&c),
+                            self.d.ident(&format!("__i{k}_{c}"))
+                        ));
+                    }
+                    new_access[k] = Access::Exposed(alias.clone());
+                }
+                Access::Exposed(_) if !grouped => {
+                    for c in self.input_columns(k) {
+                        let exposed = self.d.ident(&format!("__i{k}_{c}"));
+                        let prev = match &self.access[k] {
+                            Access::Exposed(l) => l.clone(),
+                            _ => String::new(),
+                        };
+                        items.push(format!("{prev}.{exposed} AS {exposed}"));
+                    }
+                    new_access[k] = Access::Exposed(alias.clone());
+                }
+                _ => {}
+            }
+        }
+        let sql = self.select_sql(&items, false)?;
+        let keep: Vec<String> = names
+            .into_iter()
+            .filter(|n| !grouped || self.bindings.get(n).is_some_and(|b| b.grouped_ok))
+            .collect();
+        self.layer = Layer {
+            from: format!("({sql}) AS {alias}"),
+            ..Layer::default()
+        };
+        self.order.clear();
+        self.bindings.clear();
+        for n in keep {
+            let sql = format!("{alias}.{}", self.d.ident(&n));
+            self.bind(&n, sql, Kind::Row);
+        }
+        self.access = new_access;
+        Ok(())
+    }
+
+    /// End a set-op chain: its combined rows become the new FROM.
+    fn flush_setops(&mut self) -> R<()> {
+        let Some((left, names, parts)) = self.setops.take() else {
+            return Ok(());
+        };
+        let mut sql = left;
+        for (kind, right) in parts {
+            sql = format!("{sql}\n{}\n{right}", self.d.set_op(kind));
+        }
+        self.layers += 1;
+        let alias = self.d.ident(&format!("_s{}", self.layers));
+        self.layer = Layer {
+            from: format!("({sql}) AS {alias}"),
+            ..Layer::default()
+        };
+        self.order.clear();
+        self.bindings.clear();
+        for n in &names {
+            let s = format!("{alias}.{}", self.d.ident(n));
+            self.bind(n, s, Kind::Row);
+        }
+        for a in self.access.iter_mut() {
+            *a = Access::Unavailable;
+        }
+        if let Some(from) = self
+            .model
+            .inputs
+            .iter()
+            .position(|i| i.role == ir::InputRole::From)
+        {
+            self.access[from] = Access::Combined(alias);
+        }
+        Ok(())
+    }
+
+    fn finish(&mut self) -> R<String> {
+        let mut outputs = Vec::new();
+        for (col, r) in self.model.columns.iter().zip(&self.model.output_refs) {
+            let (sql, _) = self.column(r)?;
+            outputs.push((col.name.clone(), sql));
+        }
+        let items: Vec<String> = outputs
+            .iter()
+            .map(|(n, sql)| format!("{sql} AS {}", self.d.ident(n)))
+            .collect();
+        let names: Vec<String> = outputs.iter().map(|(n, _)| self.d.ident(n)).collect();
+        let order_by = |this: &Self, by_name: bool| -> R<Vec<String>> {
+            let mut keys = Vec::new();
+            for (e, desc) in &this.sort {
+                let sql = match (&e.kind, by_name) {
+                    (TExprKind::Column(ColumnRef::Local(n)), true)
+                        if outputs.iter().any(|(o, _)| o == n) =>
+                    {
+                        this.d.ident(n)
+                    }
+                    _ => this.expr(e)?.0,
+                };
+                keys.push(format!(
+                    "{sql} {} NULLS LAST",
+                    if *desc { "DESC" } else { "ASC" }
+                ));
+            }
+            Ok(keys)
+        };
+        let mut sql = match &self.dedup {
+            Some(Some(by)) => {
+                let part: Vec<String> = by
+                    .iter()
+                    .map(|k| outputs.iter().find(|(n, _)| n == k).map(|(_, s)| s.clone()))
+                    .collect::<Option<Vec<_>>>()
+                    .ok_or("dedup by keys must be output columns")?;
+                let rest: Vec<String> = outputs
+                    .iter()
+                    .filter(|(n, _)| !by.contains(n))
+                    .map(|(_, s)| format!("{s} ASC NULLS LAST"))
+                    .collect();
+                let mut inner_items = items.clone();
+                let over = if rest.is_empty() {
+                    format!("PARTITION BY {}", part.join(", "))
+                } else {
+                    format!(
+                        "PARTITION BY {} ORDER BY {}",
+                        part.join(", "),
+                        rest.join(", ")
+                    )
+                };
+                inner_items.push(format!(
+                    "ROW_NUMBER() OVER ({over}) AS {}",
+                    self.d.ident("__rn")
+                ));
+                let inner = self.select_sql(&inner_items, false)?;
+                let d = self.d.ident("_d");
+                let mut s = format!(
+                    "SELECT {}\nFROM ({inner}) AS {d}\nWHERE {d}.{} = 1",
+                    names.join(", "),
+                    self.d.ident("__rn")
+                );
+                let keys = order_by(self, true)?;
+                if !keys.is_empty() {
+                    s.push_str(&format!("\nORDER BY {}", keys.join(", ")));
+                }
+                s
+            }
+            Some(None) => {
+                let inner = self.select_sql(&items, true)?;
+                let keys = order_by(self, true)?;
+                if keys.is_empty() {
+                    inner
+                } else {
+                    format!(
+                        "SELECT {}\nFROM ({inner}) AS {}\nORDER BY {}",
+                        names.join(", "),
+                        self.d.ident("_d"),
+                        keys.join(", ")
+                    )
+                }
+            }
+            None => {
+                let mut s = self.select_sql(&items, false)?;
+                let keys = order_by(self, false)?;
+                if !keys.is_empty() {
+                    s.push_str(&format!("\nORDER BY {}", keys.join(", ")));
+                }
+                s
+            }
+        };
+        if let Some((start, end)) = self.take {
+            match end {
+                None => sql.push_str(&format!("\nLIMIT {start}")),
+                Some(end) => {
+                    let limit = (end - start + 1).max(0);
+                    let offset = (start - 1).max(0);
+                    sql.push_str(&format!("\nLIMIT {limit} OFFSET {offset}"));
+                }
+            }
+        }
+        Ok(sql)
+    }
+
+    fn column(&self, r: &ColumnRef) -> R<(String, Kind)> {
+        match r {
+            ColumnRef::Local(n) => self
+                .bindings
+                .get(n)
+                .map(|b| (b.sql.clone(), b.kind))
+                .ok_or_else(|| format!("column '{n}' is not available at this point")),
+            ColumnRef::Input { input, column } => {
+                let c = self.d.ident(column);
+                match self.access.get(*input) {
+                    Some(Access::Direct(a)) => Ok((format!("{a}.{c}"), Kind::Row)),
+                    Some(Access::Exposed(l)) => Ok((
+                        format!("{l}.{}", self.d.ident(&format!("__i{input}_{column}"))),
+                        Kind::Row,
+                    )),
+                    Some(Access::Combined(l)) => Ok((format!("{l}.{c}"), Kind::Row)),
+                    _ => Err(format!(
+                        "column '{}.{column}' is not available at this point (after a group, set operation, or outside a semi/anti join's condition)",
+                        self.model.inputs.get(*input).map_or("?", |i| i.name.as_str())
+                    )),
+                }
+            }
+        }
+    }
+
+    fn expr(&self, e: &TExpr) -> R<(String, Kind)> {
+        Ok(match &e.kind {
+            TExprKind::Lit(l) => (self.literal(l, e), Kind::Row),
+            TExprKind::Column(r) => self.column(r)?,
+            TExprKind::Star => ("*".to_string(), Kind::Row),
+            TExprKind::Unary { op, operand } => {
+                let (s, k) = self.expr(operand)?;
+                match op {
+                    UnaryOp::Not => (format!("(NOT {s})"), k),
+                    UnaryOp::Neg => (format!("(-{s})"), k),
+                }
+            }
+            TExprKind::Binary { op, lhs, rhs } => {
+                let (l, lk) = self.expr(lhs)?;
+                let (r, rk) = self.expr(rhs)?;
+                let k = lk.max(rk);
+                let sql = match op {
+                    BinOp::Or => format!("({l} OR {r})"),
+                    BinOp::And => format!("({l} AND {r})"),
+                    BinOp::Eq => format!("({l} = {r})"),
+                    BinOp::Ne => format!("({l} <> {r})"),
+                    BinOp::Lt => format!("({l} < {r})"),
+                    BinOp::Le => format!("({l} <= {r})"),
+                    BinOp::Gt => format!("({l} > {r})"),
+                    BinOp::Ge => format!("({l} >= {r})"),
+                    BinOp::In => format!("({l} IN ({r}))"),
+                    BinOp::Concat => format!("({l} || {r})"),
+                    BinOp::Add if e.ty == crate::types::Type::String => format!("({l} || {r})"),
+                    BinOp::Add => format!("({l} + {r})"),
+                    BinOp::Sub => format!("({l} - {r})"),
+                    BinOp::Mul => format!("({l} * {r})"),
+                    BinOp::Div => self.d.divide(&l, &r),
+                    BinOp::Mod => self.d.modulo(&l, &r),
+                };
+                (sql, k)
+            }
+            TExprKind::Cast { expr, to } => {
+                let (s, k) = self.expr(expr)?;
+                (self.d.cast(&s, to)?, k)
+            }
+            TExprKind::Call(c) => {
+                let mut args = Vec::new();
+                let mut kind = Kind::Row;
+                for a in &c.args {
+                    let (s, k) = self.expr(a)?;
+                    kind = kind.max(k);
+                    args.push(s);
+                }
+                let call = self.d.call(
+                    &c.name,
+                    c.distinct,
+                    &args,
+                    &c.args,
+                    c.unit.as_deref(),
+                    &e.ty,
+                )?;
+                let is_agg = crate::catalog::lookup(&c.name).is_some_and(|f| f.aggregate);
+                match &c.window {
+                    Some(w) => {
+                        let mut parts = Vec::new();
+                        if !w.partition_by.is_empty() {
+                            let p: R<Vec<String>> = w
+                                .partition_by
+                                .iter()
+                                .map(|x| self.expr(x).map(|r| r.0))
+                                .collect();
+                            parts.push(format!("PARTITION BY {}", p?.join(", ")));
+                        }
+                        if !w.sort.is_empty() {
+                            let mut keys = Vec::new();
+                            for (x, desc) in &w.sort {
+                                let (s, _) = self.expr(x)?;
+                                keys.push(format!(
+                                    "{s} {} NULLS LAST",
+                                    if *desc { "DESC" } else { "ASC" }
+                                ));
+                            }
+                            parts.push(format!("ORDER BY {}", keys.join(", ")));
+                        }
+                        (format!("{call} OVER ({})", parts.join(" ")), Kind::Window)
+                    }
+                    None if is_agg => (call, Kind::Aggregate.max(kind)),
+                    None => (call, kind),
+                }
+            }
+        })
+    }
+
+    fn literal(&self, l: &Literal, e: &TExpr) -> String {
+        match l {
+            Literal::Int(v) => v.to_string(),
+            Literal::Float(text) => {
+                let t = text.replace('_', "");
+                if t.starts_with('.') {
+                    format!("0{t}")
+                } else {
+                    t
+                }
+            }
+            Literal::Str(s) => self.d.string(s),
+            Literal::Bool(true) => "TRUE".into(),
+            Literal::Bool(false) => "FALSE".into(),
+            Literal::Null => {
+                let _ = e;
+                "NULL".into()
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;
