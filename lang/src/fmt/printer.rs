@@ -252,6 +252,19 @@ impl<'a> Printer<'a> {
         }
     }
 
+    /// The span of an entry `key: <open> elements <close>` whose first and
+    /// last elements are at `first` and `last`: from `key` to the closing
+    /// bracket when the source shows them, else the elements' span.
+    fn keyed_span(&self, key: &str, open: &str, close: char, first: Span, last: Span) -> Span {
+        Span {
+            start: self
+                .find_back(first.start, &[key, ":", open])
+                .unwrap_or(first.start),
+            end: self.find_close(last.end, close).unwrap_or(last.end),
+            ..first
+        }
+    }
+
     // ---------------------------------------------------------------------
     // Comments
 
@@ -591,25 +604,17 @@ impl<'a> Printer<'a> {
         concat(out)
     }
 
-    /// `columns: { .. }`, with comments placed around the block when the
-    /// positions of its words can be found in the source.
+    /// `columns: { .. }`, one field per line.
     fn columns(&mut self, fields: &[FieldDef]) -> Doc {
-        let first = fields.first().map(|f| f.span.start);
-        let start = first.and_then(|p| self.find_back(p, &["columns", ":", "{"]));
-        let lead = match start.or(first) {
-            Some(st) => self.leading(st, false),
-            None => Doc::nil(),
+        let (Some(first), Some(last)) = (fields.first(), fields.last()) else {
+            return Doc::text("columns: {}");
         };
-        let end = fields
-            .last()
-            .and_then(|f| self.find_close(f.span.end, '}'))
-            .unwrap_or(0);
-        let mut body = self.lines(fields, |f| f.span, |p, f| p.field(f));
-        if end > 0 {
-            body.push(self.closing(end));
-            self.last_end = self.last_end.max(end);
-        }
-        concat([lead, Doc::text("columns: "), Self::braces("{", body, "}")])
+        let span = self.keyed_span("columns", "{", '}', first.span, last.span);
+        self.node(span, false, |p| {
+            let mut body = p.lines(fields, |f| f.span, |p, f| p.field(f));
+            body.push(p.closing(span.end));
+            concat([Doc::text("columns: "), Self::braces("{", body, "}")])
+        })
     }
 
     fn field(&mut self, f: &FieldDef) -> Doc {
@@ -691,16 +696,8 @@ impl<'a> Printer<'a> {
             entries += 1;
         }
         if let (Some(first), Some(last)) = (pl.models.first(), pl.models.last()) {
-            let start = self
-                .find_back(first.span.start, &["models", ":", "["])
-                .unwrap_or(first.span.start);
-            let end = self.find_close(last.span.end, ']').unwrap_or(last.span.end);
+            let span = self.keyed_span("models", "[", ']', first.span, last.span);
             body.push(Doc::HardLine);
-            let span = Span {
-                start,
-                end,
-                ..first.span
-            };
             body.push(self.node(span, entries > 0, |p| {
                 let list = p.comma_list(&BRACKETS, &pl.models, |e| e.span, |p, _, e| p.expr(e));
                 concat([Doc::text("models: "), list])
@@ -708,19 +705,11 @@ impl<'a> Printer<'a> {
             entries += 1;
         }
         if let (Some(first), Some(last)) = (pl.sources.first(), pl.sources.last()) {
-            let start = self
-                .find_back(first.span.start, &["sources", ":", "{"])
-                .unwrap_or(first.span.start);
-            let end = self.find_close(last.span.end, '}').unwrap_or(last.span.end);
+            let span = self.keyed_span("sources", "{", '}', first.span, last.span);
             body.push(Doc::HardLine);
-            let span = Span {
-                start,
-                end,
-                ..first.span
-            };
             body.push(self.node(span, entries > 0, |p| {
                 let mut inner = p.lines(&pl.sources, |o| o.span, |p, o| p.source_override(o));
-                inner.push(p.closing(end));
+                inner.push(p.closing(span.end));
                 concat([Doc::text("sources: "), Self::braces("{", inner, "}")])
             }));
         }
@@ -777,22 +766,23 @@ impl<'a> Printer<'a> {
     }
 
     fn fn_decl(&mut self, f: &FnDecl) -> Doc {
-        let head = self.inner(f.span.start, f.name.span.end);
+        // Comments before the name, then those of the signature that no
+        // parameter took, all go before the declaration.
+        let mut head = vec![self.inner(f.span.start, f.name.span.end)];
         let params = self.comma_list(
             &PARENS,
             &f.params,
             |(n, t)| n.span.to(t.span),
             |_, _, (n, t)| Doc::text(format!("{}: {}", n.name, t.text)),
         );
-        let ret_comments = self.inner(f.span.start, f.ret.span.end);
+        head.push(self.inner(f.span.start, f.ret.span.end));
         let body = vec![
             Doc::HardLine,
             self.node(f.body.span, false, |p| p.expr(&f.body)),
             self.closing(f.span.end),
         ];
         concat([
-            head,
-            ret_comments,
+            concat(head),
             Doc::text(format!("fn {}", f.name.name)),
             params,
             Doc::text(format!(" -> {} ", f.ret.text)),

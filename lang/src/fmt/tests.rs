@@ -713,7 +713,7 @@ test m {
 #[test]
 fn comments_between_declarations_and_in_headers() {
     check(
-        "model m // trailing the name\n{ from s }\n\n\n// about n\n\nmodel /* name */ n { from m }\nfn f(/* p */ x: Int) -> Int { x // body\n}\n",
+        "model m // trailing the name\n{ from s }\n\n\n// about n\n\nmodel /* name */ n { from m }\nfn /* f */ f(/* p */ x: Int) -> /* r */ Int { x // body\n}\n",
         r#"model m { // trailing the name
   from s
 }
@@ -725,6 +725,8 @@ model n {
   from m
 }
 
+/* f */
+/* r */
 fn f( /* p */
   x: Int
 ) -> Int {
