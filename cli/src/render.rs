@@ -112,6 +112,11 @@ pub struct JsonDiagnostic {
     pub end_column: usize,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub help: Option<String>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
+    /// Secondary locations: `{file, line, column, end_line, end_column, message}`.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub labels: Vec<serde_json::Value>,
 }
 
 pub fn json_diagnostic(sources: &SourceMap, d: &Diagnostic) -> JsonDiagnostic {
@@ -128,6 +133,24 @@ pub fn json_diagnostic(sources: &SourceMap, d: &Diagnostic) -> JsonDiagnostic {
         end_line,
         end_column,
         help: d.help.clone(),
+        notes: d.notes.clone(),
+        labels: d
+            .labels
+            .iter()
+            .map(|l| {
+                let f = sources.get(l.span.file);
+                let (line, column) = f.line_col(l.span.start as usize);
+                let (end_line, end_column) = f.line_col(l.span.end as usize);
+                serde_json::json!({
+                    "file": f.path.display().to_string(),
+                    "line": line,
+                    "column": column,
+                    "end_line": end_line,
+                    "end_column": end_column,
+                    "message": l.message,
+                })
+            })
+            .collect(),
     }
 }
 

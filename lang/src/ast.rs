@@ -413,9 +413,15 @@ pub struct TestCheck {
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum TestCheckKind {
-    Compare { op: CompareOp, value: TestLit },
+    Compare {
+        op: CompareOp,
+        value: TestLit,
+    },
     /// `expect col in model.col`
-    In { model: Ident, column: Ident },
+    In {
+        model: Ident,
+        column: Ident,
+    },
 }
 
 #[derive(Clone, Debug, PartialEq)]

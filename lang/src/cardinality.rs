@@ -106,7 +106,8 @@ fn walk(e: &Expr, sides: &Sides, out: &mut Walk) {
         }
         _ => {
             if sides.refs_right(e) {
-                out.violations.push(ShapeViolation::NotEquiKey { span: e.span });
+                out.violations
+                    .push(ShapeViolation::NotEquiKey { span: e.span });
             }
         }
     }

@@ -242,9 +242,18 @@ mod tests {
 
     #[test]
     fn arity_texts() {
-        assert_eq!(lookup("upper").map(|f| f.arity_text()).as_deref(), Some("takes exactly 1 argument(s)"));
-        assert_eq!(lookup("substring").map(|f| f.arity_text()).as_deref(), Some("takes 2..3 argument(s)"));
-        assert_eq!(lookup("coalesce").map(|f| f.arity_text()).as_deref(), Some("takes at least 1 argument(s)"));
+        assert_eq!(
+            lookup("upper").map(|f| f.arity_text()).as_deref(),
+            Some("takes exactly 1 argument(s)")
+        );
+        assert_eq!(
+            lookup("substring").map(|f| f.arity_text()).as_deref(),
+            Some("takes 2..3 argument(s)")
+        );
+        assert_eq!(
+            lookup("coalesce").map(|f| f.arity_text()).as_deref(),
+            Some("takes at least 1 argument(s)")
+        );
         assert!(lookup("frobnicate").is_none());
     }
 }

@@ -30,7 +30,12 @@ fn canonical_text(m: &ModelDecl, sources: &SourceMap) -> String {
 
 /// Fingerprint of a checked model; `upstream` holds the models checked
 /// before it (all of its upstream models among them).
-pub fn model_fingerprint(m: &ModelDecl, sources: &SourceMap, model: &ir::Model, upstream: &[ir::Model]) -> String {
+pub fn model_fingerprint(
+    m: &ModelDecl,
+    sources: &SourceMap,
+    model: &ir::Model,
+    upstream: &[ir::Model],
+) -> String {
     let mut h = Sha256::new();
     h.update(model.name.as_bytes());
     h.update(b"|");
@@ -38,7 +43,10 @@ pub fn model_fingerprint(m: &ModelDecl, sources: &SourceMap, model: &ir::Model, 
     h.update(b"|");
     h.update(canonical_text(m, sources).as_bytes());
     for input in &model.inputs {
-        if let Some(up) = upstream.iter().find(|u| u.name == input.name && input.kind == ir::InputKind::Model) {
+        if let Some(up) = upstream
+            .iter()
+            .find(|u| u.name == input.name && input.kind == ir::InputKind::Model)
+        {
             h.update(b"|");
             h.update(up.fingerprint.as_bytes());
         }

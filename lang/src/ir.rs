@@ -175,6 +175,11 @@ pub struct Model {
     pub steps: Vec<Step>,
     /// False when checking this model reported an error.
     pub ok: bool,
+    /// Whether the output schema is complete even if `ok` is false (an error
+    /// in a filter does not hide the columns): models reading it then still
+    /// report their own unknown columns.
+    #[serde(skip)]
+    pub schema_complete: bool,
 }
 
 #[derive(Clone, Debug, serde::Serialize)]

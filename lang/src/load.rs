@@ -126,9 +126,27 @@ impl Loader<'_> {
             p.set_extension("strata");
             p
         };
-        let mut dirs = vec![self.root_dir.clone()];
-        dirs.extend(self.options.search_dirs.iter().cloned());
-        dirs.push(PathBuf::from("."));
+        let mut dirs: Vec<PathBuf> = Vec::new();
+        let candidates = std::iter::once(self.root_dir.clone())
+            .chain(self.options.search_dirs.iter().cloned())
+            .chain(std::iter::once(PathBuf::from(".")));
+        for d in candidates {
+            // `` and `.` (or two spellings of one directory) are the same place.
+            let same = |a: &Path, b: &Path| {
+                let norm = |p: &Path| {
+                    std::fs::canonicalize(if p.as_os_str().is_empty() {
+                        Path::new(".")
+                    } else {
+                        p
+                    })
+                    .ok()
+                };
+                a == b || (norm(a).is_some() && norm(a) == norm(b))
+            };
+            if !dirs.iter().any(|x| same(x, &d)) {
+                dirs.push(d);
+            }
+        }
         let found = dirs.iter().map(|d| d.join(&rel)).find(|p| p.is_file());
         let Some(path) = found else {
             let looked: Vec<String> = dirs

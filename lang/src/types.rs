@@ -110,7 +110,9 @@ pub fn unify(a: &Type, b: &Type) -> Option<Type> {
 /// Unify a list of types, skipping `unknown` ones (the `null` literal).
 /// `Ok(None)` when every type is unknown; `Err((a, b))` on the first pair that
 /// does not unify.
-pub fn unify_all<'a>(types: impl IntoIterator<Item = &'a Type>) -> Result<Option<Type>, (Type, Type)> {
+pub fn unify_all<'a>(
+    types: impl IntoIterator<Item = &'a Type>,
+) -> Result<Option<Type>, (Type, Type)> {
     let mut acc: Option<Type> = None;
     for t in types {
         if t.is_unknown() {
@@ -142,12 +144,18 @@ mod tests {
         let usd = Type::Money("USD".into());
         let eur = Type::Money("EUR".into());
         assert_eq!(unify(&Type::Int64, &Type::Int64), Some(Type::Int64));
-        assert_eq!(unify(&Type::Float64, &Type::Decimal(10, 2)), Some(Type::Decimal(10, 2)));
+        assert_eq!(
+            unify(&Type::Float64, &Type::Decimal(10, 2)),
+            Some(Type::Decimal(10, 2))
+        );
         assert_eq!(unify(&usd, &Type::Int64), Some(usd.clone()));
         assert_eq!(unify(&usd, &eur), Some(usd.clone()));
         assert_eq!(unify(&Type::Int64, &Type::Float64), Some(Type::Float64));
         assert_eq!(unify(&Type::String, &Type::Int64), None);
-        assert_eq!(unify_all([&Type::Unknown, &Type::String]), Ok(Some(Type::String)));
+        assert_eq!(
+            unify_all([&Type::Unknown, &Type::String]),
+            Ok(Some(Type::String))
+        );
         assert_eq!(unify_all([&Type::Unknown]), Ok(None));
         assert!(unify_all([&Type::String, &Type::Bool]).is_err());
     }
@@ -156,8 +164,14 @@ mod tests {
     fn contract_compatibility() {
         assert!(contract_compatible(&Type::Float64, &Type::Int64));
         assert!(contract_compatible(&Type::Decimal(10, 2), &Type::Int64));
-        assert!(!contract_compatible(&Type::Decimal(10, 2), &Type::Decimal(38, 2)));
-        assert!(!contract_compatible(&Type::Money("USD".into()), &Type::Int64));
+        assert!(!contract_compatible(
+            &Type::Decimal(10, 2),
+            &Type::Decimal(38, 2)
+        ));
+        assert!(!contract_compatible(
+            &Type::Money("USD".into()),
+            &Type::Int64
+        ));
         assert!(!contract_compatible(&Type::Int64, &Type::Unknown));
     }
 }

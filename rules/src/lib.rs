@@ -27,6 +27,7 @@ pub mod incremental;
 pub mod inputs;
 pub mod join;
 pub mod setops;
+pub mod sql;
 pub mod syntax;
 pub mod types;
 

@@ -50,7 +50,11 @@ struct JsonModel<'a> {
 }
 
 pub fn run(args: BuildArgs) -> i32 {
-    let results = match check_roots(std::slice::from_ref(&args.file), &args.search_dir) {
+    let results = match check_roots(
+        std::slice::from_ref(&args.file),
+        &args.search_dir,
+        args.format,
+    ) {
         Ok(r) => r,
         Err(code) => return code,
     };

@@ -38,16 +38,26 @@ pub fn check_module(root: &Path, options: &LoadOptions) -> Checked {
     checked
 }
 
+/// Report an environment failure (exit 4): on stderr, and with
+/// `--format json` also as the JSON document on stdout.
+pub fn environment_error(message: &str, format: Format) -> i32 {
+    eprintln!("error: {message}");
+    if format == Format::Json {
+        render::print_json(
+            &serde_json::json!({ "error": message, "exit_code": exit::ENVIRONMENT }),
+        );
+    }
+    exit::ENVIRONMENT
+}
+
 /// Expand the paths and check each root; `Err(code)` on a usage/environment
 /// problem (already reported).
 pub fn check_roots(
     paths: &[PathBuf],
     search_dirs: &[PathBuf],
+    format: Format,
 ) -> Result<Vec<(PathBuf, Checked)>, i32> {
-    let roots = crate::inputs::expand_paths(paths).map_err(|e| {
-        eprintln!("error: {e}");
-        exit::ENVIRONMENT
-    })?;
+    let roots = crate::inputs::expand_paths(paths).map_err(|e| environment_error(&e, format))?;
     let options = LoadOptions {
         search_dirs: search_dirs.to_vec(),
     };
@@ -55,8 +65,10 @@ pub fn check_roots(
     for root in roots {
         let checked = check_module(&root, &options);
         if let Some((path, e)) = checked.io_errors.first() {
-            eprintln!("error: cannot read {}: {e}", path.display());
-            return Err(exit::ENVIRONMENT);
+            return Err(environment_error(
+                &format!("cannot read {}: {e}", path.display()),
+                format,
+            ));
         }
         out.push((root, checked));
     }
@@ -172,7 +184,7 @@ struct JsonModule<'a> {
 }
 
 pub fn run(args: CheckArgs) -> i32 {
-    let results = match check_roots(&args.paths, &args.search_dir) {
+    let results = match check_roots(&args.paths, &args.search_dir, args.format) {
         Ok(r) => r,
         Err(code) => return code,
     };

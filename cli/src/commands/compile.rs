@@ -130,7 +130,11 @@ pub fn compile_module(
 }
 
 pub fn run(args: CompileArgs) -> i32 {
-    let results = match check_roots(std::slice::from_ref(&args.file), &args.search_dir) {
+    let results = match check_roots(
+        std::slice::from_ref(&args.file),
+        &args.search_dir,
+        args.format,
+    ) {
         Ok(r) => r,
         Err(code) => return code,
     };

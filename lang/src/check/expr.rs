@@ -141,7 +141,7 @@ impl ModelChecker<'_> {
                         e.span,
                         "list values are only allowed in fn bodies, not in a model expression",
                     )
-                    .with_help("use array_construct(...) for an array value"),
+                    .with_help("to test membership write `x == a or x == b`; for an array value use array_construct(...)"),
                 );
                 None
             }
@@ -464,7 +464,7 @@ impl ModelChecker<'_> {
             ));
             return None;
         }
-        if name == "json_build" && nargs % 2 != 0 {
+        if name == "json_build" && !nargs.is_multiple_of(2) {
             self.error(Diagnostic::error(
                 "E062",
                 span,
@@ -725,9 +725,9 @@ impl ModelChecker<'_> {
             } else {
                 (2, catalog::DATE_DIFF_UNITS)
             };
-            for i in 0..unit_index {
-                if !args[i].ty.is_unknown() && !args[i].ty.is_temporal() {
-                    self.kind_error(name, i, ArgKind::Temporal, &args[i].ty, arg_span(i));
+            for (i, a) in args.iter().enumerate().take(unit_index) {
+                if !a.ty.is_unknown() && !a.ty.is_temporal() {
+                    self.kind_error(name, i, ArgKind::Temporal, &a.ty, arg_span(i));
                     return None;
                 }
             }
@@ -1024,7 +1024,7 @@ fn is_simple_json_path(p: &str) -> bool {
     };
     while !rest.is_empty() {
         if let Some(r) = rest.strip_prefix('.') {
-            let end = r.find(|c: char| c == '.' || c == '[').unwrap_or(r.len());
+            let end = r.find(['.', '[']).unwrap_or(r.len());
             if !is_simple_key(&r[..end]) {
                 return false;
             }

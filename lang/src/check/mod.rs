@@ -50,6 +50,7 @@ pub fn check_files(paths: &[PathBuf], options: &LoadOptions) -> Checked {
 #[derive(Clone, Debug)]
 pub struct ModelResult {
     pub columns: Vec<Column>,
+    /// The schema is complete (see `ir::Model::schema_complete`).
     pub ok: bool,
 }
 
@@ -259,6 +260,7 @@ fn build_module(loaded: &Loaded, diags: &mut Vec<Diagnostic>) -> ir::Module {
                 attrs: Vec::new(),
                 steps: Vec::new(),
                 ok: false,
+                schema_complete: false,
             }
         } else {
             model::ModelChecker::new(&env, m, diags).check()
@@ -269,7 +271,7 @@ fn build_module(loaded: &Loaded, diags: &mut Vec<Diagnostic>) -> ir::Module {
             model.name.clone(),
             ModelResult {
                 columns: model.columns.clone(),
-                ok: model.ok,
+                ok: model.schema_complete,
             },
         );
         ir_models.push(model);
@@ -685,11 +687,15 @@ fn check_test(
             }
             ast::TestCheckKind::In { model: rm, column } => {
                 let Some(r) = find(&rm.name) else {
-                    diags.push(Diagnostic::error(
+                    let mut d = Diagnostic::error(
                         "E101",
                         rm.span,
                         format!("referential test names unknown model '{}'", rm.name),
-                    ));
+                    );
+                    if let Some(s) = crate::suggest::closest(&rm.name, env.models.keys().copied()) {
+                        d = d.with_help(format!("did you mean `{s}`?"));
+                    }
+                    diags.push(d);
                     continue;
                 };
                 if r.ok && !r.columns.iter().any(|c| c.name == column.name) {

@@ -277,6 +277,9 @@ impl<'a> ModelChecker<'a> {
                 std::mem::take(&mut self.steps)
             },
             ok: !self.failed,
+            schema_complete: !self.from_poisoned
+                && self.poisoned_names.is_empty()
+                && self.inputs.iter().all(|i| !i.poisoned),
         }
     }
 
@@ -1179,7 +1182,7 @@ impl<'a> ModelChecker<'a> {
                     d = d.with_note("columns from the right side of a join_left are nullable: unmatched rows have no value");
                 }
                 d = d.with_help(format!(
-                    "make the value non-null, e.g. coalesce({}, <default>)",
+                    "make '{}' non-null in the select, e.g. wrap its value in coalesce(<value>, <default>)",
                     field.name
                 ));
                 self.error(d);

@@ -592,3 +592,22 @@ fn fingerprints_ignore_layout_and_follow_upstream() {
     );
     assert_eq!(fp(&a, "m").map(|f| f.len()), Some(16));
 }
+
+#[test]
+fn errors_downstream_of_a_failed_model_are_still_reported() {
+    // The upstream failure is in a filter: its schema is complete, so the
+    // downstream model's own unknown column is reported too.
+    assert_codes(
+        r#"source s(ns: "l") { columns: { x: int64, y: string } }
+model a { from s filter y > 1 }
+model b { from a select { q = nope } }"#,
+        &["E051", "E040"],
+    );
+    // An upstream output that failed hides nothing else but itself.
+    assert_codes(
+        r#"source s(ns: "l") { columns: { x: int64, y: string } }
+model a { from s select { x = x, z = nope } }
+model b { from a select { q = z, r = also_nope } }"#,
+        &["E040"],
+    );
+}

@@ -77,11 +77,14 @@ struct Lower<'a> {
     sort: Vec<(TExpr, bool)>,
     take: Option<(i64, Option<i64>)>,
     dedup: Option<Option<Vec<String>>>,
-    /// Pending set-op chain: the left branch SQL and (op, right SQL) parts.
-    setops: Option<(String, Vec<String>, Vec<(crate::ast::SetOpKind, String)>)>,
+    setops: Option<SetOpChain>,
 }
 
 type R<T> = Result<T, String>;
+
+/// A pending set-op chain: the left branch's SQL and column names, then
+/// each operator with its right branch's SQL.
+type SetOpChain = (String, Vec<String>, Vec<(crate::ast::SetOpKind, String)>);
 
 /// Lower one checked model to a `SELECT` statement.
 pub fn lower_model(
@@ -478,8 +481,8 @@ impl Lower<'_> {
         let mut items = self.layer_columns(&names)?;
         let grouped = self.grouped();
         let mut new_access = vec![Access::Unavailable; self.access.len()];
-        for k in 0..self.access.len() {
-            match &self.access[k] {
+        for (k, access) in self.access.iter().enumerate() {
+            match access {
                 Access::Direct(a) if !grouped => {
                     for c in self.input_columns(k) {
                         items.push(format!(

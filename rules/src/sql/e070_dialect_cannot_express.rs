@@ -1,0 +1,46 @@
+use crate::rule;
+
+/// The target SQL dialect cannot express a model.
+///
+/// ## What it means
+///
+/// `strata compile --dialect D` lowers every model to SQL for warehouse `D`
+/// (duckdb, postgres, bigquery or snowflake). A few things exist in strata
+/// but not in every warehouse: a type with no counterpart (BigQuery and
+/// Snowflake have no `uuid` type; a `decimal` precision beyond the
+/// warehouse's limit), or a function the dialect has no equivalent for
+/// (`array_index_of` in BigQuery, `array_sort` in PostgreSQL). The module is
+/// valid strata: `strata check` accepts it, and other dialects may compile
+/// it. No SQL is printed for a dialect that cannot express every selected
+/// model.
+///
+/// ## Example
+///
+/// Compiled with `strata compile --dialect bigquery`:
+///
+/// ```strata
+/// source events(ns: "app", dataset: "events") {
+///   columns: { id: int64 nonnull, session: string }
+/// }
+/// model typed {
+///   from events
+///   select { id = id, session = cast(session, "uuid") }
+/// }
+/// ```
+///
+/// ## How to fix
+///
+/// Keep the value in a type the warehouse has (BigQuery stores UUIDs as
+/// strings), or compile for a dialect that has the type:
+///
+/// ```strata
+/// source events(ns: "app", dataset: "events") {
+///   columns: { id: int64 nonnull, session: string }
+/// }
+/// model typed {
+///   from events
+///   select { id = id, session = lower(session) }
+/// }
+/// ```
+#[rule(code = "E070", name = "dialect-cannot-express", severity = error, phase = check)]
+pub struct DialectCannotExpress;
