@@ -1,0 +1,861 @@
+//! `strata compile` beyond the golden snapshots (`tests/cmd/compile-*.toml`):
+//!
+//! * `sqlglot_parses_every_statement`: `tests/sql/parse_check.py` parses
+//!   every view and check query of every valid program, for the four
+//!   dialects, with sqlglot (an independent SQL parser). Skipped with a
+//!   message when python3 + sqlglot are missing, except under `CI`, where
+//!   that is a failure (`.ci/run` installs them). Interpreter: `$STRATA_PYTHON`,
+//!   else `~/.cache/strata-venv/bin/python`, else `python3`.
+//! * `postgres_*`: a throw-away PostgreSQL server (Debian's `postgresql`
+//!   package; binaries in `$STRATA_PG_BIN` or the newest
+//!   `/usr/lib/postgresql/*/bin`) started once per test run in a temporary
+//!   directory, as the `postgres` user when the tests run as root. A watchdog
+//!   stops it and removes the directory when the test process ends. Skipped
+//!   with a message when PostgreSQL is missing, except under `CI`.
+//!   * `postgres_exec_<fixture>`: loads `tests/sql/exec/<fixture>.data.sql`,
+//!     creates the fixture's compiled PostgreSQL views and compares their
+//!     rows (and the cardinality check counts) with `<fixture>.expected`.
+//!   * `postgres_creates_every_view`: the compiled SQL of every valid corpus
+//!     program, example, fixture and `tests/sql/programs/*.strata` creates its
+//!     views over (empty) source tables, and the check queries run.
+//!   * `postgres_view_types_match_the_schema`: each view column has the
+//!     PostgreSQL type of the model's column type.
+//!
+//! Format of `.expected` (shared with the DuckDB execution tests): `#`
+//! comments; `[model]` then one line per row, the columns in the model's
+//! output-schema order (as `strata check` prints it), `|`-separated, NULL as
+//! an empty field, booleans `true`/`false`, floats in shortest round-trip
+//! form without a trailing `.0`, dates `YYYY-MM-DD`, timestamps
+//! `YYYY-MM-DD HH:MM:SS`; rows compare as a sorted list. `[check <join> on
+//! <table>]` then the count the cardinality check query returns. Blank lines
+//! are ignored (so a one-column row cannot be NULL: avoid that shape).
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::OnceLock;
+
+use serde_json::Value;
+use strata_lang::sql::Dialect;
+
+const STRATA: &str = env!("CARGO_BIN_EXE_strata");
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .map_or_else(|| PathBuf::from(".."), Path::to_path_buf)
+}
+
+fn in_ci() -> bool {
+    std::env::var_os("CI").is_some_and(|v| !v.is_empty() && v != "0" && v != "false")
+}
+
+/// A missing tool: a failure under CI, else a skip with a message.
+fn unavailable(what: &str) {
+    assert!(!in_ci(), "CI is set but {what}; .ci/run installs it");
+    eprintln!("skipping: {what}");
+}
+
+fn read(path: &Path) -> String {
+    fs::read_to_string(path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()))
+}
+
+fn rel(path: &Path) -> String {
+    path.strip_prefix(root())
+        .unwrap_or(path)
+        .display()
+        .to_string()
+}
+
+/// `strata compile FILE --dialect D --format json`, parsed.
+fn compile_json(file: &Path, dialect: &str) -> Result<Value, String> {
+    let out = Command::new(STRATA)
+        .args(["compile", "--format", "json", "--dialect", dialect])
+        .arg(file)
+        .output()
+        .map_err(|e| format!("cannot run strata: {e}"))?;
+    if !out.status.success() {
+        return Err(format!(
+            "strata compile --dialect {dialect} {} exited {}:\n{}",
+            rel(file),
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+        ));
+    }
+    serde_json::from_slice(&out.stdout).map_err(|e| format!("compile output is not JSON: {e}"))
+}
+
+fn str_field<'a>(v: &'a Value, key: &str) -> &'a str {
+    v[key].as_str().unwrap_or_default()
+}
+
+fn array<'a>(v: &'a Value, key: &str) -> &'a [Value] {
+    v[key].as_array().map_or(&[], Vec::as_slice)
+}
+
+/// The checked module (its sources and model schemas).
+fn module(file: &Path) -> strata_lang::ir::Module {
+    let checked = strata_lang::check_files(&[file.to_path_buf()], &Default::default());
+    assert!(
+        !checked.has_errors(),
+        "{} does not check: {:?}",
+        rel(file),
+        checked.diagnostics
+    );
+    checked.module
+}
+
+// ---------------------------------------------------------------------------
+// The programs
+
+/// The root programs of the corpus whose verdict is `ok` (differences.tsv
+/// overrides reference.tsv), as parse_check.py selects them.
+fn valid_corpus_programs() -> Vec<PathBuf> {
+    let dir = root().join("tests/corpus");
+    let mut verdict = BTreeMap::new();
+    for name in ["reference.tsv", "differences.tsv"] {
+        for line in read(&dir.join(name)).lines() {
+            if line.trim().is_empty() || line.starts_with('#') {
+                continue;
+            }
+            let mut parts = line.split('\t');
+            if let (Some(file), Some(v)) = (parts.next(), parts.next()) {
+                verdict.insert(file.to_string(), v.to_string());
+            }
+        }
+    }
+    verdict
+        .into_iter()
+        .filter(|(_, v)| v == "ok")
+        .map(|(f, _)| dir.join(f))
+        .collect()
+}
+
+fn strata_files(dir: &Path, recursive: bool) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut pending = vec![dir.to_path_buf()];
+    while let Some(d) = pending.pop() {
+        for entry in fs::read_dir(&d).into_iter().flatten().flatten() {
+            let p = entry.path();
+            if p.is_dir() && recursive {
+                pending.push(p);
+            } else if p.extension().is_some_and(|e| e == "strata") {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// Every program whose compiled SQL must run: the valid corpus, the
+/// examples, the execution fixtures, the edge programs and the showcase.
+fn all_programs() -> Vec<PathBuf> {
+    let r = root();
+    let mut all = valid_corpus_programs();
+    all.extend(strata_files(&r.join("examples"), true));
+    all.extend(strata_files(&r.join("tests/sql/exec"), false));
+    all.extend(strata_files(&r.join("tests/sql/programs"), false));
+    all.push(r.join("tests/cmd/compile-showcase.strata"));
+    all
+}
+
+/// `(file, dialect)` pairs that must not compile (tests/sql/expected_compile_errors.txt).
+fn expected_compile_errors() -> Vec<(String, String)> {
+    read(&root().join("tests/sql/expected_compile_errors.txt"))
+        .lines()
+        .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
+        .filter_map(|l| {
+            let mut p = l.split('\t');
+            Some((p.next()?.to_string(), p.next()?.to_string()))
+        })
+        .collect()
+}
+
+// ---------------------------------------------------------------------------
+// sqlglot
+
+fn python() -> String {
+    if let Ok(p) = std::env::var("STRATA_PYTHON") {
+        return p;
+    }
+    let home = std::env::var("HOME").unwrap_or_else(|_| "/root".into());
+    let venv = Path::new(&home).join(".cache/strata-venv/bin/python");
+    if venv.exists() {
+        return venv.display().to_string();
+    }
+    "python3".into()
+}
+
+#[test]
+fn sqlglot_parses_every_statement() {
+    let py = python();
+    let importable = Command::new(&py)
+        .args(["-c", "import sqlglot"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    if !importable {
+        unavailable(&format!("`{py}` cannot import sqlglot"));
+        return;
+    }
+    let out = Command::new(&py)
+        .arg(root().join("tests/sql/parse_check.py"))
+        .arg("--strata")
+        .arg(STRATA)
+        .arg("--root")
+        .arg(root())
+        .output()
+        .expect("run parse_check.py");
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    eprintln!("{text}");
+    assert!(out.status.success(), "parse_check.py failed:\n{text}");
+}
+
+// ---------------------------------------------------------------------------
+// PostgreSQL
+
+struct Pg {
+    bin: PathBuf,
+    dir: PathBuf,
+    port: u16,
+    /// Run server binaries through `runuser -u postgres --` (we are root).
+    as_postgres: bool,
+}
+
+fn is_root() -> bool {
+    Command::new("id")
+        .arg("-u")
+        .output()
+        .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).trim() == "0")
+}
+
+/// The newest `/usr/lib/postgresql/<version>/bin` with an initdb.
+fn pg_bin() -> Option<PathBuf> {
+    if let Some(dir) = std::env::var_os("STRATA_PG_BIN") {
+        return Some(PathBuf::from(dir));
+    }
+    let mut found: Vec<(u32, PathBuf)> = fs::read_dir("/usr/lib/postgresql")
+        .ok()?
+        .flatten()
+        .filter_map(|e| {
+            let version = e.file_name().to_str()?.parse::<u32>().ok()?;
+            let bin = e.path().join("bin");
+            bin.join("initdb").exists().then_some((version, bin))
+        })
+        .collect();
+    found.sort();
+    found.pop().map(|(_, bin)| bin)
+}
+
+impl Pg {
+    fn server_cmd(&self, tool: &str) -> Command {
+        let exe = self.bin.join(tool);
+        if self.as_postgres {
+            let mut c = Command::new("runuser");
+            c.args(["-u", "postgres", "--"]).arg(exe);
+            c
+        } else {
+            Command::new(exe)
+        }
+    }
+
+    fn start() -> Result<Pg, String> {
+        let bin = pg_bin().ok_or("PostgreSQL is not installed (no /usr/lib/postgresql/*/bin/initdb)")?;
+        let as_postgres = is_root();
+        let dir = std::env::temp_dir().join(format!("strata-pg-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+        let mut pg = Pg {
+            bin,
+            dir,
+            port: 0,
+            as_postgres,
+        };
+        if as_postgres {
+            run(Command::new("chown").arg("postgres:").arg(&pg.dir))
+                .map_err(|e| format!("root needs the `postgres` user to run PostgreSQL: {e}"))?;
+        }
+        let data = pg.dir.join("data");
+        run(pg
+            .server_cmd("initdb")
+            .arg("-D")
+            .arg(&data)
+            .args(["-A", "trust", "-U", "postgres", "-E", "UTF8", "--locale=C", "--no-sync"]))?;
+        pg.watchdog();
+        let mut last = String::new();
+        for _ in 0..3 {
+            pg.port = free_port()?;
+            let opts = format!(
+                "-p {} -k {} -c listen_addresses=127.0.0.1 -c fsync=off -c full_page_writes=off",
+                pg.port,
+                pg.dir.display()
+            );
+            let started = run(pg
+                .server_cmd("pg_ctl")
+                .arg("-D")
+                .arg(&data)
+                .arg("-o")
+                .arg(&opts)
+                .arg("-l")
+                .arg(pg.dir.join("server.log"))
+                .args(["-w", "-t", "60", "start"]));
+            match started {
+                Ok(_) => return Ok(pg),
+                Err(e) => last = e,
+            }
+        }
+        Err(format!(
+            "PostgreSQL did not start: {last}\n{}",
+            fs::read_to_string(pg.dir.join("server.log")).unwrap_or_default()
+        ))
+    }
+
+    /// Stop the server and remove its directory once this process ends.
+    fn watchdog(&self) {
+        let data = self.dir.join("data");
+        let stop = format!(
+            "{} {} -D '{}' -m immediate stop",
+            if self.as_postgres {
+                "runuser -u postgres --"
+            } else {
+                ""
+            },
+            self.bin.join("pg_ctl").display(),
+            data.display()
+        );
+        let script = format!(
+            "while kill -0 {pid} 2>/dev/null; do sleep 1; done; {stop} >/dev/null 2>&1; rm -rf '{dir}'",
+            pid = std::process::id(),
+            dir = self.dir.display()
+        );
+        let _ = Command::new("sh")
+            .args(["-c", &script])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn();
+    }
+
+    /// Run SQL through psql (`-At -F '|'`), stopping at the first error.
+    fn psql(&self, db: &str, sql: &str) -> Result<String, String> {
+        let mut child = Command::new("psql")
+            .args(["-X", "-q", "-v", "ON_ERROR_STOP=1", "-At", "-F", "|", "-U", "postgres"])
+            .arg("-h")
+            .arg(&self.dir)
+            .arg("-p")
+            .arg(self.port.to_string())
+            .arg("-d")
+            .arg(db)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .map_err(|e| format!("cannot run psql: {e}"))?;
+        if let Some(mut stdin) = child.stdin.take() {
+            use std::io::Write;
+            stdin
+                .write_all(sql.as_bytes())
+                .map_err(|e| format!("psql stdin: {e}"))?;
+        }
+        let out = child.wait_with_output().map_err(|e| format!("psql: {e}"))?;
+        if out.status.success() {
+            Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+        } else {
+            Err(String::from_utf8_lossy(&out.stderr).trim().to_string())
+        }
+    }
+
+    /// A fresh database for one test.
+    fn database(&self, name: &str) -> Result<String, String> {
+        let db = format!("{name}_{}", DATABASES.fetch_add(1, Ordering::Relaxed));
+        self.psql("postgres", &format!("CREATE DATABASE \"{db}\";"))?;
+        Ok(db)
+    }
+}
+
+static DATABASES: AtomicUsize = AtomicUsize::new(0);
+
+fn run(cmd: &mut Command) -> Result<String, String> {
+    let out = cmd
+        .stdin(Stdio::null())
+        .output()
+        .map_err(|e| format!("cannot run {cmd:?}: {e}"))?;
+    if out.status.success() {
+        Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+    } else {
+        Err(format!(
+            "{cmd:?} exited {}: {}{}",
+            out.status,
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        ))
+    }
+}
+
+fn free_port() -> Result<u16, String> {
+    TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .map_err(|e| format!("no free port: {e}"))
+}
+
+/// The shared server, started by the first test that needs it; `None` (after
+/// a skip message) when PostgreSQL is missing outside CI.
+fn pg() -> Option<&'static Pg> {
+    static PG: OnceLock<Result<Pg, String>> = OnceLock::new();
+    match PG.get_or_init(Pg::start) {
+        Ok(pg) => Some(pg),
+        Err(e) if e.starts_with("PostgreSQL is not installed") => {
+            unavailable(e);
+            None
+        }
+        Err(e) => panic!("{e}"),
+    }
+}
+
+/// `CREATE TABLE` for every source of a module with columns (PostgreSQL types).
+fn source_tables(m: &strata_lang::ir::Module) -> String {
+    let d = Dialect::Postgres;
+    let mut sql = String::new();
+    for s in &m.sources {
+        let Some(cols) = &s.columns else { continue };
+        let cols: Vec<String> = cols
+            .iter()
+            .map(|c| {
+                let ty = d.type_name(&c.ty).unwrap_or_else(|_| "TEXT".into());
+                format!("{} {ty}", d.ident(&c.name))
+            })
+            .collect();
+        sql.push_str(&format!(
+            "CREATE TABLE {} ({});\n",
+            d.ident(&s.name),
+            cols.join(", ")
+        ));
+    }
+    sql
+}
+
+/// The PostgreSQL type name (`pg_type.typname`) a strata type lowers to;
+/// `None` for `unknown`.
+fn pg_typname(ty: &str) -> Option<String> {
+    if let Some(elem) = ty.strip_prefix("array<").and_then(|t| t.strip_suffix('>')) {
+        return pg_typname(elem).map(|e| format!("_{e}"));
+    }
+    if ty.starts_with("decimal") || ty.starts_with("money") {
+        return Some("numeric".into());
+    }
+    let name = match ty {
+        "int64" => "int8",
+        "float64" => "float8",
+        "string" => "text",
+        "bool" => "bool",
+        "date" => "date",
+        "timestamp" => "timestamp",
+        "uuid" => "uuid",
+        "json" => "json",
+        _ => return None,
+    };
+    Some(name.into())
+}
+
+/// `(column, typname)` of a view, in column order.
+fn view_columns(pg: &Pg, db: &str, view: &str) -> Result<Vec<(String, String)>, String> {
+    let regclass = Dialect::Postgres.ident(view).replace('\'', "''");
+    let out = pg.psql(
+        db,
+        &format!(
+            "SELECT a.attname, t.typname FROM pg_attribute a JOIN pg_type t ON t.oid = a.atttypid \
+             WHERE a.attrelid = '{regclass}'::regclass AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum;"
+        ),
+    )?;
+    Ok(out
+        .lines()
+        .filter_map(|l| l.split_once('|'))
+        .map(|(a, b)| (a.to_string(), b.to_string()))
+        .collect())
+}
+
+/// The rows of a view in the `.expected` text form, sorted.
+fn view_rows(pg: &Pg, db: &str, view: &str) -> Result<Vec<String>, String> {
+    let d = Dialect::Postgres;
+    let items: Vec<String> = view_columns(pg, db, view)?
+        .iter()
+        .map(|(name, ty)| {
+            let c = d.ident(name);
+            if ty == "bool" {
+                format!("CASE WHEN {c} THEN 'true' WHEN NOT {c} THEN 'false' END")
+            } else {
+                format!("CAST({c} AS TEXT)")
+            }
+        })
+        .collect();
+    let out = pg.psql(
+        db,
+        &format!("SELECT {} FROM {};", items.join(", "), d.ident(view)),
+    )?;
+    let mut rows: Vec<String> = out.lines().map(str::to_string).collect();
+    rows.sort();
+    Ok(rows)
+}
+
+/// Create a program's source tables and compiled views in a fresh database.
+fn load_program(pg: &Pg, file: &Path, data_sql: Option<&str>) -> Result<(String, Value), String> {
+    let compiled = compile_json(file, "postgres")?;
+    let db = pg.database("p")?;
+    let tables = match data_sql {
+        Some(sql) => sql.to_string(),
+        None => source_tables(&module(file)),
+    };
+    pg.psql(&db, &tables)
+        .map_err(|e| format!("{}: loading the source tables: {e}", rel(file)))?;
+    for v in array(&compiled, "views") {
+        pg.psql(&db, str_field(v, "sql")).map_err(|e| {
+            format!(
+                "{} [postgres] model {}: {e}\n{}",
+                rel(file),
+                str_field(v, "model"),
+                str_field(v, "sql")
+            )
+        })?;
+    }
+    Ok((db, compiled))
+}
+
+// ---------------------------------------------------------------------------
+// Execution fixtures (tests/sql/exec)
+
+/// The sections of an `.expected` file, in file order.
+fn parse_expected(path: &Path) -> Vec<(String, Vec<String>)> {
+    let mut sections: Vec<(String, Vec<String>)> = Vec::new();
+    for (n, line) in read(path).lines().enumerate() {
+        if line.starts_with('#') || line.trim().is_empty() {
+            continue;
+        }
+        if let Some(name) = line.strip_prefix('[').and_then(|l| l.strip_suffix(']')) {
+            sections.push((name.to_string(), Vec::new()));
+        } else if let Some((_, rows)) = sections.last_mut() {
+            rows.push(line.to_string());
+        } else {
+            panic!("{}:{}: a row before any [section]", rel(path), n + 1);
+        }
+    }
+    sections
+}
+
+fn exec_dir() -> PathBuf {
+    root().join("tests/sql/exec")
+}
+
+/// Run one fixture on PostgreSQL and compare every section of its
+/// `.expected` file; all differences are reported together.
+fn run_fixture(name: &str) {
+    let Some(pg) = pg() else { return };
+    let dir = exec_dir();
+    let file = dir.join(format!("{name}.strata"));
+    let data = read(&dir.join(format!("{name}.data.sql")));
+    let (db, compiled) = load_program(pg, &file, Some(&data)).unwrap_or_else(|e| panic!("{e}"));
+    let mut failures = Vec::new();
+    let sections = parse_expected(&dir.join(format!("{name}.expected")));
+    for (section, expected) in &sections {
+        let mut expected = expected.clone();
+        expected.sort();
+        let got = if let Some(label) = section.strip_prefix("check ") {
+            let check = array(&compiled, "cardinality_checks").iter().find(|c| {
+                format!("{} on {}", str_field(c, "join"), str_field(c, "table")) == label
+            });
+            match check {
+                Some(c) => pg
+                    .psql(&db, str_field(c, "sql"))
+                    .map(|out| out.lines().map(str::to_string).collect()),
+                None => Err("no such cardinality check in the compiled output".into()),
+            }
+        } else {
+            let view = array(&compiled, "views")
+                .iter()
+                .find(|v| str_field(v, "model") == section);
+            match view {
+                Some(v) => view_rows(pg, &db, str_field(v, "view")),
+                None => Err("no such model in the compiled output".into()),
+            }
+        };
+        match got {
+            Ok(rows) if rows == expected => {}
+            Ok(rows) => failures.push(format!(
+                "[{section}] rows differ\n  expected: {expected:?}\n  got:      {rows:?}\n  sql:\n{}",
+                sql_of(&compiled, section)
+            )),
+            Err(e) => failures.push(format!("[{section}] {e}")),
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "tests/sql/exec/{name}.strata on PostgreSQL: {} of {} sections differ\n\n{}",
+        failures.len(),
+        sections.len(),
+        failures.join("\n\n")
+    );
+}
+
+fn sql_of(compiled: &Value, model: &str) -> String {
+    array(compiled, "views")
+        .iter()
+        .find(|v| str_field(v, "model") == model)
+        .map(|v| str_field(v, "sql").to_string())
+        .unwrap_or_default()
+}
+
+macro_rules! exec_fixtures {
+    ($($name:ident),* $(,)?) => {
+        const FIXTURES: &[&str] = &[$(stringify!($name)),*];
+        mod postgres_exec {
+            $(#[test] fn $name() { super::run_fixture(stringify!($name)); })*
+        }
+    };
+}
+
+exec_fixtures!(
+    chained,
+    dates,
+    dedup,
+    filters,
+    groups,
+    joins,
+    keywords,
+    nulls,
+    setops,
+    sort_take,
+    strings_math,
+    windows_expand,
+);
+
+/// Every fixture has its three files and a test above; every section names
+/// a model or check of the fixture, and every model has a section.
+#[test]
+fn exec_fixtures_are_complete() {
+    let dir = exec_dir();
+    let mut on_disk: Vec<String> = strata_files(&dir, false)
+        .iter()
+        .filter_map(|p| p.file_stem()?.to_str().map(str::to_string))
+        .collect();
+    on_disk.sort();
+    assert_eq!(
+        on_disk, FIXTURES,
+        "tests/sql/exec/*.strata and the exec_fixtures! list in tests/compile.rs differ"
+    );
+    let mut problems = Vec::new();
+    for name in FIXTURES {
+        let file = dir.join(format!("{name}.strata"));
+        for ext in ["data.sql", "expected"] {
+            if !dir.join(format!("{name}.{ext}")).exists() {
+                problems.push(format!("{name}: missing {name}.{ext}"));
+            }
+        }
+        let m = module(&file);
+        let compiled = compile_json(&file, "postgres").unwrap_or_else(|e| panic!("{e}"));
+        let checks: Vec<String> = array(&compiled, "cardinality_checks")
+            .iter()
+            .map(|c| format!("check {} on {}", str_field(c, "join"), str_field(c, "table")))
+            .collect();
+        let sections = parse_expected(&dir.join(format!("{name}.expected")));
+        for (section, _) in &sections {
+            if !m.models.iter().any(|x| &x.name == section) && !checks.contains(section) {
+                problems.push(format!("{name}.expected: [{section}] is no model or check"));
+            }
+        }
+        for model in &m.models {
+            if !sections.iter().any(|(s, _)| s == &model.name) {
+                problems.push(format!("{name}.expected: no [{}] section", model.name));
+            }
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+// ---------------------------------------------------------------------------
+// Every program on PostgreSQL
+
+/// Programs whose PostgreSQL SQL is expected not to exist (E070).
+fn compiles_for_postgres(file: &Path) -> bool {
+    let name = rel(file);
+    !expected_compile_errors()
+        .iter()
+        .any(|(f, d)| f == &name && d == "postgres")
+}
+
+#[test]
+fn postgres_creates_every_view() {
+    let Some(pg) = pg() else { return };
+    let programs: Vec<PathBuf> = all_programs()
+        .into_iter()
+        .filter(|p| compiles_for_postgres(p))
+        .collect();
+    let mut failures = Vec::new();
+    let (mut views, mut checks) = (0, 0);
+    for file in &programs {
+        let (db, compiled) = match load_program(pg, file, None) {
+            Ok(x) => x,
+            Err(e) => {
+                failures.push(e);
+                continue;
+            }
+        };
+        views += array(&compiled, "views").len();
+        for c in array(&compiled, "cardinality_checks") {
+            checks += 1;
+            if let Err(e) = pg.psql(&db, str_field(c, "sql")) {
+                failures.push(format!(
+                    "{} [postgres] check [{}] on {}: {e}\n{}",
+                    rel(file),
+                    str_field(c, "join"),
+                    str_field(c, "table"),
+                    str_field(c, "sql")
+                ));
+            }
+        }
+    }
+    eprintln!(
+        "postgres: {} programs, {views} views and {checks} check queries created/run, {} failed",
+        programs.len(),
+        failures.len()
+    );
+    assert!(
+        failures.is_empty(),
+        "{} of {} programs fail on PostgreSQL:\n\n{}",
+        failures.len(),
+        programs.len(),
+        failures.join("\n\n")
+    );
+}
+
+#[test]
+fn postgres_view_types_match_the_schema() {
+    let Some(pg) = pg() else { return };
+    let mut failures = Vec::new();
+    let mut compared = 0;
+    for file in all_programs().iter().filter(|p| compiles_for_postgres(p)) {
+        // A program whose views do not create fails postgres_creates_every_view.
+        let Ok((db, compiled)) = load_program(pg, file, None) else {
+            continue;
+        };
+        let m = module(file);
+        for v in array(&compiled, "views") {
+            let Some(model) = m.models.iter().find(|x| x.name == str_field(v, "model")) else {
+                continue;
+            };
+            let got = match view_columns(pg, &db, str_field(v, "view")) {
+                Ok(cols) => cols,
+                Err(e) => {
+                    failures.push(format!("{}: {e}", rel(file)));
+                    continue;
+                }
+            };
+            let names: Vec<&str> = got.iter().map(|(n, _)| n.as_str()).collect();
+            let want: Vec<&str> = model.columns.iter().map(|c| c.name.as_str()).collect();
+            if names != want {
+                failures.push(format!(
+                    "{} model {}: view columns {names:?}, schema {want:?}",
+                    rel(file),
+                    model.name
+                ));
+                continue;
+            }
+            for (col, (_, typname)) in model.columns.iter().zip(&got) {
+                let ty = col.ty.to_string();
+                let Some(want) = pg_typname(&ty) else { continue };
+                compared += 1;
+                if &want != typname {
+                    failures.push(format!(
+                        "{} model {} column {}: {ty} should be PostgreSQL {want}, the view has {typname}",
+                        rel(file),
+                        model.name,
+                        col.name
+                    ));
+                }
+            }
+        }
+    }
+    eprintln!(
+        "postgres: {compared} view column types compared, {} differ",
+        failures.len()
+    );
+    assert!(
+        failures.is_empty(),
+        "{} view columns have the wrong PostgreSQL type:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+// ---------------------------------------------------------------------------
+// The command line
+
+/// `--format json` is for programs: an error must be JSON on stdout too
+/// (like `strata check --format json`), not only rendered text on stderr.
+#[test]
+fn compile_errors_are_json_with_format_json() {
+    let out = Command::new(STRATA)
+        .current_dir(root().join("tests/cmd"))
+        .args([
+            "compile",
+            "compile-e070-uuid-bigquery.strata",
+            "--dialect",
+            "bigquery",
+            "--format",
+            "json",
+        ])
+        .output()
+        .expect("run strata");
+    assert_eq!(out.status.code(), Some(1));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let json: Result<Value, _> = serde_json::from_str(&stdout);
+    assert!(
+        json.is_ok() && stdout.contains("\"code\": \"E070\""),
+        "stdout is not a JSON report with the E070 diagnostic:\nstdout: {stdout}\nstderr: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// The views come upstream first whatever the declaration order, and the
+/// models named on the command line are compiled alone.
+#[test]
+fn views_in_dependency_order_and_model_selection() {
+    let dir = std::env::temp_dir().join(format!("strata-compile-order-{}", std::process::id()));
+    fs::create_dir_all(&dir).expect("temp dir");
+    let file = dir.join("order.strata");
+    fs::write(
+        &file,
+        "model c { from b }\nmodel b { from a filter x > 1 }\nmodel a { from s }\n\
+         source s(ns: \"t\", dataset: \"s\") { columns: { x: int64 } }\n",
+    )
+    .expect("write");
+    for d in ["duckdb", "postgres", "bigquery", "snowflake"] {
+        let all = compile_json(&file, d).unwrap_or_else(|e| panic!("{e}"));
+        let models: Vec<&str> = array(&all, "views")
+            .iter()
+            .map(|v| str_field(v, "model"))
+            .collect();
+        assert_eq!(models, ["a", "b", "c"], "{d}");
+    }
+    let out = Command::new(STRATA)
+        .args(["compile", "--format", "json", "--dialect", "postgres"])
+        .arg(&file)
+        .arg("b")
+        .output()
+        .expect("run strata");
+    let json: Value = serde_json::from_slice(&out.stdout).expect("json");
+    let models: Vec<&str> = array(&json, "views")
+        .iter()
+        .map(|v| str_field(v, "model"))
+        .collect();
+    assert_eq!(models, ["b"]);
+    let _ = fs::remove_dir_all(&dir);
+}

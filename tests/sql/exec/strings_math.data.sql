@@ -1,0 +1,5 @@
+CREATE TABLE words (id BIGINT NOT NULL, w TEXT NOT NULL, n BIGINT NOT NULL, x DOUBLE PRECISION NOT NULL, m NUMERIC(38,2) NOT NULL, q NUMERIC(10,2) NOT NULL);
+INSERT INTO words VALUES
+  (1, '  Hello-World  ', 7, 2.5, 10.50, 3.25),
+  (2, 'it''s a-b-c', -7, -0.5, 0.06, 1.00),
+  (3, 'x-y', 0, 4.25, 100.00, 0.10);
