@@ -226,6 +226,72 @@ fn every_rule_is_explained() {
     );
 }
 
+/// The codes of checking a program given as text, with the rules run.
+fn codes_of(program: &str) -> BTreeSet<&'static str> {
+    let checked = strata_lang::check_text("example.strata", program);
+    let mut diags = checked.diagnostics;
+    diags.extend(strata_rules::run_checks(&checked.module));
+    diags.iter().filter(|d| d.is_error()).map(|d| d.code).collect()
+}
+
+/// The ```strata blocks of a doc as (failing?, program): blocks under `## How
+/// to fix` are fixes; under a `### ` subsection the first block fails and
+/// the later ones fix it; any other block is a failing example.
+fn example_roles(doc: &str) -> Vec<(bool, String)> {
+    let mut out = Vec::new();
+    let mut section = "";
+    let mut in_subsection = false;
+    let mut blocks_in_subsection = 0;
+    let mut current: Option<Vec<&str>> = None;
+    for line in doc.lines() {
+        match &mut current {
+            None if line.starts_with("### ") => {
+                in_subsection = true;
+                blocks_in_subsection = 0;
+            }
+            None if line.starts_with("## ") => {
+                section = line;
+                in_subsection = false;
+            }
+            None if line.trim() == "```strata" => current = Some(Vec::new()),
+            None => {}
+            Some(lines) if line.trim() == "```" => {
+                let failing = section != "## How to fix" && !(in_subsection && blocks_in_subsection > 0);
+                out.push((failing, lines.join("\n")));
+                blocks_in_subsection += 1;
+                current = None;
+            }
+            Some(lines) => lines.push(line),
+        }
+    }
+    out
+}
+
+/// The examples in each explanation are real: each failing program gets its
+/// code from `strata check`, and every fixed program checks clean. (Codes
+/// reported outside `check` are exercised by their trycmd cases instead.)
+#[test]
+fn rule_examples_fail_and_fixes_pass() {
+    // E014 needs `build --strict`, F045 two files, E070 `compile`, PinError data.
+    let outside_check = ["E014", "F045", "E070", "PinError"];
+    let mut problems = Vec::new();
+    let mut checked = 0;
+    for rule in strata_rules::all() {
+        for (failing, program) in example_roles(rule.doc) {
+            let codes = codes_of(&program);
+            checked += 1;
+            if failing && !outside_check.contains(&rule.code) && !codes.contains(rule.code) {
+                problems.push(format!("{}: a failing example gives {codes:?}:\n{program}", rule.code));
+            }
+            if !failing && !codes.is_empty() {
+                problems.push(format!("{}: a fix gives {codes:?}:\n{program}", rule.code));
+            }
+        }
+    }
+    assert!(checked > 100, "only {checked} examples found");
+    assert!(problems.is_empty(), "explanations whose examples are wrong:\n{}", problems.join("\n"));
+}
+
 // ---------------------------------------------------------------------------
 // (c) trycmd coverage
 
