@@ -7,41 +7,22 @@ use sha2::{Digest, Sha256};
 
 use crate::ast::ModelDecl;
 use crate::ir;
-use crate::span::SourceMap;
 
-/// The model's canonical text: its tokens joined by single spaces (comments
-/// and layout do not count).
-fn canonical_text(m: &ModelDecl, sources: &SourceMap) -> String {
-    let text = sources.snippet(m.span);
-    let lexed = crate::lexer::lex(m.span.file, text);
-    let mut out = String::with_capacity(text.len());
-    for t in &lexed.tokens {
-        let s = text.get(t.span.range()).unwrap_or("");
-        if s.is_empty() {
-            continue;
-        }
-        if !out.is_empty() {
-            out.push(' ');
-        }
-        out.push_str(s);
-    }
-    out
+/// The model's canonical text: the formatter's rendering of its syntax tree
+/// (no comments, no layout choices), whitespace collapsed.
+fn canonical_text(m: &ModelDecl) -> String {
+    crate::fmt::format_model(m).split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 /// Fingerprint of a checked model; `upstream` holds the models checked
 /// before it (all of its upstream models among them).
-pub fn model_fingerprint(
-    m: &ModelDecl,
-    sources: &SourceMap,
-    model: &ir::Model,
-    upstream: &[ir::Model],
-) -> String {
+pub fn model_fingerprint(m: &ModelDecl, model: &ir::Model, upstream: &[ir::Model]) -> String {
     let mut h = Sha256::new();
     h.update(model.name.as_bytes());
     h.update(b"|");
     h.update(model.contract.as_deref().unwrap_or("").as_bytes());
     h.update(b"|");
-    h.update(canonical_text(m, sources).as_bytes());
+    h.update(canonical_text(m).as_bytes());
     for input in &model.inputs {
         if let Some(up) = upstream
             .iter()

@@ -266,7 +266,7 @@ fn build_module(loaded: &Loaded, diags: &mut Vec<Diagnostic>) -> ir::Module {
             model::ModelChecker::new(&env, m, diags).check()
         };
         model.fingerprint =
-            crate::fingerprint::model_fingerprint(m, &loaded.sources, &model, &ir_models);
+            crate::fingerprint::model_fingerprint(m, &model, &ir_models);
         env.model_results.borrow_mut().insert(
             model.name.clone(),
             ModelResult {

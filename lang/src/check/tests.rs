@@ -611,3 +611,12 @@ model b { from a select { q = z, r = also_nope } }"#,
         &["E040"],
     );
 }
+
+#[test]
+fn fingerprints_survive_formatting() {
+    let src = format!("{OC}\nmodel m {{ from o where cid > 1 select {{ x = (cid + 1) }} }}");
+    let formatted = crate::fmt::format_source(crate::FileId(0), &src).expect("formats");
+    let a = assert_ok(&src);
+    let b = assert_ok(&formatted);
+    assert_eq!(a.module.models[0].fingerprint, b.module.models[0].fingerprint);
+}
