@@ -45,8 +45,9 @@ have_hf=0; [ -z "${NO_HYPERFINE:-}" ] && command -v hyperfine >/dev/null 2>&1 &&
 have_time=0; [ -x /usr/bin/time ] && have_time=1
 
 # ---------------------------------------------------------------- helpers
-# median_ms CMD... : median wall time in ms over $N runs (after $W warm-ups).
-# Uses hyperfine when installed, else a python3 perf_counter loop.
+# median_ms CMD... : "WALL CPU": median wall time in ms over $N runs (after $W
+# warm-ups), and CPU time (user+sys) per run in ms (hyperfine: its mean; loop:
+# the median). Uses hyperfine when installed, else a python3 perf_counter loop.
 median_ms() {
   local json="$OUT/.hf.json"
   if [ "$have_hf" = 1 ]; then
@@ -55,21 +56,27 @@ median_ms() {
     if ! hyperfine -N --style none "${extra[@]}" --runs "$N" --export-json "$json" -- "$*" >/dev/null 2>"$OUT/.hf.err"; then
       echo "ERR"; return
     fi
-    python3 -c 'import json,sys; print("%.1f" % (json.load(open(sys.argv[1]))["results"][0]["median"]*1000))' "$json"
+    python3 -c '
+import json, sys
+r = json.load(open(sys.argv[1]))["results"][0]
+print("%.1f %.1f" % (r["median"] * 1000, (r["user"] + r["system"]) * 1000))' "$json"
   else
     python3 - "$W" "$N" "$@" <<'EOF'
-import subprocess, sys, time, statistics
+import resource, subprocess, sys, time, statistics
 w, n, cmd = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3:]
-ts = []
+def cpu():
+    u = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return u.ru_utime + u.ru_stime
+ts, cs = [], []
 for i in range(w + n):
-    t = time.perf_counter()
+    c, t = cpu(), time.perf_counter()
     r = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    dt = time.perf_counter() - t
+    dt, dc = time.perf_counter() - t, cpu() - c
     if r.returncode != 0:
         print("ERR"); sys.exit(0)
     if i >= w:
-        ts.append(dt)
-print("%.1f" % (statistics.median(ts) * 1000))
+        ts.append(dt); cs.append(dc)
+print("%.1f %.1f" % (statistics.median(ts) * 1000, statistics.median(cs) * 1000))
 EOF
   fi
 }
@@ -89,7 +96,8 @@ EOF
   fi
 }
 
-# once CMD... : one run under REF_TIMEOUT; prints "ms rss_mb", "TIMEOUT" or "ERR".
+# once CMD... : one run under REF_TIMEOUT; prints "WALL_MS RSS_MB CPU_MS",
+# "TIMEOUT" or "ERR".
 once() {
   local f="$OUT/.once"
   python3 - "$REF_TIMEOUT" "$f" "$@" <<'EOF'
@@ -97,13 +105,16 @@ import resource, subprocess, sys, time
 limit, f, cmd = float(sys.argv[1]), sys.argv[2], sys.argv[3:]
 t = time.perf_counter()
 try:
-    r = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=limit)
+    with open(f, "wb") as out:
+        r = subprocess.run(cmd, stdout=out, stderr=subprocess.STDOUT, timeout=limit)
 except subprocess.TimeoutExpired:
     print("TIMEOUT"); sys.exit(0)
 dt = time.perf_counter() - t
-if r.returncode:
+# a clean module exits 0 and ends with "check OK"
+if r.returncode or b"check OK" not in open(f, "rb").read()[-300:]:
     print("ERR"); sys.exit(0)
-print("%.1f %.1f" % (dt * 1000, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024))
+u = resource.getrusage(resource.RUSAGE_CHILDREN)
+print("%.1f %.1f %.1f" % (dt * 1000, u.ru_maxrss / 1024, (u.ru_utime + u.ru_stime) * 1000))
 EOF
 }
 
@@ -141,30 +152,57 @@ if [ "$have_ref" = 1 ]; then
 fi
 
 # ------------------------------------------------------------- measure
-declare -A OURS OURS_RSS REF REF_RSS
+declare -A OURS OURS_RSS OURS_CPU REF REF_RSS REF_CPU
 for n in $SIZES; do
   f="$OUT/models_$n.strata"
   log "== $n models ($(human_size "$(stat -c %s "$f")"))"
-  W=2 N="$RUNS"; OURS[$n]="$(median_ms "$STRATA" check "$f")"
+  W=2 N="$RUNS"; r="$(median_ms "$STRATA" check "$f")"
+  OURS[$n]="${r% *}"; OURS_CPU[$n]="${r#* }"
   OURS_RSS[$n]="$(peak_mb "$STRATA" check "$f")"
-  log "   strata:      ${OURS[$n]} ms, ${OURS_RSS[$n]} MB"
+  log "   strata:      ${OURS[$n]} ms wall, ${OURS_CPU[$n]} ms CPU, ${OURS_RSS[$n]} MB"
   if [ "$have_ref" = 1 ]; then
     if [ "$n" -ge "$BIG" ]; then
       r="$(once "$STRATA_REF" check "$f")"
       case "$r" in
-        TIMEOUT) REF[$n]="> ${REF_TIMEOUT} s"; REF_RSS[$n]="n/a" ;;
-        ERR)     REF[$n]="ERR"; REF_RSS[$n]="ERR" ;;
-        *)       REF[$n]="${r% *}"; REF_RSS[$n]="${r#* }" ;;
+        TIMEOUT) REF[$n]="> ${REF_TIMEOUT} s"; REF_RSS[$n]="n/a"; REF_CPU[$n]="n/a" ;;
+        ERR)     REF[$n]="ERR"; REF_RSS[$n]="ERR"; REF_CPU[$n]="ERR"; log "   reference failed on $f:"; tail -5 "$OUT/.once" >&2 ;;
+        *)       read -r REF[$n] REF_RSS[$n] REF_CPU[$n] <<<"$r" ;;
       esac
     else
-      W=0 N="$REF_RUNS"; REF[$n]="$(median_ms "$STRATA_REF" check "$f")"
+      W=0 N="$REF_RUNS"; r="$(median_ms "$STRATA_REF" check "$f")"
+      REF[$n]="${r% *}"; REF_CPU[$n]="${r#* }"
       REF_RSS[$n]="$(peak_mb "$STRATA_REF" check "$f")"
     fi
-    log "   strata-lang: ${REF[$n]} ms, ${REF_RSS[$n]} MB"
+    log "   strata-lang: ${REF[$n]} ms wall, ${REF_CPU[$n]} ms CPU, ${REF_RSS[$n]} MB"
   fi
 done
 
 # --------------------------------------------------------------- report
+# speedup OURS REF: REF/OURS as "12x" (or "> 12x" when REF is "> N s").
+speedup() {
+  python3 -c '
+import sys
+o, r = sys.argv[1], sys.argv[2]
+try:
+    x = float(r) / float(o)
+    print(("%.1fx" if x < 10 else "%.0fx") % x)
+except ValueError:
+    try:
+        print("> %.0fx" % (float(r[1:].split()[0]) * 1000 / float(o)))
+    except ValueError:
+        print("n/a")
+' "$1" "$2"
+}
+ratio() {
+  python3 -c '
+import sys
+try:
+    print("%.2f" % (float(sys.argv[2]) / float(sys.argv[1])))
+except ValueError:
+    print("n/a")
+' "$1" "$2"
+}
+
 load_after="$(cut -d' ' -f1-3 /proc/loadavg)"
 echo
 echo "Run $(date -u '+%Y-%m-%d %H:%M UTC') on $(nproc) cores, ${cpu:-unknown CPU}; load average after: $load_after; seed $SEED"
@@ -177,36 +215,33 @@ else
   echo "|---:|---:|---:|---:|"
 fi
 for n in $SIZES; do
-  f="$OUT/models_$n.strata"
-  size="$(human_size "$(stat -c %s "$f")")"
+  size="$(human_size "$(stat -c %s "$OUT/models_$n.strata")")"
   if [ "$have_ref" = 1 ]; then
-    sp="$(python3 -c '
-import sys
-o, r = sys.argv[1], sys.argv[2]
-try:
-    x = float(r) / float(o)
-    print(("%.1fx" if x < 10 else "%.0fx") % x)
-except ValueError:
-    if r.startswith(">") and o != "ERR":
-        print("> %.0fx" % (float(r[1:].split()[0]) * 1000 / float(o)))
-    else:
-        print("n/a")
-' "${OURS[$n]}" "${REF[$n]}")"
-    echo "| $(fmt_int "$n") | $size | ${OURS[$n]} | ${REF[$n]} | $sp | ${OURS_RSS[$n]} | ${REF_RSS[$n]} |"
+    echo "| $(fmt_int "$n") | $size | ${OURS[$n]} | ${REF[$n]} | $(speedup "${OURS[$n]}" "${REF[$n]}") | ${OURS_RSS[$n]} | ${REF_RSS[$n]} |"
   else
     echo "| $(fmt_int "$n") | $size | ${OURS[$n]} | ${OURS_RSS[$n]} |"
   fi
 done
 echo
+echo "CPU time (user+sys) of the same runs; less sensitive to other load on the machine than wall time:"
+echo
+if [ "$have_ref" = 1 ]; then
+  echo "| models | strata CPU (ms) | strata-lang CPU (ms) | CPU speed-up |"
+  echo "|---:|---:|---:|---:|"
+else
+  echo "| models | strata CPU (ms) |"
+  echo "|---:|---:|"
+fi
+for n in $SIZES; do
+  if [ "$have_ref" = 1 ]; then
+    echo "| $(fmt_int "$n") | ${OURS_CPU[$n]} | ${REF_CPU[$n]} | $(speedup "${OURS_CPU[$n]}" "${REF_CPU[$n]}") |"
+  else
+    echo "| $(fmt_int "$n") | ${OURS_CPU[$n]} |"
+  fi
+done
+echo
 if [[ " $SIZES " == *" 2000 "* && " $SIZES " == *" 20000 "* ]]; then
-  python3 -c '
-import sys
-a, b = sys.argv[1], sys.argv[2]
-try:
-    print("strata time(20,000) / time(2,000) = %.2f (target <= 12)" % (float(b) / float(a)))
-except ValueError:
-    print("strata time(20,000) / time(2,000) = n/a")
-' "${OURS[2000]}" "${OURS[20000]}"
+  echo "strata time(20,000) / time(2,000) = $(ratio "${OURS[2000]}" "${OURS[20000]}") wall, $(ratio "${OURS_CPU[2000]}" "${OURS_CPU[20000]}") CPU (target <= 12; linear = 10)"
 fi
 [ "$have_ref" = 1 ] || echo "(reference not installed at $STRATA_REF: ours only)"
 for n in $SIZES; do
