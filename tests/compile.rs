@@ -269,7 +269,8 @@ impl Pg {
     }
 
     fn start() -> Result<Pg, String> {
-        let bin = pg_bin().ok_or("PostgreSQL is not installed (no /usr/lib/postgresql/*/bin/initdb)")?;
+        let bin =
+            pg_bin().ok_or("PostgreSQL is not installed (no /usr/lib/postgresql/*/bin/initdb)")?;
         let as_postgres = is_root();
         let dir = std::env::temp_dir().join(format!("strata-pg-{}", std::process::id()));
         let _ = fs::remove_dir_all(&dir);
@@ -285,11 +286,16 @@ impl Pg {
                 .map_err(|e| format!("root needs the `postgres` user to run PostgreSQL: {e}"))?;
         }
         let data = pg.dir.join("data");
-        run(pg
-            .server_cmd("initdb")
-            .arg("-D")
-            .arg(&data)
-            .args(["-A", "trust", "-U", "postgres", "-E", "UTF8", "--locale=C", "--no-sync"]))?;
+        run(pg.server_cmd("initdb").arg("-D").arg(&data).args([
+            "-A",
+            "trust",
+            "-U",
+            "postgres",
+            "-E",
+            "UTF8",
+            "--locale=C",
+            "--no-sync",
+        ]))?;
         pg.watchdog();
         let mut last = String::new();
         for _ in 0..3 {
@@ -345,16 +351,27 @@ impl Pg {
             .spawn();
     }
 
-    /// Run SQL through psql (`-At -F '|'`), stopping at the first error.
-    fn psql(&self, db: &str, sql: &str) -> Result<String, String> {
+    /// Run SQL through psql (`-At -F '|'`) in the test database with
+    /// `schema` first on the search path, stopping at the first error.
+    fn psql(&self, schema: &str, sql: &str) -> Result<String, String> {
         let mut child = Command::new("psql")
-            .args(["-X", "-q", "-v", "ON_ERROR_STOP=1", "-At", "-F", "|", "-U", "postgres"])
+            .args([
+                "-X",
+                "-q",
+                "-v",
+                "ON_ERROR_STOP=1",
+                "-At",
+                "-F",
+                "|",
+                "-U",
+                "postgres",
+            ])
             .arg("-h")
             .arg(&self.dir)
             .arg("-p")
             .arg(self.port.to_string())
-            .arg("-d")
-            .arg(db)
+            .args(["-d", "postgres"])
+            .env("PGOPTIONS", format!("-c search_path={schema}"))
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -367,22 +384,31 @@ impl Pg {
                 .map_err(|e| format!("psql stdin: {e}"))?;
         }
         let out = child.wait_with_output().map_err(|e| format!("psql: {e}"))?;
+        let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
         if out.status.success() {
-            Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+            Ok(stdout)
         } else {
-            Err(String::from_utf8_lossy(&out.stderr).trim().to_string())
+            // The last `\echo @@ <what>` marker names the failing statement.
+            let at = stdout
+                .lines()
+                .rev()
+                .find_map(|l| l.strip_prefix("@@ "))
+                .map(|what| format!("{what}: "))
+                .unwrap_or_default();
+            Err(format!(
+                "{at}{}",
+                String::from_utf8_lossy(&out.stderr).trim()
+            ))
         }
     }
 
-    /// A fresh database for one test.
-    fn database(&self, name: &str) -> Result<String, String> {
-        let db = format!("{name}_{}", DATABASES.fetch_add(1, Ordering::Relaxed));
-        self.psql("postgres", &format!("CREATE DATABASE \"{db}\";"))?;
-        Ok(db)
+    /// A fresh schema name (one per program or fixture).
+    fn schema_name(&self, name: &str) -> String {
+        format!("{name}_{}", SCHEMAS.fetch_add(1, Ordering::Relaxed))
     }
 }
 
-static DATABASES: AtomicUsize = AtomicUsize::new(0);
+static SCHEMAS: AtomicUsize = AtomicUsize::new(0);
 
 fn run(cmd: &mut Command) -> Result<String, String> {
     let out = cmd
@@ -467,27 +493,44 @@ fn pg_typname(ty: &str) -> Option<String> {
     Some(name.into())
 }
 
-/// `(column, typname)` of a view, in column order.
-fn view_columns(pg: &Pg, db: &str, view: &str) -> Result<Vec<(String, String)>, String> {
-    let regclass = Dialect::Postgres.ident(view).replace('\'', "''");
+type ViewColumns = BTreeMap<String, Vec<(String, String)>>;
+
+/// `schema -> view -> [(column, typname)]` for the views of the schemas
+/// whose names start with `prefix`.
+fn view_columns(pg: &Pg, prefix: &str) -> Result<BTreeMap<String, ViewColumns>, String> {
     let out = pg.psql(
-        db,
+        "public",
         &format!(
-            "SELECT a.attname, t.typname FROM pg_attribute a JOIN pg_type t ON t.oid = a.atttypid \
-             WHERE a.attrelid = '{regclass}'::regclass AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum;"
+            "SELECT n.nspname, c.relname, a.attname, t.typname FROM pg_attribute a \
+             JOIN pg_class c ON c.oid = a.attrelid JOIN pg_namespace n ON n.oid = c.relnamespace \
+             JOIN pg_type t ON t.oid = a.atttypid \
+             WHERE starts_with(n.nspname, '{prefix}') AND c.relkind = 'v' AND a.attnum > 0 \
+             AND NOT a.attisdropped ORDER BY n.nspname, c.relname, a.attnum;"
         ),
     )?;
-    Ok(out
-        .lines()
-        .filter_map(|l| l.split_once('|'))
-        .map(|(a, b)| (a.to_string(), b.to_string()))
-        .collect())
+    let mut all: BTreeMap<String, ViewColumns> = BTreeMap::new();
+    for line in out.lines() {
+        let p: Vec<&str> = line.splitn(4, '|').collect();
+        if let [schema, view, column, ty] = p[..] {
+            all.entry(schema.to_string())
+                .or_default()
+                .entry(view.to_string())
+                .or_default()
+                .push((column.to_string(), ty.to_string()));
+        }
+    }
+    Ok(all)
 }
 
 /// The rows of a view in the `.expected` text form, sorted.
-fn view_rows(pg: &Pg, db: &str, view: &str) -> Result<Vec<String>, String> {
+fn view_rows(
+    pg: &Pg,
+    schema: &str,
+    view: &str,
+    cols: &[(String, String)],
+) -> Result<Vec<String>, String> {
     let d = Dialect::Postgres;
-    let items: Vec<String> = view_columns(pg, db, view)?
+    let items: Vec<String> = cols
         .iter()
         .map(|(name, ty)| {
             let c = d.ident(name);
@@ -499,7 +542,7 @@ fn view_rows(pg: &Pg, db: &str, view: &str) -> Result<Vec<String>, String> {
         })
         .collect();
     let out = pg.psql(
-        db,
+        schema,
         &format!("SELECT {} FROM {};", items.join(", "), d.ident(view)),
     )?;
     let mut rows: Vec<String> = out.lines().map(str::to_string).collect();
@@ -507,27 +550,76 @@ fn view_rows(pg: &Pg, db: &str, view: &str) -> Result<Vec<String>, String> {
     Ok(rows)
 }
 
-/// Create a program's source tables and compiled views in a fresh database.
-fn load_program(pg: &Pg, file: &Path, data_sql: Option<&str>) -> Result<(String, Value), String> {
+/// A program loaded into its own schema: source tables (or the fixture's
+/// data), its compiled views and the check queries, in one psql session.
+struct Loaded {
+    file: PathBuf,
+    schema: String,
+    compiled: Value,
+}
+
+fn load_program(pg: &Pg, file: &Path, data_sql: Option<&str>) -> Result<Loaded, String> {
     let compiled = compile_json(file, "postgres")?;
-    let db = pg.database("p")?;
-    let tables = match data_sql {
-        Some(sql) => sql.to_string(),
-        None => source_tables(&module(file)),
-    };
-    pg.psql(&db, &tables)
-        .map_err(|e| format!("{}: loading the source tables: {e}", rel(file)))?;
-    for v in array(&compiled, "views") {
-        pg.psql(&db, str_field(v, "sql")).map_err(|e| {
-            format!(
-                "{} [postgres] model {}: {e}\n{}",
-                rel(file),
-                str_field(v, "model"),
-                str_field(v, "sql")
-            )
-        })?;
+    let schema = pg.schema_name(if data_sql.is_some() { "fx" } else { "p" });
+    let mut script = format!(
+        "CREATE SCHEMA {schema};\nSET search_path TO {schema};\n\\echo '@@ the source tables'\n"
+    );
+    match data_sql {
+        Some(sql) => script.push_str(sql),
+        None => script.push_str(&source_tables(&module(file))),
     }
-    Ok((db, compiled))
+    for v in array(&compiled, "views") {
+        script.push_str(&format!(
+            "\n\\echo '@@ model {}'\n{}\n",
+            str_field(v, "model").replace('\'', ""),
+            str_field(v, "sql")
+        ));
+    }
+    for c in array(&compiled, "cardinality_checks") {
+        script.push_str(&format!(
+            "\n\\echo '@@ check [{}] on {}'\n{}\n",
+            str_field(c, "join").replace('\'', ""),
+            str_field(c, "table").replace('\'', ""),
+            str_field(c, "sql")
+        ));
+    }
+    pg.psql(&schema, &script)
+        .map_err(|e| format!("{} [postgres] {e}", rel(file)))?;
+    Ok(Loaded {
+        file: file.to_path_buf(),
+        schema,
+        compiled,
+    })
+}
+
+/// Every program of `all_programs` that compiles for postgres, loaded once
+/// per test run (shared by the tests below).
+fn loaded_programs(pg: &Pg) -> &'static [(PathBuf, Result<Loaded, String>)] {
+    static LOADED: OnceLock<Vec<(PathBuf, Result<Loaded, String>)>> = OnceLock::new();
+    LOADED.get_or_init(|| {
+        let programs: Vec<PathBuf> = all_programs()
+            .into_iter()
+            .filter(|p| compiles_for_postgres(p))
+            .collect();
+        // A few psql sessions at a time: connecting dominates.
+        let chunk = programs.len().div_ceil(4).max(1);
+        std::thread::scope(|scope| {
+            let workers: Vec<_> = programs
+                .chunks(chunk)
+                .map(|part| {
+                    scope.spawn(move || {
+                        part.iter()
+                            .map(|p| (p.clone(), load_program(pg, p, None)))
+                            .collect::<Vec<_>>()
+                    })
+                })
+                .collect();
+            workers
+                .into_iter()
+                .flat_map(|w| w.join().expect("loader thread"))
+                .collect()
+        })
+    })
 }
 
 // ---------------------------------------------------------------------------
@@ -562,36 +654,42 @@ fn run_fixture(name: &str) {
     let dir = exec_dir();
     let file = dir.join(format!("{name}.strata"));
     let data = read(&dir.join(format!("{name}.data.sql")));
-    let (db, compiled) = load_program(pg, &file, Some(&data)).unwrap_or_else(|e| panic!("{e}"));
+    let loaded = load_program(pg, &file, Some(&data)).unwrap_or_else(|e| panic!("{e}"));
+    let (schema, compiled) = (&loaded.schema, &loaded.compiled);
+    let columns = view_columns(pg, schema)
+        .unwrap_or_else(|e| panic!("{e}"))
+        .remove(schema.as_str())
+        .unwrap_or_default();
     let mut failures = Vec::new();
     let sections = parse_expected(&dir.join(format!("{name}.expected")));
     for (section, expected) in &sections {
         let mut expected = expected.clone();
         expected.sort();
         let got = if let Some(label) = section.strip_prefix("check ") {
-            let check = array(&compiled, "cardinality_checks").iter().find(|c| {
+            let check = array(compiled, "cardinality_checks").iter().find(|c| {
                 format!("{} on {}", str_field(c, "join"), str_field(c, "table")) == label
             });
             match check {
                 Some(c) => pg
-                    .psql(&db, str_field(c, "sql"))
+                    .psql(schema, str_field(c, "sql"))
                     .map(|out| out.lines().map(str::to_string).collect()),
                 None => Err("no such cardinality check in the compiled output".into()),
             }
         } else {
-            let view = array(&compiled, "views")
+            let view = array(compiled, "views")
                 .iter()
-                .find(|v| str_field(v, "model") == section);
-            match view {
-                Some(v) => view_rows(pg, &db, str_field(v, "view")),
-                None => Err("no such model in the compiled output".into()),
+                .find(|v| str_field(v, "model") == section)
+                .map(|v| str_field(v, "view"));
+            match view.and_then(|v| Some((v, columns.get(v)?))) {
+                Some((v, cols)) => view_rows(pg, schema, v, cols),
+                None => Err("no such model or view".into()),
             }
         };
         match got {
             Ok(rows) if rows == expected => {}
             Ok(rows) => failures.push(format!(
                 "[{section}] rows differ\n  expected: {expected:?}\n  got:      {rows:?}\n  sql:\n{}",
-                sql_of(&compiled, section)
+                sql_of(compiled, section)
             )),
             Err(e) => failures.push(format!("[{section}] {e}")),
         }
@@ -663,7 +761,13 @@ fn exec_fixtures_are_complete() {
         let compiled = compile_json(&file, "postgres").unwrap_or_else(|e| panic!("{e}"));
         let checks: Vec<String> = array(&compiled, "cardinality_checks")
             .iter()
-            .map(|c| format!("check {} on {}", str_field(c, "join"), str_field(c, "table")))
+            .map(|c| {
+                format!(
+                    "check {} on {}",
+                    str_field(c, "join"),
+                    str_field(c, "table")
+                )
+            })
             .collect();
         let sections = parse_expected(&dir.join(format!("{name}.expected")));
         for (section, _) in &sections {
@@ -694,36 +798,20 @@ fn compiles_for_postgres(file: &Path) -> bool {
 #[test]
 fn postgres_creates_every_view() {
     let Some(pg) = pg() else { return };
-    let programs: Vec<PathBuf> = all_programs()
-        .into_iter()
-        .filter(|p| compiles_for_postgres(p))
-        .collect();
-    let mut failures = Vec::new();
+    let programs = loaded_programs(pg);
     let (mut views, mut checks) = (0, 0);
-    for file in &programs {
-        let (db, compiled) = match load_program(pg, file, None) {
-            Ok(x) => x,
-            Err(e) => {
-                failures.push(e);
-                continue;
+    let mut failures = Vec::new();
+    for (_, loaded) in programs {
+        match loaded {
+            Ok(l) => {
+                views += array(&l.compiled, "views").len();
+                checks += array(&l.compiled, "cardinality_checks").len();
             }
-        };
-        views += array(&compiled, "views").len();
-        for c in array(&compiled, "cardinality_checks") {
-            checks += 1;
-            if let Err(e) = pg.psql(&db, str_field(c, "sql")) {
-                failures.push(format!(
-                    "{} [postgres] check [{}] on {}: {e}\n{}",
-                    rel(file),
-                    str_field(c, "join"),
-                    str_field(c, "table"),
-                    str_field(c, "sql")
-                ));
-            }
+            Err(e) => failures.push(e.clone()),
         }
     }
     eprintln!(
-        "postgres: {} programs, {views} views and {checks} check queries created/run, {} failed",
+        "postgres: {} programs loaded ({views} views created, {checks} check queries run), {} failed",
         programs.len(),
         failures.len()
     );
@@ -741,43 +829,40 @@ fn postgres_view_types_match_the_schema() {
     let Some(pg) = pg() else { return };
     let mut failures = Vec::new();
     let mut compared = 0;
-    for file in all_programs().iter().filter(|p| compiles_for_postgres(p)) {
-        // A program whose views do not create fails postgres_creates_every_view.
-        let Ok((db, compiled)) = load_program(pg, file, None) else {
-            continue;
-        };
-        let m = module(file);
-        for v in array(&compiled, "views") {
+    let loaded = loaded_programs(pg);
+    let all_columns = view_columns(pg, "p_").unwrap_or_else(|e| panic!("{e}"));
+    // A program whose views do not create fails postgres_creates_every_view.
+    for l in loaded.iter().filter_map(|(_, l)| l.as_ref().ok()) {
+        let file = rel(&l.file);
+        let columns = all_columns.get(&l.schema).cloned().unwrap_or_default();
+        let m = module(&l.file);
+        for v in array(&l.compiled, "views") {
             let Some(model) = m.models.iter().find(|x| x.name == str_field(v, "model")) else {
                 continue;
             };
-            let got = match view_columns(pg, &db, str_field(v, "view")) {
-                Ok(cols) => cols,
-                Err(e) => {
-                    failures.push(format!("{}: {e}", rel(file)));
-                    continue;
-                }
-            };
+            let got = columns
+                .get(str_field(v, "view"))
+                .cloned()
+                .unwrap_or_default();
             let names: Vec<&str> = got.iter().map(|(n, _)| n.as_str()).collect();
             let want: Vec<&str> = model.columns.iter().map(|c| c.name.as_str()).collect();
             if names != want {
                 failures.push(format!(
-                    "{} model {}: view columns {names:?}, schema {want:?}",
-                    rel(file),
+                    "{file} model {}: view columns {names:?}, schema {want:?}",
                     model.name
                 ));
                 continue;
             }
             for (col, (_, typname)) in model.columns.iter().zip(&got) {
                 let ty = col.ty.to_string();
-                let Some(want) = pg_typname(&ty) else { continue };
+                let Some(want) = pg_typname(&ty) else {
+                    continue;
+                };
                 compared += 1;
                 if &want != typname {
                     failures.push(format!(
-                        "{} model {} column {}: {ty} should be PostgreSQL {want}, the view has {typname}",
-                        rel(file),
-                        model.name,
-                        col.name
+                        "{file} model {} column {}: {ty} should be PostgreSQL {want}, the view has {typname}",
+                        model.name, col.name
                     ));
                 }
             }
