@@ -156,7 +156,7 @@ def main():
             if (rel, d) in expected_errors:
                 used_errors.add((rel, d))
                 code = expected_errors[(rel, d)][0]
-                if run.returncode == 0 or f"[{code}]" not in run.stderr:
+                if run.returncode == 0 or not (f"[{code}]" in run.stderr or f'"code": "{code}"' in run.stdout):
                     failures.append(f"{rel} [{d}]: expected compile error {code}, got exit {run.returncode}\n{run.stderr}")
                 continue
             if run.returncode != 0:

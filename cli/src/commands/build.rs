@@ -63,15 +63,8 @@ pub fn run(args: BuildArgs) -> i32 {
     let mut json_diags = Vec::new();
     for (root, mut checked) in results {
         let module = &checked.module;
-        for wanted in &args.models {
-            if !module.models.iter().any(|m| &m.name == wanted) {
-                let names = module.models.iter().map(|m| m.name.as_str());
-                let hint = strata_lang::suggest::closest(wanted, names)
-                    .map(|s| format!(" (did you mean `{s}`?)"))
-                    .unwrap_or_default();
-                eprintln!("error: no model '{wanted}' in {}{hint}", root.display());
-                return exit::USAGE;
-            }
+        if let Err(code) = super::check::require_models(module, &args.models, &root) {
+            return code;
         }
         let selected: Vec<&ir::Model> = module
             .models

@@ -50,6 +50,21 @@ pub fn environment_error(message: &str, format: Format) -> i32 {
     exit::ENVIRONMENT
 }
 
+/// Fail (exit 2) unless every wanted model exists in the module.
+pub fn require_models(module: &ir::Module, wanted: &[String], root: &Path) -> Result<(), i32> {
+    for w in wanted {
+        if !module.models.iter().any(|m| &m.name == w) {
+            let hint =
+                strata_lang::suggest::closest(w, module.models.iter().map(|m| m.name.as_str()))
+                    .map(|s| format!(" (did you mean `{s}`?)"))
+                    .unwrap_or_default();
+            eprintln!("error: no model '{w}' in {}{hint}", root.display());
+            return Err(exit::USAGE);
+        }
+    }
+    Ok(())
+}
+
 /// Expand the paths and check each root; `Err(code)` on a usage/environment
 /// problem (already reported).
 pub fn check_roots(
@@ -116,36 +131,11 @@ pub fn declared_pins(module: &ir::Module, model: &ir::Model) -> Vec<DeclaredPin>
             });
         }
     }
-    for j in &model.joins {
-        let (Some(card), Some(keys)) = (j.expect, j.keys()) else {
-            continue;
-        };
+    for check in strata_lang::sql::cardinality_checks(model) {
         pins.push(DeclaredPin {
             kind: "join_cardinality",
-            text: format!(
-                "{} {} {}: {} ({} unique on {})",
-                model.name,
-                j.kind.name(),
-                j.input,
-                card.as_str(),
-                j.input,
-                keys.right.join(", ")
-            ),
+            text: check.describe(),
         });
-        if card == strata_lang::ast::Cardinality::OneToOne {
-            pins.push(DeclaredPin {
-                kind: "join_cardinality",
-                text: format!(
-                    "{} {} {}: {} ({} unique on {})",
-                    model.name,
-                    j.kind.name(),
-                    j.input,
-                    card.as_str(),
-                    j.left_input,
-                    keys.left.join(", ")
-                ),
-            });
-        }
     }
     pins
 }

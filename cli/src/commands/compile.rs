@@ -150,27 +150,27 @@ pub fn run(args: CompileArgs) -> i32 {
             return exit::MODULE_ERRORS;
         }
         let module = &checked.module;
-        for wanted in &args.models {
-            if !module.models.iter().any(|m| &m.name == wanted) {
-                let hint = strata_lang::suggest::closest(
-                    wanted,
-                    module.models.iter().map(|m| m.name.as_str()),
-                )
-                .map(|s| format!(" (did you mean `{s}`?)"))
-                .unwrap_or_default();
-                eprintln!("error: no model '{wanted}' in {}{hint}", root.display());
-                return exit::USAGE;
-            }
+        if let Err(code) = super::check::require_models(module, &args.models, &root) {
+            return code;
         }
         let compiled = match compile_module(module, &args.models, d) {
             Ok(c) => c,
             Err(diags) => {
-                render::print_diagnostics(&checked.sources, &diags);
-                eprintln!(
-                    "error: {} cannot be compiled for {}",
-                    root.display(),
-                    d.name()
-                );
+                match args.format {
+                    Format::Human => {
+                        render::print_diagnostics(&checked.sources, &diags);
+                        eprintln!(
+                            "error: {} cannot be compiled for {}",
+                            root.display(),
+                            d.name()
+                        );
+                    }
+                    Format::Json => render::print_json(&serde_json::json!({
+                        "ok": false,
+                        "dialect": d.name(),
+                        "diagnostics": render::json_diagnostics(&checked.sources, &diags),
+                    })),
+                }
                 return exit::MODULE_ERRORS;
             }
         };

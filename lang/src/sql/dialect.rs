@@ -132,6 +132,21 @@ impl Dialect {
         Ok(format!("CAST({sql} AS {})", self.type_name(to)?))
     }
 
+    /// `CAST(x AS T)` for a value of type `from` (PostgreSQL casts a bool
+    /// to an integer only through INTEGER).
+    pub fn cast_from(self, sql: &str, from: &Type, to: &Type) -> Result<String, Unsupported> {
+        if self == Dialect::Postgres
+            && *from == Type::Bool
+            && matches!(
+                to,
+                Type::Int64 | Type::Decimal(..) | Type::Money(_) | Type::Float64
+            )
+        {
+            return self.cast(&format!("CAST({sql} AS INTEGER)"), to);
+        }
+        self.cast(sql, to)
+    }
+
     /// The keyword of a set operation.
     pub fn set_op(self, op: crate::ast::SetOpKind) -> &'static str {
         use crate::ast::SetOpKind::*;
@@ -146,10 +161,15 @@ impl Dialect {
         }
     }
 
-    /// `a % b`.
-    pub fn modulo(self, a: &str, b: &str) -> String {
-        match self {
-            Dialect::BigQuery => format!("MOD({a}, {b})"),
+    /// `a % b`; `float` when an operand is float64 (PostgreSQL and
+    /// BigQuery have no floating-point remainder: it goes through NUMERIC).
+    pub fn modulo(self, a: &str, b: &str, float: bool) -> String {
+        match (self, float) {
+            (Dialect::BigQuery, false) => format!("MOD({a}, {b})"),
+            (Dialect::BigQuery, true) => {
+                format!("MOD(CAST({a} AS BIGNUMERIC), CAST({b} AS BIGNUMERIC))")
+            }
+            (Dialect::Postgres, true) => format!("(CAST({a} AS NUMERIC) % CAST({b} AS NUMERIC))"),
             _ => format!("({a} % {b})"),
         }
     }
@@ -410,6 +430,11 @@ impl Dialect {
         use Dialect::*;
         let unit = if unit == "weeks" { "week" } else { unit };
         Ok(match self {
+            // DuckDB counts whole 7-day spans for 'week': count Monday
+            // boundaries instead, like the other dialects.
+            DuckDb if unit == "week" => format!(
+                "CAST(DATE_DIFF('day', DATE_TRUNC('week', {a}), DATE_TRUNC('week', {b})) / 7 AS BIGINT)"
+            ),
             DuckDb => format!("DATE_DIFF('{unit}', {a}, {b})"),
             Postgres => {
                 let ym = |x: &str, per: &str, part: &str| {

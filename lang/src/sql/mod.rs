@@ -35,6 +35,9 @@ struct Bound {
     /// Still selectable after a GROUP BY (a key, an aggregate, or computed
     /// from those).
     grouped_ok: bool,
+    /// A column reference (its physical type is its input's), not a
+    /// computed value.
+    plain: bool,
 }
 
 /// How the current query reaches an input's own columns.
@@ -78,6 +81,8 @@ struct Lower<'a> {
     take: Option<(i64, Option<i64>)>,
     dedup: Option<Option<Vec<String>>>,
     setops: Option<SetOpChain>,
+    /// Rendering the arguments of an aggregate call.
+    in_agg: std::cell::Cell<bool>,
 }
 
 type R<T> = Result<T, String>;
@@ -119,6 +124,7 @@ pub fn lower_model(
         take: None,
         dedup: None,
         setops: None,
+        in_agg: std::cell::Cell::new(false),
     };
     l.run().map_err(|msg| {
         Diagnostic::error(
@@ -152,6 +158,30 @@ pub struct CardinalityCheck {
     pub keys: Vec<String>,
     /// `false` for the right side, `true` for the left side of a one_to_one.
     pub left_side: bool,
+}
+
+impl CardinalityCheck {
+    /// `<model> <kind> <joined input>`: the bracket of reports and failures.
+    pub fn bracket(&self) -> String {
+        format!(
+            "{} {} {}",
+            self.model,
+            self.join_kind.name(),
+            self.join_input
+        )
+    }
+
+    /// `<bracket>: <cardinality> (<table> unique on <keys>)`: what the check
+    /// proves when it passes.
+    pub fn describe(&self) -> String {
+        format!(
+            "{}: {} ({} unique on {})",
+            self.bracket(),
+            self.cardinality.as_str(),
+            self.table,
+            self.keys.join(", ")
+        )
+    }
 }
 
 /// The runtime cardinality checks of a model, in the order they run: per
@@ -224,6 +254,10 @@ impl Lower<'_> {
     }
 
     fn bind(&mut self, name: &str, sql: String, kind: Kind) {
+        self.bind_as(name, sql, kind, true);
+    }
+
+    fn bind_as(&mut self, name: &str, sql: String, kind: Kind, plain: bool) {
         if !self.bindings.contains_key(name) {
             self.order.push(name.to_string());
         }
@@ -233,6 +267,7 @@ impl Lower<'_> {
                 sql,
                 kind,
                 grouped_ok: true,
+                plain,
             },
         );
     }
@@ -278,7 +313,7 @@ impl Lower<'_> {
                 let rel = (self.relation)(&self.model.inputs[k]);
                 let alias = self.aliases[k].clone();
                 self.access[k] = Access::Direct(alias.clone());
-                let (cond, _) = self.expr(on)?;
+                let (cond, _) = self.condition(on)?;
                 let kind = self
                     .model
                     .joins
@@ -305,10 +340,10 @@ impl Lower<'_> {
                 }
             }
             Step::Filter(e) => {
-                let (mut sql, mut kind) = self.expr(e)?;
+                let (mut sql, mut kind) = self.condition(e)?;
                 if kind == Kind::Window {
                     self.wrap()?;
-                    (sql, kind) = self.expr(e)?;
+                    (sql, kind) = self.condition(e)?;
                 }
                 if self.grouped() || kind == Kind::Aggregate {
                     self.layer.havings.push(sql);
@@ -319,7 +354,8 @@ impl Lower<'_> {
             Step::Let { name, expr } | Step::Output { name, expr } => {
                 let (sql, kind) = self.expr(expr)?;
                 let long = sql.len() > 4096;
-                self.bind(name, sql, kind);
+                let plain = self.is_plain(expr);
+                self.bind_as(name, sql, kind, plain);
                 // Keep deeply nested definitions from growing the text.
                 if long && !self.grouped() && kind == Kind::Row {
                     self.wrap()?;
@@ -347,12 +383,13 @@ impl Lower<'_> {
                 self.in_group = true;
             }
             Step::Having(e) => {
-                let (sql, _) = self.expr(e)?;
+                let (sql, _) = self.condition(e)?;
                 self.layer.havings.push(sql);
             }
             Step::GroupOutput { name, expr } => {
                 let (sql, kind) = self.expr(expr)?;
-                self.bind(name, sql, kind.max(Kind::Aggregate));
+                let plain = self.is_plain(expr);
+                self.bind_as(name, sql, kind.max(Kind::Aggregate), plain);
             }
             Step::EndGroup => self.in_group = false,
             Step::Sort(keys) => self.sort.extend(keys.iter().cloned()),
@@ -531,9 +568,10 @@ impl Lower<'_> {
         let Some((left, names, parts)) = self.setops.take() else {
             return Ok(());
         };
+        // Each step applies to everything before it: ((a op b) op c).
         let mut sql = left;
         for (kind, right) in parts {
-            sql = format!("{sql}\n{}\n{right}", self.d.set_op(kind));
+            sql = format!("({sql})\n{}\n({right})", self.d.set_op(kind));
         }
         self.layers += 1;
         let alias = self.d.ident(&format!("_s{}", self.layers));
@@ -562,26 +600,58 @@ impl Lower<'_> {
     }
 
     fn finish(&mut self) -> R<String> {
-        let mut outputs = Vec::new();
+        // Each output as (name, raw SQL, SQL cast to its schema type): a
+        // computed value is cast so that the physical type is the one
+        // `check` promised (an int literal is int4 in PostgreSQL, SUM of
+        // int64 a HUGEINT in DuckDB, AVG a numeric...).
+        let mut outputs: Vec<(String, String, String)> = Vec::new();
         for (col, r) in self.model.columns.iter().zip(&self.model.output_refs) {
             let (sql, _) = self.column(r)?;
-            outputs.push((col.name.clone(), sql));
+            let plain = match r {
+                ColumnRef::Input { .. } => true,
+                ColumnRef::Local(n) => self.bindings.get(n).is_some_and(|b| b.plain),
+            };
+            // Only numbers vary across engines (int4 literals, HUGEINT sums,
+            // numeric averages); a value already cast to the type is kept.
+            let already = self
+                .d
+                .type_name(&col.ty)
+                .is_ok_and(|t| sql.starts_with("CAST(") && sql.ends_with(&format!(" AS {t})")));
+            let typed = if plain || !col.ty.is_numeric_arg() || already {
+                sql.clone()
+            } else {
+                self.d.cast(&sql, &col.ty).unwrap_or_else(|_| sql.clone())
+            };
+            outputs.push((col.name.clone(), sql, typed));
         }
         let items: Vec<String> = outputs
             .iter()
-            .map(|(n, sql)| format!("{sql} AS {}", self.d.ident(n)))
+            .map(|(n, _, typed)| format!("{typed} AS {}", self.d.ident(n)))
             .collect();
-        let names: Vec<String> = outputs.iter().map(|(n, _)| self.d.ident(n)).collect();
+        let names: Vec<String> = outputs.iter().map(|(n, _, _)| self.d.ident(n)).collect();
+        // Sort keys; over a deduplicated subquery they must be outputs.
         let order_by = |this: &Self, by_name: bool| -> R<Vec<String>> {
             let mut keys = Vec::new();
             for (e, desc) in &this.sort {
-                let sql = match (&e.kind, by_name) {
-                    (TExprKind::Column(ColumnRef::Local(n)), true)
-                        if outputs.iter().any(|(o, _)| o == n) =>
-                    {
-                        this.d.ident(n)
+                let (rendered, _) = this.expr(e)?;
+                let sql = if by_name {
+                    let named = match &e.kind {
+                        TExprKind::Column(ColumnRef::Local(n)) => {
+                            outputs.iter().find(|(o, _, _)| o == n)
+                        }
+                        _ => None,
                     }
-                    _ => this.expr(e)?.0,
+                    .or_else(|| outputs.iter().find(|(_, raw, _)| *raw == rendered));
+                    match named {
+                        Some((n, _, _)) => this.d.ident(n),
+                        None => {
+                            return Err(
+                                "with dedup, sort keys must be output columns (sort by a column of the select)".into(),
+                            )
+                        }
+                    }
+                } else {
+                    rendered
                 };
                 keys.push(format!(
                     "{sql} {} NULLS LAST",
@@ -594,15 +664,19 @@ impl Lower<'_> {
             Some(Some(by)) => {
                 let part: Vec<String> = by
                     .iter()
-                    .map(|k| outputs.iter().find(|(n, _)| n == k).map(|(_, s)| s.clone()))
+                    .map(|k| {
+                        outputs
+                            .iter()
+                            .find(|(n, _, _)| n == k)
+                            .map(|(_, s, _)| s.clone())
+                    })
                     .collect::<Option<Vec<_>>>()
                     .ok_or("dedup by keys must be output columns")?;
                 let rest: Vec<String> = outputs
                     .iter()
-                    .filter(|(n, _)| !by.contains(n))
-                    .map(|(_, s)| format!("{s} ASC NULLS LAST"))
+                    .filter(|(n, _, _)| !by.contains(n))
+                    .map(|(_, s, _)| format!("{s} ASC NULLS LAST"))
                     .collect();
-                let mut inner_items = items.clone();
                 let over = if rest.is_empty() {
                     format!("PARTITION BY {}", part.join(", "))
                 } else {
@@ -612,16 +686,19 @@ impl Lower<'_> {
                         rest.join(", ")
                     )
                 };
-                inner_items.push(format!(
-                    "ROW_NUMBER() OVER ({over}) AS {}",
-                    self.d.ident("__rn")
-                ));
+                // A row-number column name no output uses.
+                let mut rn = "__rn".to_string();
+                while outputs.iter().any(|(n, _, _)| *n == rn) {
+                    rn.push('_');
+                }
+                let rn = self.d.ident(&rn);
+                let mut inner_items = items.clone();
+                inner_items.push(format!("ROW_NUMBER() OVER ({over}) AS {rn}"));
                 let inner = self.select_sql(&inner_items, false)?;
                 let d = self.d.ident("_d");
                 let mut s = format!(
-                    "SELECT {}\nFROM ({inner}) AS {d}\nWHERE {d}.{} = 1",
-                    names.join(", "),
-                    self.d.ident("__rn")
+                    "SELECT {}\nFROM ({inner}) AS {d}\nWHERE {d}.{rn} = 1",
+                    names.join(", ")
                 );
                 let keys = order_by(self, true)?;
                 if !keys.is_empty() {
@@ -665,7 +742,61 @@ impl Lower<'_> {
         Ok(sql)
     }
 
+    /// Whether an expression is a bare column reference.
+    fn is_plain(&self, e: &TExpr) -> bool {
+        match &e.kind {
+            TExprKind::Column(ColumnRef::Input { .. }) => true,
+            TExprKind::Column(ColumnRef::Local(n)) => self.bindings.get(n).is_some_and(|b| b.plain),
+            _ => false,
+        }
+    }
+
+    /// A filter or join condition: the language does not require bool, SQL
+    /// does (a number is true when it is not zero).
+    fn condition(&self, e: &TExpr) -> R<(String, Kind)> {
+        let (sql, kind) = self.expr(e)?;
+        if e.ty == crate::types::Type::Bool || e.ty == crate::types::Type::Unknown {
+            Ok((sql, kind))
+        } else if e.ty.is_numeric_arg() {
+            Ok((format!("({sql} <> 0)"), kind))
+        } else {
+            Ok((self.d.cast(&sql, &crate::types::Type::Bool)?, kind))
+        }
+    }
+
     fn column(&self, r: &ColumnRef) -> R<(String, Kind)> {
+        let (sql, kind) = self.column_sql(r)?;
+        // After a GROUP BY, outside an aggregate, only keys and aggregates
+        // can be selected.
+        if self.grouped() && !self.in_agg.get() {
+            let ok = match r {
+                ColumnRef::Local(n) => self.bindings.get(n).is_some_and(|b| b.grouped_ok),
+                ColumnRef::Input { .. } => self
+                    .layer
+                    .group_by
+                    .as_ref()
+                    .is_some_and(|keys| keys.contains(&sql)),
+            };
+            if !ok {
+                let name = match r {
+                    ColumnRef::Local(n) => n.clone(),
+                    ColumnRef::Input { input, column } => format!(
+                        "{}.{column}",
+                        self.model
+                            .inputs
+                            .get(*input)
+                            .map_or("?", |i| i.name.as_str())
+                    ),
+                };
+                return Err(format!(
+                    "column '{name}' is neither a group key nor an aggregate after the group; aggregate it in the group body or add it to the keys"
+                ));
+            }
+        }
+        Ok((sql, kind))
+    }
+
+    fn column_sql(&self, r: &ColumnRef) -> R<(String, Kind)> {
         match r {
             ColumnRef::Local(n) => self
                 .bindings
@@ -699,7 +830,10 @@ impl Lower<'_> {
                 let (s, k) = self.expr(operand)?;
                 match op {
                     UnaryOp::Not => (format!("(NOT {s})"), k),
-                    UnaryOp::Neg => (format!("(-{s})"), k),
+                    UnaryOp::Neg if operand.ty.is_numeric_arg() || operand.ty.is_unknown() => {
+                        (format!("(-{s})"), k)
+                    }
+                    UnaryOp::Neg => return Err(format!("unary minus on a {} value", operand.ty)),
                 }
             }
             TExprKind::Binary { op, lhs, rhs } => {
@@ -722,22 +856,32 @@ impl Lower<'_> {
                     BinOp::Sub => format!("({l} - {r})"),
                     BinOp::Mul => format!("({l} * {r})"),
                     BinOp::Div => self.d.divide(&l, &r),
-                    BinOp::Mod => self.d.modulo(&l, &r),
+                    BinOp::Mod => self.d.modulo(
+                        &l,
+                        &r,
+                        lhs.ty == crate::types::Type::Float64
+                            || rhs.ty == crate::types::Type::Float64,
+                    ),
                 };
                 (sql, k)
             }
             TExprKind::Cast { expr, to } => {
                 let (s, k) = self.expr(expr)?;
-                (self.d.cast(&s, to)?, k)
+                (self.d.cast_from(&s, &expr.ty, to)?, k)
             }
             TExprKind::Call(c) => {
-                let mut args = Vec::new();
-                let mut kind = Kind::Row;
-                for a in &c.args {
-                    let (s, k) = self.expr(a)?;
-                    kind = kind.max(k);
-                    args.push(s);
+                let func = crate::catalog::lookup(&c.name);
+                if c.window.is_none() && func.is_some_and(|f| f.window && !f.aggregate) {
+                    return Err(format!("{}() needs over (...)", c.name));
                 }
+                let aggregate_call = c.window.is_none() && func.is_some_and(|f| f.aggregate);
+                let outer = self.in_agg.replace(self.in_agg.get() || aggregate_call);
+                let rendered: R<Vec<(String, Kind)>> =
+                    c.args.iter().map(|a| self.expr(a)).collect();
+                self.in_agg.set(outer);
+                let rendered = rendered?;
+                let kind = rendered.iter().map(|(_, k)| *k).max().unwrap_or(Kind::Row);
+                let args: Vec<String> = rendered.into_iter().map(|(s, _)| s).collect();
                 let call = self.d.call(
                     &c.name,
                     c.distinct,

@@ -44,7 +44,7 @@ fn group_having_sort_take() {
     );
     assert_eq!(
         compile(&src, "m", Dialect::Postgres),
-        "SELECT \"orders\".\"customer_id\" AS \"customer_id\", COUNT(*) AS \"n\", SUM(\"orders\".\"amount\") AS \"total\"\nFROM \"orders\" AS \"orders\"\nGROUP BY \"orders\".\"customer_id\"\nHAVING (COUNT(*) > 1)\nORDER BY SUM(\"orders\".\"amount\") DESC NULLS LAST\nLIMIT 2 OFFSET 1"
+        "SELECT \"orders\".\"customer_id\" AS \"customer_id\", CAST(COUNT(*) AS BIGINT) AS \"n\", CAST(SUM(\"orders\".\"amount\") AS DOUBLE PRECISION) AS \"total\"\nFROM \"orders\" AS \"orders\"\nGROUP BY \"orders\".\"customer_id\"\nHAVING (COUNT(*) > 1)\nORDER BY SUM(\"orders\".\"amount\") DESC NULLS LAST\nLIMIT 2 OFFSET 1"
     );
 }
 
@@ -125,5 +125,110 @@ fn cardinality_check_sides() {
     assert_eq!(
         (checks[1].table.as_str(), checks[1].left_side),
         ("orders", true)
+    );
+}
+
+fn compile_err(src: &str, model: &str, d: Dialect) -> String {
+    let c = crate::check_text("t.strata", src);
+    assert!(!c.has_errors(), "{:?}", c.diagnostics);
+    let m = c
+        .module
+        .models
+        .iter()
+        .find(|m| m.name == model)
+        .expect("model");
+    let rel = |i: &ir::Input| d.ident(&i.name);
+    match lower_model(&c.module, m, d, &rel) {
+        Ok(sql) => panic!("expected E070, got {sql}"),
+        Err(e) => {
+            assert_eq!(e.code, "E070");
+            e.message
+        }
+    }
+}
+
+#[test]
+fn set_op_chains_apply_left_to_right() {
+    let src = format!(
+        "{SRC} model a {{ from orders select {{ order_id = order_id }} }} model b {{ from orders select {{ order_id = order_id }} }}
+         model u {{ from a union b intersect a }}"
+    );
+    let sql = compile(&src, "u", Dialect::Postgres);
+    assert!(sql.contains("((SELECT"), "{sql}");
+    assert!(sql.contains(")\nINTERSECT\n(SELECT"), "{sql}");
+}
+
+#[test]
+fn computed_outputs_are_cast_to_their_schema_type() {
+    let src = format!(
+        "{SRC} model m {{ from orders select {{ one = 1, half = amount / 2, id = order_id }} }}"
+    );
+    let sql = compile(&src, "m", Dialect::Postgres);
+    assert!(sql.contains("CAST(1 AS BIGINT) AS \"one\""), "{sql}");
+    assert!(
+        sql.contains("\"orders\".\"order_id\" AS \"id\""),
+        "plain columns are not cast: {sql}"
+    );
+}
+
+#[test]
+fn postgres_specific_casts_and_remainders() {
+    let src = format!("{SRC} model m {{ from orders select {{ b = cast(amount > 1, \"int64\"), r = amount % 2 }} }}");
+    let sql = compile(&src, "m", Dialect::Postgres);
+    assert!(
+        sql.contains("CAST(CAST((\"orders\".\"amount\" > 1) AS INTEGER) AS BIGINT)"),
+        "{sql}"
+    );
+    assert!(
+        sql.contains("(CAST(\"orders\".\"amount\" AS NUMERIC) % CAST(2 AS NUMERIC))"),
+        "{sql}"
+    );
+}
+
+#[test]
+fn non_bool_conditions_are_cast() {
+    let src = format!(
+        "{SRC} model m {{ from orders filter customer_id + 1 select {{ id = order_id }} }}"
+    );
+    let sql = compile(&src, "m", Dialect::Postgres);
+    assert!(
+        sql.contains("WHERE ((\"orders\".\"customer_id\" + 1) <> 0)"),
+        "{sql}"
+    );
+}
+
+#[test]
+fn dedup_row_number_never_collides_with_an_output() {
+    let src = format!(
+        "{SRC} model m {{ from orders select {{ __rn = order_id, k = customer_id }} dedup by k }}"
+    );
+    let sql = compile(&src, "m", Dialect::DuckDb);
+    assert!(sql.contains("AS \"__rn_\""), "{sql}");
+}
+
+#[test]
+fn what_sql_cannot_express_is_e070() {
+    let msg = compile_err(
+        &format!(
+            "{SRC} model m {{ from orders select {{ id = order_id }} dedup sort {{ amount }} }}"
+        ),
+        "m",
+        Dialect::DuckDb,
+    );
+    assert!(msg.contains("sort keys must be output columns"), "{msg}");
+    let msg = compile_err(
+        &format!("{SRC} model m {{ from orders select {{ rn = row_number() }} }}"),
+        "m",
+        Dialect::DuckDb,
+    );
+    assert!(msg.contains("row_number() needs over"), "{msg}");
+    let msg = compile_err(
+        &format!("{SRC} model m {{ from orders group {{ customer_id }} ( aggregate {{ n = count() }} ) sort {{ order_id }} }}"),
+        "m",
+        Dialect::DuckDb,
+    );
+    assert!(
+        msg.contains("neither a group key nor an aggregate"),
+        "{msg}"
     );
 }
