@@ -4,14 +4,14 @@
 use crate::span::Span;
 
 /// A name as written, with its span.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Hash)]
 pub struct Ident {
     pub name: String,
     pub span: Span,
 }
 
 /// A comment kept for the formatter.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Hash)]
 pub struct Comment {
     /// The full comment text, including its `//`, `#` or `/* */` markers.
     pub text: String,
@@ -19,13 +19,13 @@ pub struct Comment {
 }
 
 /// One parsed file.
-#[derive(Clone, Debug, PartialEq, Default)]
+#[derive(Clone, Debug, PartialEq, Default, Hash)]
 pub struct File {
     pub decls: Vec<Decl>,
     pub comments: Vec<Comment>,
 }
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Hash)]
 pub enum Decl {
     Import(ImportDecl),
     Source(SourceDecl),
@@ -57,7 +57,7 @@ impl Decl {
 }
 
 /// `import a.b` (loads `a/b.strata`).
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Hash)]
 pub struct ImportDecl {
     pub path: Vec<Ident>,
     pub span: Span,
@@ -66,7 +66,7 @@ pub struct ImportDecl {
 /// `key: value` where the value is a single token kept as text
 /// (source resource arguments, free source properties, pipeline override
 /// arguments, model attributes).
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Hash)]
 pub struct KeyValue {
     pub key: Ident,
     pub value: String,
@@ -76,7 +76,7 @@ pub struct KeyValue {
 }
 
 /// `source name(ns: "..", dataset: "..") { columns: { .. } other: value }`
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Hash)]
 pub struct SourceDecl {
     pub name: Ident,
     pub args: Vec<KeyValue>,
@@ -88,7 +88,7 @@ pub struct SourceDecl {
 }
 
 /// `contract Name { field: type annotations... }`
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Hash)]
 pub struct ContractDecl {
     pub name: Ident,
     pub fields: Vec<FieldDef>,
@@ -96,7 +96,7 @@ pub struct ContractDecl {
 }
 
 /// `domain name = type`
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Hash)]
 pub struct DomainDecl {
     pub name: Ident,
     pub ty: TypeRef,
@@ -104,7 +104,7 @@ pub struct DomainDecl {
 }
 
 /// A column declaration in a source or contract: `name: type flags...`.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Hash)]
 pub struct FieldDef {
     pub name: Ident,
     pub ty: TypeRef,
@@ -113,13 +113,13 @@ pub struct FieldDef {
 }
 
 /// A written type.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Hash)]
 pub struct TypeRef {
     pub kind: TypeRefKind,
     pub span: Span,
 }
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Hash)]
 pub enum TypeRefKind {
     Int64,
     Float64,
@@ -139,7 +139,7 @@ pub enum TypeRefKind {
     Named(String),
 }
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Hash)]
 pub enum Annotation {
     Nonnull(Span),
     Unique(Span),
@@ -165,7 +165,7 @@ impl Annotation {
 }
 
 /// `model name [-> contract C] { items }`
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Hash)]
 pub struct ModelDecl {
     /// The model name; for a string name (`model "m_${c}"`) the flattened text
     /// with the span of the string.
@@ -178,7 +178,7 @@ pub struct ModelDecl {
 }
 
 /// One clause or attribute of a model body.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Hash)]
 pub struct Item {
     pub kind: ItemKind,
     pub span: Span,
@@ -278,14 +278,14 @@ impl Cardinality {
 }
 
 /// `expect many_to_one` after a join; `span` covers both words.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Hash)]
 pub struct Expect {
     pub cardinality: Cardinality,
     pub span: Span,
 }
 
 /// `join_<kind> input on expr [expect card]`
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Hash)]
 pub struct JoinClause {
     pub kind: JoinKind,
     /// Span of the `join_<kind>` keyword.
@@ -295,7 +295,7 @@ pub struct JoinClause {
     pub expect: Option<Expect>,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum AssignKind {
     Select,
     Derive,
@@ -313,7 +313,7 @@ impl AssignKind {
 }
 
 /// `name = expr` in a select/derive/aggregate block.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Hash)]
 pub struct Assign {
     pub name: Ident,
     pub expr: Expr,
@@ -321,14 +321,14 @@ pub struct Assign {
 }
 
 /// `group { keys } ( body )`
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Hash)]
 pub struct GroupClause {
     pub keys: Vec<Expr>,
     /// Only `Filter`, `Assign(Aggregate, ..)`, `Sort` and `Take` items.
     pub body: Vec<Item>,
 }
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Hash)]
 pub struct SortKey {
     pub expr: Expr,
     pub desc: bool,
@@ -336,7 +336,7 @@ pub struct SortKey {
     pub asc_written: bool,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum SetOpKind {
     Union,
     UnionAll,
@@ -356,7 +356,7 @@ impl SetOpKind {
 }
 
 /// `freshness [:] vals [freshness_column: c] [incremental ..]`
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Hash)]
 pub struct Freshness {
     /// Each value as text (`1h`, `daily`, a custom SQL string, ...).
     pub values: Vec<(String, Span)>,
@@ -365,7 +365,7 @@ pub struct Freshness {
 }
 
 /// `incremental [merge_strategy: s] [merge_keys: [..]] [cdc_column: c]`
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Hash)]
 pub struct Incremental {
     pub strategy: Option<Ident>,
     pub merge_keys: Option<Vec<Expr>>,
@@ -374,7 +374,7 @@ pub struct Incremental {
 }
 
 /// `pipeline name [env: e] { models: [..], env: e, sources: { .. } }`
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Hash)]
 pub struct PipelineDecl {
     pub name: Ident,
     pub env: Option<Ident>,
@@ -385,7 +385,7 @@ pub struct PipelineDecl {
 }
 
 /// `orders: from(dataset: "orders_dev")` in a pipeline's `sources` block.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Hash)]
 pub struct SourceOverride {
     pub source: Ident,
     /// The word before the parentheses (conventionally `from`); `None` for a
@@ -396,14 +396,14 @@ pub struct SourceOverride {
 }
 
 /// `test model { expect ... }`
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Hash)]
 pub struct TestDecl {
     pub model: Ident,
     pub checks: Vec<TestCheck>,
     pub span: Span,
 }
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Hash)]
 pub struct TestCheck {
     /// `row_count` or a column name.
     pub target: Ident,
@@ -411,7 +411,7 @@ pub struct TestCheck {
     pub span: Span,
 }
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Hash)]
 pub enum TestCheckKind {
     Compare {
         op: CompareOp,
@@ -424,7 +424,7 @@ pub enum TestCheckKind {
     },
 }
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Hash)]
 pub struct TestLit {
     pub kind: TestLitKind,
     pub span: Span,
@@ -464,7 +464,7 @@ impl CompareOp {
 }
 
 /// `fn name(params) -> type { body }` (compile-time generators).
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Hash)]
 pub struct FnDecl {
     pub name: Ident,
     pub params: Vec<(Ident, FnType)>,
@@ -476,7 +476,7 @@ pub struct FnDecl {
 }
 
 /// A fn signature type: `List<Str>`, `int64`, `Model`, ... (never checked).
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Hash)]
 pub struct FnType {
     /// The type as written, e.g. `List<Str>`.
     pub text: String,
@@ -484,7 +484,7 @@ pub struct FnType {
 }
 
 /// An expression.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Hash)]
 pub struct Expr {
     pub kind: ExprKind,
     pub span: Span,
@@ -532,13 +532,13 @@ pub enum ExprKind {
     Model(Box<ModelDecl>),
 }
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Hash)]
 pub enum StrPart {
     Lit(String),
     Var(String),
 }
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Hash)]
 pub struct Call {
     pub name: Ident,
     pub distinct: bool,
@@ -547,14 +547,14 @@ pub struct Call {
 }
 
 /// A call argument, positional or `name: value`.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Hash)]
 pub struct Arg {
     pub name: Option<Ident>,
     pub value: Expr,
 }
 
 /// `over (partition_by: [..], sort: [k desc, ..])`
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Hash)]
 pub struct Window {
     pub partition_by: Vec<Expr>,
     /// Sort keys and whether each is descending.
@@ -661,6 +661,99 @@ impl Expr {
                 iter.walk(f);
             }
             _ => {}
+        }
+    }
+}
+
+// Structural hashing for fingerprints: spans are ignored (see `Span`'s
+// `Hash`), floats hash as written, and `where` hashes like `filter`.
+
+impl std::hash::Hash for ExprKind {
+    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+        std::mem::discriminant(self).hash(h);
+        match self {
+            ExprKind::Int(v) => v.hash(h),
+            ExprKind::Float(_, text) => text.hash(h),
+            ExprKind::Str(s) => s.hash(h),
+            ExprKind::Template(parts) => parts.hash(h),
+            ExprKind::Bool(b) => b.hash(h),
+            ExprKind::Null | ExprKind::Star => {}
+            ExprKind::Column { qualifier, name } => {
+                qualifier.hash(h);
+                name.hash(h);
+            }
+            ExprKind::Call(c) => c.hash(h),
+            ExprKind::Unary { op, operand } => {
+                op.hash(h);
+                operand.hash(h);
+            }
+            ExprKind::Binary { op, lhs, rhs, .. } => {
+                op.hash(h);
+                lhs.hash(h);
+                rhs.hash(h);
+            }
+            ExprKind::List(items) => items.hash(h),
+            ExprKind::Comprehension { element, var, iter } => {
+                element.hash(h);
+                var.hash(h);
+                iter.hash(h);
+            }
+            ExprKind::Model(m) => m.hash(h),
+        }
+    }
+}
+
+impl std::hash::Hash for TestLitKind {
+    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+        std::mem::discriminant(self).hash(h);
+        match self {
+            TestLitKind::Int(v) => v.hash(h),
+            TestLitKind::Float(_, text) => text.hash(h),
+            TestLitKind::Str(s) => s.hash(h),
+            TestLitKind::Bool(b) => b.hash(h),
+            TestLitKind::Null => {}
+        }
+    }
+}
+
+impl std::hash::Hash for ItemKind {
+    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+        std::mem::discriminant(self).hash(h);
+        match self {
+            ItemKind::Attr(kv) => kv.hash(h),
+            ItemKind::From(i) => i.hash(h),
+            ItemKind::Join(j) => j.hash(h),
+            // `where` and `filter` are the same clause.
+            ItemKind::Filter { expr, .. } => expr.hash(h),
+            ItemKind::Let { name, expr } => {
+                name.hash(h);
+                expr.hash(h);
+            }
+            ItemKind::Assign(kind, assigns) => {
+                kind.hash(h);
+                assigns.hash(h);
+            }
+            ItemKind::Group(g) => g.hash(h),
+            ItemKind::Sort(keys) => keys.hash(h),
+            ItemKind::Take { start, end } => {
+                start.hash(h);
+                end.hash(h);
+            }
+            ItemKind::Expand { column, alias } => {
+                column.hash(h);
+                alias.hash(h);
+            }
+            ItemKind::SetOp { kind, input } => {
+                kind.hash(h);
+                input.hash(h);
+            }
+            ItemKind::Dedup { by } => by.hash(h),
+            ItemKind::PartitionBy { exprs, freshness } => {
+                exprs.hash(h);
+                freshness.hash(h);
+            }
+            ItemKind::Freshness(f) => f.hash(h),
+            ItemKind::Incremental(i) => i.hash(h),
         }
     }
 }

@@ -197,23 +197,46 @@ impl ModelChecker<'_> {
     }
 
     fn binary(&mut self, op: BinOp, op_span: Span, span: Span, l: Ty, r: Ty) -> Option<Ty> {
-        let nullable = l.nullable || r.nullable;
-        let mut sources = l.sources.clone();
-        merge_sources(&mut sources, &r.sources);
+        let (ty, nullable) =
+            self.binary_type(op, op_span, span, &l.ty, &r.ty, l.nullable || r.nullable)?;
         let aggregate = l.aggregate || r.aggregate;
-        let node = TExprKind::Binary {
-            op,
-            lhs: Box::new(l.texpr()),
-            rhs: Box::new(r.texpr()),
+        let mut sources = l.sources;
+        merge_sources(&mut sources, &r.sources);
+        let lhs = TExpr {
+            kind: l.node,
+            ty: l.ty,
+            nullable: l.nullable,
         };
-        let mk = |ty: Type, nullable: bool| Ty {
+        let rhs = TExpr {
+            kind: r.node,
+            ty: r.ty,
+            nullable: r.nullable,
+        };
+        Some(Ty {
             ty,
             nullable,
-            sources: sources.clone(),
+            sources,
             aggregate,
-            node: node.clone(),
-        };
-        let (lt, rt) = (&l.ty, &r.ty);
+            node: TExprKind::Binary {
+                op,
+                lhs: Box::new(lhs),
+                rhs: Box::new(rhs),
+            },
+        })
+    }
+
+    /// The result type and nullability of `lt op rt`, or `None` after
+    /// reporting why the operation is invalid.
+    fn binary_type(
+        &mut self,
+        op: BinOp,
+        op_span: Span,
+        span: Span,
+        lt: &Type,
+        rt: &Type,
+        nullable: bool,
+    ) -> Option<(Type, bool)> {
+        let mk = |ty: Type, nullable: bool| (ty, nullable);
         if op.is_comparison() {
             if lt.is_unknown() || rt.is_unknown() {
                 return Some(mk(Type::Bool, true));
@@ -284,14 +307,14 @@ impl ModelChecker<'_> {
         }
     }
 
-    fn unsupported(
+    fn unsupported<T>(
         &mut self,
         op: BinOp,
         op_span: Span,
         span: Span,
         lt: &Type,
         rt: &Type,
-    ) -> Option<Ty> {
+    ) -> Option<T> {
         let mut d = Diagnostic::error(
             "E053",
             span,

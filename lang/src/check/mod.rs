@@ -244,6 +244,7 @@ fn build_module(loaded: &Loaded, diags: &mut Vec<Diagnostic>) -> ir::Module {
     // Models in dependency order.
     let order = dependency_order(&model_order, &env, diags);
     let mut ir_models = Vec::new();
+    let mut fingerprints: HashMap<String, String> = HashMap::new();
     for (m, cyclic) in order {
         let mut model = if cyclic {
             ir::Model {
@@ -265,8 +266,8 @@ fn build_module(loaded: &Loaded, diags: &mut Vec<Diagnostic>) -> ir::Module {
         } else {
             model::ModelChecker::new(&env, m, diags).check()
         };
-        model.fingerprint =
-            crate::fingerprint::model_fingerprint(m, &model, &ir_models);
+        model.fingerprint = crate::fingerprint::model_fingerprint(m, &model, &fingerprints);
+        fingerprints.insert(model.name.clone(), model.fingerprint.clone());
         env.model_results.borrow_mut().insert(
             model.name.clone(),
             ModelResult {

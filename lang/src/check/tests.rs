@@ -618,5 +618,8 @@ fn fingerprints_survive_formatting() {
     let formatted = crate::fmt::format_source(crate::FileId(0), &src).expect("formats");
     let a = assert_ok(&src);
     let b = assert_ok(&formatted);
-    assert_eq!(a.module.models[0].fingerprint, b.module.models[0].fingerprint);
+    assert_eq!(
+        a.module.models[0].fingerprint,
+        b.module.models[0].fingerprint
+    );
 }
