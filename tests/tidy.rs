@@ -231,7 +231,11 @@ fn codes_of(program: &str) -> BTreeSet<&'static str> {
     let checked = strata_lang::check_text("example.strata", program);
     let mut diags = checked.diagnostics;
     diags.extend(strata_rules::run_checks(&checked.module));
-    diags.iter().filter(|d| d.is_error()).map(|d| d.code).collect()
+    diags
+        .iter()
+        .filter(|d| d.is_error())
+        .map(|d| d.code)
+        .collect()
 }
 
 /// The ```strata blocks of a doc as (failing?, program): blocks under `## How
@@ -256,7 +260,8 @@ fn example_roles(doc: &str) -> Vec<(bool, String)> {
             None if line.trim() == "```strata" => current = Some(Vec::new()),
             None => {}
             Some(lines) if line.trim() == "```" => {
-                let failing = section != "## How to fix" && !(in_subsection && blocks_in_subsection > 0);
+                let failing =
+                    section != "## How to fix" && !(in_subsection && blocks_in_subsection > 0);
                 out.push((failing, lines.join("\n")));
                 blocks_in_subsection += 1;
                 current = None;
@@ -281,7 +286,10 @@ fn rule_examples_fail_and_fixes_pass() {
             let codes = codes_of(&program);
             checked += 1;
             if failing && !outside_check.contains(&rule.code) && !codes.contains(rule.code) {
-                problems.push(format!("{}: a failing example gives {codes:?}:\n{program}", rule.code));
+                problems.push(format!(
+                    "{}: a failing example gives {codes:?}:\n{program}",
+                    rule.code
+                ));
             }
             if !failing && !codes.is_empty() {
                 problems.push(format!("{}: a fix gives {codes:?}:\n{program}", rule.code));
@@ -289,7 +297,11 @@ fn rule_examples_fail_and_fixes_pass() {
         }
     }
     assert!(checked > 100, "only {checked} examples found");
-    assert!(problems.is_empty(), "explanations whose examples are wrong:\n{}", problems.join("\n"));
+    assert!(
+        problems.is_empty(),
+        "explanations whose examples are wrong:\n{}",
+        problems.join("\n")
+    );
 }
 
 // ---------------------------------------------------------------------------

@@ -13,6 +13,7 @@ macro_rules! outln {
 pub mod commands;
 pub mod exit;
 pub mod inputs;
+pub mod progress;
 pub mod render;
 
 use clap::{Parser, Subcommand};
@@ -36,6 +37,14 @@ pub enum Command {
     Compile(commands::compile::CompileArgs),
     /// Format modules canonically (print, --check or --write).
     Fmt(commands::fmt::FmtArgs),
+    /// Materialize the module in the DuckDB warehouse: build, check (pins, join
+    /// cardinality, tests) and publish, all or nothing.
+    Run(commands::run::RunArgs),
+    /// Materialize into the `test` branch and run the declarative tests;
+    /// live views are never touched.
+    Test(commands::run::TestArgs),
+    /// List recorded runs, show one, or re-execute one from its frozen inputs.
+    Replay(commands::replay::ReplayArgs),
     /// Print the documentation of a diagnostic code (e.g. `strata explain E079`).
     Explain(commands::explain::ExplainArgs),
     /// List every registered rule: code, name, severity, summary.
@@ -66,6 +75,9 @@ where
         Command::Build(a) => commands::build::run(a),
         Command::Compile(a) => commands::compile::run(a),
         Command::Fmt(a) => commands::fmt::run(a),
+        Command::Run(a) => commands::run::run(a),
+        Command::Test(a) => commands::run::test(a),
+        Command::Replay(a) => commands::replay::run(a),
         Command::Explain(a) => commands::explain::run(a),
         Command::Rules(a) => commands::rules::run(a),
     }

@@ -26,6 +26,7 @@ pub mod groups;
 pub mod incremental;
 pub mod inputs;
 pub mod join;
+pub mod runtime;
 pub mod setops;
 pub mod sql;
 pub mod syntax;

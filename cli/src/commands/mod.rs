@@ -5,4 +5,6 @@ pub mod check;
 pub mod compile;
 pub mod explain;
 pub mod fmt;
+pub mod replay;
 pub mod rules;
+pub mod run;

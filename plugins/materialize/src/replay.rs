@@ -1,0 +1,163 @@
+//! `strata replay`: list recorded runs, show one, or re-execute one from its
+//! frozen inputs with every check and compare with its snapshots.
+
+use std::collections::{BTreeMap, HashMap};
+
+use strata_lang::ir;
+
+use crate::run::select_models;
+use crate::warehouse::{ident, Warehouse};
+use crate::{Failure, Progress};
+
+/// One recorded run.
+#[derive(Clone, Debug, Default)]
+pub struct RunRecord {
+    pub run_id: String,
+    pub started_at: String,
+    pub module: String,
+    pub branch: String,
+    pub stage_only: bool,
+    pub models: Vec<String>,
+    pub fingerprints: BTreeMap<String, String>,
+    pub overrides: BTreeMap<String, String>,
+    /// Source -> frozen input table.
+    pub inputs: BTreeMap<String, String>,
+    /// Model -> snapshot table.
+    pub snapshots: BTreeMap<String, String>,
+    pub report: String,
+}
+
+fn parse<T: serde::de::DeserializeOwned + Default>(s: &Option<String>) -> T {
+    s.as_deref()
+        .and_then(|t| serde_json::from_str(t).ok())
+        .unwrap_or_default()
+}
+
+/// Every recorded run, oldest first.
+pub fn list(wh: &Warehouse) -> Result<Vec<RunRecord>, Failure> {
+    let rows = wh.rows(
+        "SELECT run_id, CAST(started_at AS VARCHAR), module, branch, CAST(stage_only AS VARCHAR), models, fingerprints, overrides, inputs, snapshots, report FROM \"_strata_runs\" ORDER BY started_at, run_id",
+    )?;
+    Ok(rows
+        .into_iter()
+        .map(|r| {
+            let cell = |i: usize| r.get(i).cloned().flatten().unwrap_or_default();
+            RunRecord {
+                run_id: cell(0),
+                started_at: cell(1),
+                module: cell(2),
+                branch: cell(3),
+                stage_only: cell(4) == "true",
+                models: parse(&r.get(5).cloned().flatten()),
+                fingerprints: parse(&r.get(6).cloned().flatten()),
+                overrides: parse(&r.get(7).cloned().flatten()),
+                inputs: parse(&r.get(8).cloned().flatten()),
+                snapshots: parse(&r.get(9).cloned().flatten()),
+                report: cell(10),
+            }
+        })
+        .collect())
+}
+
+/// The most recent run whose id starts with `prefix`.
+pub fn find(wh: &Warehouse, prefix: &str) -> Result<RunRecord, Failure> {
+    let runs = list(wh)?;
+    let matching: Vec<&RunRecord> = runs
+        .iter()
+        .filter(|r| r.run_id.starts_with(prefix))
+        .collect();
+    let mut ids: Vec<&str> = matching.iter().map(|r| r.run_id.as_str()).collect();
+    ids.dedup();
+    match ids.len() {
+        0 => Err(Failure::Usage(format!(
+            "no recorded run matches '{prefix}' (strata replay FILE lists the runs)"
+        ))),
+        1 => Ok(matching.last().map(|r| (*r).clone()).unwrap_or_default()),
+        _ => Err(Failure::Usage(format!(
+            "run id prefix '{prefix}' is ambiguous: {}",
+            ids.join(", ")
+        ))),
+    }
+}
+
+/// The outcome of re-executing a run.
+#[derive(Debug, Default)]
+pub struct ReplayReport {
+    pub report: Vec<String>,
+    /// `(model, equal to the recorded snapshot, rows)`.
+    pub compared: Vec<(String, bool, i64)>,
+    /// Models whose fingerprint changed since the run.
+    pub changed: Vec<String>,
+}
+
+/// Re-materialize a recorded run from its frozen inputs (every pin and
+/// cardinality check included) and compare each model with its snapshot.
+/// Nothing in the warehouse changes.
+pub fn execute(
+    wh: &Warehouse,
+    module: &ir::Module,
+    record: &RunRecord,
+    progress: &dyn Progress,
+) -> Result<ReplayReport, Failure> {
+    for (source, table) in &record.inputs {
+        if !wh.relation_exists(table)? {
+            return Err(Failure::Environment(format!(
+                "the frozen input of source '{source}' ({table}) is gone; run {} cannot be replayed",
+                record.run_id
+            )));
+        }
+    }
+    let models = select_models(module, &record.models, None)?;
+    let changed: Vec<String> = models
+        .iter()
+        .filter(|m| {
+            record
+                .fingerprints
+                .get(&m.name)
+                .is_some_and(|f| *f != m.fingerprint)
+        })
+        .map(|m| m.name.clone())
+        .collect();
+    let source_rel: BTreeMap<String, String> = record
+        .inputs
+        .iter()
+        .map(|(s, t)| (s.clone(), ident(t)))
+        .collect();
+    wh.begin()?;
+    let result = (|| {
+        let mut report = Vec::new();
+        let mut built: HashMap<String, String> = HashMap::new();
+        let mut compared = Vec::new();
+        for m in &models {
+            let table = format!("stg_replay__{}", m.name);
+            let relation = |i: &ir::Input| match i.kind {
+                ir::InputKind::Source => source_rel
+                    .get(&i.name)
+                    .cloned()
+                    .unwrap_or_else(|| ident(&i.name)),
+                ir::InputKind::Model => built
+                    .get(&i.name)
+                    .map(|t| ident(t))
+                    .unwrap_or_else(|| ident(&crate::run::live_view(&i.name, &record.branch))),
+            };
+            crate::run::build_one(wh, module, m, &table, &relation, &mut report, progress)?;
+            built.insert(m.name.clone(), table.clone());
+            let rows = wh.count(&format!("SELECT COUNT(*) FROM {}", ident(&table)))?;
+            if let Some(snap) = record.snapshots.get(&m.name) {
+                let (a, b) = (ident(&table), ident(snap));
+                let diff = wh.count(&format!(
+                    "SELECT COUNT(*) FROM ((SELECT * FROM {a} EXCEPT ALL SELECT * FROM {b}) UNION ALL (SELECT * FROM {b} EXCEPT ALL SELECT * FROM {a})) AS d"
+                ));
+                compared.push((m.name.clone(), matches!(diff, Ok(0)), rows));
+            }
+        }
+        Ok(ReplayReport {
+            report,
+            compared,
+            changed: changed.clone(),
+        })
+    })();
+    wh.rollback();
+    progress.finish();
+    result
+}

@@ -1,0 +1,567 @@
+//! `strata run` and `strata test`: materialize the selected models in one
+//! DuckDB transaction, check them, and publish (or roll everything back).
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::path::{Path, PathBuf};
+
+use sha2::{Digest, Sha256};
+use strata_lang::ir::{self, InputKind};
+use strata_lang::sql::{self, Dialect};
+
+use crate::checks;
+use crate::inputs::{self, Origin};
+use crate::warehouse::{ident, string, Warehouse};
+use crate::{Failure, Progress};
+
+/// What to run.
+#[derive(Clone, Debug, Default)]
+pub struct RunOptions {
+    /// The module file (recorded with the run).
+    pub module_path: PathBuf,
+    /// Models named on the command line (their upstream models come along).
+    pub models: Vec<String>,
+    /// The pipeline selecting models and source overrides.
+    pub pipeline: Option<String>,
+    /// `--source NAME=TABLE_OR_FILE` overrides.
+    pub sources: Vec<(String, Origin)>,
+    pub branch: String,
+    /// Build, check and snapshot, but do not repoint the live views.
+    pub stage_only: bool,
+}
+
+/// What a successful run did.
+#[derive(Clone, Debug, Default)]
+pub struct RunReport {
+    pub run_id: String,
+    /// `(model, published relation, rows)` in build order.
+    pub materialized: Vec<(String, String, i64)>,
+    /// Pin, cardinality and test report lines, in order.
+    pub report: Vec<String>,
+    /// Sources whose frozen copy was reused.
+    pub reused_inputs: Vec<String>,
+    /// Duplicate-key-group queries executed (one per checked join side).
+    pub cardinality_queries: usize,
+}
+
+/// The models to build: the selection (pipeline models or names) with their
+/// upstream models, in dependency order.
+pub fn select_models<'m>(
+    module: &'m ir::Module,
+    names: &[String],
+    pipeline: Option<&ir::Pipeline>,
+) -> Result<Vec<&'m ir::Model>, Failure> {
+    let mut wanted: Vec<String> = names.to_vec();
+    if let Some(p) = pipeline {
+        wanted.extend(p.models.iter().cloned());
+    }
+    if wanted.is_empty() {
+        return Ok(module.models.iter().collect());
+    }
+    let by_name: HashMap<&str, &ir::Model> =
+        module.models.iter().map(|m| (m.name.as_str(), m)).collect();
+    let mut keep: BTreeSet<&str> = BTreeSet::new();
+    let mut stack: Vec<String> = Vec::new();
+    for w in &wanted {
+        if !by_name.contains_key(w.as_str()) {
+            let hint = strata_lang::suggest::closest(w, by_name.keys().copied())
+                .map(|s| format!(" (did you mean `{s}`?)"))
+                .unwrap_or_default();
+            return Err(Failure::Usage(format!(
+                "no model '{w}' in the module{hint}"
+            )));
+        }
+        stack.push(w.clone());
+    }
+    while let Some(n) = stack.pop() {
+        let Some(m) = by_name.get(n.as_str()) else {
+            continue;
+        };
+        if keep.insert(m.name.as_str()) {
+            for i in &m.inputs {
+                if i.kind == InputKind::Model {
+                    stack.push(i.name.clone());
+                }
+            }
+        }
+    }
+    Ok(module
+        .models
+        .iter()
+        .filter(|m| keep.contains(m.name.as_str()))
+        .collect())
+}
+
+/// Find the pipeline by name.
+pub fn find_pipeline<'m>(
+    module: &'m ir::Module,
+    name: Option<&str>,
+) -> Result<Option<&'m ir::Pipeline>, Failure> {
+    let Some(name) = name else {
+        return Ok(None);
+    };
+    match module.pipelines.iter().find(|p| p.name == name) {
+        Some(p) => Ok(Some(p)),
+        None => {
+            let hint = strata_lang::suggest::closest(
+                name,
+                module.pipelines.iter().map(|p| p.name.as_str()),
+            )
+            .map(|s| format!(" (did you mean `{s}`?)"))
+            .unwrap_or_default();
+            Err(Failure::Usage(format!("unknown pipeline '{name}'{hint}")))
+        }
+    }
+}
+
+/// Sources read by the selected models (from, join, set-op inputs).
+fn sources_read(models: &[&ir::Model]) -> Vec<String> {
+    let mut out: BTreeSet<String> = BTreeSet::new();
+    for m in models {
+        for i in &m.inputs {
+            if i.kind == InputKind::Source {
+                out.insert(i.name.clone());
+            }
+        }
+    }
+    out.into_iter().collect()
+}
+
+fn short_hash(parts: &[String]) -> String {
+    let mut h = Sha256::new();
+    for p in parts {
+        h.update(p.as_bytes());
+        h.update(b"\x1f");
+    }
+    h.finalize()
+        .iter()
+        .take(8)
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// Table names must be valid identifiers in messages and views; keep the
+/// branch name to safe characters.
+fn branch_tag(branch: &str) -> String {
+    branch
+        .chars()
+        .map(|c| {
+            if c.is_alphanumeric() || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
+/// The live view of a model on a branch.
+pub fn live_view(model: &str, branch: &str) -> String {
+    if branch == "main" {
+        format!("v_{model}")
+    } else {
+        format!("v_{}__{model}", branch_tag(branch))
+    }
+}
+
+/// The materialization state shared by run, test and replay.
+struct Build<'a> {
+    wh: &'a Warehouse,
+    module: &'a ir::Module,
+    /// Relation each source reads in this run (frozen input or origin).
+    source_rel: BTreeMap<String, String>,
+    /// Relation each model built in this run was materialized to.
+    model_rel: HashMap<String, String>,
+    branch: String,
+    report: Vec<String>,
+    materialized: Vec<(String, String, i64)>,
+    cardinality_queries: usize,
+}
+
+impl Build<'_> {
+    /// The relation a model's input reads: a source's frozen copy (or its
+    /// origin), an upstream model built in this run, else its live view.
+    fn relation(&self, input: &ir::Input) -> String {
+        match input.kind {
+            InputKind::Source => self
+                .source_rel
+                .get(&input.name)
+                .cloned()
+                .unwrap_or_else(|| ident(&input.name)),
+            InputKind::Model => self
+                .model_rel
+                .get(&input.name)
+                .map(|t| ident(t))
+                .unwrap_or_else(|| ident(&live_view(&input.name, &self.branch))),
+        }
+    }
+
+    /// Build one model into `table` with its checks, and remember it.
+    fn model(
+        &mut self,
+        m: &ir::Model,
+        table: &str,
+        progress: &dyn Progress,
+    ) -> Result<(), Failure> {
+        let mut report = std::mem::take(&mut self.report);
+        let relation = |i: &ir::Input| self.relation(i);
+        let rows = build_one(
+            self.wh,
+            self.module,
+            m,
+            table,
+            &relation,
+            &mut report,
+            progress,
+        );
+        self.report = report;
+        self.cardinality_queries += sql::cardinality_checks(m).len();
+        let rows = rows?;
+        self.model_rel.insert(m.name.clone(), table.to_string());
+        self.materialized
+            .push((m.name.clone(), table.to_string(), rows));
+        Ok(())
+    }
+
+    fn tests(
+        &mut self,
+        models: &[&ir::Model],
+        relation_of: &dyn Fn(&str) -> Option<String>,
+    ) -> Result<(), Failure> {
+        for t in &self.module.tests {
+            if !models.iter().any(|m| m.name == t.model) {
+                continue;
+            }
+            let Some(rel) = relation_of(&t.model) else {
+                continue;
+            };
+            checks::declarative(self.wh, t, &rel, relation_of, &mut self.report)?;
+        }
+        Ok(())
+    }
+}
+
+/// Build one model into `table` (reading inputs through `relation`), then
+/// its pins, then its join cardinality checks on exactly the relations it
+/// read. Returns its row count.
+pub(crate) fn build_one(
+    wh: &Warehouse,
+    module: &ir::Module,
+    m: &ir::Model,
+    table: &str,
+    relation: &dyn Fn(&ir::Input) -> String,
+    report: &mut Vec<String>,
+    progress: &dyn Progress,
+) -> Result<i64, Failure> {
+    progress.step(&format!("build {}", m.name));
+    let select = sql::lower_model(module, m, Dialect::DuckDb, relation).map_err(|d| {
+        Failure::Environment(format!(
+            "model {} cannot run in DuckDB: {}",
+            m.name, d.message
+        ))
+    })?;
+    wh.exec(&format!(
+        "CREATE OR REPLACE TABLE {} AS\n{select}",
+        ident(table)
+    ))?;
+    let rows = wh.count(&format!("SELECT COUNT(*) FROM {}", ident(table)))?;
+    if let Some(contract) = m
+        .contract
+        .as_ref()
+        .and_then(|c| module.contracts.iter().find(|x| &x.name == c))
+    {
+        progress.step(&format!("pins {}", m.name));
+        checks::pins(wh, m, contract, table, report)?;
+    }
+    let join_inputs: Vec<usize> = m
+        .inputs
+        .iter()
+        .enumerate()
+        .filter(|(_, i)| i.role == ir::InputRole::Join)
+        .map(|(k, _)| k)
+        .collect();
+    for check in sql::cardinality_checks(m) {
+        progress.step(&format!(
+            "check {} {} {}",
+            m.name,
+            check.join_kind.name(),
+            check.table
+        ));
+        let rel = relation(&m.inputs[check.input]);
+        // The join this check belongs to: the one whose input index matches
+        // (right side) or the join it was derived from (left side).
+        let join = m
+            .joins
+            .iter()
+            .zip(join_inputs.iter())
+            .find(|(j, k)| {
+                j.expect == Some(check.cardinality)
+                    && j.input == check.join_input
+                    && (check.left_side || **k == check.input)
+            })
+            .map(|(j, _)| j)
+            .ok_or_else(|| {
+                Failure::Environment("internal: join of a cardinality check not found".into())
+            })?;
+        checks::cardinality(wh, &check, &rel, join, report)?;
+    }
+    Ok(rows)
+}
+
+/// The models to build, where every source reads from, and the sources the
+/// models read (each checked to exist) — before anything runs.
+#[allow(clippy::type_complexity)]
+fn plan<'m>(
+    wh: &Warehouse,
+    module: &'m ir::Module,
+    opts: &RunOptions,
+) -> Result<(Vec<&'m ir::Model>, BTreeMap<String, Origin>, Vec<String>), Failure> {
+    let pipeline = find_pipeline(module, opts.pipeline.as_deref())?;
+    let models = select_models(module, &opts.models, pipeline)?;
+    let module_dir = opts
+        .module_path
+        .parent()
+        .map(Path::to_path_buf)
+        .unwrap_or_default();
+    let origins = inputs::resolve(module, pipeline, &opts.sources, &module_dir)?;
+    let needed = sources_read(&models);
+    inputs::check_exist(wh, &origins, &needed)?;
+    Ok((models, origins, needed))
+}
+
+/// A test hook: with `STRATA_FAILPOINT_BEFORE_COMMIT_MS=n` set, a run says
+/// so on stderr and sleeps `n` ms just before its COMMIT, so a test can kill
+/// it at the worst moment.
+fn failpoint_before_commit() {
+    if let Some(ms) = std::env::var("STRATA_FAILPOINT_BEFORE_COMMIT_MS")
+        .ok()
+        .and_then(|v| v.parse::<u64>().ok())
+    {
+        eprintln!("strata: failpoint before commit: sleeping {ms} ms");
+        std::thread::sleep(std::time::Duration::from_millis(ms));
+    }
+}
+
+/// `strata run`: the whole lifecycle in one transaction.
+pub fn run(
+    wh: &Warehouse,
+    module: &ir::Module,
+    opts: &RunOptions,
+    progress: &dyn Progress,
+) -> Result<RunReport, Failure> {
+    let (models, origins, needed) = plan(wh, module, opts)?;
+
+    // The run id: a content hash of what the run does.
+    progress.step("hash inputs");
+    let mut contents = BTreeMap::new();
+    for s in &needed {
+        let origin = &origins[s];
+        contents.insert(s.clone(), inputs::content_hash(wh, &origin.relation())?);
+    }
+    let mut parts = vec![opts.branch.clone(), opts.stage_only.to_string()];
+    for m in &models {
+        parts.push(format!("{}={}", m.name, m.fingerprint));
+    }
+    for (s, (hash, _)) in &contents {
+        parts.push(format!("{s}:{}:{hash}", origins[s].describe()));
+    }
+    let run_id = short_hash(&parts);
+
+    wh.begin()?;
+    let result = run_in_transaction(
+        wh, module, opts, &models, &origins, &contents, &run_id, progress,
+    );
+    match result {
+        Ok(report) => {
+            failpoint_before_commit();
+            wh.commit()?;
+            progress.finish();
+            Ok(report)
+        }
+        Err(e) => {
+            wh.rollback();
+            progress.finish();
+            Err(e)
+        }
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn run_in_transaction(
+    wh: &Warehouse,
+    module: &ir::Module,
+    opts: &RunOptions,
+    models: &[&ir::Model],
+    origins: &BTreeMap<String, Origin>,
+    contents: &BTreeMap<String, (String, i64)>,
+    run_id: &str,
+    progress: &dyn Progress,
+) -> Result<RunReport, Failure> {
+    let mut build = Build {
+        wh,
+        module,
+        source_rel: BTreeMap::new(),
+        model_rel: HashMap::new(),
+        branch: opts.branch.clone(),
+        report: Vec::new(),
+        materialized: Vec::new(),
+        cardinality_queries: 0,
+    };
+    // 1. Freeze the inputs.
+    let mut frozen = BTreeMap::new();
+    let mut reused = Vec::new();
+    for (s, (hash, rows)) in contents {
+        progress.step(&format!("freeze {s}"));
+        let (table, was_reused) = inputs::freeze(wh, s, &origins[s], hash, *rows, run_id)?;
+        if was_reused {
+            reused.push(s.clone());
+        }
+        build.source_rel.insert(s.clone(), ident(&table));
+        frozen.insert(s.clone(), table);
+    }
+    // 2-3. Build each model as its snapshot, with its pins and checks.
+    let tag = branch_tag(&opts.branch);
+    for m in models {
+        let snapshot = format!("snap_{run_id}_{}", m.name);
+        build.model(m, &snapshot, progress)?;
+        wh.exec(&format!(
+            "CREATE OR REPLACE VIEW {} AS SELECT * FROM {}",
+            ident(&format!("stg_{tag}__{}", m.name)),
+            ident(&snapshot)
+        ))?;
+    }
+    // 4. Publish: repoint the live views.
+    if !opts.stage_only {
+        for (m, snapshot, _) in &build.materialized {
+            wh.exec(&format!(
+                "CREATE OR REPLACE VIEW {} AS SELECT * FROM {}",
+                ident(&live_view(m, &opts.branch)),
+                ident(snapshot)
+            ))?;
+        }
+    }
+    // 5. Declarative tests against what was just published (or staged).
+    let published: HashMap<String, String> = build
+        .materialized
+        .iter()
+        .map(|(m, snap, _)| {
+            let rel = if opts.stage_only {
+                snap.clone()
+            } else {
+                live_view(m, &opts.branch)
+            };
+            (m.clone(), ident(&rel))
+        })
+        .collect();
+    let branch = opts.branch.clone();
+    let relation_of = |name: &str| -> Option<String> {
+        Some(
+            published
+                .get(name)
+                .cloned()
+                .unwrap_or_else(|| ident(&live_view(name, &branch))),
+        )
+    };
+    build.tests(models, &relation_of)?;
+    // 6. Record the run.
+    let json = |v: serde_json::Value| v.to_string();
+    let overrides: BTreeMap<String, String> = origins
+        .iter()
+        .filter(|(s, o)| **o != Origin::Table((*s).clone()))
+        .map(|(s, o)| (s.clone(), o.describe()))
+        .collect();
+    let report_text = build.report.join("\n");
+    wh.exec(&format!(
+        "INSERT INTO \"_strata_runs\" VALUES ({}, current_timestamp, {}, {}, {}, {}, {}, {}, {}, {}, {})",
+        string(run_id),
+        string(&opts.module_path.display().to_string()),
+        string(&opts.branch),
+        opts.stage_only,
+        string(&json(serde_json::json!(models.iter().map(|m| &m.name).collect::<Vec<_>>()))),
+        string(&json(serde_json::json!(models
+            .iter()
+            .map(|m| (m.name.clone(), m.fingerprint.clone()))
+            .collect::<BTreeMap<_, _>>()))),
+        string(&json(serde_json::json!(overrides))),
+        string(&json(serde_json::json!(frozen))),
+        string(&json(serde_json::json!(build
+            .materialized
+            .iter()
+            .map(|(m, s, _)| (m.clone(), s.clone()))
+            .collect::<BTreeMap<_, _>>()))),
+        string(&report_text),
+    ))?;
+    Ok(RunReport {
+        run_id: run_id.to_string(),
+        materialized: build
+            .materialized
+            .iter()
+            .map(|(m, snap, rows)| {
+                let shown = if opts.stage_only {
+                    snap.clone()
+                } else {
+                    live_view(m, &opts.branch)
+                };
+                (m.clone(), shown, *rows)
+            })
+            .collect(),
+        report: build.report,
+        reused_inputs: reused,
+        cardinality_queries: build.cardinality_queries,
+    })
+}
+
+/// `strata test`: materialize into the `test` branch's staged tables (pins
+/// and cardinality checks included) and run the declarative tests against
+/// them. Live views, snapshots and history are never touched.
+pub fn test(
+    wh: &Warehouse,
+    module: &ir::Module,
+    opts: &RunOptions,
+    progress: &dyn Progress,
+) -> Result<RunReport, Failure> {
+    let (models, origins, _) = plan(wh, module, opts)?;
+    let mut build = Build {
+        wh,
+        module,
+        source_rel: origins
+            .iter()
+            .map(|(s, o)| (s.clone(), o.relation()))
+            .collect(),
+        model_rel: HashMap::new(),
+        branch: "test".into(),
+        report: Vec::new(),
+        materialized: Vec::new(),
+        cardinality_queries: 0,
+    };
+    wh.begin()?;
+    let result = (|| {
+        for m in &models {
+            build.model(m, &format!("stg_test__{}", m.name), progress)?;
+        }
+        let staged: HashMap<String, String> = build
+            .model_rel
+            .iter()
+            .map(|(m, t)| (m.clone(), ident(t)))
+            .collect();
+        let relation_of = |name: &str| staged.get(name).cloned();
+        build.tests(&models, &relation_of)
+    })();
+    match result {
+        Ok(()) => {
+            wh.commit()?;
+            progress.finish();
+            Ok(RunReport {
+                run_id: String::new(),
+                materialized: build.materialized,
+                report: build.report,
+                reused_inputs: Vec::new(),
+                cardinality_queries: build.cardinality_queries,
+            })
+        }
+        Err(e) => {
+            wh.rollback();
+            progress.finish();
+            Err(e)
+        }
+    }
+}

@@ -1,0 +1,671 @@
+//! End-to-end tests: the `strata` binary against real DuckDB warehouse files,
+//! with data written by the tests. What a user would see: exit codes,
+//! report lines, and what the published views return afterwards.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use strata_materialize::Warehouse;
+
+static DIRS: AtomicUsize = AtomicUsize::new(0);
+
+/// A fresh directory for one test.
+fn workdir(name: &str) -> PathBuf {
+    let n = DIRS.fetch_add(1, Ordering::SeqCst);
+    let dir = std::env::temp_dir().join(format!("strata-e2e-{}-{name}-{n}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("create test dir");
+    dir
+}
+
+fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let p = dir.join(name);
+    if let Some(parent) = p.parent() {
+        std::fs::create_dir_all(parent).expect("mkdir");
+    }
+    std::fs::write(&p, text).expect("write file");
+    p
+}
+
+fn strata(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_strata"))
+        .args(args)
+        .current_dir(dir)
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("run strata")
+}
+
+fn text(o: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
+}
+
+#[track_caller]
+fn assert_exit(o: &Output, code: i32) {
+    assert_eq!(o.status.code(), Some(code), "output:\n{}", text(o));
+}
+
+/// Query a warehouse file; rows as `|`-joined text, in query order.
+fn query(db: &Path, sql: &str) -> Vec<String> {
+    let wh = Warehouse::open(&db.display().to_string(), Duration::from_secs(10))
+        .expect("open warehouse");
+    wh.rows(sql)
+        .expect("query")
+        .into_iter()
+        .map(|r| {
+            r.into_iter()
+                .map(|c| c.unwrap_or_default())
+                .collect::<Vec<_>>()
+                .join("|")
+        })
+        .collect()
+}
+
+const SEED: &str = include_str!("../examples/seed/orders.strata");
+
+const ORDERS: &str = "order_id,customer_id,amount\n1,10,5.0\n2,10,7.5\n3,20,1.0\n4,,2.0\n";
+const CUSTOMERS: &str = "customer_id,country\n10,ES\n20,FR\n30,DE\n";
+const CUSTOMERS_DUP: &str = "customer_id,country\n10,ES\n10,PT\n10,IT\n20,FR\n20,BE\n30,DE\n";
+
+fn seed_dir(name: &str) -> PathBuf {
+    let dir = workdir(name);
+    write(&dir, "orders.strata", SEED);
+    write(&dir, "orders.csv", ORDERS);
+    write(&dir, "customers.csv", CUSTOMERS);
+    write(&dir, "customers_dup.csv", CUSTOMERS_DUP);
+    dir
+}
+
+#[test]
+fn seed_enriched_publishes_then_a_duplicate_aborts_and_keeps_live_data() {
+    let dir = seed_dir("seed");
+    let run = |customers: &str| {
+        strata(
+            &dir,
+            &[
+                "run",
+                "orders.strata",
+                "enriched",
+                "-o",
+                "wh.duckdb",
+                "--source",
+                "orders=orders.csv",
+                "--source",
+                &format!("customers={customers}"),
+            ],
+        )
+    };
+    let ok = run("customers.csv");
+    assert_exit(&ok, 0);
+    let out = text(&ok);
+    assert!(
+        out.contains("  materialized  v_enriched  (4 rows)"),
+        "{out}"
+    );
+    assert!(
+        out.contains(
+            "  ok  enriched left customers: many_to_one (customers unique on customer_id)"
+        ),
+        "{out}"
+    );
+    let db = dir.join("wh.duckdb");
+    let before = query(
+        &db,
+        "SELECT order_id, country FROM v_enriched ORDER BY order_id",
+    );
+    assert_eq!(before, ["1|ES", "2|ES", "3|FR", "4|"]);
+
+    let bad = run("customers_dup.csv");
+    assert_exit(&bad, 3);
+    let out = text(&bad);
+    assert!(
+        out.contains("join cardinality FAILED [enriched left customers]: expected many_to_one but customers has 2 duplicate key groups (customer_id)"),
+        "{out}"
+    );
+    assert!(
+        out.contains("e.g. customer_id=10 (3 rows), customer_id=20 (2 rows)"),
+        "{out}"
+    );
+    // Nothing was published: the live view returns the previous rows, and
+    // the failed run left no history.
+    assert_eq!(
+        query(
+            &db,
+            "SELECT order_id, country FROM v_enriched ORDER BY order_id"
+        ),
+        before
+    );
+    assert_eq!(query(&db, "SELECT COUNT(*) FROM _strata_runs"), ["1"]);
+}
+
+#[test]
+fn one_to_one_names_the_left_table_when_it_repeats() {
+    let dir = seed_dir("one-to-one");
+    let o = strata(
+        &dir,
+        &[
+            "run",
+            "orders.strata",
+            "profiles",
+            "-o",
+            ":memory:",
+            "--source",
+            "orders=orders.csv",
+            "--source",
+            "customers=customers.csv",
+        ],
+    );
+    assert_exit(&o, 3);
+    let out = text(&o);
+    // The right side passed first, then the left side (orders) failed.
+    assert!(
+        out.contains("  ok  profiles left customers: one_to_one (customers unique on customer_id)"),
+        "{out}"
+    );
+    assert!(
+        out.contains("join cardinality FAILED [profiles left customers]: expected one_to_one but orders has 1 duplicate key groups (customer_id)"),
+        "{out}"
+    );
+    assert!(out.contains("e.g. customer_id=10 (2 rows)"), "{out}");
+}
+
+#[test]
+fn unannotated_joins_run_no_check_query() {
+    let dir = workdir("unannotated");
+    write(
+        &dir,
+        "m.strata",
+        r#"source orders(ns: "a") { columns: { order_id: int64, customer_id: int64 } }
+source customers(ns: "a") { columns: { customer_id: int64, country: string } }
+model plain { from orders join_left customers on orders.customer_id == customers.customer_id select { order_id = order_id, country = customers.country } }
+"#,
+    );
+    write(
+        &dir,
+        "orders.csv",
+        ORDERS
+            .replace(",amount", "")
+            .replace(",5.0", "")
+            .replace(",7.5", "")
+            .replace(",1.0", "")
+            .replace(",2.0", "")
+            .as_str(),
+    );
+    write(&dir, "customers.csv", CUSTOMERS_DUP);
+    let o = strata(
+        &dir,
+        &[
+            "run",
+            "m.strata",
+            "-o",
+            "wh.duckdb",
+            "--format",
+            "json",
+            "--source",
+            "orders=orders.csv",
+            "--source",
+            "customers=customers.csv",
+        ],
+    );
+    assert_exit(&o, 0);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
+    assert_eq!(v["cardinality_queries"], 0);
+    // Duplicates in the dimension fan out, as the unannotated join says:
+    // orders 1 and 2 match customer 10 three times each, order 3 matches 20
+    // twice, order 4 (NULL key) is kept once.
+    assert_eq!(
+        query(&dir.join("wh.duckdb"), "SELECT COUNT(*) FROM v_plain"),
+        ["9"]
+    );
+    // The SQL is the plain compiled SQL: no check query is emitted either.
+    let c = strata(&dir, &["compile", "m.strata"]);
+    assert_exit(&c, 0);
+    assert!(!text(&c).contains("cardinality check"), "{}", text(&c));
+}
+
+#[test]
+fn composite_null_and_reserved_word_keys() {
+    let dir = workdir("composite");
+    write(
+        &dir,
+        "m.strata",
+        r#"source facts(ns: "a") { columns: { id: int64, order: int64, limit: string } }
+source dims(ns: "a") { columns: { order: int64, limit: string, label: string } }
+model m {
+  from facts
+  join_left dims on facts.order == dims.order and facts.limit == dims.limit expect many_to_one
+  select { id = id, label = dims.label }
+}
+"#,
+    );
+    write(&dir, "facts.csv", "id,order,limit\n1,1,a\n2,1,b\n3,2,a\n");
+    // (1,a) twice would be a duplicate; (1,b)+(1,NULL) and (NULL,a) rows are not.
+    write(
+        &dir,
+        "dims_ok.csv",
+        "order,limit,label\n1,a,x\n1,b,y\n1,,z\n,a,w\n,a,v\n2,a,u\n",
+    );
+    write(
+        &dir,
+        "dims_dup.csv",
+        "order,limit,label\n1,a,x\n1,a,y\n2,a,u\n",
+    );
+    let run = |dims: &str| {
+        strata(
+            &dir,
+            &[
+                "run",
+                "m.strata",
+                "-o",
+                ":memory:",
+                "--source",
+                "facts=facts.csv",
+                "--source",
+                &format!("dims={dims}"),
+            ],
+        )
+    };
+    let ok = run("dims_ok.csv");
+    assert_exit(&ok, 0);
+    assert!(
+        text(&ok).contains("  ok  m left dims: many_to_one (dims unique on order, limit)"),
+        "{}",
+        text(&ok)
+    );
+    let bad = run("dims_dup.csv");
+    assert_exit(&bad, 3);
+    assert!(
+        text(&bad).contains("but dims has 1 duplicate key groups (order, limit)"),
+        "{}",
+        text(&bad)
+    );
+    assert!(
+        text(&bad).contains("e.g. order=1, limit=a (2 rows)"),
+        "{}",
+        text(&bad)
+    );
+}
+
+#[test]
+fn upstream_models_staged_in_the_run_and_pipeline_overrides() {
+    let dir = workdir("upstream");
+    write(
+        &dir,
+        "m.strata",
+        r#"source raw_customers(ns: "a") { columns: { customer_id: int64, country: string } }
+source orders(ns: "a") { columns: { order_id: int64, customer_id: int64 } }
+model customers { from raw_customers filter country != "XX" }
+model enriched {
+  from orders
+  join_left customers on orders.customer_id == customers.customer_id expect many_to_one
+  select { order_id = order_id, country = customers.country }
+}
+pipeline local {
+  models: [enriched]
+  sources: { raw_customers: from(path: "data/customers.csv"), orders: from(path: "data/orders.csv") }
+}
+pipeline dup {
+  models: [enriched]
+  sources: { raw_customers: from(path: "data/customers_dup.csv"), orders: from(path: "data/orders.csv") }
+}
+"#,
+    );
+    write(
+        &dir,
+        "data/orders.csv",
+        "order_id,customer_id\n1,10\n2,20\n",
+    );
+    write(
+        &dir,
+        "data/customers.csv",
+        "customer_id,country\n10,ES\n20,FR\n20,XX\n",
+    );
+    write(
+        &dir,
+        "data/customers_dup.csv",
+        "customer_id,country\n10,ES\n20,FR\n20,BE\n",
+    );
+    // The duplicate 20 is filtered out by the upstream model: the check
+    // counts the staged upstream output, not the raw source.
+    let ok = strata(
+        &dir,
+        &["run", "m.strata", "--pipeline", "local", "-o", "wh.duckdb"],
+    );
+    assert_exit(&ok, 0);
+    assert!(
+        text(&ok).contains(
+            "  ok  enriched left customers: many_to_one (customers unique on customer_id)"
+        ),
+        "{}",
+        text(&ok)
+    );
+    assert_eq!(
+        query(
+            &dir.join("wh.duckdb"),
+            "SELECT * FROM v_enriched ORDER BY 1"
+        ),
+        ["1|ES", "2|FR"]
+    );
+    let bad = strata(
+        &dir,
+        &["run", "m.strata", "--pipeline", "dup", "-o", "wh.duckdb"],
+    );
+    assert_exit(&bad, 3);
+    assert!(
+        text(&bad).contains("but customers has 1 duplicate key groups (customer_id)"),
+        "{}",
+        text(&bad)
+    );
+    assert_eq!(
+        query(
+            &dir.join("wh.duckdb"),
+            "SELECT * FROM v_enriched ORDER BY 1"
+        ),
+        ["1|ES", "2|FR"]
+    );
+}
+
+#[test]
+fn missing_sources_and_unknown_names_fail_before_running() {
+    let dir = seed_dir("missing");
+    let o = strata(&dir, &["run", "orders.strata", "-o", "wh.duckdb"]);
+    assert_exit(&o, 4);
+    assert!(
+        text(&o).contains("source 'customers' reads table customers, which does not exist"),
+        "{}",
+        text(&o)
+    );
+    let o = strata(
+        &dir,
+        &[
+            "run",
+            "orders.strata",
+            "-o",
+            "wh.duckdb",
+            "--source",
+            "custmers=customers.csv",
+        ],
+    );
+    assert_exit(&o, 2);
+    assert!(
+        text(&o).contains("unknown source 'custmers' (did you mean `customers`?)"),
+        "{}",
+        text(&o)
+    );
+    let o = strata(
+        &dir,
+        &[
+            "run",
+            "orders.strata",
+            "-o",
+            "wh.duckdb",
+            "--source",
+            "customers=nope.csv",
+            "--source",
+            "orders=orders.csv",
+        ],
+    );
+    assert_exit(&o, 4);
+    assert!(
+        text(&o).contains("file ./nope.csv, which does not exist"),
+        "{}",
+        text(&o)
+    );
+    let o = strata(&dir, &["run", "orders.strata", "enrich"]);
+    assert_exit(&o, 2);
+    assert!(
+        text(&o).contains("did you mean `enriched`?"),
+        "{}",
+        text(&o)
+    );
+}
+
+#[test]
+fn test_command_and_replay() {
+    let dir = seed_dir("replay");
+    write(
+        &dir,
+        "t.strata",
+        &format!("{SEED}\ntest enriched {{ expect row_count == 4; expect order_id > 0 }}\n"),
+    );
+    let args = [
+        "-o",
+        "wh.duckdb",
+        "--source",
+        "orders=orders.csv",
+        "--source",
+        "customers=customers.csv",
+    ];
+    let mut t = vec!["test", "t.strata", "enriched"];
+    t.extend(args);
+    let o = strata(&dir, &t);
+    assert_exit(&o, 0);
+    assert!(
+        text(&o).contains("  ok  test enriched: row_count == 4 (4)"),
+        "{}",
+        text(&o)
+    );
+    assert!(
+        text(&o).contains("  ok  test enriched: order_id > 0 (4 rows)"),
+        "{}",
+        text(&o)
+    );
+    // test never touches live views.
+    assert_eq!(
+        query(
+            &dir.join("wh.duckdb"),
+            "SELECT COUNT(*) FROM information_schema.tables WHERE table_name = 'v_enriched'"
+        ),
+        ["0"]
+    );
+    let mut r = vec!["run", "t.strata", "enriched"];
+    r.extend(args);
+    assert_exit(&strata(&dir, &r), 0);
+    let runs = strata(
+        &dir,
+        &["replay", "t.strata", "-o", "wh.duckdb", "--format", "json"],
+    );
+    assert_exit(&runs, 0);
+    let v: serde_json::Value = serde_json::from_slice(&runs.stdout).expect("json");
+    let id = v[0]["run_id"].as_str().expect("run id").to_string();
+    let show = strata(&dir, &["replay", "t.strata", &id[..6], "-o", "wh.duckdb"]);
+    assert_exit(&show, 0);
+    assert!(
+        text(&show).contains(&format!("run {id}")),
+        "{}",
+        text(&show)
+    );
+    let exec = strata(
+        &dir,
+        &[
+            "replay",
+            "t.strata",
+            &id[..6],
+            "--execute",
+            "-o",
+            "wh.duckdb",
+        ],
+    );
+    assert_exit(&exec, 0);
+    assert!(
+        text(&exec).contains("outputs equal the recorded snapshots"),
+        "{}",
+        text(&exec)
+    );
+    assert!(
+        text(&exec).contains("  ok  enriched left customers: many_to_one"),
+        "{}",
+        text(&exec)
+    );
+    // A failing declarative test exits 3 and publishes nothing.
+    write(
+        &dir,
+        "t2.strata",
+        &format!("{SEED}\ntest enriched {{ expect row_count > 100 }}\n"),
+    );
+    let mut r2 = vec!["run", "t2.strata", "enriched"];
+    r2.extend(args);
+    let o = strata(&dir, &r2);
+    assert_exit(&o, 3);
+    assert!(
+        text(&o).contains("test FAILED [enriched] expect row_count > 100: the model has 4 rows"),
+        "{}",
+        text(&o)
+    );
+}
+
+#[test]
+fn second_writer_waits_then_names_the_holder() {
+    let dir = seed_dir("lock");
+    let db = dir.join("wh.duckdb");
+    let holder = Warehouse::open(&db.display().to_string(), Duration::from_secs(5)).expect("open");
+    let start = std::time::Instant::now();
+    let o = strata(
+        &dir,
+        &[
+            "run",
+            "orders.strata",
+            "-o",
+            "wh.duckdb",
+            "--lock-timeout",
+            "1",
+            "--source",
+            "orders=orders.csv",
+            "--source",
+            "customers=customers.csv",
+        ],
+    );
+    assert_exit(&o, 4);
+    assert!(
+        start.elapsed() >= Duration::from_millis(900),
+        "did not wait"
+    );
+    assert!(
+        text(&o).contains("is locked by another writer"),
+        "{}",
+        text(&o)
+    );
+    assert!(
+        text(&o).contains("PID"),
+        "the holder is named: {}",
+        text(&o)
+    );
+    drop(holder);
+}
+
+#[test]
+fn killed_run_leaves_previous_state_and_next_run_succeeds() {
+    let dir = seed_dir("kill");
+    // A large fact input so the run is still working when it is killed.
+    let mut big = String::from("order_id,customer_id,amount\n");
+    for i in 0..2_000_000u64 {
+        big.push_str(&format!("{i},{},{}.5\n", 10 + (i % 3) * 10, i % 100));
+    }
+    write(&dir, "big.csv", &big);
+    let args = |orders: &str| {
+        vec![
+            "run".to_string(),
+            "orders.strata".into(),
+            "enriched".into(),
+            "-o".into(),
+            "wh.duckdb".into(),
+            "--source".into(),
+            format!("orders={orders}"),
+            "--source".into(),
+            "customers=customers.csv".into(),
+        ]
+    };
+    assert_exit(
+        &strata(
+            &dir,
+            &args("orders.csv")
+                .iter()
+                .map(String::as_str)
+                .collect::<Vec<_>>(),
+        ),
+        0,
+    );
+    let db = dir.join("wh.duckdb");
+    let before = query(&db, "SELECT * FROM v_enriched ORDER BY order_id");
+    // The failpoint holds the run inside its transaction, after every model
+    // was built and checked and the views repointed, just before COMMIT: the
+    // worst moment to die.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_strata"))
+        .args(args("big.csv"))
+        .current_dir(&dir)
+        .env("STRATA_FAILPOINT_BEFORE_COMMIT_MS", "60000")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    let mut stderr = child.stderr.take().expect("stderr");
+    let mut seen = String::new();
+    let deadline = std::time::Instant::now() + Duration::from_secs(120);
+    while !seen.contains("failpoint") && std::time::Instant::now() < deadline {
+        let mut buf = [0u8; 256];
+        match std::io::Read::read(&mut stderr, &mut buf) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => seen.push_str(&String::from_utf8_lossy(&buf[..n])),
+        }
+    }
+    assert!(
+        seen.contains("failpoint"),
+        "the run never reached the failpoint: {seen}"
+    );
+    child.kill().expect("SIGKILL");
+    let _ = child.wait();
+    let after = query(&db, "SELECT * FROM v_enriched ORDER BY order_id");
+    assert!(
+        after == before,
+        "live data changed after the kill: {} rows",
+        after.len()
+    );
+    assert_eq!(query(&db, "SELECT COUNT(*) FROM _strata_runs"), ["1"]);
+    let again = strata(
+        &dir,
+        &args("big.csv")
+            .iter()
+            .map(String::as_str)
+            .collect::<Vec<_>>(),
+    );
+    assert_exit(&again, 0);
+    assert_eq!(query(&db, "SELECT COUNT(*) FROM v_enriched"), ["2000000"]);
+}
+
+#[test]
+fn shop_example_runs_and_broken_variant_keeps_live_data() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/shop");
+    let dir = workdir("shop");
+    let db = dir.join("shop.duckdb");
+    let module = root.join("shop.strata").display().to_string();
+    let db_s = db.display().to_string();
+    let ok = strata(&dir, &["run", &module, "--pipeline", "local", "-o", &db_s]);
+    assert_exit(&ok, 0);
+    let out = text(&ok);
+    assert!(
+        out.contains("  materialized  v_enriched_orders  (10 rows)"),
+        "{out}"
+    );
+    assert!(
+        out.contains("  ok  test enriched_orders: row_count == 10 (10)"),
+        "{out}"
+    );
+    let before = query(&db, "SELECT * FROM v_customer_cards ORDER BY customer_id");
+    let bad = strata(&dir, &["run", &module, "--pipeline", "broken", "-o", &db_s]);
+    assert_exit(&bad, 3);
+    assert!(
+        text(&bad).contains("customers has 1 duplicate key groups (customer_id)"),
+        "{}",
+        text(&bad)
+    );
+    assert_eq!(
+        query(&db, "SELECT * FROM v_customer_cards ORDER BY customer_id"),
+        before
+    );
+}
