@@ -20,6 +20,11 @@
 //!     views over (empty) source tables, and the check queries run.
 //!   * `postgres_view_types_match_the_schema`: each view column has the
 //!     PostgreSQL type of the model's column type.
+//! * `duckdb_exec::<fixture>`: the same fixtures on an in-memory DuckDB
+//!   (`strata_materialize::Warehouse`), never skipped; sections listed in
+//!   `KNOWN_DUCKDB_DIFFERENCES` must still differ.
+//! * `duckdb_and_postgres_agree_row_for_row`: every fixture section gives the
+//!   same rows on both engines (skipped like the `postgres_*` tests).
 //!
 //! Format of `.expected` (shared with the DuckDB execution tests): `#`
 //! comments; `[model]` then one line per row, the columns in the model's
@@ -647,10 +652,29 @@ fn exec_dir() -> PathBuf {
     root().join("tests/sql/exec")
 }
 
-/// Run one fixture on PostgreSQL and compare every section of its
-/// `.expected` file; all differences are reported together.
-fn run_fixture(name: &str) {
-    let Some(pg) = pg() else { return };
+/// The rows (sorted, `.expected` text form) or the error of each section of
+/// a fixture's `.expected` file, in file order, as one engine returned them.
+type SectionRows = Vec<(String, Result<Vec<String>, String>)>;
+
+/// The compiled view of a model (`views[].view` by `views[].model`).
+fn view_of<'a>(compiled: &'a Value, model: &str) -> Option<&'a str> {
+    array(compiled, "views")
+        .iter()
+        .find(|v| str_field(v, "model") == model)
+        .map(|v| str_field(v, "view"))
+}
+
+/// The cardinality check query labelled `<join> on <table>`.
+fn check_sql<'a>(compiled: &'a Value, label: &str) -> Option<&'a str> {
+    array(compiled, "cardinality_checks")
+        .iter()
+        .find(|c| format!("{} on {}", str_field(c, "join"), str_field(c, "table")) == label)
+        .map(|c| str_field(c, "sql"))
+}
+
+/// Run one fixture on PostgreSQL: the compiled (postgres) output and the
+/// rows of every section of its `.expected` file.
+fn pg_fixture_rows(pg: &Pg, name: &str) -> (Value, SectionRows) {
     let dir = exec_dir();
     let file = dir.join(format!("{name}.strata"));
     let data = read(&dir.join(format!("{name}.data.sql")));
@@ -660,45 +684,222 @@ fn run_fixture(name: &str) {
         .unwrap_or_else(|e| panic!("{e}"))
         .remove(schema.as_str())
         .unwrap_or_default();
+    let rows = parse_expected(&dir.join(format!("{name}.expected")))
+        .into_iter()
+        .map(|(section, _)| {
+            let got = if let Some(label) = section.strip_prefix("check ") {
+                match check_sql(compiled, label) {
+                    Some(sql) => pg
+                        .psql(schema, sql)
+                        .map(|out| out.lines().map(str::to_string).collect()),
+                    None => Err("no such cardinality check in the compiled output".into()),
+                }
+            } else {
+                match view_of(compiled, &section).and_then(|v| Some((v, columns.get(v)?))) {
+                    Some((v, cols)) => view_rows(pg, schema, v, cols),
+                    None => Err("no such model or view".into()),
+                }
+            };
+            (section, got)
+        })
+        .collect();
+    (loaded.compiled, rows)
+}
+
+/// Compare a fixture's rows on one engine with its `.expected` file; all
+/// differences are reported together. `known` lists the sections expected
+/// to differ on that engine (a section listed there that matches fails too:
+/// the entry is stale).
+fn assert_fixture_rows(
+    engine: &str,
+    name: &str,
+    compiled: &Value,
+    got: &SectionRows,
+    known: &[(&str, &str, &str)],
+) {
+    let sections = parse_expected(&exec_dir().join(format!("{name}.expected")));
     let mut failures = Vec::new();
-    let sections = parse_expected(&dir.join(format!("{name}.expected")));
-    for (section, expected) in &sections {
+    let mut known_seen = Vec::new();
+    for ((section, expected), (_, rows)) in sections.iter().zip(got) {
         let mut expected = expected.clone();
         expected.sort();
-        let got = if let Some(label) = section.strip_prefix("check ") {
-            let check = array(compiled, "cardinality_checks").iter().find(|c| {
-                format!("{} on {}", str_field(c, "join"), str_field(c, "table")) == label
-            });
-            match check {
-                Some(c) => pg
-                    .psql(schema, str_field(c, "sql"))
-                    .map(|out| out.lines().map(str::to_string).collect()),
-                None => Err("no such cardinality check in the compiled output".into()),
-            }
-        } else {
-            let view = array(compiled, "views")
-                .iter()
-                .find(|v| str_field(v, "model") == section)
-                .map(|v| str_field(v, "view"));
-            match view.and_then(|v| Some((v, columns.get(v)?))) {
-                Some((v, cols)) => view_rows(pg, schema, v, cols),
-                None => Err("no such model or view".into()),
-            }
-        };
-        match got {
-            Ok(rows) if rows == expected => {}
-            Ok(rows) => failures.push(format!(
+        let reason = known
+            .iter()
+            .find(|(f, s, _)| *f == name && *s == section)
+            .map(|(_, _, r)| *r);
+        match (rows, reason) {
+            (Ok(rows), None) if *rows == expected => {}
+            (Ok(rows), Some(_)) if *rows == expected => failures.push(format!(
+                "[{section}] is listed as a known {engine} difference but now matches: remove the entry"
+            )),
+            (Ok(rows), Some(reason)) => known_seen.push(format!(
+                "[{section}] known difference ({reason})\n  expected: {expected:?}\n  got:      {rows:?}"
+            )),
+            (Ok(rows), None) => failures.push(format!(
                 "[{section}] rows differ\n  expected: {expected:?}\n  got:      {rows:?}\n  sql:\n{}",
                 sql_of(compiled, section)
             )),
-            Err(e) => failures.push(format!("[{section}] {e}")),
+            (Err(e), _) => failures.push(format!("[{section}] {e}")),
+        }
+    }
+    for k in &known_seen {
+        eprintln!("tests/sql/exec/{name}.strata on {engine}: {k}");
+    }
+    assert!(
+        failures.is_empty(),
+        "tests/sql/exec/{name}.strata on {engine}: {} of {} sections differ\n\n{}",
+        failures.len(),
+        sections.len(),
+        failures.join("\n\n")
+    );
+}
+
+/// Run one fixture on PostgreSQL and compare every section of its
+/// `.expected` file; all differences are reported together.
+fn run_fixture(name: &str) {
+    let Some(pg) = pg() else { return };
+    let (compiled, rows) = pg_fixture_rows(pg, name);
+    assert_fixture_rows("PostgreSQL", name, &compiled, &rows, &[]);
+}
+
+// ---------------------------------------------------------------------------
+// Execution fixtures on DuckDB (in-memory, through strata-materialize)
+
+/// `(fixture, section, reason)`: sections of an `.expected` file whose rows
+/// on DuckDB are known to differ from the expected (and PostgreSQL) rows.
+/// Strict: an entry whose section matches fails `duckdb_exec::<fixture>`.
+const KNOWN_DUCKDB_DIFFERENCES: &[(&str, &str, &str)] = &[];
+
+/// The rows of a DuckDB view in the `.expected` text form, sorted. Floats
+/// are rendered by Rust (shortest round-trip, `3` not `3.0`, as PostgreSQL
+/// prints them); everything else is cast to VARCHAR by DuckDB.
+fn duckdb_view_rows(wh: &strata_materialize::Warehouse, view: &str) -> Result<Vec<String>, String> {
+    let d = Dialect::DuckDb;
+    let cols = wh
+        .rows(&format!(
+            "SELECT column_name, data_type FROM information_schema.columns \
+             WHERE table_name = {} ORDER BY ordinal_position",
+            d.string(view)
+        ))
+        .map_err(|e| format!("{e:?}"))?;
+    if cols.is_empty() {
+        return Err(format!("view {view} has no columns in information_schema"));
+    }
+    let items: Vec<String> = cols
+        .iter()
+        .map(|c| {
+            let name = d.ident(c[0].as_deref().unwrap_or_default());
+            match c[1].as_deref().unwrap_or_default() {
+                "DOUBLE" | "FLOAT" => name,
+                _ => format!("CAST({name} AS VARCHAR)"),
+            }
+        })
+        .collect();
+    let rows = wh
+        .rows(&format!(
+            "SELECT {} FROM {}",
+            items.join(", "),
+            d.ident(view)
+        ))
+        .map_err(|e| format!("{e:?}"))?;
+    let mut rows = text_rows(rows);
+    rows.sort();
+    Ok(rows)
+}
+
+/// Rows as `|`-separated lines, NULL as an empty field (psql `-At -F '|'`).
+fn text_rows(rows: Vec<Vec<Option<String>>>) -> Vec<String> {
+    rows.into_iter()
+        .map(|r| {
+            r.into_iter()
+                .map(Option::unwrap_or_default)
+                .collect::<Vec<_>>()
+                .join("|")
+        })
+        .collect()
+}
+
+/// Run one fixture on a fresh in-memory DuckDB: the compiled (duckdb) output
+/// and the rows of every section of its `.expected` file.
+fn duckdb_fixture_rows(name: &str) -> (Value, SectionRows) {
+    let dir = exec_dir();
+    let file = dir.join(format!("{name}.strata"));
+    let data = read(&dir.join(format!("{name}.data.sql")));
+    let compiled = compile_json(&file, "duckdb").unwrap_or_else(|e| panic!("{e}"));
+    let wh = strata_materialize::Warehouse::open(":memory:", std::time::Duration::from_secs(5))
+        .unwrap_or_else(|e| panic!("cannot open an in-memory DuckDB: {e:?}"));
+    wh.exec(&data)
+        .unwrap_or_else(|e| panic!("tests/sql/exec/{name}.data.sql [duckdb] {e:?}"));
+    for v in array(&compiled, "views") {
+        wh.exec(str_field(v, "sql")).unwrap_or_else(|e| {
+            panic!(
+                "{} [duckdb] model {}: {e:?}",
+                rel(&file),
+                str_field(v, "model")
+            )
+        });
+    }
+    let rows = parse_expected(&dir.join(format!("{name}.expected")))
+        .into_iter()
+        .map(|(section, _)| {
+            let got = if let Some(label) = section.strip_prefix("check ") {
+                match check_sql(&compiled, label) {
+                    Some(sql) => wh.rows(sql).map(text_rows).map_err(|e| format!("{e:?}")),
+                    None => Err("no such cardinality check in the compiled output".into()),
+                }
+            } else {
+                match view_of(&compiled, &section) {
+                    Some(v) => duckdb_view_rows(&wh, v),
+                    None => Err("no such model or view".into()),
+                }
+            };
+            (section, got)
+        })
+        .collect();
+    (compiled, rows)
+}
+
+/// Run one fixture on DuckDB and compare every section of its `.expected`
+/// file (except `KNOWN_DUCKDB_DIFFERENCES`, which must still differ).
+fn run_duckdb_fixture(name: &str) {
+    let (compiled, rows) = duckdb_fixture_rows(name);
+    assert_fixture_rows("DuckDB", name, &compiled, &rows, KNOWN_DUCKDB_DIFFERENCES);
+}
+
+/// Every fixture's every section gives the same rows on DuckDB as on
+/// PostgreSQL (sections in `KNOWN_DUCKDB_DIFFERENCES` are reported only).
+#[test]
+fn duckdb_and_postgres_agree_row_for_row() {
+    let Some(pg) = pg() else { return };
+    let mut failures = Vec::new();
+    let mut compared = 0;
+    for name in FIXTURES {
+        let (_, on_pg) = pg_fixture_rows(pg, name);
+        let (compiled, on_duck) = duckdb_fixture_rows(name);
+        for ((section, p), (_, d)) in on_pg.iter().zip(&on_duck) {
+            compared += 1;
+            let known = KNOWN_DUCKDB_DIFFERENCES
+                .iter()
+                .find(|(f, s, _)| f == name && s == section);
+            match (p, d, known) {
+                (Ok(p), Ok(d), _) if p == d => {}
+                (_, _, Some((_, _, reason))) => {
+                    eprintln!("{name} [{section}]: known DuckDB difference ({reason})");
+                }
+                (Ok(p), Ok(d), None) => failures.push(format!(
+                    "{name} [{section}] rows differ\n  postgres: {p:?}\n  duckdb:   {d:?}\n  duckdb sql:\n{}",
+                    sql_of(&compiled, section)
+                )),
+                (p, d, None) => failures.push(format!(
+                    "{name} [{section}] postgres: {p:?}\n  duckdb: {d:?}"
+                )),
+            }
         }
     }
     assert!(
         failures.is_empty(),
-        "tests/sql/exec/{name}.strata on PostgreSQL: {} of {} sections differ\n\n{}",
+        "DuckDB vs PostgreSQL: {compared} sections compared, {} differ\n\n{}",
         failures.len(),
-        sections.len(),
         failures.join("\n\n")
     );
 }
@@ -716,6 +917,9 @@ macro_rules! exec_fixtures {
         const FIXTURES: &[&str] = &[$(stringify!($name)),*];
         mod postgres_exec {
             $(#[test] fn $name() { super::run_fixture(stringify!($name)); })*
+        }
+        mod duckdb_exec {
+            $(#[test] fn $name() { super::run_duckdb_fixture(stringify!($name)); })*
         }
     };
 }
