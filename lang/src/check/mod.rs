@@ -414,21 +414,11 @@ fn resolve_type(
                     t.span,
                     format!("unknown type '{n}' for column '{column}' (declare it with domain {n} = <type>)"),
                 );
-                let names = [
-                    "int64",
-                    "float64",
-                    "string",
-                    "bool",
-                    "date",
-                    "timestamp",
-                    "uuid",
-                    "json",
-                    "money",
-                    "decimal",
-                ];
-                if let Some(s) =
-                    crate::suggest::closest(n, names.into_iter().chain(env.domains.keys().copied()))
-                {
+                let names = crate::lexer::TYPE_KEYWORDS;
+                if let Some(s) = crate::suggest::closest(
+                    n,
+                    names.iter().copied().chain(env.domains.keys().copied()),
+                ) {
                     d = d.with_help(format!("did you mean `{s}`?"));
                 }
                 diags.push(d);
