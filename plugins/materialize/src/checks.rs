@@ -233,48 +233,54 @@ pub fn cardinality(
         .iter()
         .map(|k| format!("CAST({k} AS VARCHAR)"))
         .collect();
+    // One aggregation: the number of duplicate key groups and, as JSON, up
+    // to five of them with their row counts (arg_max keeps the largest).
+    // This costs the same as DuckDB's bare duplicate-group count.
     let sql = format!(
-        "SELECT COUNT(*) OVER () AS groups, {}, n FROM (SELECT {}, COUNT(*) AS n FROM {relation} WHERE {} GROUP BY {} HAVING COUNT(*) > 1) AS d ORDER BY n DESC, {} LIMIT {SAMPLES}",
+        "SELECT COUNT(*), to_json(arg_max({{'k': [{}], 'n': n}}, n, {SAMPLES})) FROM (SELECT {}, COUNT(*) AS n FROM {relation} WHERE {} GROUP BY {} HAVING COUNT(*) > 1) AS d",
         as_text.join(", "),
         keys.join(", "),
         not_null.join(" AND "),
         keys.join(", "),
-        (1..=keys.len()).map(|i| (i + 1).to_string()).collect::<Vec<_>>().join(", "),
     );
     let rows = wh.rows(&sql)?;
     let bracket = check.bracket();
     let card = check.cardinality.as_str();
     let keys_text = check.keys.join(", ");
-    let Some(first) = rows.first() else {
+    let cell = |i: usize| rows.first().and_then(|r| r.get(i)).cloned().flatten();
+    let groups: i64 = cell(0).and_then(|s| s.parse().ok()).unwrap_or(0);
+    if groups == 0 {
         report.push(format!("  ok  {}", check.describe()));
         return Ok(());
-    };
-    let groups = first.first().cloned().flatten().unwrap_or_default();
-    let samples: Vec<String> = rows
+    }
+    // Most duplicated first; ties by key, so the report is stable.
+    let mut dups: Vec<(Vec<String>, i64)> = cell(1)
+        .and_then(|json| serde_json::from_str::<Vec<serde_json::Value>>(&json).ok())
+        .unwrap_or_default()
         .iter()
-        .map(|r| {
+        .map(|v| {
+            let key = v["k"]
+                .as_array()
+                .map(|a| {
+                    a.iter()
+                        .map(|x| x.as_str().unwrap_or("NULL").to_string())
+                        .collect()
+                })
+                .unwrap_or_default();
+            (key, v["n"].as_i64().unwrap_or(0))
+        })
+        .collect();
+    dups.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    let samples: Vec<String> = dups
+        .iter()
+        .map(|(key, n)| {
             let kv: Vec<String> = check
                 .keys
                 .iter()
-                .enumerate()
-                .map(|(i, k)| {
-                    format!(
-                        "{k}={}",
-                        r.get(i + 1)
-                            .cloned()
-                            .flatten()
-                            .unwrap_or_else(|| "NULL".into())
-                    )
-                })
+                .zip(key)
+                .map(|(k, v)| format!("{k}={v}"))
                 .collect();
-            format!(
-                "{} ({} rows)",
-                kv.join(", "),
-                r.get(check.keys.len() + 1)
-                    .cloned()
-                    .flatten()
-                    .unwrap_or_default()
-            )
+            format!("{} ({n} rows)", kv.join(", "))
         })
         .collect();
     let text = format!(
