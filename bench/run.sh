@@ -30,9 +30,9 @@ import json, shutil, statistics, sys, time, duckdb
 mode, src, work, reps = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
 BARE_CHECK = ("SELECT COUNT(*) FROM (SELECT 1 FROM customers WHERE customer_id IS NOT NULL "
               "GROUP BY customer_id HAVING COUNT(*) > 1) t")
-OUR_CHECK = ('SELECT COUNT(*) OVER () AS groups, CAST("customer_id" AS VARCHAR), n FROM '
+OUR_CHECK = ("SELECT COUNT(*), to_json(arg_max({'k': [CAST(\"customer_id\" AS VARCHAR)], 'n': n}, n, 5)) FROM "
              '(SELECT "customer_id", COUNT(*) AS n FROM "customers" WHERE "customer_id" IS NOT NULL '
-             'GROUP BY "customer_id" HAVING COUNT(*) > 1) AS d ORDER BY n DESC, 2 LIMIT 5')
+             'GROUP BY "customer_id" HAVING COUNT(*) > 1) AS d')
 if mode == "statements":
     # (c) materialize the join into a table + the bare check query, fresh copy each time
     ts = []
