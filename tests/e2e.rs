@@ -392,7 +392,7 @@ fn missing_sources_and_unknown_names_fail_before_running() {
             "custmers=customers.csv",
         ],
     );
-    assert_exit(&o, 2);
+    assert_exit(&o, 4);
     assert!(
         text(&o).contains("unknown source 'custmers' (did you mean `customers`?)"),
         "{}",

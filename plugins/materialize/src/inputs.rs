@@ -88,8 +88,9 @@ fn origin_of(value: &str, base: &Path) -> Origin {
 }
 
 /// The origin of every source the module declares: its own name, then the
-/// selected pipeline's override, then `--source` flags (last wins). Unknown
-/// names are usage errors.
+/// selected pipeline's override, then `--source` flags (last wins). An
+/// unknown source name is an environment error (exit 4), like a missing
+/// table or file: nothing runs.
 pub fn resolve(
     module: &ir::Module,
     pipeline: Option<&ir::Pipeline>,
@@ -109,7 +110,9 @@ pub fn resolve(
                 strata_lang::suggest::closest(name, module.sources.iter().map(|s| s.name.as_str()))
                     .map(|s| format!(" (did you mean `{s}`?)"))
                     .unwrap_or_default();
-            Err(Failure::Usage(format!("unknown source '{name}'{hint}")))
+            Err(Failure::Environment(format!(
+                "unknown source '{name}'{hint}"
+            )))
         }
     };
     if let Some(p) = pipeline {
