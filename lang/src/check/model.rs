@@ -948,18 +948,24 @@ impl<'a> ModelChecker<'a> {
         let mut columns = Vec::new();
         let mut lineage = Vec::new();
         let mut refs = Vec::new();
-        if self.outputs.is_empty() {
-            for (name, e) in self.scope.iter() {
-                let mut col = e.col.clone();
-                col.name = name.to_string();
-                lineage.push(ir::Lineage {
-                    column: name.to_string(),
-                    from: e.sources.clone(),
-                    how: e.how,
-                });
-                refs.push(ColumnRef::Local(name.to_string()));
-                columns.push(col);
+        // Scope entries that are outputs: all of them for the passthrough,
+        // else the registered ones (in scope order either way).
+        let outs: HashSet<&str> = self.outputs.iter().map(String::as_str).collect();
+        for (name, e) in self.scope.iter() {
+            if !outs.is_empty() && !outs.contains(name) {
+                continue;
             }
+            let mut col = e.col.clone();
+            col.name = name.to_string();
+            lineage.push(ir::Lineage {
+                column: name.to_string(),
+                from: e.sources.clone(),
+                how: e.how,
+            });
+            refs.push(ColumnRef::Local(name.to_string()));
+            columns.push(col);
+        }
+        if self.outputs.is_empty() {
             // Passthrough of joined columns (our rule, see LANGUAGE.md notes in
             // docs): left/inner joins add their input's columns after the
             // scope's, renamed `<input>_<column>` when the name is taken.
@@ -995,22 +1001,6 @@ impl<'a> ModelChecker<'a> {
                     col.name = name;
                     columns.push(col);
                 }
-            }
-        } else {
-            let outs: HashSet<&str> = self.outputs.iter().map(String::as_str).collect();
-            for (name, e) in self.scope.iter() {
-                if !outs.contains(name) {
-                    continue;
-                }
-                let mut col = e.col.clone();
-                col.name = name.to_string();
-                lineage.push(ir::Lineage {
-                    column: name.to_string(),
-                    from: e.sources.clone(),
-                    how: e.how,
-                });
-                refs.push(ColumnRef::Local(name.to_string()));
-                columns.push(col);
             }
         }
         (columns, lineage, refs)
