@@ -830,35 +830,29 @@ impl ModelChecker<'_> {
             _ => None,
         };
         match name {
-            "array_contains" | "array_append" | "array_remove" | "array_index_of" => {
-                let e = elem(&args[0].ty)?;
-                let needle = &args[1].ty;
-                if !needle.is_unknown() && *needle != e {
+            "array_contains" | "array_append" | "array_remove" | "array_index_of"
+            | "array_prepend" => {
+                // The array and the element: array_prepend takes them the other way round.
+                let (arr, val) = if name == "array_prepend" {
+                    (1, 0)
+                } else {
+                    (0, 1)
+                };
+                let e = elem(&args[arr].ty)?;
+                let v = &args[val].ty;
+                if !v.is_unknown() && *v != e {
                     self.error(Diagnostic::error(
                         "E063",
-                        arg_span(1),
-                        format!("{name}() argument 2 must be {e}, got {needle}"),
+                        arg_span(val),
+                        format!("{name}() argument {} must be {e}, got {v}", val + 1),
                     ));
                     return None;
                 }
                 return Some(match name {
                     "array_contains" => Ty::new(Type::Bool, any_null),
                     "array_index_of" => Ty::new(Type::Int64, true),
-                    _ => Ty::new(args[0].ty.clone(), true),
+                    _ => Ty::new(args[arr].ty.clone(), true),
                 });
-            }
-            "array_prepend" => {
-                let e = elem(&args[1].ty)?;
-                let v = &args[0].ty;
-                if !v.is_unknown() && *v != e {
-                    self.error(Diagnostic::error(
-                        "E063",
-                        arg_span(0),
-                        format!("array_prepend() argument 1 must be {e}, got {v}"),
-                    ));
-                    return None;
-                }
-                return Some(Ty::new(args[1].ty.clone(), true));
             }
             "array_concat" => {
                 if !args[1].ty.is_unknown() && args[0].ty != args[1].ty {
