@@ -11,6 +11,7 @@ macro_rules! outln {
 }
 
 pub mod commands;
+pub mod config;
 pub mod exit;
 pub mod inputs;
 pub mod progress;
