@@ -13,18 +13,35 @@ macro_rules! outln {
 pub mod commands;
 pub mod config;
 pub mod exit;
+pub mod external;
 pub mod inputs;
 pub mod progress;
 pub mod render;
 
-use clap::{Parser, Subcommand};
+use std::ffi::OsString;
+
+use clap::{CommandFactory, Parser, Subcommand};
 
 /// strata: check, format and explain strata data-modelling modules.
 #[derive(Debug, Parser)]
-#[command(name = "strata", version, about, long_about = None, propagate_version = true)]
+#[command(
+    name = "strata",
+    version,
+    about,
+    long_about = None,
+    propagate_version = true,
+    arg_required_else_help = true,
+    args_conflicts_with_subcommands = true,
+    after_help = "A command that is not built in runs the executable `strata-<command>` found on \
+                  PATH (with STRATA set to this program's path). `strata --list` shows them all."
+)]
 pub struct Cli {
+    /// List the built-in commands and the external `strata-<name>` commands
+    /// found on PATH.
+    #[arg(long)]
+    pub list: bool,
     #[command(subcommand)]
-    pub command: Command,
+    pub command: Option<Command>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -50,6 +67,20 @@ pub enum Command {
     Explain(commands::explain::ExplainArgs),
     /// List every registered rule: code, name, severity, summary.
     Rules(commands::rules::RulesArgs),
+    /// Any other name: the external command `strata-<name>` on PATH.
+    #[command(external_subcommand)]
+    External(Vec<OsString>),
+}
+
+/// The built-in commands' names and one-line descriptions, in help order.
+fn builtin_commands(cli: &clap::Command) -> Vec<(String, String)> {
+    cli.get_subcommands()
+        .filter(|c| c.get_name() != "help")
+        .map(|c| {
+            let about = c.get_about().map(|a| a.to_string()).unwrap_or_default();
+            (c.get_name().to_string(), about)
+        })
+        .collect()
 }
 
 /// Run the CLI with the given arguments (the first is the program name) and
@@ -71,7 +102,15 @@ where
             return code;
         }
     };
-    match cli.command {
+    let command = match cli.command {
+        Some(c) => c,
+        // `arg_required_else_help` leaves only `--list` here.
+        None => {
+            external::print_list(&builtin_commands(&Cli::command()));
+            return exit::OK;
+        }
+    };
+    match command {
         Command::Check(a) => commands::check::run(a),
         Command::Build(a) => commands::build::run(a),
         Command::Compile(a) => commands::compile::run(a),
@@ -81,5 +120,13 @@ where
         Command::Replay(a) => commands::replay::run(a),
         Command::Explain(a) => commands::explain::run(a),
         Command::Rules(a) => commands::rules::run(a),
+        Command::External(args) => {
+            let Some((name, rest)) = args.split_first() else {
+                return exit::USAGE;
+            };
+            let builtins = builtin_commands(&Cli::command());
+            let names: Vec<&str> = builtins.iter().map(|(n, _)| n.as_str()).collect();
+            external::run(&name.to_string_lossy(), rest, &names)
+        }
     }
 }
