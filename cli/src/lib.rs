@@ -14,6 +14,7 @@ pub mod commands;
 pub mod config;
 pub mod exit;
 pub mod external;
+pub mod external_rules;
 pub mod inputs;
 pub mod progress;
 pub mod render;
@@ -47,6 +48,15 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Parse, resolve and type-check modules; report every error (exit 1 on any).
+    ///
+    /// After the built-in rules, `check` runs the project's external rules:
+    /// those listed in strata.toml `[rules] external`, and every
+    /// `strata-rule-<name>` executable on PATH (unless strata.toml says
+    /// `[rules] path-discovery = false`). Each reads the typed module as JSON
+    /// on stdin and answers diagnostics as JSON on stdout
+    /// (docs/external-rules.md); their codes read `<name>:<code>`. A rule
+    /// that cannot run, fails, times out or answers malformed JSON stops the
+    /// check with exit 4.
     Check(commands::check::CheckArgs),
     /// Check, then show per model: fingerprint, output schema, lineage, join keys.
     Build(commands::build::BuildArgs),
