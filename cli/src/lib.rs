@@ -1,27 +1,27 @@
 //! The `strata` command-line tool, as a library so that other binaries
 //! (for example one that links extra rule crates) can reuse it.
-
-/// `println!` that ignores a closed stdout (`strata ... | head`).
-#[macro_export]
-macro_rules! outln {
-    ($($t:tt)*) => {{
-        use std::io::Write as _;
-        let _ = writeln!(std::io::stdout().lock(), $($t)*);
-    }};
-}
+//!
+//! Its commands are the built-in ones of [`Command`] plus those the linked
+//! plugins register ([`strata_plugin::commands`]); any other name runs an
+//! external `strata-<name>` executable ([`external`]).
 
 pub mod commands;
-pub mod config;
-pub mod exit;
 pub mod external;
 pub mod external_rules;
+pub mod host;
 pub mod inputs;
 pub mod progress;
 pub mod render;
 
+pub use strata_plugin::{config, exit, outln};
+
+// The built-in plugins: linked here so that their commands and checks
+// register themselves (inventory).
+extern crate strata_materialize;
+
 use std::ffi::OsString;
 
-use clap::{CommandFactory, Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
 /// strata: check, format and explain strata data-modelling modules.
 #[derive(Debug, Parser)]
@@ -57,35 +57,48 @@ pub enum Command {
     /// (docs/external-rules.md); their codes read `<name>:<code>`. A rule
     /// that cannot run, fails, times out or answers malformed JSON stops the
     /// check with exit 4.
+    #[command(display_order = 1)]
     Check(commands::check::CheckArgs),
     /// Check, then show per model: fingerprint, output schema, lineage, join keys.
+    #[command(display_order = 2)]
     Build(commands::build::BuildArgs),
     /// Print the SQL each model compiles to for a warehouse, and the join
     /// cardinality check queries.
+    #[command(display_order = 3)]
     Compile(commands::compile::CompileArgs),
     /// Format modules canonically (print, --check or --write).
+    #[command(display_order = 4)]
     Fmt(commands::fmt::FmtArgs),
-    /// Materialize the module in the DuckDB warehouse: build, check (pins, join
-    /// cardinality, tests) and publish, all or nothing.
-    Run(commands::run::RunArgs),
-    /// Materialize into the `test` branch and run the declarative tests;
-    /// live views are never touched.
-    Test(commands::run::TestArgs),
-    /// List recorded runs, show one, or re-execute one from its frozen inputs.
-    Replay(commands::replay::ReplayArgs),
+    // Plugin commands come next (`strata_plugin::PluginCommand::order`).
     /// Print the documentation of a diagnostic code (e.g. `strata explain E079`).
+    #[command(display_order = 20)]
     Explain(commands::explain::ExplainArgs),
     /// List every registered rule: code, name, severity, summary.
+    #[command(display_order = 21)]
     Rules(commands::rules::RulesArgs),
     /// Any other name: the external command `strata-<name>` on PATH.
     #[command(external_subcommand)]
     External(Vec<OsString>),
 }
 
-/// The built-in commands' names and one-line descriptions, in help order.
-fn builtin_commands(cli: &clap::Command) -> Vec<(String, String)> {
-    cli.get_subcommands()
+/// The whole command line: the built-in commands and every registered
+/// plugin command.
+pub fn cli_command() -> clap::Command {
+    let plugins = strata_plugin::commands()
+        .into_iter()
+        .map(|p| (p.command)().display_order(p.order));
+    Cli::command().subcommands(plugins)
+}
+
+/// The commands' names and one-line descriptions, in help order.
+fn command_list(cli: &clap::Command) -> Vec<(String, String)> {
+    let mut subcommands: Vec<&clap::Command> = cli
+        .get_subcommands()
         .filter(|c| c.get_name() != "help")
+        .collect();
+    subcommands.sort_by_key(|c| c.get_display_order());
+    subcommands
+        .into_iter()
         .map(|c| {
             let about = c.get_about().map(|a| a.to_string()).unwrap_or_default();
             (c.get_name().to_string(), about)
@@ -100,8 +113,22 @@ where
     I: IntoIterator<Item = T>,
     T: Into<std::ffi::OsString> + Clone,
 {
-    let cli = match Cli::try_parse_from(args) {
-        Ok(cli) => cli,
+    let parsed = cli_command()
+        .try_get_matches_from(args)
+        .and_then(|matches| {
+            if let Some((name, sub)) = matches.subcommand() {
+                if let Some(plugin) = strata_plugin::commands()
+                    .into_iter()
+                    .find(|p| p.name() == name)
+                {
+                    return Ok(Err((plugin, sub.clone())));
+                }
+            }
+            Cli::from_arg_matches(&matches).map(Ok)
+        });
+    let cli = match parsed {
+        Ok(Ok(cli)) => cli,
+        Ok(Err((plugin, matches))) => return (plugin.run)(&matches, &host::CliHost),
         Err(e) => {
             let code = if e.use_stderr() {
                 exit::USAGE
@@ -116,7 +143,7 @@ where
         Some(c) => c,
         // `arg_required_else_help` leaves only `--list` here.
         None => {
-            external::print_list(&builtin_commands(&Cli::command()));
+            external::print_list(&command_list(&cli_command()));
             return exit::OK;
         }
     };
@@ -125,17 +152,14 @@ where
         Command::Build(a) => commands::build::run(a),
         Command::Compile(a) => commands::compile::run(a),
         Command::Fmt(a) => commands::fmt::run(a),
-        Command::Run(a) => commands::run::run(a),
-        Command::Test(a) => commands::run::test(a),
-        Command::Replay(a) => commands::replay::run(a),
         Command::Explain(a) => commands::explain::run(a),
         Command::Rules(a) => commands::rules::run(a),
         Command::External(args) => {
             let Some((name, rest)) = args.split_first() else {
                 return exit::USAGE;
             };
-            let builtins = builtin_commands(&Cli::command());
-            let names: Vec<&str> = builtins.iter().map(|(n, _)| n.as_str()).collect();
+            let known = command_list(&cli_command());
+            let names: Vec<&str> = known.iter().map(|(n, _)| n.as_str()).collect();
             external::run(&name.to_string_lossy(), rest, &names)
         }
     }
