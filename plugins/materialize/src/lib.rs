@@ -8,6 +8,7 @@
 pub mod checks;
 pub mod commands;
 pub mod inputs;
+pub mod registry;
 pub mod replay;
 pub mod run;
 pub mod warehouse;
