@@ -153,6 +153,10 @@ fn signal_name(signal: i32) -> &'static str {
 /// code, or a usage error with a did-you-mean when there is no such
 /// command. `builtins` are the built-in command names, for the suggestion.
 pub fn run(name: &str, args: &[OsString], builtins: &[&str]) -> i32 {
+    // A name is a file name on PATH, never a path (`strata ../x`).
+    if name.contains(['/', '\\']) || name.is_empty() {
+        return no_such_command(name, builtins);
+    }
     let file_name = format!("{COMMAND_PREFIX}{name}");
     let path = match lookup(&file_name) {
         Lookup::Found(path) => path,
