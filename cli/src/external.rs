@@ -15,11 +15,17 @@ pub const COMMAND_PREFIX: &str = "strata-";
 /// The file-name prefix of an external rule executable (not a command).
 pub const RULE_PREFIX: &str = "strata-rule-";
 
-/// The directories of `PATH`, in order.
+/// The directories of `PATH`, in order; a directory listed twice, or under
+/// two names (`/bin` linked to `/usr/bin`), once, so that scanning `PATH`
+/// reads each directory once.
 fn path_dirs() -> Vec<PathBuf> {
+    let mut seen = std::collections::HashSet::new();
     std::env::var_os("PATH")
-        .map(|p| std::env::split_paths(&p).collect())
+        .map(|p| std::env::split_paths(&p).collect::<Vec<_>>())
         .unwrap_or_default()
+        .into_iter()
+        .filter(|dir| seen.insert(std::fs::canonicalize(dir).unwrap_or_else(|_| dir.clone())))
+        .collect()
 }
 
 /// Whether a file may be executed by us.
