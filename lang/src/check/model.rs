@@ -3,7 +3,9 @@
 
 use std::collections::HashSet;
 
-use crate::ast::{self, AssignKind, ExprKind, Ident, Item, ItemKind, JoinKind, ModelDecl};
+use crate::ast::{
+    self, AssignKind, Cardinality, ExprKind, Ident, Item, ItemKind, JoinKind, ModelDecl,
+};
 use crate::cardinality;
 use crate::diag::Diagnostic;
 use crate::ir::{self, Column, ColumnRef, InputKind, InputRole, Step, TExprKind};
@@ -589,24 +591,31 @@ impl<'a> ModelChecker<'a> {
             .find(|i| i.role == InputRole::From)
             .map(|i| i.alias.clone())
             .unwrap_or_default();
+        let is_plain_left_bare = |name: &str| {
+            matches!(
+                self.scope.get(name).map(|e| &e.origin),
+                Some(Origin::Input { index: 0, name: n }) if n == name
+            )
+        };
+        let sides = cardinality::Sides {
+            left_alias: &left_input,
+            right_alias: &j.input.name,
+            right_is_shadowed: self.inputs[..self.inputs.len() - 1]
+                .iter()
+                .any(|i| i.alias == j.input.name),
+            is_plain_left_bare: &is_plain_left_bare,
+        };
+        let analysed = typed && resolved;
         let shape = match &j.expect {
-            Some(e) if typed && resolved => Some(cardinality::analyze(
-                j,
-                e.cardinality,
-                &cardinality::Sides {
-                    left_alias: &left_input,
-                    right_alias: &j.input.name,
-                    right_is_shadowed: self.inputs[..self.inputs.len() - 1]
-                        .iter()
-                        .any(|i| i.alias == j.input.name),
-                    is_plain_left_bare: &|name: &str| {
-                        matches!(
-                            self.scope.get(name).map(|e| &e.origin),
-                            Some(Origin::Input { index: 0, name: n }) if n == name
-                        )
-                    },
-                },
-            )),
+            Some(e) if analysed => Some(cardinality::analyze(j, e.cardinality, &sides)),
+            _ => None,
+        };
+        // What `expect many_to_one` would count on an unannotated join, so
+        // that a rule can suggest the promise without re-deriving keys.
+        let implied_keys = match j.kind {
+            JoinKind::Left | JoinKind::Inner if analysed && j.expect.is_none() => {
+                cardinality::analyze(j, Cardinality::ManyToOne, &sides).ok()
+            }
             _ => None,
         };
         self.joins.push(ir::Join {
@@ -614,9 +623,11 @@ impl<'a> ModelChecker<'a> {
             input: j.input.name.clone(),
             left_input,
             keyword_span: j.keyword_span,
+            on_span: j.on.span,
             expect: j.expect.as_ref().map(|e| e.cardinality),
             expect_span: j.expect.as_ref().map(|e| e.span),
             shape,
+            implied_keys,
         });
     }
 

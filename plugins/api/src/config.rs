@@ -9,6 +9,7 @@
 //!
 //! [rules]                 # external rule executables run by `strata check`
 //! external = ["tools/strata-rule-naming", "strata-rule-pii"]
+//! path-discovery = false  # do not also run every strata-rule-* on PATH
 //!
 //! [run]
 //! cardinality-sample-rows = 1000000
@@ -48,7 +49,7 @@ impl Level {
 }
 
 /// The settings of a `strata.toml`, and where it was found.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ProjectConfig {
     /// The file the settings came from; `None` when no file was found.
     pub path: Option<PathBuf>,
@@ -59,8 +60,23 @@ pub struct ProjectConfig {
     /// a path relative to the project file's directory; a bare name is
     /// looked up on `PATH`.
     pub external_rules: Vec<String>,
+    /// `[rules] path-discovery`: whether `strata check` also runs every
+    /// `strata-rule-*` executable found on `PATH` (default true).
+    pub path_rules: bool,
     /// `[run] cardinality-sample-rows`.
     pub cardinality_sample_rows: Option<u64>,
+}
+
+impl Default for ProjectConfig {
+    fn default() -> Self {
+        ProjectConfig {
+            path: None,
+            lints: BTreeMap::new(),
+            external_rules: Vec::new(),
+            path_rules: true,
+            cardinality_sample_rows: None,
+        }
+    }
 }
 
 #[derive(Deserialize, Default)]
@@ -75,10 +91,11 @@ struct RawConfig {
 }
 
 #[derive(Deserialize, Default)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
 struct RawRules {
     #[serde(default)]
     external: Vec<String>,
+    path_discovery: Option<bool>,
 }
 
 #[derive(Deserialize, Default)]
@@ -156,6 +173,7 @@ pub fn parse(text: &str, path: &Path) -> Result<ProjectConfig, ConfigError> {
         path: Some(path.to_path_buf()),
         lints: raw.lints,
         external_rules: raw.rules.external,
+        path_rules: raw.rules.path_discovery.unwrap_or(true),
         cardinality_sample_rows: raw.run.cardinality_sample_rows,
     })
 }
@@ -187,13 +205,16 @@ mod tests {
         assert_eq!(c.lints.get("W002"), Some(&Level::Allow));
         assert_eq!(c.lints.get("warnings"), Some(&Level::Deny));
         assert_eq!(c.external_rules, vec!["tools/strata-rule-x".to_string()]);
+        assert!(c.path_rules, "PATH discovery is on by default");
         assert_eq!(c.cardinality_sample_rows, Some(1000));
+        assert!(!parse_ok("[rules]\npath-discovery = false\n").path_rules);
     }
 
     #[test]
     fn empty_file_is_the_defaults() {
         let c = parse_ok("");
-        assert!(c.lints.is_empty() && c.external_rules.is_empty());
+        assert!(c.lints.is_empty() && c.external_rules.is_empty() && c.path_rules);
+        assert_eq!(ProjectConfig { path: None, ..c }, ProjectConfig::default());
         assert_eq!(c.cardinality_sample_rows, None);
     }
 

@@ -1,11 +1,10 @@
 //! `strata replay`: list recorded runs, show one, or re-execute one from its
 //! frozen inputs.
 
-use strata_materialize::replay;
+use strata_plugin::{exit, outln, print_json, Format, Host};
 
-use super::run::{checked_module, report_failure, WarehouseArgs};
-use crate::exit;
-use crate::render::{self, Format};
+use super::run::{report_failure, WarehouseArgs};
+use crate::replay;
 
 #[derive(Debug, clap::Args)]
 pub struct ReplayArgs {
@@ -29,8 +28,8 @@ pub struct ReplayArgs {
     pub format: Format,
 }
 
-pub fn run(args: ReplayArgs) -> i32 {
-    let checked = match checked_module(&args.file, &args.search_dir, args.format) {
+pub fn run(args: ReplayArgs, host: &dyn Host) -> i32 {
+    let checked = match host.checked_module(&args.file, &args.search_dir, args.format) {
         Ok(c) => c,
         Err(code) => return code,
     };
@@ -43,21 +42,21 @@ pub fn run(args: ReplayArgs) -> i32 {
         if !args.execute {
             return Ok(Outcome::Show(Box::new(record)));
         }
-        let progress = crate::progress::Bar::new();
-        let rep = replay::execute(&wh, &checked.module, &record, &progress)?;
+        let progress = host.progress();
+        let rep = replay::execute(&wh, &checked.module, &record, progress.as_ref())?;
         Ok(Outcome::Executed(Box::new(record), rep))
     })();
     let outcome = match result {
         Ok(o) => o,
-        Err(f) => return report_failure(f, &checked, args.format, "replay"),
+        Err(f) => return report_failure(host, f, &checked, args.format, "replay"),
     };
     match (outcome, args.format) {
         (Outcome::List(runs), Format::Human) => {
             if runs.is_empty() {
-                crate::outln!("no recorded runs in {}", args.warehouse.warehouse);
+                outln!("no recorded runs in {}", args.warehouse.warehouse);
             }
             for r in runs {
-                crate::outln!(
+                outln!(
                     "{}  {}  {}{}  {}",
                     r.run_id,
                     r.started_at,
@@ -69,41 +68,41 @@ pub fn run(args: ReplayArgs) -> i32 {
             exit::OK
         }
         (Outcome::List(runs), Format::Json) => {
-            render::print_json(&serde_json::json!(runs
+            print_json(&serde_json::json!(runs
                 .iter()
                 .map(|r| serde_json::json!({"run_id": r.run_id, "started_at": r.started_at, "branch": r.branch, "stage_only": r.stage_only, "models": r.models}))
                 .collect::<Vec<_>>()));
             exit::OK
         }
         (Outcome::Show(r), Format::Human) => {
-            crate::outln!("run {}", r.run_id);
-            crate::outln!("  started    {}", r.started_at);
-            crate::outln!("  module     {}", r.module);
-            crate::outln!(
+            outln!("run {}", r.run_id);
+            outln!("  started    {}", r.started_at);
+            outln!("  module     {}", r.module);
+            outln!(
                 "  branch     {}{}",
                 r.branch,
                 if r.stage_only { " (staged only)" } else { "" }
             );
             for (m, fp) in &r.fingerprints {
-                crate::outln!(
+                outln!(
                     "  model      {m}  fingerprint {fp}  snapshot {}",
                     r.snapshots.get(m).map_or("-", |s| s.as_str())
                 );
             }
             for (s, t) in &r.inputs {
-                crate::outln!("  input      {s}  frozen as {t}");
+                outln!("  input      {s}  frozen as {t}");
             }
             for (s, o) in &r.overrides {
-                crate::outln!("  override   {s} <- {o}");
+                outln!("  override   {s} <- {o}");
             }
             if !r.report.is_empty() {
-                crate::outln!("pins:");
-                crate::outln!("{}", r.report);
+                outln!("pins:");
+                outln!("{}", r.report);
             }
             exit::OK
         }
         (Outcome::Show(r), Format::Json) => {
-            render::print_json(&serde_json::json!({
+            print_json(&serde_json::json!({
                 "run_id": r.run_id, "started_at": r.started_at, "module": r.module, "branch": r.branch,
                 "stage_only": r.stage_only, "models": r.models, "fingerprints": r.fingerprints,
                 "inputs": r.inputs, "snapshots": r.snapshots, "overrides": r.overrides,
@@ -114,7 +113,7 @@ pub fn run(args: ReplayArgs) -> i32 {
         (Outcome::Executed(r, rep), format) => {
             let all_equal = rep.compared.iter().all(|(_, eq, _)| *eq);
             if format == Format::Json {
-                render::print_json(&serde_json::json!({
+                print_json(&serde_json::json!({
                     "run_id": r.run_id,
                     "report": rep.report,
                     "changed_models": rep.changed,
@@ -122,21 +121,21 @@ pub fn run(args: ReplayArgs) -> i32 {
                     "equal": all_equal,
                 }));
             } else {
-                crate::outln!(
+                outln!(
                     "replay of run {} (from its frozen inputs; nothing published)",
                     r.run_id
                 );
                 for m in &rep.changed {
-                    crate::outln!("  note: model {m} changed since the run (fingerprint differs)");
+                    outln!("  note: model {m} changed since the run (fingerprint differs)");
                 }
                 if !rep.report.is_empty() {
-                    crate::outln!("pins:");
+                    outln!("pins:");
                     for l in &rep.report {
-                        crate::outln!("{l}");
+                        outln!("{l}");
                     }
                 }
                 for (m, eq, n) in &rep.compared {
-                    crate::outln!(
+                    outln!(
                         "  {}  {m}  ({n} rows){}",
                         if *eq { "same" } else { "DIFF" },
                         if *eq {
@@ -146,7 +145,7 @@ pub fn run(args: ReplayArgs) -> i32 {
                         }
                     );
                 }
-                crate::outln!(
+                outln!(
                     "{}",
                     if all_equal {
                         "outputs equal the recorded snapshots"

@@ -5,11 +5,9 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use strata_lang::Checked;
-use strata_materialize::{inputs, Failure, RunOptions, RunReport, Warehouse};
+use strata_plugin::{exit, outln, print_json, Format, Host};
 
-use super::check::check_roots;
-use crate::exit;
-use crate::render::{self, Format};
+use crate::{inputs, Failure, RunOptions, RunReport, Warehouse};
 
 /// Options shared by the commands that open the warehouse.
 #[derive(Debug, Clone, clap::Args)]
@@ -87,65 +85,41 @@ pub struct TestArgs {
     pub format: Format,
 }
 
-/// Check the module; on errors render them and return the exit code.
-pub fn checked_module(
-    file: &PathBuf,
-    search_dirs: &[PathBuf],
-    format: Format,
-) -> Result<Checked, i32> {
-    let mut results = check_roots(std::slice::from_ref(file), search_dirs, format)?;
-    let Some((root, checked)) = results.pop() else {
-        return Err(exit::USAGE);
-    };
-    if checked.has_errors() {
-        match format {
-            Format::Human => {
-                render::print_diagnostics(&checked.sources, &checked.diagnostics);
-                eprintln!(
-                    "error: {} has {}; nothing was run",
-                    root.display(),
-                    render::count_summary(&checked.diagnostics)
-                );
-            }
-            Format::Json => render::print_json(&serde_json::json!({
-                "ok": false,
-                "diagnostics": render::json_diagnostics(&checked.sources, &checked.diagnostics),
-            })),
-        }
-        return Err(exit::MODULE_ERRORS);
-    }
-    Ok(checked)
-}
-
 /// Report a failure and return its exit code.
-pub fn report_failure(failure: Failure, checked: &Checked, format: Format, what: &str) -> i32 {
+pub fn report_failure(
+    host: &dyn Host,
+    failure: Failure,
+    checked: &Checked,
+    format: Format,
+    what: &str,
+) -> i32 {
     match failure {
         Failure::Usage(msg) => {
             eprintln!("error: {msg}");
             if format == Format::Json {
-                render::print_json(
+                print_json(
                     &serde_json::json!({ "ok": false, "error": msg, "exit_code": exit::USAGE }),
                 );
             }
             exit::USAGE
         }
-        Failure::Environment(msg) => super::check::environment_error(&msg, format),
+        Failure::Environment(msg) => host.environment_error(&msg, format),
         Failure::Data(data) => {
             match format {
                 Format::Human => {
                     for line in &data.report {
-                        crate::outln!("{line}");
+                        outln!("{line}");
                     }
-                    render::print_diagnostics(
+                    host.print_diagnostics(
                         &checked.sources,
                         std::slice::from_ref(&data.diagnostic),
                     );
                     eprintln!("error: {what} failed a data check; nothing was published");
                 }
-                Format::Json => render::print_json(&serde_json::json!({
+                Format::Json => print_json(&serde_json::json!({
                     "ok": false,
                     "report": data.report,
-                    "failure": render::json_diagnostic(&checked.sources, &data.diagnostic),
+                    "failure": host.json_diagnostic(&checked.sources, &data.diagnostic),
                     "exit_code": exit::DATA_CHECK,
                 })),
             }
@@ -173,18 +147,18 @@ pub fn run_options(select: &SelectArgs) -> Result<RunOptions, Failure> {
 fn print_report(report: &RunReport, format: Format, header: &str) {
     match format {
         Format::Human => {
-            crate::outln!("{header}");
+            outln!("{header}");
             for (_, relation, rows) in &report.materialized {
-                crate::outln!("  materialized  {relation}  ({rows} rows)");
+                outln!("  materialized  {relation}  ({rows} rows)");
             }
             if !report.report.is_empty() {
-                crate::outln!("pins:");
+                outln!("pins:");
                 for line in &report.report {
-                    crate::outln!("{line}");
+                    outln!("{line}");
                 }
             }
         }
-        Format::Json => render::print_json(&serde_json::json!({
+        Format::Json => print_json(&serde_json::json!({
             "ok": true,
             "run_id": report.run_id,
             "materialized": report.materialized.iter().map(|(m, r, n)| serde_json::json!({"model": m, "relation": r, "rows": n})).collect::<Vec<_>>(),
@@ -195,8 +169,9 @@ fn print_report(report: &RunReport, format: Format, header: &str) {
     }
 }
 
-pub fn run(args: RunArgs) -> i32 {
-    let checked = match checked_module(&args.select.file, &args.select.search_dir, args.format) {
+pub fn run(args: RunArgs, host: &dyn Host) -> i32 {
+    let checked = match host.checked_module(&args.select.file, &args.select.search_dir, args.format)
+    {
         Ok(c) => c,
         Err(code) => return code,
     };
@@ -205,8 +180,8 @@ pub fn run(args: RunArgs) -> i32 {
         opts.branch = args.branch.clone();
         opts.stage_only = args.stage_only;
         let wh = args.warehouse.open()?;
-        let progress = crate::progress::Bar::new();
-        strata_materialize::run(&wh, &checked.module, &opts, &progress)
+        let progress = host.progress();
+        crate::run(&wh, &checked.module, &opts, progress.as_ref())
     })();
     match result {
         Ok(report) => {
@@ -223,20 +198,21 @@ pub fn run(args: RunArgs) -> i32 {
             print_report(&report, args.format, &header);
             exit::OK
         }
-        Err(f) => report_failure(f, &checked, args.format, "run"),
+        Err(f) => report_failure(host, f, &checked, args.format, "run"),
     }
 }
 
-pub fn test(args: TestArgs) -> i32 {
-    let checked = match checked_module(&args.select.file, &args.select.search_dir, args.format) {
+pub fn test(args: TestArgs, host: &dyn Host) -> i32 {
+    let checked = match host.checked_module(&args.select.file, &args.select.search_dir, args.format)
+    {
         Ok(c) => c,
         Err(code) => return code,
     };
     let result = (|| {
         let opts = run_options(&args.select)?;
         let wh = args.warehouse.open()?;
-        let progress = crate::progress::Bar::new();
-        strata_materialize::test(&wh, &checked.module, &opts, &progress)
+        let progress = host.progress();
+        crate::test(&wh, &checked.module, &opts, progress.as_ref())
     })();
     match result {
         Ok(report) => {
@@ -247,6 +223,6 @@ pub fn test(args: TestArgs) -> i32 {
             );
             exit::OK
         }
-        Err(f) => report_failure(f, &checked, args.format, "test"),
+        Err(f) => report_failure(host, f, &checked, args.format, "test"),
     }
 }
