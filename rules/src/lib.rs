@@ -15,8 +15,11 @@ use std::cmp::Ordering;
 
 use strata_lang::{ir, Diagnostic};
 
+pub use level::Level;
 pub use strata_lang::Severity;
 pub use strata_rules_macros::rule;
+
+mod level;
 
 pub mod columns;
 pub mod contracts;
@@ -78,6 +81,9 @@ pub struct Rule {
     pub name: &'static str,
     pub severity: Severity,
     pub phase: Phase,
+    /// The level the rule has unless `strata.toml` or a flag says otherwise;
+    /// always [`Level::Deny`] for errors.
+    pub default_level: Level,
     /// The explanation: summary line, what it means, failing example, fix.
     pub doc: &'static str,
     /// The check over the typed IR, for rules that are checks; `None` for
