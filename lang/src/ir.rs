@@ -232,6 +232,48 @@ pub struct TExpr {
     pub nullable: bool,
 }
 
+impl TExpr {
+    /// Call `f` on this expression and on every expression inside it (call
+    /// arguments, window partition and sort keys), outer ones first.
+    pub fn walk<'a>(&'a self, f: &mut dyn FnMut(&'a TExpr)) {
+        f(self);
+        match &self.kind {
+            TExprKind::Lit(_) | TExprKind::Column(_) | TExprKind::Star => {}
+            TExprKind::Unary { operand, .. } => operand.walk(f),
+            TExprKind::Binary { lhs, rhs, .. } => {
+                lhs.walk(f);
+                rhs.walk(f);
+            }
+            TExprKind::Cast { expr, .. } => expr.walk(f),
+            TExprKind::Call(call) => {
+                for a in &call.args {
+                    a.walk(f);
+                }
+                if let Some(w) = &call.window {
+                    for p in &w.partition_by {
+                        p.walk(f);
+                    }
+                    for (key, _) in &w.sort {
+                        key.walk(f);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Whether a column of input number `input` occurs in this expression.
+    pub fn reads_input(&self, input: usize) -> bool {
+        let mut found = false;
+        self.walk(&mut |e| {
+            if matches!(&e.kind, TExprKind::Column(ColumnRef::Input { input: i, .. }) if *i == input)
+            {
+                found = true;
+            }
+        });
+        found
+    }
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub enum TExprKind {
     Lit(Literal),
@@ -327,4 +369,26 @@ pub enum Step {
     Dedup {
         by: Option<Vec<String>>,
     },
+}
+
+impl Step {
+    /// The expressions this step evaluates, in source order.
+    pub fn exprs(&self) -> Vec<&TExpr> {
+        match self {
+            Step::Join { on: e, .. }
+            | Step::Filter(e)
+            | Step::Let { expr: e, .. }
+            | Step::Output { expr: e, .. }
+            | Step::Having(e)
+            | Step::GroupOutput { expr: e, .. } => vec![e],
+            Step::Group { keys } => keys.iter().map(|(_, e)| e).collect(),
+            Step::Sort(keys) => keys.iter().map(|(e, _)| e).collect(),
+            Step::From { .. }
+            | Step::EndGroup
+            | Step::Take { .. }
+            | Step::Expand { .. }
+            | Step::SetOp { .. }
+            | Step::Dedup { .. } => Vec::new(),
+        }
+    }
 }

@@ -25,6 +25,9 @@ pub struct Checked {
     pub sources: SourceMap,
     pub module: ir::Module,
     pub diagnostics: Vec<Diagnostic>,
+    /// The comments of every file of the module, in file then source order
+    /// (`strata lint` reads its suppression comments from them).
+    pub comments: Vec<ast::Comment>,
     /// Root files that could not be read: `(path, reason)`.
     pub io_errors: Vec<(PathBuf, String)>,
 }
@@ -132,10 +135,16 @@ fn check_loaded(loaded: Loaded) -> Checked {
     let module = build_module(&loaded, &mut diags);
     sort_diagnostics(&mut diags);
     diags.dedup();
+    let comments = loaded
+        .files
+        .iter()
+        .flat_map(|(_, f)| f.comments.iter().cloned())
+        .collect();
     Checked {
         sources: loaded.sources,
         module,
         diagnostics: diags,
+        comments,
         io_errors: loaded.io_errors,
     }
 }
