@@ -40,6 +40,22 @@ pub struct Source {
     pub args: Vec<(String, String)>,
     /// `None` when the source declares no `columns:`.
     pub columns: Option<Vec<Column>>,
+    /// The span of each declared column (parallel to `columns`).
+    #[serde(skip)]
+    pub column_spans: Vec<Span>,
+}
+
+impl Source {
+    /// The declaration of column `name`: its definition when the source has
+    /// one, else the whole source.
+    pub fn column_span(&self, name: &str) -> Span {
+        self.columns
+            .iter()
+            .flatten()
+            .zip(&self.column_spans)
+            .find(|(c, _)| c.name == name)
+            .map_or(self.span, |(_, s)| *s)
+    }
 }
 
 #[derive(Clone, Debug, serde::Serialize)]
@@ -173,6 +189,9 @@ pub struct Model {
     /// The model's clauses, typed and resolved (empty when `ok` is false).
     #[serde(skip)]
     pub steps: Vec<Step>,
+    /// The span of the clause each step came from (parallel to `steps`).
+    #[serde(skip)]
+    pub step_spans: Vec<Span>,
     /// False when checking this model reported an error.
     pub ok: bool,
     /// Whether the output schema is complete even if `ok` is false (an error

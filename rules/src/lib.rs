@@ -29,6 +29,8 @@ pub mod groups;
 pub mod incremental;
 pub mod inputs;
 pub mod join;
+pub mod lint;
+pub mod lints;
 pub mod runtime;
 pub mod setops;
 pub mod sql;
@@ -123,12 +125,28 @@ pub fn find(code: &str) -> Option<&'static Rule> {
         .find(|r| r.code.eq_ignore_ascii_case(code))
 }
 
-/// Run every rule that is a check over the module. The diagnostics come in
-/// registry order; merge them with the checker's and sort them with
+/// Run every compile-time rule that is a check over the module (the lints
+/// excepted: see [`run_lints`]). The diagnostics come in registry order;
+/// merge them with the checker's and sort them with
 /// [`strata_lang::diag::sort_diagnostics`] for display.
 pub fn run_checks(module: &ir::Module) -> Vec<Diagnostic> {
+    run_phase(module, |phase| phase != Phase::Lint)
+}
+
+/// Run every lint (a check with [`Phase::Lint`]) over the module, whatever
+/// its level: levels and suppressions are applied afterwards
+/// ([`lint::lint`]), so that a suppression knows whether it was needed.
+pub fn run_lints(module: &ir::Module) -> Vec<Diagnostic> {
+    run_phase(module, |phase| phase == Phase::Lint)
+}
+
+fn run_phase(module: &ir::Module, wanted: impl Fn(Phase) -> bool) -> Vec<Diagnostic> {
     let mut out = Vec::new();
-    for check in all().into_iter().filter_map(|r| r.check) {
+    for check in all()
+        .into_iter()
+        .filter(|r| wanted(r.phase))
+        .filter_map(|r| r.check)
+    {
         check(module, &mut out);
     }
     out

@@ -269,6 +269,7 @@ fn build_module(loaded: &Loaded, diags: &mut Vec<Diagnostic>) -> ir::Module {
                 joins: Vec::new(),
                 attrs: Vec::new(),
                 steps: Vec::new(),
+                step_spans: Vec::new(),
                 ok: false,
                 schema_complete: false,
             }
@@ -305,6 +306,7 @@ fn build_module(loaded: &Loaded, diags: &mut Vec<Diagnostic>) -> ir::Module {
                     .map(|kv| (kv.key.name.clone(), kv.value.clone()))
                     .collect(),
                 columns: env.source_columns(&s.name.name).and_then(|c| c.cloned()),
+                column_spans: s.columns.iter().flatten().map(|f| f.span).collect(),
             })
             .collect(),
         contracts: contract_order
