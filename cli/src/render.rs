@@ -4,7 +4,7 @@ use std::io::IsTerminal;
 
 use ariadne::{Color, Config, IndexType, Label, Report, ReportKind};
 use serde::Serialize;
-use strata_lang::{Diagnostic, Severity, SourceMap};
+use strata_lang::{Diagnostic, Severity, SourceMap, Span};
 
 /// Output format of commands that print structured results.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
@@ -99,56 +99,69 @@ pub fn print_diagnostics(sources: &SourceMap, diags: &[Diagnostic]) {
     }
 }
 
+/// Where a span is: the file as shown, and 1-based lines and columns
+/// (columns in characters; the end is the position after the span).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Position {
+    pub file: String,
+    pub line: usize,
+    pub column: usize,
+    pub end_line: usize,
+    pub end_column: usize,
+}
+
+pub fn position(sources: &SourceMap, span: Span) -> Position {
+    let file = sources.get(span.file);
+    let (line, column) = file.line_col(span.start as usize);
+    let (end_line, end_column) = file.line_col(span.end as usize);
+    Position {
+        file: file.path.display().to_string(),
+        line,
+        column,
+        end_line,
+        end_column,
+    }
+}
+
 /// A diagnostic in the `--format json` output.
 #[derive(Debug, Serialize)]
 pub struct JsonDiagnostic {
     pub code: &'static str,
     pub severity: Severity,
     pub message: String,
-    pub file: String,
-    pub line: usize,
-    pub column: usize,
-    pub end_line: usize,
-    pub end_column: usize,
+    #[serde(flatten)]
+    pub at: Position,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub help: Option<String>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
     /// Secondary locations: `{file, line, column, end_line, end_column, message}`.
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub labels: Vec<serde_json::Value>,
+    pub labels: Vec<JsonLabel>,
+}
+
+/// A secondary location of a diagnostic in the `--format json` output.
+#[derive(Debug, Serialize)]
+pub struct JsonLabel {
+    #[serde(flatten)]
+    pub at: Position,
+    pub message: String,
 }
 
 pub fn json_diagnostic(sources: &SourceMap, d: &Diagnostic) -> JsonDiagnostic {
-    let file = sources.get(d.span.file);
-    let (line, column) = file.line_col(d.span.start as usize);
-    let (end_line, end_column) = file.line_col(d.span.end as usize);
     JsonDiagnostic {
         code: d.code,
         severity: d.severity,
         message: d.message.clone(),
-        file: file.path.display().to_string(),
-        line,
-        column,
-        end_line,
-        end_column,
+        at: position(sources, d.span),
         help: d.help.clone(),
         notes: d.notes.clone(),
         labels: d
             .labels
             .iter()
-            .map(|l| {
-                let f = sources.get(l.span.file);
-                let (line, column) = f.line_col(l.span.start as usize);
-                let (end_line, end_column) = f.line_col(l.span.end as usize);
-                serde_json::json!({
-                    "file": f.path.display().to_string(),
-                    "line": line,
-                    "column": column,
-                    "end_line": end_line,
-                    "end_column": end_column,
-                    "message": l.message,
-                })
+            .map(|l| JsonLabel {
+                at: position(sources, l.span),
+                message: l.message.clone(),
             })
             .collect(),
     }

@@ -303,21 +303,21 @@ fn directives(checked: &Checked) -> (Vec<Directive>, Vec<Diagnostic>) {
             let start = c.span.start as usize;
             Span::new(c.span.file, start + range.start, start + range.end)
         };
-        let codes =
-            match parsed {
-                Err(message) => {
-                    problems.push(invalid(c.span, message).with_help(
-                        "write `# strata: allow(CODE, ...)` with lint codes such as W001",
-                    ));
-                    continue;
-                }
-                Ok(codes) => codes,
-            };
+        const ALLOW_HELP: &str = "write `# strata: allow(CODE, ...)` with lint codes such as W001";
+        let codes = match parsed {
+            Err(message) => {
+                let d = invalid(c.span, message).with_label("not `strata: allow(CODE, ...)`");
+                problems.push(d.with_help(ALLOW_HELP));
+                continue;
+            }
+            Ok(codes) => codes,
+        };
         let decl = match attached_declaration(&checked.sources, c.span, &decls, &comment_ends) {
             Ok(decl) => decl,
             Err(why) => {
                 problems.push(
                     invalid(c.span, format!("this suppression applies to nothing: {why}"))
+                        .with_label("not directly above a declaration")
                         .with_help(
                             "put it on its own line directly above the model, source or contract it is for",
                         ),
@@ -333,7 +333,9 @@ fn directives(checked: &Checked) -> (Vec<Directive>, Vec<Diagnostic>) {
                     span: at(range),
                     used: false,
                 }),
-                Err(message) => problems.push(invalid(at(range), message)),
+                Err(message) => {
+                    problems.push(invalid(at(range), message).with_label("cannot be allowed here"))
+                }
             }
         }
         found.push(Directive {

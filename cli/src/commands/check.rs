@@ -24,6 +24,12 @@ pub struct CheckArgs {
     /// document on stdout).
     #[arg(long, value_enum, default_value_t = Format::Human)]
     pub format: Format,
+    /// Also run the lints (W codes), at their levels (see `strata lint`): a
+    /// lint at level `deny` is an error and makes the exit code 1.
+    #[arg(long)]
+    pub lints: bool,
+    #[command(flatten)]
+    pub levels: crate::commands::lint::LevelArgs,
 }
 
 /// Check one root module completely: the front-end, then every registered
@@ -174,10 +180,24 @@ struct JsonModule<'a> {
 }
 
 pub fn run(args: CheckArgs) -> i32 {
-    let results = match check_roots(&args.paths, &args.search_dir, args.format) {
+    if !args.lints && !args.levels.settings.is_empty() {
+        eprintln!(
+            "error: --allow, --warn and --deny set lint levels: add --lints (or run `strata lint`)"
+        );
+        return exit::USAGE;
+    }
+    if let Err(code) = args.levels.validate() {
+        return code;
+    }
+    let mut results = match check_roots(&args.paths, &args.search_dir, args.format) {
         Ok(r) => r,
         Err(code) => return code,
     };
+    if args.lints {
+        if let Err(code) = crate::commands::lint::add_lints(&mut results, &args.levels) {
+            return code;
+        }
+    }
     let any_errors = results.iter().any(|(_, c)| c.has_errors());
     match args.format {
         Format::Json => {

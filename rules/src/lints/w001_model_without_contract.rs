@@ -53,7 +53,7 @@ pub fn model_without_contract(module: &ir::Module, out: &mut Vec<Diagnostic>) {
             Diagnostic::warning("W001", m.name_span, format!("model '{}' has no contract", m.name))
                 .with_label("no `-> contract` after the name")
                 .with_help(format!(
-                    "declare the schema it promises: `model {} -> contract <Name> {{ ... }}` with a `contract <Name> {{ column: type ... }}`",
+                    "declare the schema it promises in a `contract` and name it: `model {} -> contract <Name> {{`",
                     m.name
                 )),
         );
