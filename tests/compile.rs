@@ -48,15 +48,7 @@ use strata_lang::sql::Dialect;
 
 #[path = "support/tools.rs"]
 mod tools;
-use tools::{python, unavailable};
-
-const STRATA: &str = env!("CARGO_BIN_EXE_strata");
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .map_or_else(|| PathBuf::from(".."), Path::to_path_buf)
-}
+use tools::{python, root, unavailable, STRATA};
 
 fn read(path: &Path) -> String {
     fs::read_to_string(path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()))

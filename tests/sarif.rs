@@ -21,14 +21,7 @@ use serde_json::Value;
 
 #[path = "support/tools.rs"]
 mod tools;
-
-const STRATA: &str = env!("CARGO_BIN_EXE_strata");
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .map_or_else(|| PathBuf::from(".."), Path::to_path_buf)
-}
+use tools::{root, STRATA};
 
 /// The modules to lint: the lint cases, the examples, the lint project.
 fn modules() -> Vec<PathBuf> {

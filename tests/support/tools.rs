@@ -1,8 +1,20 @@
-//! Outside tools of the tests (Python with sqlglot or jsonschema,
-//! PostgreSQL): where to find them, and what a missing one means. Included
-//! by the test files that need it (`#[path = "support/tools.rs"] mod tools;`).
+//! What the test files that run `strata` and outside tools share: the
+//! binary, the workspace root, and the outside tools (Python with sqlglot or
+//! jsonschema, PostgreSQL): where to find them, and what a missing one
+//! means. Included by the test files that need it (`#[path =
+//! "support/tools.rs"] mod tools;`).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
+
+/// The `strata` binary under test.
+pub const STRATA: &str = env!("CARGO_BIN_EXE_strata");
+
+/// The workspace root (the tests run from cli/).
+pub fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .map_or_else(|| PathBuf::from(".."), Path::to_path_buf)
+}
 
 /// Whether the tests run under CI (`CI` set to something other than `0` or
 /// `false`), where every tool must be there.

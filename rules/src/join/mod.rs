@@ -41,6 +41,14 @@ impl JoinClause<'_> {
     }
 }
 
+/// The joins of the given kind whose joined input nothing reads after them.
+pub(crate) fn joins_reading_no_column(
+    module: &ir::Module,
+    kind: JoinKind,
+) -> impl Iterator<Item = JoinClause<'_>> {
+    joins_of_kind(module, kind).filter(|c| !c.right_read_after())
+}
+
 /// Every join of the models that checked without errors, with the given kind.
 pub(crate) fn joins_of_kind(
     module: &ir::Module,

@@ -2,7 +2,7 @@ use strata_lang::ast::JoinKind;
 use strata_lang::ir;
 use strata_lang::Diagnostic;
 
-use super::joins_of_kind;
+use super::joins_reading_no_column;
 use crate::rule;
 
 /// A `join_left` whose joined input is read only by its own `on`: with
@@ -65,13 +65,9 @@ use crate::rule;
 /// ```
 #[rule(code = "W007", name = "left-join-reads-no-column", severity = warning, phase = lint, level = warn)]
 pub fn left_join_reads_no_column(module: &ir::Module, out: &mut Vec<Diagnostic>) {
-    for c in joins_of_kind(module, JoinKind::Left) {
-        if c.right_read_after() {
-            continue;
-        }
-        let right = &c.join.input;
-        let left = &c.join.left_input;
-        let d = match c.join.expect {
+    for c in joins_reading_no_column(module, JoinKind::Left) {
+        let (right, left) = (&c.join.input, &c.join.left_input);
+        out.push(match c.join.expect {
             Some(card) => Diagnostic::warning(
                 "W007",
                 c.join.keyword_span,
@@ -96,7 +92,6 @@ pub fn left_join_reads_no_column(module: &ir::Module, out: &mut Vec<Diagnostic>)
             .with_help(format!(
                 "remove the join if each row of `{left}` matches at most one row of `{right}` (say so with `expect many_to_one` to have it checked); repeating rows through a join is rarely intended"
             )),
-        };
-        out.push(d);
+        });
     }
 }

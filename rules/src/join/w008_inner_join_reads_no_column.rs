@@ -2,7 +2,7 @@ use strata_lang::ast::JoinKind;
 use strata_lang::ir;
 use strata_lang::Diagnostic;
 
-use super::joins_of_kind;
+use super::joins_reading_no_column;
 use crate::rule;
 
 /// A `join_inner` whose joined input is read only by its own `on`: it is a
@@ -59,13 +59,9 @@ use crate::rule;
 /// ```
 #[rule(code = "W008", name = "inner-join-reads-no-column", severity = warning, phase = lint, level = warn)]
 pub fn inner_join_reads_no_column(module: &ir::Module, out: &mut Vec<Diagnostic>) {
-    for c in joins_of_kind(module, JoinKind::Inner) {
-        if c.right_read_after() {
-            continue;
-        }
-        let right = &c.join.input;
-        let left = &c.join.left_input;
-        let d = match c.join.expect {
+    for c in joins_reading_no_column(module, JoinKind::Inner) {
+        let (right, left) = (&c.join.input, &c.join.left_input);
+        out.push(match c.join.expect {
             Some(card) => Diagnostic::warning(
                 "W008",
                 c.join.keyword_span,
@@ -90,7 +86,6 @@ pub fn inner_join_reads_no_column(module: &ir::Module, out: &mut Vec<Diagnostic>
             .with_help(format!(
                 "write `join_semi {right} on ...` to keep each matching row of `{left}` once"
             )),
-        };
-        out.push(d);
+        });
     }
 }
