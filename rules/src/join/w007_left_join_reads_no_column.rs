@@ -5,8 +5,7 @@ use strata_lang::Diagnostic;
 use super::joins_reading_no_column;
 use crate::rule;
 
-/// A `join_left` whose joined input is read only by its own `on`: with
-/// `expect many_to_one` or `one_to_one` it is dead.
+/// A `join_left` whose right side nothing reads after its `on` (dead with `expect many_to_one`).
 ///
 /// ## What it means
 ///

@@ -5,8 +5,7 @@ use strata_lang::Diagnostic;
 use super::joins_reading_no_column;
 use crate::rule;
 
-/// A `join_inner` whose joined input is read only by its own `on`: it is a
-/// `join_semi` in disguise.
+/// A `join_inner` whose right side nothing reads after its `on`: a `join_semi` in disguise.
 ///
 /// ## What it means
 ///

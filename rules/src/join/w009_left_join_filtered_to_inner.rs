@@ -5,8 +5,7 @@ use strata_lang::Diagnostic;
 use super::joins_of_kind;
 use crate::rule;
 
-/// A `join_left` followed by a condition that drops its unmatched rows: it
-/// works as a `join_inner`.
+/// A `join_left` whose unmatched rows a later condition drops: it works as a `join_inner`.
 ///
 /// ## What it means
 ///
