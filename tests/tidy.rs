@@ -194,7 +194,12 @@ fn every_rule_is_explained() {
         if summary.is_empty() || summary.starts_with('#') {
             missing.push("a one-line summary as the first line");
         }
-        if rule.doc.lines().nth(1).is_some_and(|l| !l.trim().is_empty()) {
+        if rule
+            .doc
+            .lines()
+            .nth(1)
+            .is_some_and(|l| !l.trim().is_empty())
+        {
             missing.push("a blank line after the summary (a summary is one line)");
         }
         if !rule.doc.lines().any(|l| l == "## What it means") {
