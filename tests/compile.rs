@@ -46,23 +46,9 @@ use std::sync::OnceLock;
 use serde_json::Value;
 use strata_lang::sql::Dialect;
 
-const STRATA: &str = env!("CARGO_BIN_EXE_strata");
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .map_or_else(|| PathBuf::from(".."), Path::to_path_buf)
-}
-
-fn in_ci() -> bool {
-    std::env::var_os("CI").is_some_and(|v| !v.is_empty() && v != "0" && v != "false")
-}
-
-/// A missing tool: a failure under CI, else a skip with a message.
-fn unavailable(what: &str) {
-    assert!(!in_ci(), "CI is set but {what}; .ci/run installs it");
-    eprintln!("skipping: {what}");
-}
+#[path = "support/tools.rs"]
+mod tools;
+use tools::{python, root, unavailable, STRATA};
 
 fn read(path: &Path) -> String {
     fs::read_to_string(path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()))
@@ -183,28 +169,10 @@ fn expected_compile_errors() -> Vec<(String, String)> {
 // ---------------------------------------------------------------------------
 // sqlglot
 
-fn python() -> String {
-    if let Ok(p) = std::env::var("STRATA_PYTHON") {
-        return p;
-    }
-    let home = std::env::var("HOME").unwrap_or_else(|_| "/root".into());
-    let venv = Path::new(&home).join(".cache/strata-venv/bin/python");
-    if venv.exists() {
-        return venv.display().to_string();
-    }
-    "python3".into()
-}
-
 #[test]
 fn sqlglot_parses_every_statement() {
     let py = python();
-    let importable = Command::new(&py)
-        .args(["-c", "import sqlglot"])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success());
-    if !importable {
+    if !tools::python_imports(&py, &["sqlglot"]) {
         unavailable(&format!("`{py}` cannot import sqlglot"));
         return;
     }

@@ -5,8 +5,9 @@
 //! mutations (byte-range deletion, duplication and swap, token insertion,
 //! truncation, splicing two programs, deep nesting, long operator chains, very
 //! long identifiers, random bytes) and runs, each under `catch_unwind`:
-//! `parser::parse`, `check_text` plus `strata_rules::run_checks`, and
-//! `fmt::format_source`. It also checks two properties:
+//! `parser::parse`, `check_text` plus `strata_rules::run_checks`, the lints
+//! with their suppression comments (`strata_rules::lint::lint`, every lint
+//! at `warn`), and `fmt::format_source`. It also checks two properties:
 //! * every diagnostic span (primary and labels) lies within its file:
 //!   `start <= end <= len`, both on char boundaries;
 //! * formatter soundness: whatever the formatter returns re-parses without
@@ -120,6 +121,9 @@ const TOKENS: &[&str] = &[
     "\"a\\\"b\"", "\"\\", "\"",
     // comments and quotes
     "//", "#", "/*", "*/", "'", "\n", "\r\n", "\t", " ",
+    // lint suppressions
+    "\n# strata: allow(W001, W002)\n", "# strata:", "strata: allow(", "allow", "W003", "W090",
+    "E040", "W0", ",", ")",
     // unicode and control characters
     "é", "日本", "🙂", "²", "٣", "\u{feff}", "\u{0}", "\u{200b}", "\u{2028}", "\u{fffd}", "\u{1f}",
 ];
@@ -341,6 +345,13 @@ fn run_case(seed: u64, text: &str) -> Result<(), String> {
         strata_rules::run_checks(&checked.module)
     })?;
     check_spans("rules", &rule_diags, &files)?;
+
+    let lint_diags = guarded("strata_rules::lint::lint", || {
+        let mut levels = strata_rules::lint::Levels::defaults();
+        let _ = levels.set("all", strata_rules::Level::Warn, "fuzz");
+        strata_rules::lint::lint(&checked, &levels)
+    })?;
+    check_spans("lint", &lint_diags, &files)?;
     drop(files);
     drop(checked);
 

@@ -12,6 +12,7 @@ pub mod host;
 pub mod inputs;
 pub mod progress;
 pub mod render;
+pub mod sarif;
 
 pub use strata_plugin::{config, exit, outln};
 
@@ -59,15 +60,39 @@ pub enum Command {
     /// check with exit 4.
     #[command(display_order = 1)]
     Check(commands::check::CheckArgs),
-    /// Check, then show per model: fingerprint, output schema, lineage, join keys.
+    /// Check modules and report every lint (W codes) at its level; SARIF for CI.
+    ///
+    /// The lints: a model without a contract (W001) or owner (W002) or
+    /// explicit outputs (W003, allowed by default), a classified column that
+    /// is not protected (W004), an unused model (W005), a duplicate model
+    /// (W006), a join whose right side nothing reads (W007, W008), a left
+    /// join that a later condition turns inner (W009). `strata rules` lists
+    /// them with their default levels; `strata explain CODE` explains one.
+    ///
+    /// Levels: the `[lints]` table of the nearest `strata.toml` (found by
+    /// walking up from each module; keys are codes, `warnings` or `all`)
+    /// changes the defaults, then `--allow`, `--warn` and `--deny` do, in
+    /// the order given (a later flag wins). A lint at `deny` is reported as
+    /// an error and makes the exit code 1; `--deny warnings` turns every
+    /// warning into an error (for CI).
+    ///
+    /// Suppressions: a comment `# strata: allow(W001, W002)` on the line
+    /// directly above a model, source or contract silences those lints for
+    /// that declaration only. A suppression that silences nothing is
+    /// reported (W090), and so is one that cannot be applied (W091).
+    ///
+    /// The module's own errors (E codes) are reported too, and exit 1.
     #[command(display_order = 2)]
+    Lint(commands::lint::LintArgs),
+    /// Check, then show per model: fingerprint, output schema, lineage, join keys.
+    #[command(display_order = 3)]
     Build(commands::build::BuildArgs),
     /// Print the SQL each model compiles to for a warehouse, and the join
     /// cardinality check queries.
-    #[command(display_order = 3)]
+    #[command(display_order = 4)]
     Compile(commands::compile::CompileArgs),
     /// Format modules canonically (print, --check or --write).
-    #[command(display_order = 4)]
+    #[command(display_order = 5)]
     Fmt(commands::fmt::FmtArgs),
     // Plugin commands come next (`strata_plugin::PluginCommand::order`).
     /// Print the documentation of a diagnostic code (e.g. `strata explain E079`).
@@ -149,6 +174,7 @@ where
     };
     match command {
         Command::Check(a) => commands::check::run(a),
+        Command::Lint(a) => commands::lint::run(a),
         Command::Build(a) => commands::build::run(a),
         Command::Compile(a) => commands::compile::run(a),
         Command::Fmt(a) => commands::fmt::run(a),

@@ -1,10 +1,11 @@
 //! Rendering diagnostics: ariadne reports for people, JSON for machines.
 
 use std::io::IsTerminal;
+use std::ops::Range;
 
 use ariadne::{Color, Config, IndexType, Label, Report, ReportKind};
 use serde::Serialize;
-use strata_lang::{Diagnostic, Severity, SourceMap};
+use strata_lang::{Diagnostic, FileId, Severity, SourceMap, Span};
 
 pub use strata_plugin::{print_json, print_text, Format};
 
@@ -14,22 +15,20 @@ pub fn stderr_color() -> bool {
     std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()) && std::io::stderr().is_terminal()
 }
 
-fn display_path(sources: &SourceMap, d: &Diagnostic) -> String {
-    sources.get(d.span.file).path.display().to_string()
+fn display_path(sources: &SourceMap, file: FileId) -> String {
+    sources.get(file).path.display().to_string()
 }
 
-/// Render one diagnostic as an ariadne report into `out`.
-pub fn write_diagnostic(
+/// The ariadne report of one diagnostic.
+fn report<'a>(
     sources: &SourceMap,
-    d: &Diagnostic,
+    d: &'a Diagnostic,
     color: bool,
-    out: &mut dyn std::io::Write,
-) -> std::io::Result<()> {
-    let path = display_path(sources, d);
-    let text = &sources.get(d.span.file).text;
-    let clamp = |start: u32, end: u32| {
-        let s = (start as usize).min(text.len());
-        let e = (end as usize).clamp(s, text.len());
+) -> Report<'a, (String, Range<usize>)> {
+    let range = |span: Span| {
+        let len = sources.get(span.file).text.len();
+        let s = (span.start as usize).min(len);
+        let e = (span.end as usize).clamp(s, len);
         s..e
     };
     let kind = match d.severity {
@@ -40,7 +39,8 @@ pub fn write_diagnostic(
         Severity::Error => Color::Red,
         Severity::Warning => Color::Yellow,
     };
-    let primary = clamp(d.span.start, d.span.end);
+    let path = display_path(sources, d.span.file);
+    let primary = range(d.span);
     let mut report = Report::build(kind, (path.clone(), primary.clone()))
         .with_config(
             Config::default()
@@ -52,21 +52,13 @@ pub fn write_diagnostic(
     // ariadne draws only labels with a message: default to the diagnostic's.
     let label_text = d.label.as_deref().unwrap_or(&d.message);
     report = report.with_label(
-        Label::new((path.clone(), primary))
+        Label::new((path, primary))
             .with_message(label_text)
             .with_color(main_color),
     );
-    let mut files = vec![(path.clone(), text.clone())];
     for l in &d.labels {
-        let lpath = sources.get(l.span.file).path.display().to_string();
-        let ltext = &sources.get(l.span.file).text;
-        let s = (l.span.start as usize).min(ltext.len());
-        let e = (l.span.end as usize).clamp(s, ltext.len());
-        if !files.iter().any(|(p, _)| *p == lpath) {
-            files.push((lpath.clone(), ltext.clone()));
-        }
         report = report.with_label(
-            Label::new((lpath, s..e))
+            Label::new((display_path(sources, l.span.file), range(l.span)))
                 .with_message(&l.message)
                 .with_color(Color::Blue),
         );
@@ -77,7 +69,27 @@ pub fn write_diagnostic(
     if let Some(h) = &d.help {
         report = report.with_help(h);
     }
-    report.finish().write(ariadne::sources(files), out)
+    report.finish()
+}
+
+/// Render diagnostics as ariadne reports into `out`, in order. The files'
+/// line tables are built once for all of them (a module with thousands of
+/// lint warnings renders in linear time).
+pub fn write_diagnostics(
+    sources: &SourceMap,
+    diags: &[Diagnostic],
+    color: bool,
+    out: &mut dyn std::io::Write,
+) -> std::io::Result<()> {
+    let mut cache = ariadne::sources(
+        sources
+            .files()
+            .map(|(_, f)| (f.path.display().to_string(), f.text.as_str())),
+    );
+    for d in diags {
+        report(sources, d, color).write(&mut cache, &mut *out)?;
+    }
+    Ok(())
 }
 
 /// Print diagnostics to stderr, in order.
@@ -85,9 +97,31 @@ pub fn print_diagnostics(sources: &SourceMap, diags: &[Diagnostic]) {
     let color = stderr_color();
     let stderr = std::io::stderr();
     let mut lock = stderr.lock();
-    for d in diags {
-        // A failed write to stderr leaves nothing better to do.
-        let _ = write_diagnostic(sources, d, color, &mut lock);
+    // A failed write to stderr leaves nothing better to do.
+    let _ = write_diagnostics(sources, diags, color, &mut lock);
+}
+
+/// Where a span is: the file as shown, and 1-based lines and columns
+/// (columns in characters; the end is the position after the span).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Position {
+    pub file: String,
+    pub line: usize,
+    pub column: usize,
+    pub end_line: usize,
+    pub end_column: usize,
+}
+
+pub fn position(sources: &SourceMap, span: Span) -> Position {
+    let file = sources.get(span.file);
+    let (line, column) = file.line_col(span.start as usize);
+    let (end_line, end_column) = file.line_col(span.end as usize);
+    Position {
+        file: file.path.display().to_string(),
+        line,
+        column,
+        end_line,
+        end_column,
     }
 }
 
@@ -97,50 +131,39 @@ pub struct JsonDiagnostic {
     pub code: &'static str,
     pub severity: Severity,
     pub message: String,
-    pub file: String,
-    pub line: usize,
-    pub column: usize,
-    pub end_line: usize,
-    pub end_column: usize,
+    #[serde(flatten)]
+    pub at: Position,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub help: Option<String>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
     /// Secondary locations: `{file, line, column, end_line, end_column, message}`.
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub labels: Vec<serde_json::Value>,
+    pub labels: Vec<JsonLabel>,
+}
+
+/// A secondary location of a diagnostic in the `--format json` output.
+#[derive(Debug, Serialize)]
+pub struct JsonLabel {
+    #[serde(flatten)]
+    pub at: Position,
+    pub message: String,
 }
 
 pub fn json_diagnostic(sources: &SourceMap, d: &Diagnostic) -> JsonDiagnostic {
-    let file = sources.get(d.span.file);
-    let (line, column) = file.line_col(d.span.start as usize);
-    let (end_line, end_column) = file.line_col(d.span.end as usize);
     JsonDiagnostic {
         code: d.code,
         severity: d.severity,
         message: d.message.clone(),
-        file: file.path.display().to_string(),
-        line,
-        column,
-        end_line,
-        end_column,
+        at: position(sources, d.span),
         help: d.help.clone(),
         notes: d.notes.clone(),
         labels: d
             .labels
             .iter()
-            .map(|l| {
-                let f = sources.get(l.span.file);
-                let (line, column) = f.line_col(l.span.start as usize);
-                let (end_line, end_column) = f.line_col(l.span.end as usize);
-                serde_json::json!({
-                    "file": f.path.display().to_string(),
-                    "line": line,
-                    "column": column,
-                    "end_line": end_line,
-                    "end_column": end_column,
-                    "message": l.message,
-                })
+            .map(|l| JsonLabel {
+                at: position(sources, l.span),
+                message: l.message.clone(),
             })
             .collect(),
     }

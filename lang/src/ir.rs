@@ -40,6 +40,22 @@ pub struct Source {
     pub args: Vec<(String, String)>,
     /// `None` when the source declares no `columns:`.
     pub columns: Option<Vec<Column>>,
+    /// The span of each declared column (parallel to `columns`).
+    #[serde(skip)]
+    pub column_spans: Vec<Span>,
+}
+
+impl Source {
+    /// The declaration of column `name`: its definition when the source has
+    /// one, else the whole source.
+    pub fn column_span(&self, name: &str) -> Span {
+        self.columns
+            .iter()
+            .flatten()
+            .zip(&self.column_spans)
+            .find(|(c, _)| c.name == name)
+            .map_or(self.span, |(_, s)| *s)
+    }
 }
 
 #[derive(Clone, Debug, serde::Serialize)]
@@ -182,6 +198,9 @@ pub struct Model {
     /// The model's clauses, typed and resolved (empty when `ok` is false).
     #[serde(skip)]
     pub steps: Vec<Step>,
+    /// The span of the clause each step came from (parallel to `steps`).
+    #[serde(skip)]
+    pub step_spans: Vec<Span>,
     /// False when checking this model reported an error.
     pub ok: bool,
     /// Whether the output schema is complete even if `ok` is false (an error
@@ -239,6 +258,48 @@ pub struct TExpr {
     pub kind: TExprKind,
     pub ty: Type,
     pub nullable: bool,
+}
+
+impl TExpr {
+    /// Call `f` on this expression and on every expression inside it (call
+    /// arguments, window partition and sort keys), outer ones first.
+    pub fn walk<'a>(&'a self, f: &mut dyn FnMut(&'a TExpr)) {
+        f(self);
+        match &self.kind {
+            TExprKind::Lit(_) | TExprKind::Column(_) | TExprKind::Star => {}
+            TExprKind::Unary { operand, .. } => operand.walk(f),
+            TExprKind::Binary { lhs, rhs, .. } => {
+                lhs.walk(f);
+                rhs.walk(f);
+            }
+            TExprKind::Cast { expr, .. } => expr.walk(f),
+            TExprKind::Call(call) => {
+                for a in &call.args {
+                    a.walk(f);
+                }
+                if let Some(w) = &call.window {
+                    for p in &w.partition_by {
+                        p.walk(f);
+                    }
+                    for (key, _) in &w.sort {
+                        key.walk(f);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Whether a column of input number `input` occurs in this expression.
+    pub fn reads_input(&self, input: usize) -> bool {
+        let mut found = false;
+        self.walk(&mut |e| {
+            if matches!(&e.kind, TExprKind::Column(ColumnRef::Input { input: i, .. }) if *i == input)
+            {
+                found = true;
+            }
+        });
+        found
+    }
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -336,4 +397,26 @@ pub enum Step {
     Dedup {
         by: Option<Vec<String>>,
     },
+}
+
+impl Step {
+    /// The expressions this step evaluates, in source order.
+    pub fn exprs(&self) -> Vec<&TExpr> {
+        match self {
+            Step::Join { on: e, .. }
+            | Step::Filter(e)
+            | Step::Let { expr: e, .. }
+            | Step::Output { expr: e, .. }
+            | Step::Having(e)
+            | Step::GroupOutput { expr: e, .. } => vec![e],
+            Step::Group { keys } => keys.iter().map(|(_, e)| e).collect(),
+            Step::Sort(keys) => keys.iter().map(|(e, _)| e).collect(),
+            Step::From { .. }
+            | Step::EndGroup
+            | Step::Take { .. }
+            | Step::Expand { .. }
+            | Step::SetOp { .. }
+            | Step::Dedup { .. } => Vec::new(),
+        }
+    }
 }

@@ -9,6 +9,10 @@
 //! #[rule(code = "E040", name = "unknown-column", severity = error, phase = resolve)]
 //! pub struct UnknownColumn;
 //!
+//! /// The model has no `owner:`.
+//! #[rule(code = "W002", name = "model-without-owner", severity = warning, phase = lint, level = warn)]
+//! pub fn model_without_owner(module: &strata_lang::ir::Module, out: &mut Vec<strata_lang::Diagnostic>) {}
+//!
 //! /// Misused join `expect`.
 //! #[rule(code = "E079", name = "join-cardinality-shape", severity = error, phase = check)]
 //! pub fn join_cardinality_shape(module: &strata_lang::ir::Module, out: &mut Vec<strata_lang::Diagnostic>) {}
@@ -16,7 +20,9 @@
 //!
 //! On a `struct` the rule is a declaration of a code that the parser, the
 //! checker or the materializer emits; on a `fn` it is also a check over the
-//! typed IR. Either way the item is kept and an `::inventory::submit!` of a
+//! typed IR. A warning (a `W` code, a lint) declares its default `level`
+//! (`allow`, `warn` or `deny`); an error is always `deny`, so `level` may be
+//! left out (and may not be anything else). Either way the item is kept and an `::inventory::submit!` of a
 //! `::strata_rules::Rule` is emitted beside it, so a crate using the macro
 //! depends on `strata-rules`, `strata-rules-macros` and `inventory`.
 //!
@@ -84,6 +90,7 @@ fn registration(
     let name = args.name.as_str();
     let severity = syn::Ident::new(args.severity.variant(), Span::call_site());
     let phase = syn::Ident::new(args.phase.variant(), Span::call_site());
+    let level = syn::Ident::new(args.level.variant(), Span::call_site());
     let doc = LitStr::new(doc, Span::call_site());
     let check = match check {
         Some(f) => quote!(::core::option::Option::Some(#f)),
@@ -97,6 +104,7 @@ fn registration(
                 name: #name,
                 severity: ::strata_rules::Severity::#severity,
                 phase: ::strata_rules::Phase::#phase,
+                default_level: ::strata_rules::Level::#level,
                 doc: #doc,
                 check: #check,
             }
@@ -153,6 +161,30 @@ impl Phase {
     }
 }
 
+/// A rule's default level (mirrors `strata_rules::Level`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Level {
+    Allow,
+    Warn,
+    Deny,
+}
+
+impl Level {
+    const WORDS: &'static [(&'static str, Level)] = &[
+        ("allow", Level::Allow),
+        ("warn", Level::Warn),
+        ("deny", Level::Deny),
+    ];
+
+    fn variant(self) -> &'static str {
+        match self {
+            Level::Allow => "Allow",
+            Level::Warn => "Warn",
+            Level::Deny => "Deny",
+        }
+    }
+}
+
 /// The validated arguments of `#[rule(...)]`.
 #[derive(Debug)]
 pub(crate) struct RuleArgs {
@@ -160,9 +192,10 @@ pub(crate) struct RuleArgs {
     pub(crate) name: String,
     pub(crate) severity: Severity,
     pub(crate) phase: Phase,
+    pub(crate) level: Level,
 }
 
-const ARG_NAMES: &str = "`code`, `name`, `severity`, `phase`";
+const ARG_NAMES: &str = "`code`, `name`, `severity`, `phase`, `level`";
 
 impl RuleArgs {
     /// Validate the `key = value` arguments. Every problem is reported (the
@@ -174,6 +207,7 @@ impl RuleArgs {
         let mut name = None;
         let mut severity: Option<(Severity, Span)> = None;
         let mut phase = None;
+        let mut level: Option<(Level, Span)> = None;
         for arg in &args {
             let Some(key) = arg.path.get_ident() else {
                 errors.push(arg.path.span(), format!("expected one of {ARG_NAMES}"));
@@ -185,6 +219,7 @@ impl RuleArgs {
                 "name" => name.is_some(),
                 "severity" => severity.is_some(),
                 "phase" => phase.is_some(),
+                "level" => level.is_some(),
                 _ => {
                     errors.push(
                         key.span(),
@@ -202,6 +237,8 @@ impl RuleArgs {
                 "name" => parse_name(&arg.value).map(|n| name = Some(n)),
                 "severity" => parse_word(&arg.value, "severity", Severity::WORDS)
                     .map(|s| severity = Some((s, arg.value.span()))),
+                "level" => parse_word(&arg.value, "level", Level::WORDS)
+                    .map(|l| level = Some((l, arg.value.span()))),
                 _ => parse_word(&arg.value, "phase", Phase::WORDS).map(|p| phase = Some(p)),
             };
             if let Err(e) = parsed {
@@ -241,6 +278,23 @@ impl RuleArgs {
                 );
             }
         }
+        let level_given = args.iter().any(|a| a.path.is_ident("level"));
+        match (&severity, &level) {
+            (Some((Severity::Warning, _)), None) if !level_given => errors.push(
+                Span::call_site(),
+                "missing argument `level`: a warning is a lint and declares its default \
+                 level (`level = warn`; `allow` for a pedantic lint, `deny` for one that \
+                 fails the build)"
+                    .to_string(),
+            ),
+            (Some((Severity::Error, _)), Some((l, span))) if *l != Level::Deny => errors.push(
+                *span,
+                "an error is always `level = deny` (only warnings have a level that \
+                 can be changed); remove `level`"
+                    .to_string(),
+            ),
+            _ => {}
+        }
         errors.finish()?;
         match (code, name, severity, phase) {
             (Some((code, _)), Some(name), Some((severity, _)), Some(phase)) => Ok(RuleArgs {
@@ -248,6 +302,7 @@ impl RuleArgs {
                 name,
                 severity,
                 phase,
+                level: level.map_or(Level::Deny, |(l, _)| l),
             }),
             // Unreachable: every missing argument was reported above.
             _ => Err(syn::Error::new(Span::call_site(), "incomplete #[rule]")),
@@ -440,11 +495,37 @@ mod tests {
 
     #[test]
     fn arguments_may_come_in_any_order_with_a_trailing_comma() {
-        let a = args(r#"phase = lint, severity = warning, name = "no-owner", code = "W002","#)
-            .expect("valid");
+        let a = args(
+            r#"level = allow, phase = lint, severity = warning, name = "no-owner", code = "W002","#,
+        )
+        .expect("valid");
         assert_eq!(a.code, "W002");
         assert_eq!(a.severity, Severity::Warning);
         assert_eq!(a.phase, Phase::Lint);
+        assert_eq!(a.level, Level::Allow);
+    }
+
+    #[test]
+    fn a_warning_declares_its_level_and_an_error_is_deny() {
+        let err = error_of(r#"code = "W002", name = "x", severity = warning, phase = lint"#);
+        assert!(err.contains("missing argument `level`"), "{err}");
+        let err = error_of(
+            r#"code = "W002", name = "x", severity = warning, phase = lint, level = loud"#,
+        );
+        assert!(
+            err.contains("`level` must be one of `allow`, `warn`, `deny`"),
+            "{err}"
+        );
+        assert!(!err.contains("missing argument `level`"), "{err}");
+        let err =
+            error_of(r#"code = "E040", name = "x", severity = error, phase = check, level = warn"#);
+        assert!(err.contains("an error is always `level = deny`"), "{err}");
+        let a =
+            args(r#"code = "E040", name = "x", severity = error, phase = check"#).expect("valid");
+        assert_eq!(a.level, Level::Deny);
+        let a = args(r#"code = "E040", name = "x", severity = error, phase = check, level = deny"#)
+            .expect("valid");
+        assert_eq!(a.level, Level::Deny);
     }
 
     #[test]
@@ -533,8 +614,8 @@ mod tests {
     #[test]
     fn unknown_duplicate_and_missing_arguments_are_errors() {
         let err =
-            error_of(r#"code = "E040", name = "x", severity = error, phase = check, level = deny"#);
-        assert!(err.contains("unknown argument `level`"), "{err}");
+            error_of(r#"code = "E040", name = "x", severity = error, phase = check, lvl = deny"#);
+        assert!(err.contains("unknown argument `lvl`"), "{err}");
         let err = error_of(
             r#"code = "E040", code = "E041", name = "x", severity = error, phase = check"#,
         );
@@ -621,6 +702,7 @@ mod tests {
             "{out}"
         );
         assert!(out.contains(":: strata_rules :: Phase :: Check"), "{out}");
+        assert!(out.contains(":: strata_rules :: Level :: Deny"), "{out}");
         assert!(out.contains("doc : \"Summary.\""), "{out}");
         assert!(
             out.contains(":: core :: option :: Option :: Some (join_shape)"),

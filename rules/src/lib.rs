@@ -15,8 +15,11 @@ use std::cmp::Ordering;
 
 use strata_lang::{ir, Diagnostic};
 
+pub use level::Level;
 pub use strata_lang::Severity;
 pub use strata_rules_macros::rule;
+
+mod level;
 
 pub mod columns;
 pub mod contracts;
@@ -26,6 +29,8 @@ pub mod groups;
 pub mod incremental;
 pub mod inputs;
 pub mod join;
+pub mod lint;
+pub mod lints;
 pub mod runtime;
 pub mod setops;
 pub mod sql;
@@ -78,6 +83,9 @@ pub struct Rule {
     pub name: &'static str,
     pub severity: Severity,
     pub phase: Phase,
+    /// The level the rule has unless `strata.toml` or a flag says otherwise;
+    /// always [`Level::Deny`] for errors.
+    pub default_level: Level,
     /// The explanation: summary line, what it means, failing example, fix.
     pub doc: &'static str,
     /// The check over the typed IR, for rules that are checks; `None` for
@@ -117,12 +125,28 @@ pub fn find(code: &str) -> Option<&'static Rule> {
         .find(|r| r.code.eq_ignore_ascii_case(code))
 }
 
-/// Run every rule that is a check over the module. The diagnostics come in
-/// registry order; merge them with the checker's and sort them with
+/// Run every compile-time rule that is a check over the module (the lints
+/// excepted: see [`run_lints`]). The diagnostics come in registry order;
+/// merge them with the checker's and sort them with
 /// [`strata_lang::diag::sort_diagnostics`] for display.
 pub fn run_checks(module: &ir::Module) -> Vec<Diagnostic> {
+    run_phase(module, |phase| phase != Phase::Lint)
+}
+
+/// Run every lint (a check with [`Phase::Lint`]) over the module, whatever
+/// its level: levels and suppressions are applied afterwards
+/// ([`lint::lint`]), so that a suppression knows whether it was needed.
+pub fn run_lints(module: &ir::Module) -> Vec<Diagnostic> {
+    run_phase(module, |phase| phase == Phase::Lint)
+}
+
+fn run_phase(module: &ir::Module, wanted: impl Fn(Phase) -> bool) -> Vec<Diagnostic> {
     let mut out = Vec::new();
-    for check in all().into_iter().filter_map(|r| r.check) {
+    for check in all()
+        .into_iter()
+        .filter(|r| wanted(r.phase))
+        .filter_map(|r| r.check)
+    {
         check(module, &mut out);
     }
     out

@@ -33,6 +33,12 @@ pub struct CheckArgs {
     /// environment failure, exit 4).
     #[arg(long, value_name = "SECS", default_value_t = crate::external_rules::DEFAULT_TIMEOUT_SECS)]
     pub rule_timeout: f64,
+    /// Also run the lints (W codes), at their levels (see `strata lint`): a
+    /// lint at level `deny` is an error and makes the exit code 1.
+    #[arg(long)]
+    pub lints: bool,
+    #[command(flatten)]
+    pub levels: crate::commands::lint::LevelArgs,
 }
 
 /// Check one root module completely: the front-end, then every registered
@@ -214,6 +220,15 @@ fn run_external_rules(
 }
 
 pub fn run(args: CheckArgs) -> i32 {
+    if !args.lints && !args.levels.settings.is_empty() {
+        eprintln!(
+            "error: --allow, --warn and --deny set lint levels: add --lints (or run `strata lint`)"
+        );
+        return exit::USAGE;
+    }
+    if let Err(code) = args.levels.validate() {
+        return code;
+    }
     let mut results = match check_roots(&args.paths, &args.search_dir, args.format) {
         Ok(r) => r,
         Err(code) => return code,
@@ -222,6 +237,11 @@ pub fn run(args: CheckArgs) -> i32 {
         Ok(names) => names,
         Err(code) => return code,
     };
+    if args.lints {
+        if let Err(code) = crate::commands::lint::add_lints(&mut results, &args.levels) {
+            return code;
+        }
+    }
     let any_errors = results.iter().any(|(_, c)| c.has_errors());
     match args.format {
         Format::Json => {

@@ -5,4 +5,5 @@ pub mod check;
 pub mod compile;
 pub mod explain;
 pub mod fmt;
+pub mod lint;
 pub mod rules;

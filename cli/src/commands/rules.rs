@@ -4,21 +4,23 @@ use std::io::Write;
 
 use clap::Args;
 use serde::Serialize;
-use strata_rules::{Phase, Rule};
+use strata_rules::{Level, Phase, Rule};
 
 use crate::exit;
 use crate::render::Format;
 
-/// List every diagnostic code strata can report: its code, name, severity
-/// and one-line summary.
+/// List every diagnostic code strata can report: its code, name, severity,
+/// default level and one-line summary.
 ///
-/// The list comes from the rule registry, so it also includes rules linked
-/// in from other crates. `strata explain CODE` prints a code's full
+/// The level is what a firing diagnostic does unless `strata.toml` or a
+/// flag of `strata lint` changes it: `allow` (not reported), `warn`, `deny`
+/// (an error, exit 1). Errors are always `deny`. The list comes from the
+/// rule registry, so it also includes rules linked in from other crates. `strata explain CODE` prints a code's full
 /// documentation.
 #[derive(Debug, Args)]
 pub struct RulesArgs {
     /// How to print the list: `human` is an aligned table, `json` an array of
-    /// `{code, name, severity, phase, summary}` objects.
+    /// `{code, name, severity, level, phase, summary}` objects.
     #[arg(long, value_enum, default_value_t = Format::Human)]
     pub format: Format,
 }
@@ -41,10 +43,18 @@ pub fn run(args: RulesArgs) -> i32 {
 }
 
 fn table(rules: &[&Rule]) -> String {
-    let header = ["CODE", "NAME", "SEVERITY", "SUMMARY"];
-    let rows: Vec<[&str; 4]> = rules
+    let header = ["CODE", "NAME", "SEVERITY", "LEVEL", "SUMMARY"];
+    let rows: Vec<[&str; 5]> = rules
         .iter()
-        .map(|r| [r.code, r.name, r.severity_name(), r.summary()])
+        .map(|r| {
+            [
+                r.code,
+                r.name,
+                r.severity_name(),
+                r.default_level.as_str(),
+                r.summary(),
+            ]
+        })
         .collect();
     let width = |i: usize| {
         rows.iter()
@@ -53,18 +63,20 @@ fn table(rules: &[&Rule]) -> String {
             .max()
             .unwrap_or(0)
     };
-    let widths = [width(0), width(1), width(2)];
+    let widths = [width(0), width(1), width(2), width(3)];
     let mut text = String::new();
     for row in std::iter::once(&header).chain(&rows) {
         let line = format!(
-            "{:w0$}  {:w1$}  {:w2$}  {}",
+            "{:w0$}  {:w1$}  {:w2$}  {:w3$}  {}",
             row[0],
             row[1],
             row[2],
             row[3],
+            row[4],
             w0 = widths[0],
             w1 = widths[1],
             w2 = widths[2],
+            w3 = widths[3],
         );
         text.push_str(line.trim_end());
         text.push('\n');
@@ -77,6 +89,7 @@ struct RuleRow {
     code: &'static str,
     name: &'static str,
     severity: &'static str,
+    level: Level,
     phase: Phase,
     summary: &'static str,
 }
@@ -88,6 +101,7 @@ fn json(rules: &[&Rule]) -> serde_json::Result<String> {
             code: r.code,
             name: r.name,
             severity: r.severity_name(),
+            level: r.default_level,
             phase: r.phase,
             summary: r.summary(),
         })
@@ -126,5 +140,6 @@ mod tests {
         assert_eq!(rows[0]["code"], "ParseError");
         assert_eq!(rows[0]["phase"], "parse");
         assert_eq!(rows[0]["severity"], "error");
+        assert_eq!(rows[0]["level"], "deny");
     }
 }

@@ -25,6 +25,9 @@ pub struct Checked {
     pub sources: SourceMap,
     pub module: ir::Module,
     pub diagnostics: Vec<Diagnostic>,
+    /// The comments of every file of the module, in file then source order
+    /// (`strata lint` reads its suppression comments from them).
+    pub comments: Vec<ast::Comment>,
     /// Root files that could not be read: `(path, reason)`.
     pub io_errors: Vec<(PathBuf, String)>,
 }
@@ -132,10 +135,16 @@ fn check_loaded(loaded: Loaded) -> Checked {
     let module = build_module(&loaded, &mut diags);
     sort_diagnostics(&mut diags);
     diags.dedup();
+    let comments = loaded
+        .files
+        .iter()
+        .flat_map(|(_, f)| f.comments.iter().cloned())
+        .collect();
     Checked {
         sources: loaded.sources,
         module,
         diagnostics: diags,
+        comments,
         io_errors: loaded.io_errors,
     }
 }
@@ -260,6 +269,7 @@ fn build_module(loaded: &Loaded, diags: &mut Vec<Diagnostic>) -> ir::Module {
                 joins: Vec::new(),
                 attrs: Vec::new(),
                 steps: Vec::new(),
+                step_spans: Vec::new(),
                 ok: false,
                 schema_complete: false,
             }
@@ -296,6 +306,7 @@ fn build_module(loaded: &Loaded, diags: &mut Vec<Diagnostic>) -> ir::Module {
                     .map(|kv| (kv.key.name.clone(), kv.value.clone()))
                     .collect(),
                 columns: env.source_columns(&s.name.name).and_then(|c| c.cloned()),
+                column_spans: s.columns.iter().flatten().map(|f| f.span).collect(),
             })
             .collect(),
         contracts: contract_order

@@ -53,6 +53,10 @@ pub struct ModelChecker<'a> {
     /// The from input's schema is incomplete: unknown bare names are silent.
     from_poisoned: bool,
     steps: Vec<Step>,
+    /// The span of the clause each step came from (parallel to `steps`).
+    step_spans: Vec<Span>,
+    /// The clause being checked.
+    clause_span: Span,
 }
 
 impl<'a> ModelChecker<'a> {
@@ -83,7 +87,14 @@ impl<'a> ModelChecker<'a> {
             poisoned_names: HashSet::new(),
             from_poisoned: false,
             steps: Vec::new(),
+            step_spans: Vec::new(),
+            clause_span: model.span,
         }
+    }
+
+    fn push_step(&mut self, step: Step) {
+        self.steps.push(step);
+        self.step_spans.push(self.clause_span);
     }
 
     /// Resolve a column reference, bare or qualified (notes 4.4).
@@ -348,6 +359,11 @@ impl<'a> ModelChecker<'a> {
             } else {
                 std::mem::take(&mut self.steps)
             },
+            step_spans: if self.failed {
+                Vec::new()
+            } else {
+                std::mem::take(&mut self.step_spans)
+            },
             ok: !self.failed,
             schema_complete: !self.from_poisoned
                 && self.poisoned_names.is_empty()
@@ -356,6 +372,12 @@ impl<'a> ModelChecker<'a> {
     }
 
     fn item(&mut self, item: &'a Item) {
+        let outer = std::mem::replace(&mut self.clause_span, item.span);
+        self.clause(item);
+        self.clause_span = outer;
+    }
+
+    fn clause(&mut self, item: &'a Item) {
         match &item.kind {
             ItemKind::Attr(_) => {}
             ItemKind::From(name) => self.from(name, item.span),
@@ -363,7 +385,7 @@ impl<'a> ModelChecker<'a> {
             ItemKind::Filter { expr, .. } => {
                 if let Some(t) = self.infer(expr, ExprCtx::at(Place::Filter)) {
                     let e = t.texpr();
-                    self.steps.push(if self.in_group {
+                    self.push_step(if self.in_group {
                         Step::Having(e)
                     } else {
                         Step::Filter(e)
@@ -372,7 +394,7 @@ impl<'a> ModelChecker<'a> {
             }
             ItemKind::Let { name, expr } => {
                 if let Some(t) = self.infer(expr, ExprCtx::at(Place::Let)) {
-                    self.steps.push(Step::Let {
+                    self.push_step(Step::Let {
                         name: name.name.clone(),
                         expr: t.texpr(),
                     });
@@ -417,11 +439,11 @@ impl<'a> ModelChecker<'a> {
                     };
                     self.sort_keys.push((plain, k.expr.span));
                 }
-                self.steps.push(Step::Sort(sorted));
+                self.push_step(Step::Sort(sorted));
             }
             ItemKind::Take { start, end } => {
                 self.shaped = true;
-                self.steps.push(Step::Take {
+                self.push_step(Step::Take {
                     start: *start,
                     end: *end,
                 });
@@ -561,7 +583,7 @@ impl<'a> ModelChecker<'a> {
         if input.poisoned {
             self.from_poisoned = true;
         }
-        self.steps.push(Step::From { input: index });
+        self.push_step(Step::From { input: index });
         self.inputs.push(input);
     }
 
@@ -579,7 +601,7 @@ impl<'a> ModelChecker<'a> {
         }
         let typed = on.is_some();
         if let Some(on) = on {
-            self.steps.push(Step::Join {
+            self.push_step(Step::Join {
                 input: self.inputs.len() - 1,
                 join: self.joins.len(),
                 on: on.texpr(),
@@ -634,7 +656,7 @@ impl<'a> ModelChecker<'a> {
     fn output(&mut self, a: &ast::Assign) {
         match self.infer(&a.expr, ExprCtx::at(Place::Output)) {
             Some(t) => {
-                self.steps.push(Step::Output {
+                self.push_step(Step::Output {
                     name: a.name.name.clone(),
                     expr: t.texpr(),
                 });
@@ -721,7 +743,7 @@ impl<'a> ModelChecker<'a> {
         if !g.keys.is_empty() {
             self.grouped = true;
         }
-        self.steps.push(Step::Group { keys: step_keys });
+        self.push_step(Step::Group { keys: step_keys });
         self.in_group = true;
         for item in &g.body {
             self.item(item);
@@ -732,7 +754,7 @@ impl<'a> ModelChecker<'a> {
         let live: HashSet<String> = self.outputs[first_output..].iter().cloned().collect();
         self.scope.retain(|name| live.contains(name));
         self.consumed_by_group = Some(self.inputs.len());
-        self.steps.push(Step::EndGroup);
+        self.push_step(Step::EndGroup);
     }
 
     /// The declared flags of a column reference (for group keys).
@@ -757,7 +779,7 @@ impl<'a> ModelChecker<'a> {
                 name: key,
             } if self.group_keys.contains(&key.name) => {
                 if let Some(e) = self.scope.get(&key.name).cloned() {
-                    self.steps.push(Step::GroupOutput {
+                    self.push_step(Step::GroupOutput {
                         name: name.clone(),
                         expr: ir::TExpr {
                             kind: TExprKind::Column(ColumnRef::Local(key.name.clone())),
@@ -776,7 +798,7 @@ impl<'a> ModelChecker<'a> {
                 if is_agg {
                     match self.infer(&a.expr, ExprCtx::at(Place::GroupBody)) {
                         Some(t) => {
-                            self.steps.push(Step::GroupOutput {
+                            self.push_step(Step::GroupOutput {
                                 name: name.clone(),
                                 expr: t.texpr(),
                             });
@@ -885,7 +907,7 @@ impl<'a> ModelChecker<'a> {
             }
             None => column.name.clone(),
         };
-        self.steps.push(Step::Expand {
+        self.push_step(Step::Expand {
             column: column.name.clone(),
             name: target.clone(),
         });
@@ -925,7 +947,7 @@ impl<'a> ModelChecker<'a> {
         let right = self.resolve_input(input, InputRole::SetOp);
         let poisoned = right.poisoned;
         let right_cols = right.columns.clone();
-        self.steps.push(Step::SetOp {
+        self.push_step(Step::SetOp {
             kind,
             input: self.inputs.len(),
         });
@@ -995,7 +1017,7 @@ impl<'a> ModelChecker<'a> {
                     return;
                 }
                 self.dedup_full = Some(span);
-                self.steps.push(Step::Dedup { by: None });
+                self.push_step(Step::Dedup { by: None });
             }
             Some(keys) => {
                 if self.dedup_full.is_some() || self.dedup_by.is_some() {
@@ -1028,7 +1050,7 @@ impl<'a> ModelChecker<'a> {
                         }
                     }
                 }
-                self.steps.push(Step::Dedup {
+                self.push_step(Step::Dedup {
                     by: Some(names.iter().map(|(n, _)| n.clone()).collect()),
                 });
                 self.dedup_by = Some(names);

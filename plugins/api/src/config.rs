@@ -26,27 +26,8 @@ use serde::Deserialize;
 /// The name of the project file.
 pub const FILE_NAME: &str = "strata.toml";
 
-/// A rule's level: what a firing diagnostic does to the exit code.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Level {
-    /// Not reported.
-    Allow,
-    /// Reported; the exit code stays 0.
-    Warn,
-    /// Reported as an error; exit 1.
-    Deny,
-}
-
-impl Level {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Level::Allow => "allow",
-            Level::Warn => "warn",
-            Level::Deny => "deny",
-        }
-    }
-}
+/// A rule's level (defined once, in the rule registry).
+pub use strata_rules::Level;
 
 /// The settings of a `strata.toml`, and where it was found.
 #[derive(Clone, Debug, PartialEq)]

@@ -1,5 +1,5 @@
 //! `strata-example`: the `strata` command line with the example rules
-//! linked in. Every command works as in `strata`; `check` also reports W020.
+//! linked in. Every command works as in `strata`; `lint` (and `check --lints`) also reports W020.
 
 // Naming the rule crate links it, and its `#[rule]` registrations with it.
 extern crate strata_example_rules;

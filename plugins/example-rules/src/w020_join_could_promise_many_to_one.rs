@@ -62,7 +62,8 @@ use strata_rules::rule;
     code = "W020",
     name = "join-could-promise-many-to-one",
     severity = warning,
-    phase = lint
+    phase = lint,
+    level = warn
 )]
 pub fn join_could_promise_many_to_one(module: &ir::Module, out: &mut Vec<Diagnostic>) {
     for model in &module.models {

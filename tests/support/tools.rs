@@ -1,0 +1,53 @@
+//! What the test files that run `strata` and outside tools share: the
+//! binary, the workspace root, and the outside tools (Python with sqlglot or
+//! jsonschema, PostgreSQL): where to find them, and what a missing one
+//! means. Included by the test files that need it (`#[path =
+//! "support/tools.rs"] mod tools;`).
+
+use std::path::{Path, PathBuf};
+
+/// The `strata` binary under test.
+pub const STRATA: &str = env!("CARGO_BIN_EXE_strata");
+
+/// The workspace root (the tests run from cli/).
+pub fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .map_or_else(|| PathBuf::from(".."), Path::to_path_buf)
+}
+
+/// Whether the tests run under CI (`CI` set to something other than `0` or
+/// `false`), where every tool must be there.
+pub fn in_ci() -> bool {
+    std::env::var_os("CI").is_some_and(|v| !v.is_empty() && v != "0" && v != "false")
+}
+
+/// A missing tool: a failure under CI, else a skip with a message.
+pub fn unavailable(what: &str) {
+    assert!(!in_ci(), "CI is set but {what}; .ci/run installs it");
+    eprintln!("skipping: {what}");
+}
+
+/// The Python interpreter: `$STRATA_PYTHON`, else the virtualenv `.ci/run`
+/// installs the Python tools into (`~/.cache/strata-venv`), else `python3`.
+pub fn python() -> String {
+    if let Ok(p) = std::env::var("STRATA_PYTHON") {
+        return p;
+    }
+    let home = std::env::var("HOME").unwrap_or_else(|_| "/root".into());
+    let venv = Path::new(&home).join(".cache/strata-venv/bin/python");
+    if venv.exists() {
+        return venv.display().to_string();
+    }
+    "python3".into()
+}
+
+/// Whether `python` can import every module named.
+pub fn python_imports(python: &str, modules: &[&str]) -> bool {
+    std::process::Command::new(python)
+        .args(["-c", &format!("import {}", modules.join(", "))])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
+}
