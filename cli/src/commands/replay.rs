@@ -3,7 +3,7 @@
 
 use strata_materialize::replay;
 
-use super::run::{checked_module, report_failure, WarehouseArgs};
+use super::run::{cardinality_json, checked_module, print_pins, report_failure, WarehouseArgs};
 use crate::exit;
 use crate::render::{self, Format};
 
@@ -96,6 +96,13 @@ pub fn run(args: ReplayArgs) -> i32 {
             for (s, o) in &r.overrides {
                 crate::outln!("  override   {s} <- {o}");
             }
+            if let Some(s) = &r.sampling {
+                crate::outln!(
+                    "  sampling   cardinality checks on relations over {} rows sampled, salt {}",
+                    s.rows,
+                    s.salt_hex()
+                );
+            }
             if !r.report.is_empty() {
                 crate::outln!("pins:");
                 crate::outln!("{}", r.report);
@@ -108,6 +115,7 @@ pub fn run(args: ReplayArgs) -> i32 {
                 "stage_only": r.stage_only, "models": r.models, "fingerprints": r.fingerprints,
                 "inputs": r.inputs, "snapshots": r.snapshots, "overrides": r.overrides,
                 "report": r.report.lines().collect::<Vec<_>>(),
+                "sampling": r.sampling.map(|s| serde_json::json!({"rows": s.rows, "salt": s.salt_hex()})),
             }));
             exit::OK
         }
@@ -118,6 +126,7 @@ pub fn run(args: ReplayArgs) -> i32 {
                     "run_id": r.run_id,
                     "report": rep.report,
                     "changed_models": rep.changed,
+                    "cardinality": cardinality_json(&rep.cardinality),
                     "outputs": rep.compared.iter().map(|(m, eq, n)| serde_json::json!({"model": m, "equal": eq, "rows": n})).collect::<Vec<_>>(),
                     "equal": all_equal,
                 }));
@@ -129,12 +138,7 @@ pub fn run(args: ReplayArgs) -> i32 {
                 for m in &rep.changed {
                     crate::outln!("  note: model {m} changed since the run (fingerprint differs)");
                 }
-                if !rep.report.is_empty() {
-                    crate::outln!("pins:");
-                    for l in &rep.report {
-                        crate::outln!("{l}");
-                    }
-                }
+                print_pins(&rep.report, &rep.cardinality);
                 for (m, eq, n) in &rep.compared {
                     crate::outln!(
                         "  {}  {m}  ({n} rows){}",

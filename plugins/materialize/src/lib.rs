@@ -4,6 +4,7 @@
 //!
 //! This is the only crate that links DuckDB.
 
+pub mod cardinality;
 pub mod checks;
 pub mod inputs;
 pub mod replay;
@@ -12,6 +13,7 @@ pub mod warehouse;
 
 use strata_lang::Diagnostic;
 
+pub use cardinality::{Sampling, Summary as CardinalitySummary};
 pub use run::{run, test, RunOptions, RunReport};
 pub use warehouse::Warehouse;
 

@@ -8,9 +8,10 @@ use sha2::{Digest, Sha256};
 use strata_lang::ir::{self, InputKind};
 use strata_lang::sql::{self, Dialect};
 
+use crate::cardinality::{Ledger, Sampling, Summary};
 use crate::checks;
 use crate::inputs::{self, Origin};
-use crate::warehouse::{ident, string, Warehouse};
+use crate::warehouse::{ident, string, Warehouse, RUN_COLUMNS};
 use crate::{Failure, Progress};
 
 /// What to run.
@@ -27,6 +28,9 @@ pub struct RunOptions {
     pub branch: String,
     /// Build, check and snapshot, but do not repoint the live views.
     pub stage_only: bool,
+    /// Check relations of more than this many rows on a hash sample of
+    /// about this many rows (`--cardinality-sample-rows`); `None`: exact.
+    pub sample_rows: Option<u64>,
 }
 
 /// What a successful run did.
@@ -39,8 +43,9 @@ pub struct RunReport {
     pub report: Vec<String>,
     /// Sources whose frozen copy was reused.
     pub reused_inputs: Vec<String>,
-    /// Duplicate-key-group queries executed (one per checked join side).
-    pub cardinality_queries: usize,
+    /// What the join cardinality checks did: each side's outcome, the
+    /// queries executed, the sampling used.
+    pub cardinality: Summary,
 }
 
 /// The models to build: the selection (pipeline models or names) with their
@@ -174,7 +179,8 @@ struct Build<'a> {
     branch: String,
     report: Vec<String>,
     materialized: Vec<(String, String, i64)>,
-    cardinality_queries: usize,
+    /// Proofs, samples and outcomes of the cardinality checks.
+    ledger: Ledger,
 }
 
 impl Build<'_> {
@@ -203,6 +209,7 @@ impl Build<'_> {
         progress: &dyn Progress,
     ) -> Result<(), Failure> {
         let mut report = std::mem::take(&mut self.report);
+        let mut ledger = std::mem::take(&mut self.ledger);
         let relation = |i: &ir::Input| self.relation(i);
         let rows = build_one(
             self.wh,
@@ -210,11 +217,14 @@ impl Build<'_> {
             m,
             table,
             &relation,
-            &mut report,
+            &mut Checking {
+                report: &mut report,
+                ledger: &mut ledger,
+            },
             progress,
         );
         self.report = report;
-        self.cardinality_queries += sql::cardinality_checks(m).len();
+        self.ledger = ledger;
         let rows = rows?;
         self.model_rel.insert(m.name.clone(), table.to_string());
         self.materialized
@@ -240,6 +250,13 @@ impl Build<'_> {
     }
 }
 
+/// Where the checks of a model go: report lines, and the run's
+/// cardinality ledger (proofs reused within the run).
+pub(crate) struct Checking<'a> {
+    pub report: &'a mut Vec<String>,
+    pub ledger: &'a mut Ledger,
+}
+
 /// Build one model into `table` (reading inputs through `relation`), then
 /// its pins, then its join cardinality checks on exactly the relations it
 /// read. Returns its row count.
@@ -249,7 +266,7 @@ pub(crate) fn build_one(
     m: &ir::Model,
     table: &str,
     relation: &dyn Fn(&ir::Input) -> String,
-    report: &mut Vec<String>,
+    checking: &mut Checking,
     progress: &dyn Progress,
 ) -> Result<i64, Failure> {
     progress.step(&format!("build {}", m.name));
@@ -264,46 +281,22 @@ pub(crate) fn build_one(
         ident(table)
     ))?;
     let rows = wh.count(&format!("SELECT COUNT(*) FROM {}", ident(table)))?;
+    let quoted = ident(table);
+    checking.ledger.rebuilt(&quoted, rows);
     if let Some(contract) = m
         .contract
         .as_ref()
         .and_then(|c| module.contracts.iter().find(|x| &x.name == c))
     {
         progress.step(&format!("pins {}", m.name));
-        checks::pins(wh, m, contract, table, report)?;
+        for (column, kind) in checks::pins(wh, m, contract, table, checking.report)? {
+            let field = format!("{}.{column}", m.name);
+            checking.ledger.pin_passed(&quoted, &column, field, kind);
+        }
     }
-    let join_inputs: Vec<usize> = m
-        .inputs
-        .iter()
-        .enumerate()
-        .filter(|(_, i)| i.role == ir::InputRole::Join)
-        .map(|(k, _)| k)
-        .collect();
-    for check in sql::cardinality_checks(m) {
-        progress.step(&format!(
-            "check {} {} {}",
-            m.name,
-            check.join_kind.name(),
-            check.table
-        ));
-        let rel = relation(&m.inputs[check.input]);
-        // The join this check belongs to: the one whose input index matches
-        // (right side) or the join it was derived from (left side).
-        let join = m
-            .joins
-            .iter()
-            .zip(join_inputs.iter())
-            .find(|(j, k)| {
-                j.expect == Some(check.cardinality)
-                    && j.input == check.join_input
-                    && (check.left_side || **k == check.input)
-            })
-            .map(|(j, _)| j)
-            .ok_or_else(|| {
-                Failure::Environment("internal: join of a cardinality check not found".into())
-            })?;
-        checks::cardinality(wh, &check, &rel, join, report)?;
-    }
+    checking
+        .ledger
+        .check_model(wh, m, relation, checking.report, progress)?;
     Ok(rows)
 }
 
@@ -364,6 +357,11 @@ pub fn run(
     for (s, (hash, _)) in &contents {
         parts.push(format!("{s}:{}:{hash}", origins[s].describe()));
     }
+    // A sampled run checks less than an exact one: a different run. (Exact
+    // runs keep the ids they always had.)
+    if let Some(n) = opts.sample_rows {
+        parts.push(format!("cardinality-sample-rows={n}"));
+    }
     let run_id = short_hash(&parts);
 
     wh.begin()?;
@@ -396,6 +394,7 @@ fn run_in_transaction(
     run_id: &str,
     progress: &dyn Progress,
 ) -> Result<RunReport, Failure> {
+    let sampling = opts.sample_rows.map(|n| Sampling::seeded(n, run_id));
     let mut build = Build {
         wh,
         module,
@@ -404,7 +403,7 @@ fn run_in_transaction(
         branch: opts.branch.clone(),
         report: Vec::new(),
         materialized: Vec::new(),
-        cardinality_queries: 0,
+        ledger: Ledger::new(sampling),
     };
     // 1. Freeze the inputs.
     let mut frozen = BTreeMap::new();
@@ -415,6 +414,7 @@ fn run_in_transaction(
         if was_reused {
             reused.push(s.clone());
         }
+        build.ledger.know_rows(&ident(&table), *rows);
         build.source_rel.insert(s.clone(), ident(&table));
         frozen.insert(s.clone(), table);
     }
@@ -470,8 +470,14 @@ fn run_in_transaction(
         .map(|(s, o)| (s.clone(), o.describe()))
         .collect();
     let report_text = build.report.join("\n");
+    let sampling_json = match sampling {
+        Some(s) => string(&json(
+            serde_json::json!({"rows": s.rows, "salt": s.salt_hex()}),
+        )),
+        None => "NULL".to_string(),
+    };
     wh.exec(&format!(
-        "INSERT INTO \"_strata_runs\" VALUES ({}, current_timestamp, {}, {}, {}, {}, {}, {}, {}, {}, {})",
+        "INSERT INTO \"_strata_runs\" ({RUN_COLUMNS}) VALUES ({}, current_timestamp, {}, {}, {}, {}, {}, {}, {}, {}, {}, {sampling_json})",
         string(run_id),
         string(&opts.module_path.display().to_string()),
         string(&opts.branch),
@@ -506,7 +512,7 @@ fn run_in_transaction(
             .collect(),
         report: build.report,
         reused_inputs: reused,
-        cardinality_queries: build.cardinality_queries,
+        cardinality: build.ledger.into_summary(),
     })
 }
 
@@ -520,6 +526,18 @@ pub fn test(
     progress: &dyn Progress,
 ) -> Result<RunReport, Failure> {
     let (models, origins, _) = plan(wh, module, opts)?;
+    // No run id here: the sample's salt comes from what the run is made
+    // of (models and where each source reads from).
+    let sampling = opts.sample_rows.map(|n| {
+        let mut parts = vec!["test".to_string()];
+        parts.extend(
+            models
+                .iter()
+                .map(|m| format!("{}={}", m.name, m.fingerprint)),
+        );
+        parts.extend(origins.iter().map(|(s, o)| format!("{s}:{}", o.describe())));
+        Sampling::seeded(n, &short_hash(&parts))
+    });
     let mut build = Build {
         wh,
         module,
@@ -531,7 +549,7 @@ pub fn test(
         branch: "test".into(),
         report: Vec::new(),
         materialized: Vec::new(),
-        cardinality_queries: 0,
+        ledger: Ledger::new(sampling),
     };
     wh.begin()?;
     let result = (|| {
@@ -555,7 +573,7 @@ pub fn test(
                 materialized: build.materialized,
                 report: build.report,
                 reused_inputs: Vec::new(),
-                cardinality_queries: build.cardinality_queries,
+                cardinality: build.ledger.into_summary(),
             })
         }
         Err(e) => {
