@@ -23,8 +23,10 @@
 //!    for about N rows. The hash covers all key columns, so every row of a
 //!    sampled key is in the sample and a duplicated key that is sampled is
 //!    always caught. A sampled pass is reported as `sampled (n of M rows)`
-//!    and is *not* a proof; the same (relation, keys) sampled again in the
-//!    run reuses its result (the query would be identical).
+//!    (M: the relation's rows; n: the sampled rows whose keys are all
+//!    non-NULL, the only rows a check counts) and is *not* a proof; the
+//!    same (relation, keys) sampled again in the run reuses its result (the
+//!    query would be identical).
 //! 3. **Counted**: the exact duplicate-group query, one aggregation.
 //!
 //! The sample's salt makes the hash differ between runs: see [`Sampling`].
