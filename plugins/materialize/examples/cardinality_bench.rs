@@ -102,14 +102,21 @@ fn failure(f: Failure) -> String {
     }
 }
 
-/// One run of the checks of every model in `m`, in a fresh ledger: its
-/// time, the queries it executed, and what the first check sampled.
+/// What one run of the checks did.
+struct RunFigures {
+    elapsed: Duration,
+    queries: usize,
+    /// `(rows, of)` when the first check was sampled.
+    sampled: Option<(i64, i64)>,
+}
+
+/// One run of the checks of every model in `m`, in a fresh ledger.
 fn one_run(
     wh: &Warehouse,
     m: &ir::Module,
     table: &str,
     sampling: Option<Sampling>,
-) -> Result<(Duration, usize, Option<(i64, i64)>), String> {
+) -> Result<RunFigures, String> {
     let mut ledger = Ledger::new(sampling);
     let mut report = Vec::new();
     let quoted = ident(table);
@@ -126,7 +133,11 @@ fn one_run(
         Outcome::Sampled { rows, of, .. } => Some((rows, of)),
         _ => None,
     });
-    Ok((elapsed, s.queries_executed, sampled))
+    Ok(RunFigures {
+        elapsed,
+        queries: s.queries_executed,
+        sampled,
+    })
 }
 
 fn median_ms(mut v: Vec<Duration>) -> f64 {
@@ -167,20 +178,20 @@ fn real_main() -> Result<(), String> {
     let sampling = a.sample.map(|n| Sampling::seeded(n, "bench"));
     // Warm-up.
     bare()?;
-    let (_, single_queries, _) = one_run(&wh, &single, &a.table, None)?;
-    let (_, joins_queries, _) = one_run(&wh, &joins, &a.table, None)?;
+    let single_queries = one_run(&wh, &single, &a.table, None)?.queries;
+    let joins_queries = one_run(&wh, &joins, &a.table, None)?.queries;
     let mut sampled_rows = None;
     if sampling.is_some() {
-        sampled_rows = one_run(&wh, &single, &a.table, sampling)?.2;
+        sampled_rows = one_run(&wh, &single, &a.table, sampling)?.sampled;
     }
     let (mut t_bare, mut t_single, mut t_joins, mut t_sampled) =
         (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     for _ in 0..a.reps {
         t_bare.push(bare()?);
-        t_single.push(one_run(&wh, &single, &a.table, None)?.0);
-        t_joins.push(one_run(&wh, &joins, &a.table, None)?.0);
+        t_single.push(one_run(&wh, &single, &a.table, None)?.elapsed);
+        t_joins.push(one_run(&wh, &joins, &a.table, None)?.elapsed);
         if sampling.is_some() {
-            t_sampled.push(one_run(&wh, &single, &a.table, sampling)?.0);
+            t_sampled.push(one_run(&wh, &single, &a.table, sampling)?.elapsed);
         }
     }
     let mut out = serde_json::json!({
