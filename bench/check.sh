@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# Benchmark `strata check` (ours, Rust) against the reference `strata check`
-# (strata-lang 0.1.6, Python) on generated modules of 200, 2,000 and 20,000
-# models. Prints a markdown table. See bench/README.md.
+# Benchmark `strata check` and `strata compile` (ours, Rust) against the
+# reference's `check` and `compile` (strata-lang 0.1.6, Python) on generated
+# modules of 200, 2,000 and 20,000 models. Prints markdown tables. See
+# bench/README.md.
 #
 # Environment:
 #   STRATA            our binary   (default $CARGO_TARGET_DIR/release/strata,
-#                                   CARGO_TARGET_DIR defaults to /root/.cache/strata-dev)
+#                                   CARGO_TARGET_DIR defaults to /root/.cache/strata-target)
+#   COMMANDS          what to measure (default "check compile")
 #   STRATA_REF        reference    (default /opt/strata-ref/bin/strata)
 #   SIZES             model counts (default "200 2000 20000")
 #   SEED              generator seed (default 1)
@@ -18,10 +20,11 @@
 set -uo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-: "${CARGO_TARGET_DIR:=/root/.cache/strata-dev}"
+: "${CARGO_TARGET_DIR:=/root/.cache/strata-target}"
 STRATA="${STRATA:-$CARGO_TARGET_DIR/release/strata}"
 STRATA_REF="${STRATA_REF:-/opt/strata-ref/bin/strata}"
 SIZES="${SIZES:-200 2000 20000}"
+COMMANDS="${COMMANDS:-check compile}"
 SEED="${SEED:-1}"
 OUT="${OUT:-$here/out}"
 RUNS="${RUNS:-10}"
@@ -97,12 +100,13 @@ EOF
 }
 
 # once CMD... : one run under REF_TIMEOUT; prints "WALL_MS RSS_MB CPU_MS",
-# "TIMEOUT" or "ERR".
+# "TIMEOUT" or "ERR". A `check` must also end with "check OK".
 once() {
   local f="$OUT/.once"
   python3 - "$REF_TIMEOUT" "$f" "$@" <<'EOF'
 import resource, subprocess, sys, time
 limit, f, cmd = float(sys.argv[1]), sys.argv[2], sys.argv[3:]
+is_check = "check" in cmd
 t = time.perf_counter()
 try:
     with open(f, "wb") as out:
@@ -111,7 +115,7 @@ except subprocess.TimeoutExpired:
     print("TIMEOUT"); sys.exit(0)
 dt = time.perf_counter() - t
 # a clean module exits 0 and ends with "check OK"
-if r.returncode or b"check OK" not in open(f, "rb").read()[-300:]:
+if r.returncode or (is_check and b"check OK" not in open(f, "rb").read()[-300:]):
     print("ERR"); sys.exit(0)
 u = resource.getrusage(resource.RUSAGE_CHILDREN)
 print("%.1f %.1f %.1f" % (dt * 1000, u.ru_maxrss / 1024, (u.ru_utime + u.ru_stime) * 1000))
@@ -152,29 +156,33 @@ if [ "$have_ref" = 1 ]; then
 fi
 
 # ------------------------------------------------------------- measure
+# Keys are "<command>:<size>".
 declare -A OURS OURS_RSS OURS_CPU REF REF_RSS REF_CPU
 for n in $SIZES; do
   f="$OUT/models_$n.strata"
   log "== $n models ($(human_size "$(stat -c %s "$f")"))"
-  W=2 N="$RUNS"; r="$(median_ms "$STRATA" check "$f")"
-  OURS[$n]="${r% *}"; OURS_CPU[$n]="${r#* }"
-  OURS_RSS[$n]="$(peak_mb "$STRATA" check "$f")"
-  log "   strata:      ${OURS[$n]} ms wall, ${OURS_CPU[$n]} ms CPU, ${OURS_RSS[$n]} MB"
-  if [ "$have_ref" = 1 ]; then
-    if [ "$n" -ge "$BIG" ]; then
-      r="$(once "$STRATA_REF" check "$f")"
-      case "$r" in
-        TIMEOUT) REF[$n]="> ${REF_TIMEOUT} s"; REF_RSS[$n]="n/a"; REF_CPU[$n]="n/a" ;;
-        ERR)     REF[$n]="ERR"; REF_RSS[$n]="ERR"; REF_CPU[$n]="ERR"; log "   reference failed on $f:"; tail -5 "$OUT/.once" >&2 ;;
-        *)       read -r REF[$n] REF_RSS[$n] REF_CPU[$n] <<<"$r" ;;
-      esac
-    else
-      W=0 N="$REF_RUNS"; r="$(median_ms "$STRATA_REF" check "$f")"
-      REF[$n]="${r% *}"; REF_CPU[$n]="${r#* }"
-      REF_RSS[$n]="$(peak_mb "$STRATA_REF" check "$f")"
+  for c in $COMMANDS; do
+    k="$c:$n"
+    W=2 N="$RUNS"; r="$(median_ms "$STRATA" "$c" "$f")"
+    OURS[$k]="${r% *}"; OURS_CPU[$k]="${r#* }"
+    OURS_RSS[$k]="$(peak_mb "$STRATA" "$c" "$f")"
+    log "   strata $c:      ${OURS[$k]} ms wall, ${OURS_CPU[$k]} ms CPU, ${OURS_RSS[$k]} MB"
+    if [ "$have_ref" = 1 ]; then
+      if [ "$n" -ge "$BIG" ]; then
+        r="$(once "$STRATA_REF" "$c" "$f")"
+        case "$r" in
+          TIMEOUT) REF[$k]="> ${REF_TIMEOUT} s"; REF_RSS[$k]="n/a"; REF_CPU[$k]="n/a" ;;
+          ERR)     REF[$k]="ERR"; REF_RSS[$k]="ERR"; REF_CPU[$k]="ERR"; log "   reference $c failed on $f:"; tail -5 "$OUT/.once" >&2 ;;
+          *)       read -r REF[$k] REF_RSS[$k] REF_CPU[$k] <<<"$r" ;;
+        esac
+      else
+        W=0 N="$REF_RUNS"; r="$(median_ms "$STRATA_REF" "$c" "$f")"
+        REF[$k]="${r% *}"; REF_CPU[$k]="${r#* }"
+        REF_RSS[$k]="$(peak_mb "$STRATA_REF" "$c" "$f")"
+      fi
+      log "   strata-lang $c: ${REF[$k]} ms wall, ${REF_CPU[$k]} ms CPU, ${REF_RSS[$k]} MB"
     fi
-    log "   strata-lang: ${REF[$n]} ms wall, ${REF_CPU[$n]} ms CPU, ${REF_RSS[$n]} MB"
-  fi
+  done
 done
 
 # --------------------------------------------------------------- report
@@ -205,47 +213,53 @@ except ValueError:
 
 load_after="$(cut -d' ' -f1-3 /proc/loadavg)"
 echo
-echo "Run $(date -u '+%Y-%m-%d %H:%M UTC') on $(nproc) cores, ${cpu:-unknown CPU}; load average after: $load_after; seed $SEED"
-echo
-if [ "$have_ref" = 1 ]; then
-  echo "| models | file size | strata (ms) | strata-lang (ms) | speed-up | strata peak RSS (MB) | strata-lang peak RSS (MB) |"
-  echo "|---:|---:|---:|---:|---:|---:|---:|"
-else
-  echo "| models | file size | strata (ms) | strata peak RSS (MB) |"
-  echo "|---:|---:|---:|---:|"
-fi
-for n in $SIZES; do
-  size="$(human_size "$(stat -c %s "$OUT/models_$n.strata")")"
+echo "Run $(date -u '+%Y-%m-%d %H:%M UTC') on $(nproc) cores, ${cpu:-unknown CPU}; load average after: $load_after; seed $SEED; $RUNS runs of ours (after 2 warm-ups), $REF_RUNS of strata-lang, 1 of strata-lang from $(fmt_int "$BIG") models"
+for c in $COMMANDS; do
+  echo
+  echo "\`$c\`, wall time (median) and peak RSS:"
+  echo
   if [ "$have_ref" = 1 ]; then
-    echo "| $(fmt_int "$n") | $size | ${OURS[$n]} | ${REF[$n]} | $(speedup "${OURS[$n]}" "${REF[$n]}") | ${OURS_RSS[$n]} | ${REF_RSS[$n]} |"
+    echo "| models | file size | strata (ms) | strata-lang (ms) | speed-up | strata peak RSS (MB) | strata-lang peak RSS (MB) |"
+    echo "|---:|---:|---:|---:|---:|---:|---:|"
   else
-    echo "| $(fmt_int "$n") | $size | ${OURS[$n]} | ${OURS_RSS[$n]} |"
+    echo "| models | file size | strata (ms) | strata peak RSS (MB) |"
+    echo "|---:|---:|---:|---:|"
   fi
-done
-echo
-echo "CPU time (user+sys) of the same runs; less sensitive to other load on the machine than wall time:"
-echo
-if [ "$have_ref" = 1 ]; then
-  echo "| models | strata CPU (ms) | strata-lang CPU (ms) | CPU speed-up |"
-  echo "|---:|---:|---:|---:|"
-else
-  echo "| models | strata CPU (ms) |"
-  echo "|---:|---:|"
-fi
-for n in $SIZES; do
+  for n in $SIZES; do
+    k="$c:$n"
+    size="$(human_size "$(stat -c %s "$OUT/models_$n.strata")")"
+    if [ "$have_ref" = 1 ]; then
+      echo "| $(fmt_int "$n") | $size | ${OURS[$k]} | ${REF[$k]} | $(speedup "${OURS[$k]}" "${REF[$k]}") | ${OURS_RSS[$k]} | ${REF_RSS[$k]} |"
+    else
+      echo "| $(fmt_int "$n") | $size | ${OURS[$k]} | ${OURS_RSS[$k]} |"
+    fi
+  done
+  echo
+  echo "\`$c\`, CPU time (user+sys) of the same runs; less sensitive to other load on the machine than wall time:"
+  echo
   if [ "$have_ref" = 1 ]; then
-    echo "| $(fmt_int "$n") | ${OURS_CPU[$n]} | ${REF_CPU[$n]} | $(speedup "${OURS_CPU[$n]}" "${REF_CPU[$n]}") |"
+    echo "| models | strata CPU (ms) | strata-lang CPU (ms) | CPU speed-up |"
+    echo "|---:|---:|---:|---:|"
   else
-    echo "| $(fmt_int "$n") | ${OURS_CPU[$n]} |"
+    echo "| models | strata CPU (ms) |"
+    echo "|---:|---:|"
   fi
+  for n in $SIZES; do
+    k="$c:$n"
+    if [ "$have_ref" = 1 ]; then
+      echo "| $(fmt_int "$n") | ${OURS_CPU[$k]} | ${REF_CPU[$k]} | $(speedup "${OURS_CPU[$k]}" "${REF_CPU[$k]}") |"
+    else
+      echo "| $(fmt_int "$n") | ${OURS_CPU[$k]} |"
+    fi
+  done
+  echo
+  if [[ " $SIZES " == *" 2000 "* && " $SIZES " == *" 20000 "* ]]; then
+    echo "strata $c time(20,000) / time(2,000) = $(ratio "${OURS[$c:2000]}" "${OURS[$c:20000]}") wall, $(ratio "${OURS_CPU[$c:2000]}" "${OURS_CPU[$c:20000]}") CPU (linear = 10)"
+  fi
+  for n in $SIZES; do
+    [[ "${REF[$c:$n]:-}" == ">"* ]] && echo "(strata-lang $c did not finish $n models within ${REF_TIMEOUT} s)"
+  done
 done
-echo
-if [[ " $SIZES " == *" 2000 "* && " $SIZES " == *" 20000 "* ]]; then
-  echo "strata time(20,000) / time(2,000) = $(ratio "${OURS[2000]}" "${OURS[20000]}") wall, $(ratio "${OURS_CPU[2000]}" "${OURS_CPU[20000]}") CPU (target <= 12; linear = 10)"
-fi
 [ "$have_ref" = 1 ] || echo "(reference not installed at $STRATA_REF: ours only)"
-for n in $SIZES; do
-  [[ "${REF[$n]:-}" == ">"* ]] && echo "(strata-lang did not finish $n models within ${REF_TIMEOUT} s)"
-done
 rm -f "$OUT/.hf.json" "$OUT/.hf.err" "$OUT/.rss" "$OUT/.once" "$OUT/.err"
 exit 0

@@ -215,7 +215,8 @@ model plain { from orders join_left customers on orders.customer_id == customers
     );
     assert_exit(&o, 0);
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
-    assert_eq!(v["cardinality_queries"], 0);
+    assert_eq!(v["cardinality"]["queries_executed"], 0);
+    assert_eq!(v["cardinality"]["checks"], 0);
     // Duplicates in the dimension fan out, as the unannotated join says:
     // orders 1 and 2 match customer 10 three times each, order 3 matches 20
     // twice, order 4 (NULL key) is kept once.
@@ -667,5 +668,224 @@ fn shop_example_runs_and_broken_variant_keeps_live_data() {
     assert_eq!(
         query(&db, "SELECT * FROM v_customer_cards ORDER BY customer_id"),
         before
+    );
+}
+
+/// Three annotated joins on the same dimension and key, against a real
+/// warehouse file: one duplicate-group query per run (proofs are reused
+/// inside a run, never across runs), and replay does the same.
+#[test]
+fn three_joins_on_one_dimension_run_one_query() {
+    let dir = seed_dir("proofs");
+    write(
+        &dir,
+        "m.strata",
+        r#"source orders(ns: "a") { columns: { order_id: int64, customer_id: int64, amount: float64 } }
+source customers(ns: "a") { columns: { customer_id: int64 primary_key, country: string } }
+model a { from orders join_left customers on orders.customer_id == customers.customer_id expect many_to_one select { order_id = order_id, country = customers.country } }
+model b { from orders join_inner customers on customers.customer_id == orders.customer_id expect many_to_one select { order_id = order_id } }
+model c { from orders filter amount > 1.0 join_left customers on orders.customer_id == customers.customer_id expect many_to_one select { order_id = order_id } }
+"#,
+    );
+    let run = |customers: &str| {
+        strata(
+            &dir,
+            &[
+                "run",
+                "m.strata",
+                "-o",
+                "wh.duckdb",
+                "--format",
+                "json",
+                "--source",
+                "orders=orders.csv",
+                "--source",
+                &format!("customers={customers}"),
+            ],
+        )
+    };
+    for round in 0..2 {
+        // The second run reuses the frozen inputs (the same physical
+        // tables) but not the first run's proofs: it counts again.
+        let o = run("customers.csv");
+        assert_exit(&o, 0);
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
+        let c = &v["cardinality"];
+        assert_eq!(c["checks"], 3, "round {round}: {c}");
+        assert_eq!(c["queries_executed"], 1, "round {round}: {c}");
+        assert_eq!(c["proven_earlier"], 2, "round {round}: {c}");
+        let outcomes: Vec<&str> = c["results"]
+            .as_array()
+            .expect("results")
+            .iter()
+            .map(|r| r["outcome"].as_str().unwrap_or(""))
+            .collect();
+        assert_eq!(outcomes, ["ok", "proven_earlier", "proven_earlier"]);
+        assert_eq!(c["results"][1]["proven_by"], "check [a left customers]");
+        assert_eq!(
+            v["report"][2],
+            "  ok  c left customers: many_to_one (customers unique on customer_id, proven earlier in this run by check [a left customers])"
+        );
+    }
+    let runs = strata(
+        &dir,
+        &["replay", "m.strata", "-o", "wh.duckdb", "--format", "json"],
+    );
+    let v: serde_json::Value = serde_json::from_slice(&runs.stdout).expect("json");
+    let id = v[0]["run_id"].as_str().expect("run id").to_string();
+    let exec = strata(
+        &dir,
+        &[
+            "replay",
+            "m.strata",
+            &id,
+            "--execute",
+            "-o",
+            "wh.duckdb",
+            "--format",
+            "json",
+        ],
+    );
+    assert_exit(&exec, 0);
+    let v: serde_json::Value = serde_json::from_slice(&exec.stdout).expect("json");
+    assert_eq!(v["cardinality"]["queries_executed"], 1, "{v}");
+    assert_eq!(v["cardinality"]["proven_earlier"], 2, "{v}");
+    // A duplicate fails the first check: the later joins never run.
+    let bad = run("customers_dup.csv");
+    assert_exit(&bad, 3);
+    let out = text(&bad);
+    assert!(
+        out.contains("FAILED [a left customers]: expected many_to_one but customers has 2 duplicate key groups"),
+        "{out}"
+    );
+}
+
+/// Sampling on a warehouse file: the bound and salt are recorded with the
+/// run, `replay` shows them and `replay --execute` checks the same sample.
+#[test]
+fn sampled_runs_are_recorded_and_replayed_with_their_sample() {
+    let dir = seed_dir("sampled");
+    let mut big = String::from("customer_id,country\n");
+    for i in 1..=5000 {
+        big.push_str(&format!("{i},C{}\n", i % 7));
+    }
+    write(&dir, "big.csv", &big);
+    let args = [
+        "orders.strata",
+        "enriched",
+        "-o",
+        "wh.duckdb",
+        "--source",
+        "orders=orders.csv",
+        "--source",
+        "customers=big.csv",
+        "--format",
+        "json",
+    ];
+    let exact = strata(&dir, &[&["run"][..], &args[..]].concat());
+    assert_exit(&exact, 0);
+    let exact: serde_json::Value = serde_json::from_slice(&exact.stdout).expect("json");
+    assert_eq!(exact["cardinality"]["results"][0]["outcome"], "ok");
+    assert_eq!(exact["cardinality"]["sample_rows"], serde_json::Value::Null);
+
+    let sampled = strata(
+        &dir,
+        &[
+            &["run"][..],
+            &args[..],
+            &["--cardinality-sample-rows", "500"][..],
+        ]
+        .concat(),
+    );
+    assert_exit(&sampled, 0);
+    let v: serde_json::Value = serde_json::from_slice(&sampled.stdout).expect("json");
+    let c = &v["cardinality"];
+    assert_eq!(c["sampled"], 1, "{c}");
+    assert_eq!(c["sample_rows"], 500);
+    let r = &c["results"][0];
+    assert_eq!(r["outcome"], "sampled");
+    assert_eq!(r["total_rows"], 5000);
+    let n = r["sample_rows"].as_i64().expect("sample rows");
+    assert!((350..=650).contains(&n), "{n} rows sampled");
+    assert!(
+        v["report"][0].as_str().unwrap_or("").starts_with(&format!(
+            "  sampled ({n} of 5000 rows)  enriched left customers"
+        )),
+        "{v}"
+    );
+    // A sampled run is another run than the exact one.
+    assert_ne!(v["run_id"], exact["run_id"]);
+    let salt = c["sample_salt"].as_str().expect("salt").to_string();
+    let id = v["run_id"].as_str().expect("id").to_string();
+    assert_eq!(
+        query(
+            &dir.join("wh.duckdb"),
+            &format!("SELECT sampling FROM _strata_runs WHERE run_id = '{id}'")
+        ),
+        [format!("{{\"rows\":500,\"salt\":\"{salt}\"}}")]
+    );
+    let show = strata(&dir, &["replay", "orders.strata", &id, "-o", "wh.duckdb"]);
+    assert_exit(&show, 0);
+    assert!(
+        text(&show).contains(&format!(
+            "  sampling   cardinality checks on relations over 500 rows sampled, salt {salt}"
+        )),
+        "{}",
+        text(&show)
+    );
+    let exec = strata(
+        &dir,
+        &[
+            "replay",
+            "orders.strata",
+            &id,
+            "--execute",
+            "-o",
+            "wh.duckdb",
+        ],
+    );
+    assert_exit(&exec, 0);
+    let out = text(&exec);
+    assert!(
+        out.contains(&format!(
+            "  sampled ({n} of 5000 rows)  enriched left customers"
+        )),
+        "{out}"
+    );
+    assert!(
+        out.contains("cardinality: 1 check; 1 duplicate-group query executed; 0 proven earlier in this run; 1 sampled"),
+        "{out}"
+    );
+}
+
+/// A warehouse whose run history predates the `sampling` column: opening
+/// it adds the column, and the old runs still list and replay as exact.
+#[test]
+fn a_warehouse_from_before_sampling_is_upgraded() {
+    let dir = seed_dir("upgrade");
+    let db = dir.join("wh.duckdb");
+    let args = [
+        "orders.strata",
+        "enriched",
+        "-o",
+        "wh.duckdb",
+        "--source",
+        "orders=orders.csv",
+        "--source",
+        "customers=customers.csv",
+    ];
+    assert_exit(&strata(&dir, &[&["run"][..], &args[..]].concat()), 0);
+    {
+        let wh = Warehouse::open(&db.display().to_string(), Duration::from_secs(5)).expect("open");
+        wh.exec("ALTER TABLE _strata_runs DROP COLUMN sampling")
+            .expect("drop column");
+    }
+    assert_exit(&strata(&dir, &[&["run"][..], &args[..]].concat()), 0);
+    let list = strata(&dir, &["replay", "orders.strata", "-o", "wh.duckdb"]);
+    assert_exit(&list, 0);
+    assert_eq!(text(&list).lines().count(), 2, "{}", text(&list));
+    assert_eq!(
+        query(&db, "SELECT COUNT(*), COUNT(sampling) FROM _strata_runs"),
+        ["2|0"]
     );
 }

@@ -150,6 +150,12 @@ pub fn parse(text: &str, path: &Path) -> Result<ProjectConfig, ConfigError> {
             e.to_string().trim_end()
         ))
     })?;
+    if raw.run.cardinality_sample_rows == Some(0) {
+        return Err(ConfigError::Invalid(format!(
+            "invalid {}: [run] cardinality-sample-rows must be at least 1 (a number of rows; leave it out for exact checks)",
+            path.display()
+        )));
+    }
     Ok(ProjectConfig {
         path: Some(path.to_path_buf()),
         lints: raw.lints,
@@ -206,6 +212,7 @@ mod tests {
             "[lints]\nW001 = \"loud\"\n",
             "[run]\ncardinality_sample_rows = 5\n",
             "[run]\ncardinality-sample-rows = -5\n",
+            "[run]\ncardinality-sample-rows = 0\n",
         ] {
             match parse(bad, Path::new("/p/strata.toml")) {
                 Err(ConfigError::Invalid(m)) => assert!(m.contains("/p/strata.toml"), "{m}"),

@@ -1,9 +1,8 @@
-//! The runtime checks: contract pins on a model's output, join cardinality
-//! (duplicate key groups upstream), and declarative tests.
+//! The runtime checks: contract pins on a model's output and declarative
+//! tests (join cardinality is in `cardinality.rs`).
 
 use strata_lang::ast::{CompareOp, TestCheckKind, TestLitKind};
 use strata_lang::ir::{self, Column};
-use strata_lang::sql::CardinalityCheck;
 use strata_lang::types::Type;
 use strata_lang::{Diagnostic, Span};
 
@@ -13,7 +12,7 @@ use crate::{DataFailure, Failure};
 /// How many sample values or keys a failure shows.
 pub const SAMPLES: usize = 5;
 
-fn fail(report: &[String], diagnostic: Diagnostic) -> Failure {
+pub(crate) fn fail(report: &[String], diagnostic: Diagnostic) -> Failure {
     Failure::Data(Box::new(DataFailure {
         report: report.to_vec(),
         diagnostic,
@@ -49,16 +48,21 @@ fn compatible(ty: &Type, physical: &str) -> bool {
     }
 }
 
+/// A `unique` / `primary_key` pin that passed: `(column, kind)`.
+pub type UniquePin = (String, &'static str);
+
 /// Contract pins of one model, on its materialized table: column presence
 /// and physical type, then nonnull / enum / unique / primary_key counts in
-/// one query. Report lines are appended to `report`.
+/// one query. Report lines are appended to `report`. Returns the unique /
+/// primary_key pins that passed: proofs a later cardinality check in the
+/// run may reuse.
 pub fn pins(
     wh: &Warehouse,
     model: &ir::Model,
     contract: &ir::Contract,
     table: &str,
     report: &mut Vec<String>,
-) -> Result<(), Failure> {
+) -> Result<Vec<UniquePin>, Failure> {
     let span = model.name_span;
     let physical = wh.rows(&format!("DESCRIBE SELECT * FROM {}", ident(table)))?;
     let physical_type = |name: &str| {
@@ -145,6 +149,7 @@ pub fn pins(
         .flatten()
         .and_then(|s| s.parse().ok())
         .unwrap_or(0);
+    let mut unique = Vec::new();
     for (i, (col, kind, cond)) in what.iter().enumerate() {
         let bad: i64 = row
             .get(i + 1)
@@ -155,6 +160,9 @@ pub fn pins(
         let field = format!("{}.{}", model.name, col.name);
         if bad == 0 {
             report.push(format!("  ok  {field}: {kind}"));
+            if matches!(*kind, "unique" | "primary_key") {
+                unique.push((col.name.clone(), *kind));
+            }
             continue;
         }
         let c = ident(&col.name);
@@ -187,7 +195,7 @@ pub fn pins(
         };
         return Err(fail(report, pin_error(span, text, samples)));
     }
-    Ok(())
+    Ok(unique)
 }
 
 /// `e.g. a (3 rows), b (2 rows)` from `(value, count)` rows.
@@ -216,100 +224,6 @@ fn pin_error(span: Span, text: String, samples: Option<String>) -> Diagnostic {
         d = d.with_note(s);
     }
     d
-}
-
-/// Count duplicate key groups on the relation one side of an annotated join
-/// read, with up to five samples, in one query.
-pub fn cardinality(
-    wh: &Warehouse,
-    check: &CardinalityCheck,
-    relation: &str,
-    join: &ir::Join,
-    report: &mut Vec<String>,
-) -> Result<(), Failure> {
-    let keys: Vec<String> = check.keys.iter().map(|k| ident(k)).collect();
-    let not_null: Vec<String> = keys.iter().map(|k| format!("{k} IS NOT NULL")).collect();
-    let as_text: Vec<String> = keys
-        .iter()
-        .map(|k| format!("CAST({k} AS VARCHAR)"))
-        .collect();
-    // One aggregation: the number of duplicate key groups and, as JSON, up
-    // to five of them with their row counts (arg_max keeps the largest).
-    // This costs the same as DuckDB's bare duplicate-group count.
-    let sql = format!(
-        "SELECT COUNT(*), to_json(arg_max({{'k': [{}], 'n': n}}, n, {SAMPLES})) FROM (SELECT {}, COUNT(*) AS n FROM {relation} WHERE {} GROUP BY {} HAVING COUNT(*) > 1) AS d",
-        as_text.join(", "),
-        keys.join(", "),
-        not_null.join(" AND "),
-        keys.join(", "),
-    );
-    let rows = wh.rows(&sql)?;
-    let bracket = check.bracket();
-    let card = check.cardinality.as_str();
-    let keys_text = check.keys.join(", ");
-    let cell = |i: usize| rows.first().and_then(|r| r.get(i)).cloned().flatten();
-    let groups: i64 = cell(0).and_then(|s| s.parse().ok()).unwrap_or(0);
-    if groups == 0 {
-        report.push(format!("  ok  {}", check.describe()));
-        return Ok(());
-    }
-    // Most duplicated first; ties by key, so the report is stable.
-    let mut dups: Vec<(Vec<String>, i64)> = cell(1)
-        .and_then(|json| serde_json::from_str::<Vec<serde_json::Value>>(&json).ok())
-        .unwrap_or_default()
-        .iter()
-        .map(|v| {
-            let key = v["k"]
-                .as_array()
-                .map(|a| {
-                    a.iter()
-                        .map(|x| x.as_str().unwrap_or("NULL").to_string())
-                        .collect()
-                })
-                .unwrap_or_default();
-            (key, v["n"].as_i64().unwrap_or(0))
-        })
-        .collect();
-    dups.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
-    let samples: Vec<String> = dups
-        .iter()
-        .map(|(key, n)| {
-            let kv: Vec<String> = check
-                .keys
-                .iter()
-                .zip(key)
-                .map(|(k, v)| format!("{k}={v}"))
-                .collect();
-            format!("{} ({n} rows)", kv.join(", "))
-        })
-        .collect();
-    let text = format!(
-        "join cardinality FAILED [{bracket}]: expected {card} but {} has {groups} duplicate key groups ({keys_text})",
-        check.table
-    );
-    let span = join.expect_span.unwrap_or(join.keyword_span);
-    let d = Diagnostic::error("PinError", span, text)
-        .with_label(promise(join, check.cardinality))
-        .with_note(format!("e.g. {}", samples.join(", ")))
-        .with_note("nothing was published: the live data is unchanged")
-        .with_help(format!(
-            "deduplicate {} on ({keys_text}) upstream, or fix the data; a join that may fan out must not promise {card}",
-            check.table
-        ));
-    Err(fail(report, d))
-}
-
-/// What an annotated join promises, in words.
-fn promise(join: &ir::Join, card: strata_lang::ast::Cardinality) -> String {
-    let (l, r) = (&join.left_input, &join.input);
-    match card {
-        strata_lang::ast::Cardinality::ManyToOne => {
-            format!("promised here: each {l} row matches at most one {r} row")
-        }
-        strata_lang::ast::Cardinality::OneToOne => format!(
-            "promised here: each {l} row matches at most one {r} row, and each {r} row at most one {l} row"
-        ),
-    }
 }
 
 /// Run the declarative tests of one model against `relation`; `resolve`

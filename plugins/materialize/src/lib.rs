@@ -5,6 +5,7 @@
 //! This is the only crate that links DuckDB. Its commands register
 //! themselves with the CLI ([`commands`]).
 
+pub mod cardinality;
 pub mod checks;
 pub mod commands;
 pub mod inputs;
@@ -15,6 +16,7 @@ pub mod warehouse;
 
 use strata_lang::Diagnostic;
 
+pub use cardinality::{Sampling, Summary as CardinalitySummary};
 pub use run::{run, test, RunOptions, RunReport};
 pub use strata_plugin::{NoProgress, Progress};
 pub use warehouse::Warehouse;

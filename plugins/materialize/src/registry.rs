@@ -18,9 +18,9 @@
 //! ```
 
 use strata_lang::ir;
-use strata_lang::sql;
 
-use crate::warehouse::Warehouse;
+use crate::cardinality::Ledger;
+use crate::warehouse::{ident, Warehouse};
 use crate::{checks, Failure, Progress};
 
 /// A check of one freshly built model.
@@ -48,6 +48,9 @@ pub struct CheckContext<'a> {
     pub relation: &'a dyn Fn(&ir::Input) -> String,
     /// The run's report lines so far (`  ok  ...`).
     pub report: &'a mut Vec<String>,
+    /// The run's uniqueness proofs: what was counted or pinned earlier in
+    /// this run, so that a (relation, keys) is counted once.
+    pub ledger: &'a mut Ledger,
     pub progress: &'a dyn Progress,
 }
 
@@ -68,7 +71,11 @@ fn contract_pins(cx: &mut CheckContext) -> Result<(), Failure> {
         .and_then(|c| module.contracts.iter().find(|x| &x.name == c))
     {
         cx.progress.step(&format!("pins {}", m.name));
-        checks::pins(cx.wh, m, contract, cx.table, cx.report)?;
+        let table = ident(cx.table);
+        for (column, kind) in checks::pins(cx.wh, m, contract, cx.table, cx.report)? {
+            let field = format!("{}.{column}", m.name);
+            cx.ledger.pin_passed(&table, &column, field, kind);
+        }
     }
     Ok(())
 }
@@ -76,40 +83,8 @@ fn contract_pins(cx: &mut CheckContext) -> Result<(), Failure> {
 /// The join cardinality checks of a model's annotated joins, on exactly the
 /// relations it read (JOIN-CARDINALITY.md section 4).
 fn join_cardinality(cx: &mut CheckContext) -> Result<(), Failure> {
-    let m = cx.model;
-    let join_inputs: Vec<usize> = m
-        .inputs
-        .iter()
-        .enumerate()
-        .filter(|(_, i)| i.role == ir::InputRole::Join)
-        .map(|(k, _)| k)
-        .collect();
-    for check in sql::cardinality_checks(m) {
-        cx.progress.step(&format!(
-            "check {} {} {}",
-            m.name,
-            check.join_kind.name(),
-            check.table
-        ));
-        let rel = (cx.relation)(&m.inputs[check.input]);
-        // The join this check belongs to: the one whose input index matches
-        // (right side) or the join it was derived from (left side).
-        let join = m
-            .joins
-            .iter()
-            .zip(join_inputs.iter())
-            .find(|(j, k)| {
-                j.expect == Some(check.cardinality)
-                    && j.input == check.join_input
-                    && (check.left_side || **k == check.input)
-            })
-            .map(|(j, _)| j)
-            .ok_or_else(|| {
-                Failure::Environment("internal: join of a cardinality check not found".into())
-            })?;
-        checks::cardinality(cx.wh, &check, &rel, join, cx.report)?;
-    }
-    Ok(())
+    cx.ledger
+        .check_model(cx.wh, cx.model, cx.relation, cx.report, cx.progress)
 }
 
 inventory::submit! {

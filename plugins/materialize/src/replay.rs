@@ -5,7 +5,8 @@ use std::collections::{BTreeMap, HashMap};
 
 use strata_lang::ir;
 
-use crate::run::select_models;
+use crate::cardinality::{Ledger, Sampling, Summary};
+use crate::run::{select_models, Checking};
 use crate::warehouse::{ident, Warehouse};
 use crate::{Failure, Progress};
 
@@ -25,6 +26,18 @@ pub struct RunRecord {
     /// Model -> snapshot table.
     pub snapshots: BTreeMap<String, String>,
     pub report: String,
+    /// The bound and salt of the run's sampled cardinality checks; `None`
+    /// when they were exact.
+    pub sampling: Option<Sampling>,
+}
+
+/// `{"rows": N, "salt": "hex"}` as a run records it.
+fn parse_sampling(s: &Option<String>) -> Option<Sampling> {
+    let v: serde_json::Value = serde_json::from_str(s.as_deref()?).ok()?;
+    Some(Sampling {
+        rows: v["rows"].as_u64()?,
+        salt: Sampling::parse_salt(v["salt"].as_str()?)?,
+    })
 }
 
 fn parse<T: serde::de::DeserializeOwned + Default>(s: &Option<String>) -> T {
@@ -36,7 +49,7 @@ fn parse<T: serde::de::DeserializeOwned + Default>(s: &Option<String>) -> T {
 /// Every recorded run, oldest first.
 pub fn list(wh: &Warehouse) -> Result<Vec<RunRecord>, Failure> {
     let rows = wh.rows(
-        "SELECT run_id, CAST(started_at AS VARCHAR), module, branch, CAST(stage_only AS VARCHAR), models, fingerprints, overrides, inputs, snapshots, report FROM \"_strata_runs\" ORDER BY started_at, run_id",
+        "SELECT run_id, CAST(started_at AS VARCHAR), module, branch, CAST(stage_only AS VARCHAR), models, fingerprints, overrides, inputs, snapshots, report, sampling FROM \"_strata_runs\" ORDER BY started_at, run_id",
     )?;
     Ok(rows
         .into_iter()
@@ -54,6 +67,7 @@ pub fn list(wh: &Warehouse) -> Result<Vec<RunRecord>, Failure> {
                 inputs: parse(&r.get(8).cloned().flatten()),
                 snapshots: parse(&r.get(9).cloned().flatten()),
                 report: cell(10),
+                sampling: parse_sampling(&r.get(11).cloned().flatten()),
             }
         })
         .collect())
@@ -88,6 +102,8 @@ pub struct ReplayReport {
     pub compared: Vec<(String, bool, i64)>,
     /// Models whose fingerprint changed since the run.
     pub changed: Vec<String>,
+    /// What the cardinality checks did (sampled as the run was).
+    pub cardinality: Summary,
 }
 
 /// Re-materialize a recorded run from its frozen inputs (every pin and
@@ -124,6 +140,7 @@ pub fn execute(
         .map(|(s, t)| (s.clone(), ident(t)))
         .collect();
     wh.begin()?;
+    let mut ledger = Ledger::new(record.sampling);
     let result = (|| {
         let mut report = Vec::new();
         let mut built: HashMap<String, String> = HashMap::new();
@@ -140,7 +157,11 @@ pub fn execute(
                     .map(|t| ident(t))
                     .unwrap_or_else(|| ident(&crate::run::live_view(&i.name, &record.branch))),
             };
-            crate::run::build_one(wh, module, m, &table, &relation, &mut report, progress)?;
+            let mut checking = Checking {
+                report: &mut report,
+                ledger: &mut ledger,
+            };
+            crate::run::build_one(wh, module, m, &table, &relation, &mut checking, progress)?;
             built.insert(m.name.clone(), table.clone());
             let rows = wh.count(&format!("SELECT COUNT(*) FROM {}", ident(&table)))?;
             if let Some(snap) = record.snapshots.get(&m.name) {
@@ -155,6 +176,7 @@ pub fn execute(
             report,
             compared,
             changed: changed.clone(),
+            cardinality: std::mem::take(&mut ledger).into_summary(),
         })
     })();
     wh.rollback();

@@ -8,10 +8,11 @@ use sha2::{Digest, Sha256};
 use strata_lang::ir::{self, InputKind};
 use strata_lang::sql::{self, Dialect};
 
+use crate::cardinality::{Ledger, Sampling, Summary};
 use crate::checks;
 use crate::inputs::{self, Origin};
 use crate::registry::{registered_checks, CheckContext};
-use crate::warehouse::{ident, string, Warehouse};
+use crate::warehouse::{ident, string, Warehouse, RUN_COLUMNS};
 use crate::{Failure, Progress};
 
 /// What to run.
@@ -28,6 +29,9 @@ pub struct RunOptions {
     pub branch: String,
     /// Build, check and snapshot, but do not repoint the live views.
     pub stage_only: bool,
+    /// Check relations of more than this many rows on a hash sample of
+    /// about this many rows (`--cardinality-sample-rows`); `None`: exact.
+    pub sample_rows: Option<u64>,
 }
 
 /// What a successful run did.
@@ -40,8 +44,9 @@ pub struct RunReport {
     pub report: Vec<String>,
     /// Sources whose frozen copy was reused.
     pub reused_inputs: Vec<String>,
-    /// Duplicate-key-group queries executed (one per checked join side).
-    pub cardinality_queries: usize,
+    /// What the join cardinality checks did: each side's outcome, the
+    /// queries executed, the sampling used.
+    pub cardinality: Summary,
 }
 
 /// The models to build: the selection (pipeline models or names) with their
@@ -175,7 +180,8 @@ struct Build<'a> {
     branch: String,
     report: Vec<String>,
     materialized: Vec<(String, String, i64)>,
-    cardinality_queries: usize,
+    /// Proofs, samples and outcomes of the cardinality checks.
+    ledger: Ledger,
 }
 
 impl Build<'_> {
@@ -204,6 +210,7 @@ impl Build<'_> {
         progress: &dyn Progress,
     ) -> Result<(), Failure> {
         let mut report = std::mem::take(&mut self.report);
+        let mut ledger = std::mem::take(&mut self.ledger);
         let relation = |i: &ir::Input| self.relation(i);
         let rows = build_one(
             self.wh,
@@ -211,11 +218,14 @@ impl Build<'_> {
             m,
             table,
             &relation,
-            &mut report,
+            &mut Checking {
+                report: &mut report,
+                ledger: &mut ledger,
+            },
             progress,
         );
         self.report = report;
-        self.cardinality_queries += sql::cardinality_checks(m).len();
+        self.ledger = ledger;
         let rows = rows?;
         self.model_rel.insert(m.name.clone(), table.to_string());
         self.materialized
@@ -241,6 +251,13 @@ impl Build<'_> {
     }
 }
 
+/// Where the checks of a model go: report lines, and the run's
+/// cardinality ledger (proofs reused within the run).
+pub(crate) struct Checking<'a> {
+    pub report: &'a mut Vec<String>,
+    pub ledger: &'a mut Ledger,
+}
+
 /// Build one model into `table` (reading inputs through `relation`), then
 /// its pins, then its join cardinality checks on exactly the relations it
 /// read. Returns its row count.
@@ -250,7 +267,7 @@ pub(crate) fn build_one(
     m: &ir::Model,
     table: &str,
     relation: &dyn Fn(&ir::Input) -> String,
-    report: &mut Vec<String>,
+    checking: &mut Checking,
     progress: &dyn Progress,
 ) -> Result<i64, Failure> {
     progress.step(&format!("build {}", m.name));
@@ -265,13 +282,17 @@ pub(crate) fn build_one(
         ident(table)
     ))?;
     let rows = wh.count(&format!("SELECT COUNT(*) FROM {}", ident(table)))?;
+    // The table was just (re)built: proofs about an earlier version of it
+    // no longer hold.
+    checking.ledger.rebuilt(&ident(table), rows);
     let mut context = CheckContext {
         wh,
         module,
         model: m,
         table,
         relation,
-        report,
+        report: checking.report,
+        ledger: checking.ledger,
         progress,
     };
     for check in registered_checks() {
@@ -337,6 +358,11 @@ pub fn run(
     for (s, (hash, _)) in &contents {
         parts.push(format!("{s}:{}:{hash}", origins[s].describe()));
     }
+    // A sampled run checks less than an exact one: a different run. (Exact
+    // runs keep the ids they always had.)
+    if let Some(n) = opts.sample_rows {
+        parts.push(format!("cardinality-sample-rows={n}"));
+    }
     let run_id = short_hash(&parts);
 
     wh.begin()?;
@@ -369,6 +395,7 @@ fn run_in_transaction(
     run_id: &str,
     progress: &dyn Progress,
 ) -> Result<RunReport, Failure> {
+    let sampling = opts.sample_rows.map(|n| Sampling::seeded(n, run_id));
     let mut build = Build {
         wh,
         module,
@@ -377,7 +404,7 @@ fn run_in_transaction(
         branch: opts.branch.clone(),
         report: Vec::new(),
         materialized: Vec::new(),
-        cardinality_queries: 0,
+        ledger: Ledger::new(sampling),
     };
     // 1. Freeze the inputs.
     let mut frozen = BTreeMap::new();
@@ -388,6 +415,7 @@ fn run_in_transaction(
         if was_reused {
             reused.push(s.clone());
         }
+        build.ledger.know_rows(&ident(&table), *rows);
         build.source_rel.insert(s.clone(), ident(&table));
         frozen.insert(s.clone(), table);
     }
@@ -443,8 +471,14 @@ fn run_in_transaction(
         .map(|(s, o)| (s.clone(), o.describe()))
         .collect();
     let report_text = build.report.join("\n");
+    let sampling_json = match sampling {
+        Some(s) => string(&json(
+            serde_json::json!({"rows": s.rows, "salt": s.salt_hex()}),
+        )),
+        None => "NULL".to_string(),
+    };
     wh.exec(&format!(
-        "INSERT INTO \"_strata_runs\" VALUES ({}, current_timestamp, {}, {}, {}, {}, {}, {}, {}, {}, {})",
+        "INSERT INTO \"_strata_runs\" ({RUN_COLUMNS}) VALUES ({}, current_timestamp, {}, {}, {}, {}, {}, {}, {}, {}, {}, {sampling_json})",
         string(run_id),
         string(&opts.module_path.display().to_string()),
         string(&opts.branch),
@@ -479,7 +513,7 @@ fn run_in_transaction(
             .collect(),
         report: build.report,
         reused_inputs: reused,
-        cardinality_queries: build.cardinality_queries,
+        cardinality: build.ledger.into_summary(),
     })
 }
 
@@ -493,6 +527,18 @@ pub fn test(
     progress: &dyn Progress,
 ) -> Result<RunReport, Failure> {
     let (models, origins, _) = plan(wh, module, opts)?;
+    // No run id here: the sample's salt comes from what the run is made
+    // of (models and where each source reads from).
+    let sampling = opts.sample_rows.map(|n| {
+        let mut parts = vec!["test".to_string()];
+        parts.extend(
+            models
+                .iter()
+                .map(|m| format!("{}={}", m.name, m.fingerprint)),
+        );
+        parts.extend(origins.iter().map(|(s, o)| format!("{s}:{}", o.describe())));
+        Sampling::seeded(n, &short_hash(&parts))
+    });
     let mut build = Build {
         wh,
         module,
@@ -504,7 +550,7 @@ pub fn test(
         branch: "test".into(),
         report: Vec::new(),
         materialized: Vec::new(),
-        cardinality_queries: 0,
+        ledger: Ledger::new(sampling),
     };
     wh.begin()?;
     let result = (|| {
@@ -528,7 +574,7 @@ pub fn test(
                 materialized: build.materialized,
                 report: build.report,
                 reused_inputs: Vec::new(),
-                cardinality_queries: build.cardinality_queries,
+                cardinality: build.ledger.into_summary(),
             })
         }
         Err(e) => {

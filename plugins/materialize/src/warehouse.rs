@@ -24,6 +24,9 @@ pub struct Warehouse {
     pub path: String,
 }
 
+/// The columns of `_strata_runs`, in the order a run inserts them.
+pub const RUN_COLUMNS: &str = "run_id, started_at, module, branch, stage_only, models, fingerprints, overrides, inputs, snapshots, report, sampling";
+
 /// Metadata tables, created on first use.
 const METADATA: &str = r#"
 CREATE TABLE IF NOT EXISTS "_strata_runs" (
@@ -39,6 +42,10 @@ CREATE TABLE IF NOT EXISTS "_strata_runs" (
     snapshots VARCHAR NOT NULL,
     report VARCHAR NOT NULL
 );
+-- Added after the first release: warehouses created before get the column.
+-- JSON {"rows": N, "salt": "hex"} when the run's cardinality checks were
+-- sampled, NULL when exact.
+ALTER TABLE "_strata_runs" ADD COLUMN IF NOT EXISTS sampling VARCHAR;
 CREATE TABLE IF NOT EXISTS "_strata_inputs" (
     content_hash VARCHAR NOT NULL,
     source VARCHAR NOT NULL,

@@ -3,7 +3,7 @@
 
 use strata_plugin::{exit, outln, print_json, Format, Host};
 
-use super::run::{report_failure, WarehouseArgs};
+use super::run::{cardinality_json, print_pins, report_failure, WarehouseArgs};
 use crate::replay;
 
 #[derive(Debug, clap::Args)]
@@ -95,6 +95,13 @@ pub fn run(args: ReplayArgs, host: &dyn Host) -> i32 {
             for (s, o) in &r.overrides {
                 outln!("  override   {s} <- {o}");
             }
+            if let Some(s) = &r.sampling {
+                outln!(
+                    "  sampling   cardinality checks on relations over {} rows sampled, salt {}",
+                    s.rows,
+                    s.salt_hex()
+                );
+            }
             if !r.report.is_empty() {
                 outln!("pins:");
                 outln!("{}", r.report);
@@ -107,6 +114,7 @@ pub fn run(args: ReplayArgs, host: &dyn Host) -> i32 {
                 "stage_only": r.stage_only, "models": r.models, "fingerprints": r.fingerprints,
                 "inputs": r.inputs, "snapshots": r.snapshots, "overrides": r.overrides,
                 "report": r.report.lines().collect::<Vec<_>>(),
+                "sampling": r.sampling.map(|s| serde_json::json!({"rows": s.rows, "salt": s.salt_hex()})),
             }));
             exit::OK
         }
@@ -117,6 +125,7 @@ pub fn run(args: ReplayArgs, host: &dyn Host) -> i32 {
                     "run_id": r.run_id,
                     "report": rep.report,
                     "changed_models": rep.changed,
+                    "cardinality": cardinality_json(&rep.cardinality),
                     "outputs": rep.compared.iter().map(|(m, eq, n)| serde_json::json!({"model": m, "equal": eq, "rows": n})).collect::<Vec<_>>(),
                     "equal": all_equal,
                 }));
@@ -128,12 +137,7 @@ pub fn run(args: ReplayArgs, host: &dyn Host) -> i32 {
                 for m in &rep.changed {
                     outln!("  note: model {m} changed since the run (fingerprint differs)");
                 }
-                if !rep.report.is_empty() {
-                    outln!("pins:");
-                    for l in &rep.report {
-                        outln!("{l}");
-                    }
-                }
+                print_pins(&rep.report, &rep.cardinality);
                 for (m, eq, n) in &rep.compared {
                     outln!(
                         "  {}  {m}  ({n} rows){}",

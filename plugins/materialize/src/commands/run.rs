@@ -1,13 +1,14 @@
 //! `strata run` and `strata test`: materialize in the embedded DuckDB
 //! warehouse, with pins, join cardinality checks and declarative tests.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use strata_lang::Checked;
+use strata_plugin::config::{self, ConfigError};
 use strata_plugin::{exit, outln, print_json, Format, Host};
 
-use crate::{inputs, Failure, RunOptions, RunReport, Warehouse};
+use crate::{inputs, CardinalitySummary, Failure, RunOptions, RunReport, Warehouse};
 
 /// Options shared by the commands that open the warehouse.
 #[derive(Debug, Clone, clap::Args)]
@@ -56,12 +57,58 @@ pub struct SelectArgs {
     pub search_dir: Vec<PathBuf>,
 }
 
+/// Options of the runtime join cardinality checks.
+#[derive(Debug, Clone, clap::Args)]
+pub struct CardinalityArgs {
+    /// Check relations of more than N rows on a sample of about N rows
+    /// instead of all of them. The sample is chosen by a hash of the join
+    /// keys, so every row of a sampled key is in it and a duplicated key
+    /// that is sampled is always caught. A duplicate found fails as usual; a
+    /// pass is reported as `sampled (n of M rows)`, never `ok`, and proves
+    /// nothing to later checks. Default: exact, unless strata.toml sets
+    /// `[run] cardinality-sample-rows`; this flag overrides it.
+    #[arg(long, value_name = "N", value_parser = parse_sample_rows)]
+    pub cardinality_sample_rows: Option<u64>,
+}
+
+/// `--cardinality-sample-rows N`: a whole number of rows, at least 1.
+fn parse_sample_rows(text: &str) -> Result<u64, String> {
+    match text.trim().replace('_', "").parse::<u64>() {
+        Ok(0) => Err(
+            "the sample bound must be at least 1 row (leave the flag out for exact checks)".into(),
+        ),
+        Ok(n) => Ok(n),
+        Err(_) => Err(format!(
+            "expected a number of rows (at least 1), got '{text}'"
+        )),
+    }
+}
+
+impl CardinalityArgs {
+    /// The row bound: the flag, else the project setting of the module's
+    /// strata.toml, else none (exact).
+    pub fn sample_rows(&self, module: &Path) -> Result<Option<u64>, Failure> {
+        if self.cardinality_sample_rows.is_some() {
+            return Ok(self.cardinality_sample_rows);
+        }
+        match config::discover(module) {
+            Ok(c) => Ok(c.cardinality_sample_rows),
+            Err(e @ ConfigError::Invalid(_)) => Err(Failure::Usage(e.message().to_string())),
+            Err(e @ ConfigError::Unreadable(_)) => {
+                Err(Failure::Environment(e.message().to_string()))
+            }
+        }
+    }
+}
+
 #[derive(Debug, clap::Args)]
 pub struct RunArgs {
     #[command(flatten)]
     pub select: SelectArgs,
     #[command(flatten)]
     pub warehouse: WarehouseArgs,
+    #[command(flatten)]
+    pub cardinality: CardinalityArgs,
     /// The branch whose staged outputs (and, unless main, live views) this
     /// run writes.
     #[arg(long, value_name = "NAME", default_value = "main")]
@@ -80,6 +127,8 @@ pub struct TestArgs {
     pub select: SelectArgs,
     #[command(flatten)]
     pub warehouse: WarehouseArgs,
+    #[command(flatten)]
+    pub cardinality: CardinalityArgs,
     /// Output format: human or json.
     #[arg(long, value_enum, default_value_t = Format::Human)]
     pub format: Format,
@@ -128,7 +177,7 @@ pub fn report_failure(
     }
 }
 
-pub fn run_options(select: &SelectArgs) -> Result<RunOptions, Failure> {
+pub fn run_options(select: &SelectArgs, card: &CardinalityArgs) -> Result<RunOptions, Failure> {
     let sources = select
         .sources
         .iter()
@@ -141,6 +190,7 @@ pub fn run_options(select: &SelectArgs) -> Result<RunOptions, Failure> {
         sources,
         branch: "main".into(),
         stage_only: false,
+        sample_rows: card.sample_rows(&select.file)?,
     })
 }
 
@@ -151,12 +201,7 @@ fn print_report(report: &RunReport, format: Format, header: &str) {
             for (_, relation, rows) in &report.materialized {
                 outln!("  materialized  {relation}  ({rows} rows)");
             }
-            if !report.report.is_empty() {
-                outln!("pins:");
-                for line in &report.report {
-                    outln!("{line}");
-                }
-            }
+            print_pins(&report.report, &report.cardinality);
         }
         Format::Json => print_json(&serde_json::json!({
             "ok": true,
@@ -164,9 +209,68 @@ fn print_report(report: &RunReport, format: Format, header: &str) {
             "materialized": report.materialized.iter().map(|(m, r, n)| serde_json::json!({"model": m, "relation": r, "rows": n})).collect::<Vec<_>>(),
             "report": report.report,
             "reused_inputs": report.reused_inputs,
-            "cardinality_queries": report.cardinality_queries,
+            "cardinality": cardinality_json(&report.cardinality),
         })),
     }
+}
+
+/// The pins report, then the cardinality summary (human format).
+pub fn print_pins(report: &[String], cardinality: &CardinalitySummary) {
+    if !report.is_empty() {
+        outln!("pins:");
+        for line in report {
+            outln!("{line}");
+        }
+    }
+    for line in cardinality.lines() {
+        outln!("{line}");
+    }
+}
+
+/// The cardinality checks of a run as JSON: the counts, the sampling, and
+/// each check side's outcome with the time its query took.
+pub fn cardinality_json(c: &CardinalitySummary) -> serde_json::Value {
+    use crate::cardinality::Outcome;
+    let results: Vec<serde_json::Value> = c
+        .results
+        .iter()
+        .map(|r| {
+            let mut v = serde_json::json!({
+                "check": r.bracket,
+                "expect": r.cardinality.as_str(),
+                "side": if r.left_side { "left" } else { "right" },
+                "table": r.table,
+                "keys": r.keys,
+                "ms": (r.ms * 1000.0).round() / 1000.0,
+            });
+            match &r.outcome {
+                Outcome::Counted => v["outcome"] = "ok".into(),
+                Outcome::ProvenEarlier { by, keys } => {
+                    v["outcome"] = "proven_earlier".into();
+                    v["proven_by"] = by.to_string().into();
+                    v["proven_on"] = serde_json::json!(keys);
+                }
+                Outcome::Sampled { rows, of, reused } => {
+                    v["outcome"] = "sampled".into();
+                    v["sample_rows"] = (*rows).into();
+                    v["total_rows"] = (*of).into();
+                    if let Some(b) = reused {
+                        v["sample_of"] = b.clone().into();
+                    }
+                }
+            }
+            v
+        })
+        .collect();
+    serde_json::json!({
+        "checks": c.checks(),
+        "queries_executed": c.queries_executed,
+        "proven_earlier": c.proven_earlier(),
+        "sampled": c.sampled(),
+        "sample_rows": c.sampling.map(|s| s.rows),
+        "sample_salt": c.sampling.map(|s| s.salt_hex()),
+        "results": results,
+    })
 }
 
 pub fn run(args: RunArgs, host: &dyn Host) -> i32 {
@@ -176,7 +280,7 @@ pub fn run(args: RunArgs, host: &dyn Host) -> i32 {
         Err(code) => return code,
     };
     let result = (|| {
-        let mut opts = run_options(&args.select)?;
+        let mut opts = run_options(&args.select, &args.cardinality)?;
         opts.branch = args.branch.clone();
         opts.stage_only = args.stage_only;
         let wh = args.warehouse.open()?;
@@ -209,7 +313,7 @@ pub fn test(args: TestArgs, host: &dyn Host) -> i32 {
         Err(code) => return code,
     };
     let result = (|| {
-        let opts = run_options(&args.select)?;
+        let opts = run_options(&args.select, &args.cardinality)?;
         let wh = args.warehouse.open()?;
         let progress = host.progress();
         crate::test(&wh, &checked.module, &opts, progress.as_ref())

@@ -1,0 +1,918 @@
+//! Join cardinality checks at run time (JOIN-CARDINALITY.md, sections 4-5):
+//! duplicate key groups counted on exactly the relation each annotated join
+//! read, with the uniqueness proofs of a run reused and an opt-in bounded
+//! sample for huge relations.
+//!
+//! One [`Ledger`] lives for one run (`run`, `test`, `replay --execute`).
+//! Every side of every annotated join goes through [`Ledger::check`], which
+//! decides, in this order:
+//!
+//! 1. **Proven earlier in this run.** An exact pass of an earlier check, or
+//!    a `unique` / `primary_key` contract pin verified on a model's output,
+//!    proves "relation R is unique on keys K" (NULL keys excluded, as in the
+//!    check). A later check on R whose keys include K needs no query:
+//!    duplicates on a superset of K would be duplicates on K. R is the
+//!    *physical* relation read in this run (a frozen input, a model's
+//!    snapshot or staged table, an upstream live view), so a name shared
+//!    across branches or runs never carries a proof over; a table rebuilt
+//!    in the run loses its proofs. Only passes that ran are recorded, and a
+//!    failure aborts the run, so a proof always precedes its reuse. A
+//!    declared `unique` flag on a source proves nothing.
+//! 2. **Sampled.** With a row bound N set, a relation of more than N rows
+//!    is checked on the rows whose key hash falls under a threshold chosen
+//!    for about N rows. The hash covers all key columns, so every row of a
+//!    sampled key is in the sample and a duplicated key that is sampled is
+//!    always caught. A sampled pass is reported as `sampled (n of M rows)`
+//!    (M: the relation's rows; n: the sampled rows whose keys are all
+//!    non-NULL, the only rows a check counts) and is *not* a proof; the
+//!    same (relation, keys) sampled again in the run reuses its result (the
+//!    query would be identical).
+//! 3. **Counted**: the exact duplicate-group query, one aggregation.
+//!
+//! The sample's salt makes the hash differ between runs: see [`Sampling`].
+
+use std::collections::{BTreeSet, HashMap};
+use std::time::Instant;
+
+use sha2::{Digest, Sha256};
+use strata_lang::ast::Cardinality;
+use strata_lang::ir;
+use strata_lang::sql::{self, CardinalityCheck};
+use strata_lang::Diagnostic;
+
+use crate::checks::{fail, SAMPLES};
+use crate::warehouse::{ident, Warehouse};
+use crate::{Failure, Progress};
+
+/// Bounded sampling for one run: relations of more than `rows` rows are
+/// checked on a hash sample of about `rows` rows.
+///
+/// The hash is salted, so a run does not always skip the same keys. `run`
+/// derives the salt from its run id (a content hash of the models, the
+/// selection and the input data): a rerun of identical content checks the
+/// identical sample (reproducible), any change of data or models draws a
+/// new one. The salt is recorded with the run, and `replay --execute`
+/// checks the recorded sample again. Each check further mixes in the row
+/// count of its relation, so `strata test` (which has no run id and takes
+/// its salt from the models and overrides) also draws a new sample when the
+/// data grows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Sampling {
+    pub rows: u64,
+    pub salt: u64,
+}
+
+impl Sampling {
+    /// Sampling with a salt derived from `seed` (a run id, or what a test
+    /// run is made of).
+    pub fn seeded(rows: u64, seed: &str) -> Sampling {
+        Sampling {
+            rows,
+            salt: u64_of(&[b"strata cardinality sample", seed.as_bytes()]),
+        }
+    }
+
+    /// The salt as 16 hex digits (how runs record and show it).
+    pub fn salt_hex(&self) -> String {
+        format!("{:016x}", self.salt)
+    }
+
+    /// Parse a recorded `salt_hex`.
+    pub fn parse_salt(hex: &str) -> Option<u64> {
+        u64::from_str_radix(hex, 16).ok()
+    }
+
+    /// The SQL condition selecting the sample of a relation of `total` rows
+    /// on `keys` (quoted): about `rows` rows, all rows of a selected key.
+    /// `None` when the relation is small enough to check exactly.
+    pub fn condition(&self, keys: &[String], total: u64) -> Option<String> {
+        if total <= self.rows {
+            return None;
+        }
+        let salt = u64_of(&[&self.salt.to_le_bytes(), &total.to_le_bytes()]);
+        // floor(rows / total * 2^64): rows < total, so it fits in a u64.
+        let threshold = ((u128::from(self.rows) << 64) / u128::from(total)) as u64;
+        // hash() of the keys, xor the salt, hashed again so that each salt
+        // selects an unrelated set of keys.
+        Some(format!(
+            "hash(xor(hash({}), CAST({salt} AS UBIGINT))) < CAST({threshold} AS UBIGINT)",
+            keys.join(", ")
+        ))
+    }
+}
+
+/// The first 8 bytes of the SHA-256 of `parts`, as a u64.
+fn u64_of(parts: &[&[u8]]) -> u64 {
+    let mut h = Sha256::new();
+    for p in parts {
+        h.update(p);
+        h.update(b"\x1f");
+    }
+    let d = h.finalize();
+    let mut b = [0u8; 8];
+    b.copy_from_slice(&d[..8]);
+    u64::from_le_bytes(b)
+}
+
+/// What established a uniqueness earlier in the run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ProofSource {
+    /// An exact pass of a cardinality check (its bracket and side).
+    Check { bracket: String, left_side: bool },
+    /// A `unique` / `primary_key` contract pin on a model's output.
+    Pin { field: String, kind: &'static str },
+}
+
+impl std::fmt::Display for ProofSource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ProofSource::Check { bracket, left_side } => {
+                write!(f, "check [{bracket}]")?;
+                if *left_side {
+                    write!(f, " (left side)")?;
+                }
+                Ok(())
+            }
+            ProofSource::Pin { field, kind } => write!(f, "pin {field}: {kind}"),
+        }
+    }
+}
+
+/// "`relation` is unique on `keys`", proven in this run.
+#[derive(Clone, Debug)]
+struct Proof {
+    relation: String,
+    keys: BTreeSet<String>,
+    key_list: Vec<String>,
+    by: ProofSource,
+}
+
+/// A sampled pass, reused for the same (relation, keys).
+#[derive(Clone, Debug)]
+struct SampledPass {
+    relation: String,
+    keys: BTreeSet<String>,
+    rows: i64,
+    bracket: String,
+}
+
+/// How one check side was settled.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// The exact duplicate-group query ran and found none.
+    Counted,
+    /// A uniqueness proven earlier in this run covers it; no query.
+    ProvenEarlier {
+        by: ProofSource,
+        /// The keys the proof is on (a subset of the check's keys).
+        keys: Vec<String>,
+    },
+    /// No duplicate in a hash sample of `rows` of the relation's `of`
+    /// rows; `reused` names the earlier check whose sample it shares.
+    Sampled {
+        rows: i64,
+        of: i64,
+        reused: Option<String>,
+    },
+}
+
+/// One settled check side, for reports and the JSON output.
+#[derive(Clone, Debug)]
+pub struct CheckResult {
+    /// `<model> <kind> <joined input>`.
+    pub bracket: String,
+    pub cardinality: Cardinality,
+    pub left_side: bool,
+    /// The logical relation (source or model name) and its keys.
+    pub table: String,
+    pub keys: Vec<String>,
+    pub outcome: Outcome,
+    /// Time spent on the check's query (0 when none ran).
+    pub ms: f64,
+}
+
+/// What the cardinality checks of one run did.
+#[derive(Clone, Debug, Default)]
+pub struct Summary {
+    pub results: Vec<CheckResult>,
+    /// Duplicate-group queries actually executed.
+    pub queries_executed: usize,
+    pub sampling: Option<Sampling>,
+}
+
+impl Summary {
+    pub fn checks(&self) -> usize {
+        self.results.len()
+    }
+
+    pub fn proven_earlier(&self) -> usize {
+        self.count(|o| matches!(o, Outcome::ProvenEarlier { .. }))
+    }
+
+    pub fn sampled(&self) -> usize {
+        self.count(|o| matches!(o, Outcome::Sampled { .. }))
+    }
+
+    fn count(&self, f: impl Fn(&Outcome) -> bool) -> usize {
+        self.results.iter().filter(|r| f(&r.outcome)).count()
+    }
+
+    /// The one-line summary of a run's report, e.g. `cardinality: 3 checks;
+    /// 1 duplicate-group query executed; 2 proven earlier in this run; 0
+    /// sampled`, and with sampling on a second line saying how.
+    pub fn lines(&self) -> Vec<String> {
+        if self.results.is_empty() {
+            return Vec::new();
+        }
+        let plural =
+            |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+        let mut out = vec![format!(
+            "cardinality: {}; {} executed; {} proven earlier in this run; {} sampled",
+            plural(self.checks(), "check", "checks"),
+            plural(
+                self.queries_executed,
+                "duplicate-group query",
+                "duplicate-group queries"
+            ),
+            self.proven_earlier(),
+            self.sampled()
+        )];
+        if let Some(s) = &self.sampling {
+            out.push(format!(
+                "sampling: relations over {} rows are checked on a hash sample of their keys (salt {}); a sampled pass is not exact",
+                s.rows,
+                s.salt_hex()
+            ));
+        }
+        out
+    }
+}
+
+/// The cardinality state of one run: proofs, sampled passes, row counts.
+#[derive(Debug, Default)]
+pub struct Ledger {
+    proofs: Vec<Proof>,
+    samples: Vec<SampledPass>,
+    rows: HashMap<String, i64>,
+    summary: Summary,
+}
+
+impl Ledger {
+    pub fn new(sampling: Option<Sampling>) -> Ledger {
+        Ledger {
+            summary: Summary {
+                sampling,
+                ..Summary::default()
+            },
+            ..Ledger::default()
+        }
+    }
+
+    pub fn summary(&self) -> &Summary {
+        &self.summary
+    }
+
+    pub fn into_summary(self) -> Summary {
+        self.summary
+    }
+
+    /// `relation` (quoted, as SQL reads it) has `rows` rows: spares a count
+    /// when sampling.
+    pub fn know_rows(&mut self, relation: &str, rows: i64) {
+        self.rows.insert(relation.to_string(), rows);
+    }
+
+    /// `relation` was (re)built in this run: what was proven on it before
+    /// no longer holds.
+    pub fn rebuilt(&mut self, relation: &str, rows: i64) {
+        self.proofs.retain(|p| p.relation != relation);
+        self.samples.retain(|s| s.relation != relation);
+        self.know_rows(relation, rows);
+    }
+
+    /// A `unique` / `primary_key` pin passed on `column` of `relation`.
+    pub fn pin_passed(&mut self, relation: &str, column: &str, field: String, kind: &'static str) {
+        self.prove(
+            relation,
+            &[column.to_string()],
+            ProofSource::Pin { field, kind },
+        );
+    }
+
+    fn prove(&mut self, relation: &str, keys: &[String], by: ProofSource) {
+        self.proofs.push(Proof {
+            relation: relation.to_string(),
+            keys: keys.iter().cloned().collect(),
+            key_list: keys.to_vec(),
+            by,
+        });
+    }
+
+    /// The earliest proof on `relation` whose keys are a subset of `keys`.
+    fn proof_covering(&self, relation: &str, keys: &BTreeSet<String>) -> Option<&Proof> {
+        self.proofs
+            .iter()
+            .find(|p| p.relation == relation && p.keys.is_subset(keys))
+    }
+
+    fn row_count(&mut self, wh: &Warehouse, relation: &str) -> Result<i64, Failure> {
+        if let Some(n) = self.rows.get(relation) {
+            return Ok(*n);
+        }
+        let n = wh.count(&format!("SELECT COUNT(*) FROM {relation}"))?;
+        self.rows.insert(relation.to_string(), n);
+        Ok(n)
+    }
+
+    /// Run the cardinality checks of model `m`, whose inputs read the
+    /// relations `relation` gives: per annotated join, the right side, then
+    /// the left side for one_to_one.
+    pub fn check_model(
+        &mut self,
+        wh: &Warehouse,
+        m: &ir::Model,
+        relation: &dyn Fn(&ir::Input) -> String,
+        report: &mut Vec<String>,
+        progress: &dyn Progress,
+    ) -> Result<(), Failure> {
+        let join_inputs: Vec<usize> = m
+            .inputs
+            .iter()
+            .enumerate()
+            .filter(|(_, i)| i.role == ir::InputRole::Join)
+            .map(|(k, _)| k)
+            .collect();
+        for check in sql::cardinality_checks(m) {
+            progress.step(&format!("check {} on {}", check.bracket(), check.table));
+            let rel = relation(&m.inputs[check.input]);
+            // The join this check belongs to: the one whose input index
+            // matches (right side) or the join it was derived from (left
+            // side).
+            let join = m
+                .joins
+                .iter()
+                .zip(join_inputs.iter())
+                .find(|(j, k)| {
+                    j.expect == Some(check.cardinality)
+                        && j.input == check.join_input
+                        && (check.left_side || **k == check.input)
+                })
+                .map(|(j, _)| j)
+                .ok_or_else(|| {
+                    Failure::Environment("internal: join of a cardinality check not found".into())
+                })?;
+            self.check(wh, &check, &rel, join, report)?;
+        }
+        Ok(())
+    }
+
+    /// Settle one side of an annotated join on `relation` (quoted, exactly
+    /// what the model read): reuse a proof, or run the (possibly sampled)
+    /// duplicate-group query. A report line is appended on a pass; a
+    /// duplicate is a data failure.
+    fn check(
+        &mut self,
+        wh: &Warehouse,
+        check: &CardinalityCheck,
+        relation: &str,
+        join: &ir::Join,
+        report: &mut Vec<String>,
+    ) -> Result<(), Failure> {
+        let keys: BTreeSet<String> = check.keys.iter().cloned().collect();
+        let mut result = CheckResult {
+            bracket: check.bracket(),
+            cardinality: check.cardinality,
+            left_side: check.left_side,
+            table: check.table.clone(),
+            keys: check.keys.clone(),
+            outcome: Outcome::Counted,
+            ms: 0.0,
+        };
+        if let Some(p) = self.proof_covering(relation, &keys) {
+            result.outcome = Outcome::ProvenEarlier {
+                by: p.by.clone(),
+                keys: p.key_list.clone(),
+            };
+            report.push(line(&result));
+            self.summary.results.push(result);
+            return Ok(());
+        }
+        let sample = match self.summary.sampling {
+            Some(s) => {
+                let total = self.row_count(wh, relation)?;
+                let quoted: Vec<String> = check.keys.iter().map(|k| ident(k)).collect();
+                s.condition(&quoted, u64::try_from(total).unwrap_or(0))
+                    .map(|cond| (cond, total))
+            }
+            None => None,
+        };
+        if let Some((_, total)) = &sample {
+            if let Some(prev) = self
+                .samples
+                .iter()
+                .find(|s| s.relation == relation && s.keys == keys)
+            {
+                result.outcome = Outcome::Sampled {
+                    rows: prev.rows,
+                    of: *total,
+                    reused: Some(prev.bracket.clone()),
+                };
+                report.push(line(&result));
+                self.summary.results.push(result);
+                return Ok(());
+            }
+        }
+        let start = Instant::now();
+        let counted = duplicate_groups(
+            wh,
+            &check.keys,
+            relation,
+            sample.as_ref().map(|s| s.0.as_str()),
+        );
+        result.ms = start.elapsed().as_secs_f64() * 1000.0;
+        self.summary.queries_executed += 1;
+        let counted = counted?;
+        let sampled = sample.map(|(_, total)| (counted.rows, total));
+        if counted.groups > 0 {
+            self.summary.results.push(result);
+            return Err(failure(check, join, &counted, sampled, report));
+        }
+        match sampled {
+            Some((rows, of)) => {
+                result.outcome = Outcome::Sampled {
+                    rows,
+                    of,
+                    reused: None,
+                };
+                self.samples.push(SampledPass {
+                    relation: relation.to_string(),
+                    keys,
+                    rows,
+                    bracket: check.bracket(),
+                });
+            }
+            None => self.prove(
+                relation,
+                &check.keys,
+                ProofSource::Check {
+                    bracket: check.bracket(),
+                    left_side: check.left_side,
+                },
+            ),
+        }
+        report.push(line(&result));
+        self.summary.results.push(result);
+        Ok(())
+    }
+}
+
+/// The report line of a passed check side.
+fn line(r: &CheckResult) -> String {
+    let what = format!(
+        "{}: {} ({} unique on {}",
+        r.bracket,
+        r.cardinality.as_str(),
+        r.table,
+        r.keys.join(", ")
+    );
+    match &r.outcome {
+        Outcome::Counted => format!("  ok  {what})"),
+        Outcome::ProvenEarlier { by, keys } => {
+            let same = keys.iter().collect::<BTreeSet<_>>() == r.keys.iter().collect();
+            let on = if same || matches!(by, ProofSource::Pin { .. }) {
+                String::new()
+            } else {
+                format!(" on {}", keys.join(", "))
+            };
+            format!("  ok  {what}, proven earlier in this run by {by}{on})")
+        }
+        Outcome::Sampled { rows, of, reused } => {
+            let again = reused
+                .as_ref()
+                .map(|b| format!(" already checked by [{b}]"))
+                .unwrap_or_default();
+            format!("  sampled ({rows} of {of} rows)  {what}, in the sample{again})")
+        }
+    }
+}
+
+/// What a duplicate-group query found.
+struct Counted {
+    /// Duplicate key groups.
+    groups: i64,
+    /// Rows checked (non-NULL keys); only computed for a sample.
+    rows: i64,
+    /// Up to [`SAMPLES`] duplicated keys with their row counts, most
+    /// duplicated first.
+    dups: Vec<(Vec<String>, i64)>,
+}
+
+/// The duplicate-group query on `relation` over `keys` (unquoted), restricted
+/// to `sample` when given. One aggregation: the number of duplicate key
+/// groups and, as JSON, up to five of them with their row counts (arg_max
+/// keeps the largest). Exact, it costs the same as DuckDB's bare
+/// duplicate-group count; sampled, it also sums the rows it checked.
+pub fn duplicate_groups_sql(keys: &[String], relation: &str, sample: Option<&str>) -> String {
+    let keys: Vec<String> = keys.iter().map(|k| ident(k)).collect();
+    let mut conds: Vec<String> = keys.iter().map(|k| format!("{k} IS NOT NULL")).collect();
+    let as_text: Vec<String> = keys
+        .iter()
+        .map(|k| format!("CAST({k} AS VARCHAR)"))
+        .collect();
+    let samples = format!(
+        "arg_max({{'k': [{}], 'n': n}}, n, {SAMPLES})",
+        as_text.join(", ")
+    );
+    let keys = keys.join(", ");
+    match sample {
+        None => format!(
+            "SELECT COUNT(*), to_json({samples}), CAST(NULL AS BIGINT) FROM (SELECT {keys}, COUNT(*) AS n FROM {relation} WHERE {} GROUP BY {keys} HAVING COUNT(*) > 1) AS d",
+            conds.join(" AND "),
+        ),
+        Some(cond) => {
+            conds.push(cond.to_string());
+            format!(
+                "SELECT COUNT(*) FILTER (WHERE n > 1), to_json({samples} FILTER (WHERE n > 1)), COALESCE(SUM(n), 0) FROM (SELECT {keys}, COUNT(*) AS n FROM {relation} WHERE {} GROUP BY {keys}) AS d",
+                conds.join(" AND "),
+            )
+        }
+    }
+}
+
+fn duplicate_groups(
+    wh: &Warehouse,
+    keys: &[String],
+    relation: &str,
+    sample: Option<&str>,
+) -> Result<Counted, Failure> {
+    let rows = wh.rows(&duplicate_groups_sql(keys, relation, sample))?;
+    let cell = |i: usize| rows.first().and_then(|r| r.get(i)).cloned().flatten();
+    let number = |i: usize| cell(i).and_then(|s| s.parse::<i64>().ok()).unwrap_or(0);
+    // Most duplicated first; ties by key, so the report is stable.
+    let mut dups: Vec<(Vec<String>, i64)> = cell(1)
+        .and_then(|json| serde_json::from_str::<Vec<serde_json::Value>>(&json).ok())
+        .unwrap_or_default()
+        .iter()
+        .map(|v| {
+            let key = v["k"]
+                .as_array()
+                .map(|a| {
+                    a.iter()
+                        .map(|x| x.as_str().unwrap_or("NULL").to_string())
+                        .collect()
+                })
+                .unwrap_or_default();
+            (key, v["n"].as_i64().unwrap_or(0))
+        })
+        .collect();
+    dups.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    Ok(Counted {
+        groups: number(0),
+        rows: number(2),
+        dups,
+    })
+}
+
+/// The PinError of a failed check side; `sampled` is `(rows, of)` when the
+/// duplicates were found in a sample.
+fn failure(
+    check: &CardinalityCheck,
+    join: &ir::Join,
+    counted: &Counted,
+    sampled: Option<(i64, i64)>,
+    report: &[String],
+) -> Failure {
+    let card = check.cardinality.as_str();
+    let keys_text = check.keys.join(", ");
+    let samples: Vec<String> = counted
+        .dups
+        .iter()
+        .map(|(key, n)| {
+            let kv: Vec<String> = check
+                .keys
+                .iter()
+                .zip(key)
+                .map(|(k, v)| format!("{k}={v}"))
+                .collect();
+            format!("{} ({n} rows)", kv.join(", "))
+        })
+        .collect();
+    let in_sample = sampled
+        .map(|(rows, of)| format!(" in a sample of {rows} of {of} rows (there may be more)"))
+        .unwrap_or_default();
+    let text = format!(
+        "join cardinality FAILED [{}]: expected {card} but {} has {} duplicate key groups ({keys_text}){in_sample}",
+        check.bracket(),
+        check.table,
+        counted.groups,
+    );
+    let span = join.expect_span.unwrap_or(join.keyword_span);
+    let d = Diagnostic::error("PinError", span, text)
+        .with_label(promise(join, check.cardinality))
+        .with_note(format!("e.g. {}", samples.join(", ")))
+        .with_note("nothing was published: the live data is unchanged")
+        .with_help(format!(
+            "deduplicate {} on ({keys_text}) upstream, or fix the data; a join that may fan out must not promise {card}",
+            check.table
+        ));
+    fail(report, d)
+}
+
+/// What an annotated join promises, in words.
+fn promise(join: &ir::Join, card: Cardinality) -> String {
+    let (l, r) = (&join.left_input, &join.input);
+    match card {
+        Cardinality::ManyToOne => {
+            format!("promised here: each {l} row matches at most one {r} row")
+        }
+        Cardinality::OneToOne => format!(
+            "promised here: each {l} row matches at most one {r} row, and each {r} row at most one {l} row"
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{DataFailure, NoProgress};
+    use std::time::Duration;
+
+    fn module(src: &str) -> ir::Module {
+        let checked = strata_lang::check_text("m.strata", src);
+        assert!(!checked.has_errors(), "{:?}", checked.diagnostics);
+        checked.module
+    }
+
+    fn warehouse(sql: &str) -> Warehouse {
+        let wh = match Warehouse::open(":memory:", Duration::from_secs(1)) {
+            Ok(wh) => wh,
+            Err(e) => panic!("open: {e:?}"),
+        };
+        exec(&wh, sql);
+        wh
+    }
+
+    fn exec(wh: &Warehouse, sql: &str) {
+        if let Err(e) = wh.exec(sql) {
+            panic!("{sql}: {e:?}");
+        }
+    }
+
+    /// Check every model of `m` in order, each input reading the table of
+    /// its own name; the report, or the failure.
+    fn check_all(
+        wh: &Warehouse,
+        m: &ir::Module,
+        ledger: &mut Ledger,
+    ) -> Result<Vec<String>, Box<DataFailure>> {
+        let mut report = Vec::new();
+        for model in &m.models {
+            let relation = |i: &ir::Input| ident(&i.name);
+            match ledger.check_model(wh, model, &relation, &mut report, &NoProgress) {
+                Ok(()) => {}
+                Err(Failure::Data(d)) => return Err(d),
+                Err(e) => panic!("{e:?}"),
+            }
+        }
+        Ok(report)
+    }
+
+    const DIMS: &str = r#"
+source facts(ns: "a") { columns: { id: int64, k: int64, j: string } }
+source dims(ns: "a") { columns: { k: int64 primary_key, j: string, label: string } }
+"#;
+
+    fn joins(lines: &[&str]) -> String {
+        let mut src = DIMS.to_string();
+        for (i, on) in lines.iter().enumerate() {
+            src.push_str(&format!(
+                "model m{i} {{ from facts join_left dims on {on} expect many_to_one select {{ id = id, label = dims.label }} }}\n"
+            ));
+        }
+        src
+    }
+
+    const TABLES: &str =
+        "CREATE TABLE facts AS SELECT i AS id, i % 10 AS k, 'x' AS j FROM range(100) r(i);
+        CREATE TABLE dims AS SELECT i AS k, 'x' AS j, 'l' || i AS label FROM range(10) r(i);";
+
+    #[test]
+    fn one_query_for_the_same_relation_and_keys() {
+        let m = module(&joins(&[
+            "facts.k == dims.k",
+            "dims.k == facts.k",
+            "facts.k == dims.k and facts.id > 3",
+        ]));
+        let wh = warehouse(TABLES);
+        let mut ledger = Ledger::new(None);
+        let report = check_all(&wh, &m, &mut ledger).unwrap_or_else(|d| panic!("{d:?}"));
+        assert_eq!(ledger.summary().queries_executed, 1);
+        assert_eq!(ledger.summary().proven_earlier(), 2);
+        assert_eq!(
+            report,
+            [
+                "  ok  m0 left dims: many_to_one (dims unique on k)",
+                "  ok  m1 left dims: many_to_one (dims unique on k, proven earlier in this run by check [m0 left dims])",
+                "  ok  m2 left dims: many_to_one (dims unique on k, proven earlier in this run by check [m0 left dims])",
+            ]
+        );
+    }
+
+    #[test]
+    fn a_proof_on_a_subset_covers_a_superset_but_not_the_reverse() {
+        let m = module(&joins(&[
+            "facts.k == dims.k and facts.j == dims.j",
+            "facts.k == dims.k",
+            "facts.j == dims.j and facts.k == dims.k",
+            "facts.k == dims.k and facts.j == dims.label",
+        ]));
+        let wh = warehouse(TABLES);
+        let mut ledger = Ledger::new(None);
+        let report = check_all(&wh, &m, &mut ledger).unwrap_or_else(|d| panic!("{d:?}"));
+        // (k, j) proves nothing about k alone: m1 counts; (j, k) is the
+        // set m0 proved.
+        assert_eq!(ledger.summary().queries_executed, 2);
+        assert_eq!(
+            report[1],
+            "  ok  m1 left dims: many_to_one (dims unique on k)"
+        );
+        assert_eq!(
+            report[2],
+            "  ok  m2 left dims: many_to_one (dims unique on j, k, proven earlier in this run by check [m0 left dims])"
+        );
+        assert_eq!(
+            report[3],
+            "  ok  m3 left dims: many_to_one (dims unique on k, label, proven earlier in this run by check [m1 left dims] on k)"
+        );
+    }
+
+    #[test]
+    fn a_pin_proves_a_declared_flag_does_not_and_a_rebuild_forgets() {
+        let m = module(&joins(&["facts.k == dims.k"]));
+        let wh = warehouse(TABLES);
+        // `dims` declares k primary_key: declared only, so the check counts.
+        let mut ledger = Ledger::new(None);
+        check_all(&wh, &m, &mut ledger).unwrap_or_else(|d| panic!("{d:?}"));
+        assert_eq!(ledger.summary().queries_executed, 1);
+        // A verified pin on the same relation and column proves it.
+        let mut ledger = Ledger::new(None);
+        ledger.pin_passed("\"dims\"", "k", "dims.k".into(), "primary_key");
+        let report = check_all(&wh, &m, &mut ledger).unwrap_or_else(|d| panic!("{d:?}"));
+        assert_eq!(ledger.summary().queries_executed, 0);
+        assert_eq!(
+            report,
+            ["  ok  m0 left dims: many_to_one (dims unique on k, proven earlier in this run by pin dims.k: primary_key)"]
+        );
+        // ... on another relation it does not; and a rebuilt table loses it.
+        let mut ledger = Ledger::new(None);
+        ledger.pin_passed("\"dims_old\"", "k", "dims.k".into(), "unique");
+        ledger.pin_passed("\"dims\"", "k", "dims.k".into(), "unique");
+        ledger.rebuilt("\"dims\"", 10);
+        check_all(&wh, &m, &mut ledger).unwrap_or_else(|d| panic!("{d:?}"));
+        assert_eq!(ledger.summary().queries_executed, 1);
+    }
+
+    #[test]
+    fn a_duplicate_is_found_after_a_proof_on_another_relation() {
+        let m = module(&joins(&["facts.k == dims.k"]));
+        let wh = warehouse(&format!(
+            "{TABLES} INSERT INTO dims VALUES (3, 'y', 'again');"
+        ));
+        let mut ledger = Ledger::new(None);
+        ledger.pin_passed("\"facts\"", "k", "facts.k".into(), "unique");
+        let d = check_all(&wh, &m, &mut ledger).expect_err("a duplicate");
+        assert!(
+            d.diagnostic.message.starts_with(
+                "join cardinality FAILED [m0 left dims]: expected many_to_one but dims has 1 duplicate key groups (k)"
+            ),
+            "{}",
+            d.diagnostic.message
+        );
+        assert_eq!(ledger.summary().queries_executed, 1);
+    }
+
+    #[test]
+    fn a_sampled_pass_is_not_a_proof_and_small_relations_stay_exact() {
+        let m = module(&joins(&[
+            "facts.k == dims.k",
+            "facts.k == dims.k",
+            "facts.k == dims.k and facts.j == dims.j",
+        ]));
+        let wh = warehouse(
+            "CREATE TABLE facts AS SELECT i AS id, i AS k, 'x' AS j FROM range(10) r(i);
+             CREATE TABLE dims AS SELECT i AS k, 'x' AS j, 'l' || i AS label FROM range(1000) r(i);",
+        );
+        let mut ledger = Ledger::new(Some(Sampling::seeded(100, "t")));
+        let report = check_all(&wh, &m, &mut ledger).unwrap_or_else(|d| panic!("{d:?}"));
+        // m0 samples; m1 has the same (relation, keys): the same sample, no
+        // query, still `sampled`; m2's superset is not covered by a sample.
+        assert_eq!(ledger.summary().queries_executed, 2);
+        assert_eq!(ledger.summary().sampled(), 3);
+        assert_eq!(ledger.summary().proven_earlier(), 0);
+        assert!(
+            report.iter().all(|l| l.starts_with("  sampled (")),
+            "{report:?}"
+        );
+        assert!(report[1].ends_with(", in the sample already checked by [m0 left dims])"));
+        // A bound at least the relation's size: exact, and a proof.
+        let mut ledger = Ledger::new(Some(Sampling::seeded(1000, "t")));
+        let report = check_all(&wh, &m, &mut ledger).unwrap_or_else(|d| panic!("{d:?}"));
+        assert_eq!(
+            report[0],
+            "  ok  m0 left dims: many_to_one (dims unique on k)"
+        );
+        assert_eq!(ledger.summary().queries_executed, 1);
+    }
+
+    /// The acceptance test of bounded sampling: on a 20,000-row dimension
+    /// sampled at 2,000 rows, with 200 salts, a duplicate planted on a key
+    /// the sample contains is always found, the sample holds about 2,000
+    /// rows, and a duplicate planted on a fixed key is found by about a
+    /// tenth of the salts (each salt samples different keys).
+    #[test]
+    fn a_duplicate_on_a_sampled_key_is_always_found() {
+        let src = format!(
+            "{DIMS}model m {{ from facts join_left dims on facts.k == dims.k and facts.j == dims.j expect many_to_one select {{ id = id }} }}\n"
+        );
+        let m = module(&src);
+        let wh = warehouse(
+            "CREATE TABLE facts AS SELECT 1 AS id, 1 AS k, 'a' AS j;
+             CREATE TABLE base AS SELECT i AS k, CAST(i % 7 AS VARCHAR) AS j, 'l' || i AS label FROM range(20000) r(i);
+             INSERT INTO base VALUES (NULL, 'n', 'null keys are never checked'), (NULL, 'n', 'again');",
+        );
+        let total = 20_003u64; // with the planted row
+        let keys = [ident("k"), ident("j")];
+        let mut fixed_key_caught = 0;
+        for seed in 0..200 {
+            let sampling = Sampling::seeded(2000, &format!("seed {seed}"));
+            let cond = sampling.condition(&keys, total).expect("sampled");
+            let in_sample = wh
+                .rows(&format!(
+                    "SELECT k, j FROM base WHERE k IS NOT NULL AND {cond} ORDER BY hash(k) LIMIT 1 OFFSET {}",
+                    seed % 50
+                ))
+                .expect("sample");
+            let (k, j) = match in_sample.first() {
+                Some(r) => (
+                    r[0].clone().unwrap_or_default(),
+                    r[1].clone().unwrap_or_default(),
+                ),
+                None => panic!("seed {seed}: empty sample"),
+            };
+            // A duplicate on a sampled key: always found.
+            exec(
+                &wh,
+                &format!(
+                    "CREATE OR REPLACE TABLE dims AS SELECT * FROM base; INSERT INTO dims VALUES ({k}, '{j}', 'planted')"
+                ),
+            );
+            let mut ledger = Ledger::new(Some(sampling));
+            let d = check_all(&wh, &m, &mut ledger)
+                .err()
+                .unwrap_or_else(|| panic!("seed {seed}: the duplicate on k={k}, j={j} was missed"));
+            let msg = &d.diagnostic.message;
+            assert!(
+                msg.contains("has 1 duplicate key groups (k, j) in a sample of "),
+                "{msg}"
+            );
+            assert!(
+                msg.ends_with(&format!(" of {total} rows (there may be more)")),
+                "{msg}"
+            );
+            let rows: u64 = msg
+                .split(" in a sample of ")
+                .nth(1)
+                .and_then(|r| r.split(' ').next())
+                .and_then(|n| n.parse().ok())
+                .unwrap_or(0);
+            assert!(
+                (1500..=2500).contains(&rows),
+                "seed {seed}: {rows} rows sampled"
+            );
+            let notes: Vec<&str> = d.diagnostic.notes.iter().map(String::as_str).collect();
+            assert!(
+                notes.contains(&format!("e.g. k={k}, j={j} (2 rows)").as_str()),
+                "{notes:?}"
+            );
+            // A duplicate on key 12345: found iff the salt samples it.
+            exec(
+                &wh,
+                "CREATE OR REPLACE TABLE dims AS SELECT * FROM base; INSERT INTO dims VALUES (12345, '4', 'planted')",
+            );
+            let sampled = wh
+                .count(&format!(
+                    "SELECT COUNT(*) FROM dims WHERE k = 12345 AND j = '4' AND {cond}"
+                ))
+                .expect("count");
+            let mut ledger = Ledger::new(Some(sampling));
+            let found = check_all(&wh, &m, &mut ledger).is_err();
+            assert_eq!(found, sampled == 2, "seed {seed}");
+            fixed_key_caught += usize::from(found);
+        }
+        // 2,000 of 20,003 rows: about 20 of 200 salts sample key 12345.
+        assert!(
+            (5..=45).contains(&fixed_key_caught),
+            "{fixed_key_caught} of 200 salts caught the fixed key"
+        );
+    }
+}
