@@ -330,23 +330,27 @@ fn declarations() -> Vec<Rule> {
             kind: Kind::Root,
             doc: "A file: declarations, with whitespace and comments around them \
                   (a byte-order mark may start it, a line comment may end it without a newline).",
-            body: plus(r("decl")),
+            // Split by how they end, so that `}model` needs no space while
+            // `import a model` does.
+            body: plus(alt([r("block-decl"), r("line-decl")])),
             avoid: Avoid::Nothing,
         },
         syntax(
-            "decl",
-            "A top-level declaration, or a generator call.",
+            "block-decl",
+            "A declaration that ends with `}` or `)`: the next one may follow directly.",
             alt([
-                r("import-decl"),
                 r("source-decl"),
                 r("contract-decl"),
-                r("domain-decl"),
                 r("model-decl"),
                 r("pipeline-decl"),
                 r("test-decl"),
-                r("fn-decl"),
                 r("generator"),
             ]),
+        ),
+        syntax(
+            "line-decl",
+            "A declaration that may end with a name or a number: `import`, `domain`, `fn`.",
+            alt([r("import-decl"), r("domain-decl"), r("fn-decl")]),
         ),
         syntax(
             "import-decl",
@@ -832,7 +836,7 @@ fn models() -> Vec<Rule> {
                 sym("["),
                 opt(list(r("expr"), ",")),
                 sym("]"),
-                opt(seq([kw("freshness"), r("freshness-spec")])),
+                opt(seq([kw("freshness"), opt(sym(":")), r("freshness-spec")])),
             ]),
         ),
         syntax(
@@ -840,15 +844,16 @@ fn models() -> Vec<Rule> {
             "`freshness: 1h`, optionally followed by an incremental clause.",
             seq([
                 kw("freshness"),
+                opt(sym(":")),
                 r("freshness-spec"),
                 opt(r("incremental-clause")),
             ]),
         ),
         syntax(
             "freshness-spec",
-            "Freshness values and an optional `freshness_column: c`.",
+            "Freshness values and an optional `freshness_column: c` (after `freshness` \
+             and an optional `:`).",
             seq([
-                opt(sym(":")),
                 list(r("fresh-value"), ","),
                 opt(seq([kw("freshness_column"), sym(":"), tok("ident")])),
             ]),

@@ -560,10 +560,16 @@ impl Lowering {
         }
     }
 
-    /// One or more `x` after `pred`: the first rendered after `pred`, the
-    /// others after what a repetition ends with. Exact when every later
-    /// repetition is rendered the same whatever came before it; else its
-    /// separators are the strictest over all of them (recorded in `coarse`).
+    /// One or more `x` after `pred`, the first rendered after `pred`. The
+    /// separator before each later one is exact in two cases:
+    /// * it does not depend on how the previous one ended (it depends only
+    ///   on how the next one starts): `x (gap x)*`, the gap with each `x`;
+    /// * it depends only on how the previous one ended: each `x` carries
+    ///   it at its end, `(x1 gap1 | x2 gap2)* x`, `x1`, `x2` the ways `x`
+    ///   can end.
+    ///
+    /// Otherwise the first form is used with the strictest separators
+    /// (recorded in `coarse`).
     fn repeat(
         &mut self,
         x: &Node,
@@ -571,58 +577,114 @@ impl Lowering {
         pred: &Pred,
         follow: &BTreeSet<Leaf>,
     ) -> Vec<Out> {
-        let mut inner = edge(x, &self.first, false).0;
+        let firsts = edge(x, &self.first, false).0;
+        let mut inner = firsts.clone();
         inner.extend(follow.iter().copied());
-        let first = merge_all(self.render(x, pred, &inner));
-        // What a later repetition can come after.
-        let mut states = vec![first.pred.clone()];
-        let mut i = 0;
-        while i < states.len() {
-            let s = states[i].clone();
-            for o in self.render(x, &s, &inner) {
-                let sig = self.signature(&o.pred, &inner);
-                if !states.iter().any(|t| self.signature(t, &inner) == sig) {
-                    states.push(o.pred);
-                }
-            }
-            i += 1;
-        }
-        let rendered: Vec<Vec<Vec<G>>> = states
-            .iter()
-            .map(|s| {
-                self.render(x, s, &inner)
+        let first = self.render(x, pred, &inner);
+        let first = self.merge_equal(first, &inner);
+        let bare = self.render(x, &Pred::Start, &inner);
+        let bare = self.merge_equal(bare, &inner);
+        let marked = |mut items: Vec<G>| {
+            items.extend(c.map(|c| G::Mark(c, 1)));
+            items
+        };
+        // What a later `x` can come after, and how it is rendered there.
+        let ends: Vec<Pred> = first.iter().chain(&bare).map(|o| o.pred.clone()).collect();
+        let mut renderings: Vec<Vec<Vec<G>>> = Vec::new();
+        for e in &ends {
+            let r = self.render(x, e, &inner);
+            renderings.push(
+                self.merge_equal(r, &inner)
                     .into_iter()
                     .map(|o| o.items)
-                    .collect()
-            })
-            .collect();
-        if rendered.iter().any(|r| *r != rendered[0]) {
-            self.coarse.push(format!(
-                "{}: a repetition's separator depends on what came before it",
-                self.current
-            ));
+                    .collect(),
+            );
         }
-        let union = union(&states);
-        let again = merge_all(self.render(x, &union, &inner));
-        let mark = |mut items: Vec<G>| {
-            items.extend(c.map(|c| G::Mark(c, 1)));
-            G::Seq(items)
+        let leading = renderings.iter().all(|r| *r == renderings[0]);
+        // The separator each way of ending needs before any `x`.
+        let gap_after = |o: &Out| -> Option<Gap> {
+            let gaps: BTreeSet<Gap> = firsts
+                .iter()
+                .map(|f| self.sep_before(&o.pred, &BTreeSet::from([*f])))
+                .collect();
+            match gaps.into_iter().collect::<Vec<_>>()[..] {
+                [g] => Some(g),
+                _ => None,
+            }
         };
-        let items = if first.items == again.items {
-            vec![G::Plus(Box::new(mark(first.items)))]
-        } else {
-            vec![
-                mark(first.items),
-                G::Alt(vec![
+        let trailing: Option<Vec<Gap>> = first.iter().chain(&bare).map(gap_after).collect();
+        let trailing = trailing.filter(|_| !leading);
+        let Some(gaps) = trailing else {
+            if !leading {
+                self.coarse.push(format!(
+                    "{}: a repetition's separator depends on how the previous one ends \
+                     and on how the next one starts",
+                    self.current
+                ));
+            }
+            let union = union(&ends);
+            let again = self.render(x, &union, &inner);
+            let again = merge_all(again);
+            let first = merge_all(first);
+            let items = if first.items == again.items {
+                vec![G::Plus(Box::new(G::Seq(marked(first.items))))]
+            } else {
+                let mut items = marked(first.items);
+                items.push(G::Alt(vec![
                     G::Seq(Vec::new()),
-                    G::Plus(Box::new(mark(again.items))),
-                ]),
-            ]
+                    G::Plus(Box::new(G::Seq(again.items))),
+                ]));
+                items
+            };
+            return vec![Out {
+                items,
+                pred: union_of(first.pred, again.pred),
+            }];
         };
-        vec![Out {
-            items,
-            pred: union_of(first.pred, again.pred),
-        }]
+        let (first_gaps, bare_gaps) = gaps.split_at(first.len());
+        let then = |outs: &[Out], gaps: &[Gap]| {
+            G::Seq(factor(
+                outs.iter()
+                    .zip(gaps)
+                    .map(|(o, gap)| {
+                        let mut p = o.items.clone();
+                        p.extend(gap.rule().map(G::Ref));
+                        p
+                    })
+                    .collect(),
+            ))
+        };
+        let more = G::Alt(vec![
+            G::Seq(Vec::new()),
+            G::Plus(Box::new(then(&bare, bare_gaps))),
+        ]);
+        let same = |a: &[Out], b: &[Out]| {
+            a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.items == y.items)
+        };
+        let (mut outs, lead) = if same(&first, &bare) {
+            // `(x1 gap1 | x2 gap2)* x`.
+            (Vec::new(), vec![more])
+        } else {
+            // Just one `x`; or the first and its separator, more with
+            // theirs, and a last one.
+            let once = first
+                .iter()
+                .map(|o| Out {
+                    items: marked(o.items.clone()),
+                    pred: o.pred.clone(),
+                })
+                .collect();
+            (once, vec![then(&first, first_gaps), more])
+        };
+        for o in &bare {
+            let mut items = marked(lead.clone());
+            items.extend(o.items.iter().cloned());
+            outs.push(Out {
+                items,
+                pred: o.pred.clone(),
+            });
+        }
+        self.merge_equal(outs, follow)
     }
 
     /// Merge the paths that need the same separators before whatever of

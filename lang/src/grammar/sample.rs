@@ -144,6 +144,11 @@ impl<'t, 'a> Sampler<'t, 'a> {
             G::Ref(r) => self.expand(r, short),
             G::Seq(items) => items.iter().for_each(|i| self.gen(i, short, space)),
             G::Alt(branches) => {
+                // Deeper down, more and more often the branch that ends
+                // soonest: programs stay readable, and near the top every
+                // branch is as likely as the others.
+                let short =
+                    short || (!space && self.rng.chance(self.depth.into(), MAX_DEPTH.into()));
                 let i = if short {
                     let best = branches.iter().map(|b| self.height(b)).min().unwrap_or(0);
                     branches
