@@ -50,6 +50,9 @@ pub enum Command {
     Explain(commands::explain::ExplainArgs),
     /// List every registered rule: code, name, severity, summary.
     Rules(commands::rules::RulesArgs),
+    /// Print the language as a GBNF grammar, or write random programs drawn
+    /// from it.
+    Grammar(commands::grammar::GrammarArgs),
 }
 
 /// Run the CLI with the given arguments (the first is the program name) and
@@ -81,5 +84,6 @@ where
         Command::Replay(a) => commands::replay::run(a),
         Command::Explain(a) => commands::explain::run(a),
         Command::Rules(a) => commands::rules::run(a),
+        Command::Grammar(a) => commands::grammar::run(a),
     }
 }
