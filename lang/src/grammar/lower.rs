@@ -14,12 +14,13 @@
 //!
 //! Inside a rule the lowering knows which token comes last on each path, so
 //! the separator is exact: `decimal(10,2)` and `decimal(10 2)` are both
-//! accepted, since an optional `,` splits the path in two. Where a rule
-//! refers to another rule, the separator is the strictest one over the
-//! tokens the other rule can start or end with: `(a) and b` is accepted but
-//! `(a)and b` is not, because an operand can also end with a name. That is
-//! the only place where the grammar asks for more space than the lexer
-//! needs; it never asks for less.
+//! accepted, since an optional `,` splits the path in two. A repetition
+//! carries the separator that its own ending needs when that is what
+//! decides (`}model` but `import a model`). Where a rule refers to another,
+//! the separator is the strictest one over the tokens the other rule can
+//! start or end with: `(a) and b` is accepted but `(a)and b` is not,
+//! because an operand can also end with a name. That is the only place
+//! where a separator is stricter than the lexer needs; none is looser.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
