@@ -101,6 +101,10 @@ pub enum Command {
     /// List every registered rule: code, name, severity, summary.
     #[command(display_order = 21)]
     Rules(commands::rules::RulesArgs),
+    /// Print the language as a GBNF grammar, or write random programs drawn
+    /// from it.
+    #[command(display_order = 6)]
+    Grammar(commands::grammar::GrammarArgs),
     /// Any other name: the external command `strata-<name>` on PATH.
     #[command(external_subcommand)]
     External(Vec<OsString>),
@@ -188,5 +192,6 @@ where
             let names: Vec<&str> = known.iter().map(|(n, _)| n.as_str()).collect();
             external::run(&name.to_string_lossy(), rest, &names)
         }
+        Command::Grammar(a) => commands::grammar::run(a),
     }
 }

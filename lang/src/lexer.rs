@@ -96,9 +96,9 @@ pub const TYPE_KEYWORDS: &[&str] = &[
 ];
 
 /// Two-character symbols (longest match wins).
-const SYMBOLS2: &[&str] = &["->", "==", "!=", "<=", ">=", "${", "=>", "||"];
+pub(crate) const SYMBOLS2: &[&str] = &["->", "==", "!=", "<=", ">=", "${", "=>", "||"];
 /// One-character symbols.
-const SYMBOLS1: &[&str] = &[
+pub(crate) const SYMBOLS1: &[&str] = &[
     "{", "}", "[", "]", "(", ")", ",", ":", ";", "=", ".", "<", ">", "+", "-", "*", "/", "%", "|",
     "!",
 ];

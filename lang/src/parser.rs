@@ -15,6 +15,12 @@ mod model;
 #[cfg(test)]
 mod tests;
 
+// The tables the grammar (crate::grammar) is built from, or checked against.
+pub(crate) use decl::ANNOTATIONS;
+pub(crate) use model::{ATTRS, CARDINALITIES};
+#[cfg(test)]
+pub(crate) use model::{FN_MODEL_KEYWORDS, MODEL_KEYWORDS};
+
 use crate::ast::{self, Ident};
 use crate::diag::{sort_diagnostics, Diagnostic};
 use crate::lexer::{self, shorten, Token, TokenKind};
@@ -111,7 +117,7 @@ impl Fail {
 pub(crate) type PResult<T> = Result<T, Fail>;
 
 /// Top-level declaration keywords: the points error recovery resumes at.
-const TOP_KEYWORDS: &[&str] = &[
+pub(crate) const TOP_KEYWORDS: &[&str] = &[
     "source", "contract", "model", "pipeline", "fn", "import", "domain", "test",
 ];
 

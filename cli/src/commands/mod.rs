@@ -5,5 +5,6 @@ pub mod check;
 pub mod compile;
 pub mod explain;
 pub mod fmt;
+pub mod grammar;
 pub mod lint;
 pub mod rules;

@@ -501,9 +501,12 @@ impl<'a> Printer<'a> {
         }
     }
 
+    fn kv_key(&self, kv: &KeyValue) -> String {
+        self.word_or_string(&kv.key.name, kv.key.span)
+    }
+
     fn kv(&self, kv: &KeyValue) -> Doc {
-        let key = self.word_or_string(&kv.key.name, kv.key.span);
-        Doc::text(format!("{key}: {}", self.kv_value(kv)))
+        Doc::text(format!("{}: {}", self.kv_key(kv), self.kv_value(kv)))
     }
 
     /// A single token taken as text (`ANY` in the grammar): as a string when
@@ -579,16 +582,28 @@ impl<'a> Printer<'a> {
             |a| a.key.span.to(a.value_span),
             |p, _, a| p.kv(a),
         );
+        // An entry before a property whose key is `,` keeps a `,` after it:
+        // else the parser reads that key as the separator.
+        let comma_key = |p: &Self, i: usize| s.props.get(i).is_some_and(|kv| p.kv_key(kv) == ",");
         let mut body = Vec::new();
         if let Some(fields) = &s.columns {
             body.push(Doc::HardLine);
-            body.push(self.columns(fields));
+            let comma = comma_key(self, 0);
+            body.push(self.columns(fields, comma));
         }
         let n_before = usize::from(s.columns.is_some());
         for (i, kv) in s.props.iter().enumerate() {
             body.push(Doc::HardLine);
             let span = kv.key.span.to(kv.value_span);
-            let doc = self.node(span, i + n_before > 0, |p| p.kv(kv));
+            let comma = comma_key(self, i + 1);
+            let doc = self.node(span, i + n_before > 0, |p| {
+                let entry = p.kv(kv);
+                if comma {
+                    concat([entry, Doc::text(",")])
+                } else {
+                    entry
+                }
+            });
             body.push(doc);
         }
         body.push(self.closing(s.span.end));
@@ -604,16 +619,18 @@ impl<'a> Printer<'a> {
         concat(out)
     }
 
-    /// `columns: { .. }`, one field per line.
-    fn columns(&mut self, fields: &[FieldDef]) -> Doc {
+    /// `columns: { .. }`, one field per line (and `,` after it with
+    /// `comma`).
+    fn columns(&mut self, fields: &[FieldDef], comma: bool) -> Doc {
+        let comma = Doc::text(if comma { "," } else { "" });
         let (Some(first), Some(last)) = (fields.first(), fields.last()) else {
-            return Doc::text("columns: {}");
+            return concat([Doc::text("columns: {}"), comma]);
         };
         let span = self.keyed_span("columns", "{", '}', first.span, last.span);
         self.node(span, false, |p| {
             let mut body = p.lines(fields, |f| f.span, |p, f| p.field(f));
             body.push(p.closing(span.end));
-            concat([Doc::text("columns: "), Self::braces("{", body, "}")])
+            concat([Doc::text("columns: "), Self::braces("{", body, "}"), comma])
         })
     }
 

@@ -277,6 +277,17 @@ fn source_args_columns_and_props() {
 }
 
 #[test]
+fn source_property_keyed_by_a_comma_keeps_the_comma_before_it() {
+    // The parser reads a `,` after an entry as the separator: an entry
+    // followed by a property whose key is `,` must keep one.
+    check(
+        "source s() { columns: {} , , : x , , : y , \",\": z , : : , }",
+        "source s() {\n  columns: {},\n  ,: x,\n  ,: y\n  \",\": z\n  :: ,\n}\n",
+    );
+    check("source s() { , : x }", "source s() {\n  ,: x\n}\n");
+}
+
+#[test]
 fn source_without_body_and_with_empty_columns() {
     check(
         "source a()\nsource b() {}\nsource c(ns: x) { columns: {} }\n",

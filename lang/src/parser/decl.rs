@@ -5,7 +5,7 @@ use crate::ast::*;
 use crate::lexer::TokenKind;
 
 /// Column annotations (flags) after a field's type.
-const ANNOTATIONS: &[&str] = &[
+pub(crate) const ANNOTATIONS: &[&str] = &[
     "nonnull",
     "unique",
     "primary_key",

@@ -6,10 +6,10 @@ use crate::lexer::{self, TokenKind};
 use crate::span::Span;
 
 /// Contextual words that start a model attribute when followed by `:`.
-const ATTRS: &[&str] = &["owner", "reason", "description", "label", "staleness_ok"];
+pub(crate) const ATTRS: &[&str] = &["owner", "reason", "description", "label", "staleness_ok"];
 
 /// Model body keywords allowed in a model value inside a fn body.
-const FN_MODEL_KEYWORDS: &[&str] = &[
+pub(crate) const FN_MODEL_KEYWORDS: &[&str] = &[
     "from",
     "join_left",
     "join_inner",
@@ -23,7 +23,7 @@ const FN_MODEL_KEYWORDS: &[&str] = &[
 ];
 
 /// Every keyword that starts a model clause.
-const MODEL_KEYWORDS: &[&str] = &[
+pub(crate) const MODEL_KEYWORDS: &[&str] = &[
     "from",
     "join_left",
     "join_inner",
@@ -48,7 +48,7 @@ const MODEL_KEYWORDS: &[&str] = &[
     "incremental",
 ];
 
-const CARDINALITIES: &[&str] = &["many_to_one", "one_to_one"];
+pub(crate) const CARDINALITIES: &[&str] = &["many_to_one", "one_to_one"];
 
 impl Parser<'_> {
     /// The rest of a model after the `model` keyword (`kw` is its span):
