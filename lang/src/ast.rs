@@ -82,6 +82,9 @@ pub struct SourceDecl {
     pub args: Vec<KeyValue>,
     /// `None` when the source has no `columns:` block.
     pub columns: Option<Vec<FieldDef>>,
+    /// `columns: { .. }` from the word `columns` to the closing brace (the
+    /// last block when the source has several).
+    pub columns_span: Option<Span>,
     /// Other `key: value` properties, in source order.
     pub props: Vec<KeyValue>,
     pub span: Span,

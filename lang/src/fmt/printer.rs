@@ -58,6 +58,11 @@ pub(crate) struct Printer<'a> {
     comment_ranges: Vec<(u32, u32)>,
     /// End offset of the last node or comment placed.
     last_end: u32,
+    /// Comments before this offset are not taken as leading or closing
+    /// comments: inside an expression, a list, a comprehension or a model
+    /// value only takes the comments it encloses; the others are left to the
+    /// enclosing entry (before which they go).
+    floor: u32,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -76,8 +81,12 @@ impl<'a> Printer<'a> {
             // Line endings are the renderer's business: no `\r` of a CRLF file.
             let text = c.text.replace("\r\n", "\n");
             let text = text.trim_end_matches('\r').to_string();
-            pending.insert(c.span.start, (c.span.end, text));
-            comment_ranges.push((c.span.start, c.span.end));
+            // A line comment's span holds the `\r` of its CRLF: it ends
+            // before it, like the whitespace the scanners skip.
+            let cr = c.text.len() - c.text.trim_end_matches('\r').len();
+            let end = c.span.end.saturating_sub(cr as u32);
+            pending.insert(c.span.start, (end, text));
+            comment_ranges.push((c.span.start, end));
         }
         comment_ranges.sort_unstable();
         Printer {
@@ -85,6 +94,7 @@ impl<'a> Printer<'a> {
             pending,
             comment_ranges,
             last_end: 0,
+            floor: 0,
         }
     }
 
@@ -95,6 +105,7 @@ impl<'a> Printer<'a> {
             pending: BTreeMap::new(),
             comment_ranges: Vec::new(),
             last_end: 0,
+            floor: 0,
         }
     }
 
@@ -269,7 +280,14 @@ impl<'a> Printer<'a> {
     // Comments
 
     fn take_before(&mut self, pos: u32) -> Vec<(u32, u32, String)> {
-        let keys: Vec<u32> = self.pending.range(..pos).map(|(k, _)| *k).collect();
+        if pos <= self.floor {
+            return Vec::new();
+        }
+        let keys: Vec<u32> = self
+            .pending
+            .range(self.floor..pos)
+            .map(|(k, _)| *k)
+            .collect();
         keys.into_iter()
             .filter_map(|k| self.pending.remove(&k).map(|(e, t)| (k, e, t)))
             .collect()
@@ -278,7 +296,23 @@ impl<'a> Printer<'a> {
     /// The start of the first thing at or before `pos` still to place: a
     /// pending comment or `pos` itself.
     fn next_start(&self, pos: u32) -> u32 {
-        self.pending.range(..pos).next().map_or(pos, |(k, _)| *k)
+        if pos <= self.floor {
+            return pos;
+        }
+        self.pending
+            .range(self.floor..pos)
+            .next()
+            .map_or(pos, |(k, _)| *k)
+    }
+
+    /// Runs `f` with comments before `floor` out of its reach (see
+    /// [`Printer::floor`]).
+    fn within<T>(&mut self, floor: u32, f: impl FnOnce(&mut Self) -> T) -> T {
+        let saved = self.floor;
+        self.floor = self.floor.max(floor);
+        let out = f(self);
+        self.floor = saved;
+        out
     }
 
     /// Comments before a node starting at `start`, each on its own line (or
@@ -309,6 +343,10 @@ impl<'a> Printer<'a> {
     /// Comments inside `[start, end)` that no sub-node took: moved to lines of
     /// their own before the node.
     fn inner(&mut self, start: u32, end: u32) -> Doc {
+        let start = start.max(self.floor);
+        if start >= end {
+            return Doc::nil();
+        }
         let keys: Vec<u32> = self.pending.range(start..end).map(|(k, _)| *k).collect();
         let mut out = Vec::new();
         for k in keys {
@@ -352,8 +390,9 @@ impl<'a> Printer<'a> {
 
     /// Comments left before `end` (the end of a block): after the block's
     /// last line, each on its own line, or at the end of the last line when
-    /// code precedes it on its source line.
-    fn closing(&mut self, end: u32) -> Doc {
+    /// code precedes it on its source line. `start` is where the block
+    /// starts: a blank line is kept only after something inside it.
+    fn closing(&mut self, start: u32, end: u32) -> Doc {
         let mut out = Vec::new();
         // Whether the output line so far ends with a line comment.
         let mut line_closed = false;
@@ -363,7 +402,7 @@ impl<'a> Printer<'a> {
                 out.push(Doc::Trailing(text));
             } else {
                 out.push(Doc::HardLine);
-                if self.has_blank(self.last_end, s) {
+                if self.last_end > start && self.has_blank(self.last_end, s) {
                     out.push(Doc::HardLine);
                 }
                 out.push(Doc::Comment(text));
@@ -425,27 +464,37 @@ impl<'a> Printer<'a> {
             return Doc::text(format!("{}{}", style.open, style.close));
         }
         let edge = || if style.pad { Doc::Line } else { Doc::SoftLine };
-        let mut inner = vec![edge()];
-        let n = items.len();
-        for (i, it) in items.iter().enumerate() {
-            let sp = span_of(it);
-            inner.push(self.leading(sp.start, false));
-            inner.push(f(self, i, it));
-            self.last_end = self.last_end.max(sp.end);
-            if i + 1 < n {
-                inner.push(Doc::text(","));
-            } else if style.trailing_comma {
-                inner.push(Doc::if_break(Doc::text(","), Doc::nil()));
+        // The list takes the comments after its opening bracket.
+        let first = span_of(&items[0]).start;
+        let floor = match style.open {
+            "" => first,
+            open => self.find_back(first, &[open]).unwrap_or(first),
+        };
+        let inner = self.within(floor, |p| {
+            let mut inner = vec![edge()];
+            let n = items.len();
+            for (i, it) in items.iter().enumerate() {
+                let sp = span_of(it);
+                inner.push(p.leading(sp.start, false));
+                inner.push(f(p, i, it));
+                p.last_end = p.last_end.max(sp.end);
+                if i + 1 < n {
+                    inner.push(Doc::text(","));
+                } else if style.trailing_comma {
+                    inner.push(Doc::if_break(Doc::text(","), Doc::nil()));
+                }
+                // Without a closing bracket, a comment after the last
+                // element ends the enclosing clause's line: that clause
+                // takes it.
+                if i + 1 < n || !style.close.is_empty() {
+                    inner.push(p.trailing(sp.end));
+                }
+                if i + 1 < n {
+                    inner.push(Doc::Line);
+                }
             }
-            // Without a closing bracket, a comment after the last element
-            // ends the enclosing clause's line: that clause takes it.
-            if i + 1 < n || !style.close.is_empty() {
-                inner.push(self.trailing(sp.end));
-            }
-            if i + 1 < n {
-                inner.push(Doc::Line);
-            }
-        }
+            inner
+        });
         let mut parts = vec![Doc::text(style.open), Doc::nest(concat(inner))];
         if !style.close.is_empty() {
             parts.push(edge());
@@ -542,7 +591,7 @@ impl<'a> Printer<'a> {
             parts.push(self.node(span, false, |p| p.decl(d)));
             prev = Some(kind);
         }
-        parts.push(self.closing(u32::MAX));
+        parts.push(self.closing(0, u32::MAX));
         concat(parts)
     }
 
@@ -556,7 +605,7 @@ impl<'a> Printer<'a> {
             Decl::Contract(c) => {
                 let head = self.inner(c.span.start, c.name.span.end);
                 let mut body = self.lines(&c.fields, |f| f.span, |p, f| p.field(f));
-                body.push(self.closing(c.span.end));
+                body.push(self.closing(c.span.start, c.span.end));
                 concat([
                     head,
                     Doc::text(format!("contract {} ", c.name.name)),
@@ -589,7 +638,7 @@ impl<'a> Printer<'a> {
         if let Some(fields) = &s.columns {
             body.push(Doc::HardLine);
             let comma = comma_key(self, 0);
-            body.push(self.columns(fields, comma));
+            body.push(self.columns(fields, s.columns_span, comma));
         }
         let n_before = usize::from(s.columns.is_some());
         for (i, kv) in s.props.iter().enumerate() {
@@ -606,7 +655,8 @@ impl<'a> Printer<'a> {
             });
             body.push(doc);
         }
-        body.push(self.closing(s.span.end));
+        let body_start = s.args.last().map_or(s.span.start, |a| a.value_span.end);
+        body.push(self.closing(body_start, s.span.end));
         let mut out = vec![
             head_comments,
             Doc::text(format!("source {}", s.name.name)),
@@ -619,17 +669,20 @@ impl<'a> Printer<'a> {
         concat(out)
     }
 
-    /// `columns: { .. }`, one field per line (and `,` after it with
-    /// `comma`).
-    fn columns(&mut self, fields: &[FieldDef], comma: bool) -> Doc {
+    /// `columns: { .. }` (written at `span` when known), one field per line
+    /// (and `,` after it with `comma`).
+    fn columns(&mut self, fields: &[FieldDef], span: Option<Span>, comma: bool) -> Doc {
         let comma = Doc::text(if comma { "," } else { "" });
-        let (Some(first), Some(last)) = (fields.first(), fields.last()) else {
-            return concat([Doc::text("columns: {}"), comma]);
+        let span = match (span, fields.first(), fields.last()) {
+            (Some(sp), _, _) => sp,
+            (None, Some(first), Some(last)) => {
+                self.keyed_span("columns", "{", '}', first.span, last.span)
+            }
+            (None, _, _) => return concat([Doc::text("columns: {}"), comma]),
         };
-        let span = self.keyed_span("columns", "{", '}', first.span, last.span);
         self.node(span, false, |p| {
             let mut body = p.lines(fields, |f| f.span, |p, f| p.field(f));
-            body.push(p.closing(span.end));
+            body.push(p.closing(span.start, span.end));
             concat([Doc::text("columns: "), Self::braces("{", body, "}"), comma])
         })
     }
@@ -680,8 +733,12 @@ impl<'a> Printer<'a> {
         }
     }
 
+    fn model_head_end(m: &ModelDecl) -> u32 {
+        m.contract.as_ref().map_or(m.name.span.end, |c| c.span.end)
+    }
+
     pub(crate) fn model(&mut self, m: &ModelDecl) -> Doc {
-        let head_end = m.contract.as_ref().map_or(m.name.span.end, |c| c.span.end);
+        let head_end = Self::model_head_end(m);
         let head = self.inner(m.span.start, head_end);
         let name = if m.name_quoted {
             self.string_value(&m.name.name, m.name.span)
@@ -695,7 +752,7 @@ impl<'a> Printer<'a> {
         }
         title.push(' ');
         let mut body = self.lines(&m.items, |i| i.span, |p, i| p.item(i));
-        body.push(self.closing(m.span.end));
+        body.push(self.closing(m.span.start, m.span.end));
         concat([head, Doc::text(title), Self::braces("{", body, "}")])
     }
 
@@ -726,11 +783,11 @@ impl<'a> Printer<'a> {
             body.push(Doc::HardLine);
             body.push(self.node(span, entries > 0, |p| {
                 let mut inner = p.lines(&pl.sources, |o| o.span, |p, o| p.source_override(o));
-                inner.push(p.closing(span.end));
+                inner.push(p.closing(span.start, span.end));
                 concat([Doc::text("sources: "), Self::braces("{", inner, "}")])
             }));
         }
-        body.push(self.closing(pl.span.end));
+        body.push(self.closing(pl.span.start, pl.span.end));
         concat([
             head,
             Doc::text(format!("pipeline {} ", pl.name.name)),
@@ -757,7 +814,7 @@ impl<'a> Printer<'a> {
     fn test(&mut self, t: &TestDecl) -> Doc {
         let head = self.inner(t.span.start, t.model.span.end);
         let mut body = self.lines(&t.checks, |c| c.span, |p, c| p.check(c));
-        body.push(self.closing(t.span.end));
+        body.push(self.closing(t.span.start, t.span.end));
         concat([
             head,
             Doc::text(format!("test {} ", t.model.name)),
@@ -796,7 +853,7 @@ impl<'a> Printer<'a> {
         let body = vec![
             Doc::HardLine,
             self.node(f.body.span, false, |p| p.expr(&f.body)),
-            self.closing(f.span.end),
+            self.closing(f.span.start, f.span.end),
         ];
         concat([
             concat(head),
@@ -841,7 +898,8 @@ impl<'a> Printer<'a> {
             ItemKind::Group(g) => {
                 let keys = self.comma_list(&BRACES, &g.keys, |e| e.span, |p, _, e| p.expr(e));
                 let mut body = self.lines(&g.body, |i| i.span, |p, i| p.item(i));
-                body.push(self.closing(it.span.end));
+                let body_start = g.keys.last().map_or(it.span.start, |k| k.span.end);
+                body.push(self.closing(body_start, it.span.end));
                 concat([
                     Doc::text("group "),
                     keys,
@@ -1019,7 +1077,10 @@ impl<'a> Printer<'a> {
                 self.comma_list(&BRACKETS, items, |e| e.span, |p, _, e| p.expr(e))
             }
             ExprKind::Comprehension { element, var, iter } => {
-                let el = self.node(element.span, false, |p| p.expr(element));
+                // The element takes the comments after `[`.
+                let el = self.within(e.span.start, |p| {
+                    p.node(element.span, false, |p| p.expr(element))
+                });
                 let it = self.expr(iter);
                 Doc::group(concat([
                     Doc::text("["),
@@ -1034,7 +1095,11 @@ impl<'a> Printer<'a> {
                     Doc::text("]"),
                 ]))
             }
-            ExprKind::Model(m) => self.model(m),
+            // The comments of the header are left to the enclosing entry.
+            ExprKind::Model(m) => {
+                let head_end = Self::model_head_end(m);
+                self.within(head_end, |p| p.model(m))
+            }
         }
     }
 

@@ -959,3 +959,49 @@ fn numbers_as_written() {
         "model m {\n  filter a == 1_000 and b == 1_0.5_0\n  take 10\n}\n\ntest m {\n  expect a == 1_000\n}\n",
     );
 }
+
+// -------------------------------------------------------------------------
+// Programs drawn from the grammar
+
+/// How many grammar samples the round trip covers: `sample_program(seed, 0)`
+/// for every seed below this (`STRATA_FMT_SAMPLES` and
+/// `STRATA_FMT_SAMPLE_START` widen or move the range).
+const SAMPLES: u64 = 4_000;
+
+fn env_u64(name: &str, default: u64) -> u64 {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+/// parse -> format -> parse -> format on grammar samples: the output parses
+/// to the same AST, keeps every comment and formats to itself.
+#[test]
+fn grammar_samples_round_trip() {
+    let start = env_u64("STRATA_FMT_SAMPLE_START", 0);
+    let count = env_u64("STRATA_FMT_SAMPLES", SAMPLES);
+    let mut failed = Vec::new();
+    let hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(|_| {}));
+    for seed in start..start + count {
+        let text = crate::grammar::sample_program(seed, 0);
+        if let Err(e) = std::panic::catch_unwind(|| formatted(&text)) {
+            let msg = e
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| e.downcast_ref::<&str>().map(|s| s.to_string()))
+                .unwrap_or_default();
+            failed.push((seed, msg));
+        }
+    }
+    std::panic::set_hook(hook);
+    let seeds: Vec<u64> = failed.iter().map(|(s, _)| *s).collect();
+    assert!(
+        failed.is_empty(),
+        "{} of {count} samples fail (seeds {seeds:?}); the first:\nseed {}: {}",
+        failed.len(),
+        failed[0].0,
+        failed[0].1
+    );
+}

@@ -109,6 +109,7 @@ impl Parser<'_> {
             }
         }
         let mut columns = None;
+        let mut columns_span = None;
         let mut props = Vec::new();
         if self.eat_sym("{").is_some() {
             loop {
@@ -116,10 +117,11 @@ impl Parser<'_> {
                     break;
                 }
                 if self.is_ident("columns") && self.is_sym_at(1, ":") && self.is_sym_at(2, "{") {
-                    self.bump();
+                    let start = self.bump().span;
                     self.bump();
                     self.bump();
                     columns = Some(self.fields_until_brace()?);
+                    columns_span = Some(self.since(start));
                     self.eat_sym(",");
                     continue;
                 }
@@ -143,6 +145,7 @@ impl Parser<'_> {
             name,
             args,
             columns,
+            columns_span,
             props,
             span: self.since(kw),
         })
