@@ -146,8 +146,12 @@ impl<'a> Printer<'a> {
         let Some(before) = self.slice(0, pos) else {
             return false;
         };
-        let line_start = before.rfind('\n').map_or(0, |i| i + 1);
-        !before[line_start..].trim().is_empty()
+        // A lone `\r` ends a line too.
+        let line_start = before.rfind(['\n', '\r']).map_or(0, |i| i + 1);
+        // A byte-order mark is not code.
+        !before[line_start..]
+            .trim_matches(|c: char| c.is_whitespace() || c == '\u{feff}')
+            .is_empty()
     }
 
     fn comment_ending_at(&self, end: u32) -> Option<u32> {
@@ -326,13 +330,16 @@ impl<'a> Printer<'a> {
                 out.push(Doc::HardLine);
             }
             if self.code_before(s) {
+                // Ends the previous line: in the output, the previous
+                // node's trailing comment, after which no blank line is
+                // kept unless `allow_blank`.
                 out.push(Doc::Trailing(text));
             } else {
                 out.push(Doc::Comment(text));
                 out.push(Doc::HardLine);
+                any = true;
             }
             self.last_end = self.last_end.max(e);
-            any = true;
         }
         if (allow_blank || any) && self.has_blank(self.last_end, start) {
             out.push(Doc::HardLine);
