@@ -154,10 +154,12 @@ impl<'a> Printer<'a> {
             .is_empty()
     }
 
+    /// The start of the comment that ends at `end`, or that ends with
+    /// blanks after `end` (`# x ` trimmed from the right).
     fn comment_ending_at(&self, end: u32) -> Option<u32> {
         self.comment_ranges
             .iter()
-            .find(|&&(_, e)| e == end)
+            .find(|&&(s, e)| s < end && end <= e)
             .map(|&(s, _)| s)
     }
 
