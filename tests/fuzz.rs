@@ -11,7 +11,7 @@
 //! * every diagnostic span (primary and labels) lies within its file:
 //!   `start <= end <= len`, both on char boundaries;
 //! * formatter soundness: whatever the formatter returns re-parses without
-//!   errors.
+//!   errors and formats to itself.
 //!
 //! Environment: `STRATA_FUZZ_CASES` (default 100 000 in release, 2 000 in a
 //! debug build), `STRATA_FUZZ_SEED` (the first case's seed; case `i` uses
@@ -371,6 +371,17 @@ fn run_case(seed: u64, text: &str) -> Result<(), String> {
                     d.message,
                     d.span.start,
                     d.span.end,
+                    saved.display()
+                ));
+            }
+            let again = guarded("fmt::format_source (formatter output)", || {
+                strata_lang::fmt::format_source(FileId(0), &out)
+            })?;
+            if !matches!(&again, Ok(s) if *s == out) {
+                let saved = save_failure(&format!("seed-{seed}.formatted"), &out);
+                return Err(format!(
+                    "the formatter is not idempotent: formatting its output changes it \
+                     (output: {})",
                     saved.display()
                 ));
             }

@@ -25,7 +25,9 @@
 //!   Parentheses are the minimal ones for the precedence table (`or` <
 //!   `and` < comparisons and `in` < `+ - ||` < `* / %`, all left-associative;
 //!   prefix `not`/`-` bind tightest): `not (x > 1)`, `(a + b) * c`,
-//!   `a - (b - c)`; `-(-x)` keeps its parentheses for readability.
+//!   `a - (b - c)`; a double negation is written `- -x` (parentheses
+//!   would add nesting levels the parser counts against its limit: the
+//!   output never nests deeper than the input).
 //! * Normalisations: `where` is written `filter`; `take A .. B` is written
 //!   `take A..B`; `freshness 1h` is written `freshness: 1h` (its parts and
 //!   those of `incremental` go on lines of their own when too long); a fn

@@ -994,7 +994,7 @@ fn numbers_as_written() {
 /// How many grammar samples the round trip covers: `sample_program(seed, 0)`
 /// for every seed below this (`STRATA_FMT_SAMPLES` and
 /// `STRATA_FMT_SAMPLE_START` widen or move the range).
-const SAMPLES: u64 = 4_000;
+const SAMPLES: u64 = 10_000;
 
 fn env_u64(name: &str, default: u64) -> u64 {
     std::env::var(name)
@@ -1032,4 +1032,68 @@ fn grammar_samples_round_trip() {
         failed[0].0,
         failed[0].1
     );
+}
+
+/// Every nesting form, as deep as the parser accepts: the output must
+/// re-parse (the printer may not add levels the input did not have).
+#[test]
+fn nesting_at_the_parser_limit_reformats() {
+    // (open, leaf, close) repeated inside `filter`, or a whole program.
+    let forms: &[(&str, &str, &str)] = &[
+        ("(", "x", ")"),
+        ("not ", "x", ""),
+        ("- ", "x", ""),
+        ("-(", "x", ")"),
+        ("not (a and ", "x", ")"),
+        ("a - (", "x", ")"),
+        ("a * (b + ", "x", ")"),
+        ("(a + ", "x", ") * b"),
+        ("-(a + ", "x", ")"),
+        ("[", "x", "]"),
+        ("f(", "x", ")"),
+        ("f(k: ", "x", ")"),
+        ("[a, ", "x", "]"),
+        ("[", "x", " for v in vs]"),
+        ("[v for v in ", "x", "]"),
+        ("model m { filter ", "x", " }"),
+        ("model m { derive { a = ", "x", " } }"),
+        ("f(x) over (partition_by: [", "x", "])"),
+        ("f(x) over (sort: [", "x", " desc])"),
+        ("- -(", "x", ")"),
+        ("not -(", "x", ")"),
+    ];
+    let programs = |n: usize| -> Vec<String> {
+        let mut out: Vec<String> = forms
+            .iter()
+            .map(|(o, l, c)| format!("model m {{ filter {}{l}{} }}", o.repeat(n), c.repeat(n)))
+            .collect();
+        let ty = format!("{}int64{}", "array(".repeat(n), ")".repeat(n));
+        out.push(format!("contract c {{ a: {ty} }}"));
+        out.push(format!("domain d = {ty}"));
+        let fty = format!("{}Int{}", "List<".repeat(n), ">".repeat(n));
+        out.push(format!("fn f(x: {fty}) -> {fty} x"));
+        out
+    };
+    let count = programs(0).len();
+    for k in 0..count {
+        let parses = |n: usize| {
+            let src = &programs(n)[k];
+            !parse(FileId(0), src).1.iter().any(|d| d.is_error())
+        };
+        assert!(parses(1), "{}", programs(1)[k]);
+        // The deepest that parses (the limit is monotonic in n).
+        let (mut lo, mut hi) = (1, 2 * crate::parser::MAX_DEPTH as usize);
+        assert!(!parses(hi), "form {k} never hits the limit");
+        while hi - lo > 1 {
+            let mid = (lo + hi) / 2;
+            if parses(mid) {
+                lo = mid;
+            } else {
+                hi = mid;
+            }
+        }
+        let src = &programs(lo)[k];
+        let out = std::panic::catch_unwind(|| formatted(src));
+        assert!(out.is_ok(), "form {k} at depth {lo}:\n{src}");
+    }
 }
