@@ -1097,3 +1097,41 @@ fn nesting_at_the_parser_limit_reformats() {
         assert!(out.is_ok(), "form {k} at depth {lo}:\n{src}");
     }
 }
+
+/// Cases the grammar samples found (each was not idempotent before).
+#[test]
+fn comments_found_by_the_grammar_samples() {
+    // Around an empty columns block (seed 7).
+    check(
+        "source s() {// a\n// b\ncolumns: {}, p: 1 }",
+        "source s() { // a\n  // b\n  columns: {}\n  p: 1\n}\n",
+    );
+    // Before a model value inside an expression: before the entry (seed 54).
+    check(
+        "fn f(x: Int) -> List<Model> { 1 + // c\n model n { from s } }",
+        "fn f(x: Int) -> List<Model> {\n  // c\n  1\n    + model n {\n      from s\n    }\n}\n",
+    );
+    check(
+        "fn f(x: Int) -> List<Model> { 1 + model // c\n n { from s } }",
+        "fn f(x: Int) -> List<Model> {\n  // c\n  1\n    + model n {\n      from s\n    }\n}\n",
+    );
+    // A CRLF line comment after `(` (seed 31).
+    check(
+        "fn f( // c\r\n x: Int) -> Int x\r\n",
+        "fn f( // c\r\n  x: Int\r\n) -> Int {\r\n  x\r\n}\r\n",
+    );
+    // A lone CR ends the line of the comment after it (seed 326).
+    check(
+        "model m { from s\r// c\n\nfilter a }",
+        "model m {\n  from s\n  // c\n\n  filter a\n}\n",
+    );
+    // A byte-order mark is not code before the first comment (seed 2246).
+    check("\u{feff}// a\n\n// b", "// a\n\n// b\n");
+    // No blank line at the start of a body (seed 128).
+    check("model m {\n\n  // only\n}", "model m {\n  // only\n}\n");
+    // A comment ending in blanks, skipped backwards (seed 83421).
+    check(
+        "pipeline p { sources: {\n# x \n s: from(a: 1) } }",
+        "pipeline p {\n  sources: {\n    # x \n    s: from(a: 1)\n  }\n}\n",
+    );
+}
