@@ -117,7 +117,7 @@ const TOP_KEYWORDS: &[&str] = &[
 
 pub(crate) struct Parser<'a> {
     text: &'a str,
-    toks: Vec<Token>,
+    toks: Vec<Token<'a>>,
     pos: usize,
     /// Span of the last consumed token.
     prev: Span,
@@ -125,7 +125,7 @@ pub(crate) struct Parser<'a> {
 }
 
 impl<'a> Parser<'a> {
-    fn new(file: FileId, text: &'a str, mut toks: Vec<Token>) -> Parser<'a> {
+    fn new(file: FileId, text: &'a str, mut toks: Vec<Token<'a>>) -> Parser<'a> {
         if !matches!(toks.last().map(|t| &t.kind), Some(TokenKind::Eof)) {
             let end = text.len();
             toks.push(Token {
@@ -144,17 +144,17 @@ impl<'a> Parser<'a> {
 
     // ----- token access -------------------------------------------------
 
-    fn peek(&self) -> &Token {
+    fn peek(&self) -> &Token<'a> {
         self.peek_at(0)
     }
 
     /// The token `n` places ahead (the final EOF when past the end).
-    fn peek_at(&self, n: usize) -> &Token {
+    fn peek_at(&self, n: usize) -> &Token<'a> {
         let last = self.toks.len() - 1;
         &self.toks[(self.pos + n).min(last)]
     }
 
-    fn kind(&self) -> &TokenKind {
+    fn kind(&self) -> &TokenKind<'a> {
         &self.peek().kind
     }
 
@@ -162,13 +162,15 @@ impl<'a> Parser<'a> {
         matches!(self.kind(), TokenKind::Eof)
     }
 
-    fn bump(&mut self) -> Token {
-        let t = self.peek().clone();
+    /// Consume the current token (never the final EOF); its span.
+    fn bump(&mut self) -> Span {
+        let t = self.peek();
+        let span = t.span;
         if !matches!(t.kind, TokenKind::Eof) {
             self.pos += 1;
         }
-        self.prev = t.span;
-        t
+        self.prev = span;
+        span
     }
 
     fn is_sym_at(&self, n: usize, s: &str) -> bool {
@@ -184,12 +186,12 @@ impl<'a> Parser<'a> {
     }
 
     fn is_ident(&self, name: &str) -> bool {
-        matches!(self.kind(), TokenKind::Ident(x) if x == name)
+        matches!(self.kind(), TokenKind::Ident(x) if *x == name)
     }
 
     fn eat_sym(&mut self, s: &str) -> Option<Span> {
         if self.is_sym(s) {
-            Some(self.bump().span)
+            Some(self.bump())
         } else {
             None
         }
@@ -197,7 +199,7 @@ impl<'a> Parser<'a> {
 
     fn eat_kw(&mut self, k: &str) -> Option<Span> {
         if self.is_kw(k) {
-            Some(self.bump().span)
+            Some(self.bump())
         } else {
             None
         }
@@ -289,10 +291,12 @@ impl<'a> Parser<'a> {
     /// An identifier (never a keyword or type keyword); `what` names it in
     /// the error: `a column name`, `a model name`, ...
     fn ident(&mut self, what: &str) -> PResult<Ident> {
-        if let TokenKind::Ident(name) = self.kind() {
-            let name = name.clone();
-            let span = self.bump().span;
-            return Ok(Ident { name, span });
+        if let TokenKind::Ident(name) = *self.kind() {
+            let span = self.bump();
+            return Ok(Ident {
+                name: name.to_string(),
+                span,
+            });
         }
         Err(self.unexpected(what))
     }
@@ -301,7 +305,7 @@ impl<'a> Parser<'a> {
     fn int(&mut self, what: &str) -> PResult<(i64, Span)> {
         if let TokenKind::Int(v) = self.kind() {
             let v = *v;
-            let span = self.bump().span;
+            let span = self.bump();
             return Ok((v, span));
         }
         Err(self.unexpected(what))
@@ -318,9 +322,10 @@ impl<'a> Parser<'a> {
         if !self.at_any() {
             return Err(self.unexpected(what));
         }
-        let t = self.bump();
+        let t = self.peek().clone();
+        self.bump();
         let (text, quoted) = match &t.kind {
-            TokenKind::Ident(n) => (n.clone(), false),
+            TokenKind::Ident(n) => (n.to_string(), false),
             TokenKind::Keyword(k) | TokenKind::TypeKeyword(k) | TokenKind::Sym(k) => {
                 (k.to_string(), false)
             }
@@ -343,7 +348,7 @@ impl<'a> Parser<'a> {
     fn string_text(&mut self, what: &str) -> PResult<(String, Span)> {
         if let TokenKind::Str(parts) = self.kind() {
             let text = lexer::flatten_parts(parts);
-            let span = self.bump().span;
+            let span = self.bump();
             return Ok((text, span));
         }
         Err(self.unexpected(what))

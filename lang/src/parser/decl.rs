@@ -22,15 +22,19 @@ impl Parser<'_> {
             TokenKind::Keyword("contract") => self.contract_decl().map(Decl::Contract),
             TokenKind::Keyword("domain") => self.domain_decl().map(Decl::Domain),
             TokenKind::Keyword("model") => {
-                let kw = self.bump().span;
+                let kw = self.bump();
                 self.model_rest(kw, false).map(Decl::Model)
             }
             TokenKind::Keyword("pipeline") => self.pipeline_decl().map(Decl::Pipeline),
             TokenKind::Keyword("test") => self.test_decl().map(Decl::Test),
             TokenKind::Keyword("fn") => self.fn_decl().map(Decl::Fn),
             TokenKind::Ident(name) if self.is_sym_at(1, "(") => {
-                let span = self.bump().span;
-                self.call_rest(Ident { name, span }).map(Decl::Generator)
+                let span = self.bump();
+                self.call_rest(Ident {
+                    name: name.to_string(),
+                    span,
+                })
+                .map(Decl::Generator)
             }
             other => {
                 let f = self.unexpected(
@@ -38,7 +42,7 @@ impl Parser<'_> {
                      or a generator call",
                 );
                 let word = match &other {
-                    TokenKind::Ident(n) => Some(n.as_str()),
+                    TokenKind::Ident(n) => Some(*n),
                     TokenKind::Keyword(k) | TokenKind::TypeKeyword(k) => Some(*k),
                     _ => None,
                 };
@@ -55,7 +59,7 @@ impl Parser<'_> {
     }
 
     fn import_decl(&mut self) -> PResult<ImportDecl> {
-        let kw = self.bump().span;
+        let kw = self.bump();
         let mut path = vec![self.ident("a module name after 'import'")?];
         while self.eat_sym(".").is_some() {
             path.push(self.ident("a module name after '.'")?);
@@ -67,7 +71,7 @@ impl Parser<'_> {
     }
 
     fn source_decl(&mut self) -> PResult<SourceDecl> {
-        let kw = self.bump().span;
+        let kw = self.bump();
         let name = self.ident("a source name")?;
         if !self.is_sym("(") {
             let f = self.unexpected(&format!("'(' after source name '{}'", name.name));
@@ -87,7 +91,7 @@ impl Parser<'_> {
                         let (t, s) = self.string_text("a string")?;
                         (t, true, s)
                     }
-                    TokenKind::Ident(n) => (n, false, self.bump().span),
+                    TokenKind::Ident(n) => (n.to_string(), false, self.bump()),
                     _ => {
                         return Err(self.unexpected(&format!(
                             "a string or an identifier as the value of '{}'",
@@ -149,7 +153,7 @@ impl Parser<'_> {
     }
 
     fn contract_decl(&mut self) -> PResult<ContractDecl> {
-        let kw = self.bump().span;
+        let kw = self.bump();
         let name = self.ident("a contract name")?;
         self.expect_sym("{", &format!("after contract name '{}'", name.name))?;
         let fields = self.fields_until_brace()?;
@@ -194,7 +198,8 @@ impl Parser<'_> {
     }
 
     fn annotation(&mut self) -> PResult<Annotation> {
-        let tok = self.bump();
+        let tok = self.peek().clone();
+        self.bump();
         let start = tok.span;
         Ok(match tok.kind {
             TokenKind::Keyword("nonnull") => Annotation::Nonnull(start),
@@ -225,7 +230,7 @@ impl Parser<'_> {
                         TokenKind::Str(_) => self.string_text("a string")?.0,
                         TokenKind::Ident(n) => {
                             self.bump();
-                            n
+                            n.to_string()
                         }
                         _ => return Err(self.unexpected(
                             "a classification (an identifier or a string) after 'classification:'",
@@ -250,7 +255,7 @@ impl Parser<'_> {
         let kind = match self.kind().clone() {
             TokenKind::Ident(n) => {
                 self.bump();
-                TypeRefKind::Named(n)
+                TypeRefKind::Named(n.to_string())
             }
             TokenKind::TypeKeyword(k) => {
                 self.bump();
@@ -323,7 +328,7 @@ impl Parser<'_> {
     }
 
     fn domain_decl(&mut self) -> PResult<DomainDecl> {
-        let kw = self.bump().span;
+        let kw = self.bump();
         let name = self.ident("a domain name")?;
         self.expect_sym("=", &format!("after domain name '{}'", name.name))?;
         let ty = self.type_ref()?;
@@ -335,7 +340,7 @@ impl Parser<'_> {
     }
 
     fn pipeline_decl(&mut self) -> PResult<PipelineDecl> {
-        let kw = self.bump().span;
+        let kw = self.bump();
         let name = self.ident("a pipeline name")?;
         let mut env = None;
         if self.is_ident("env") && self.is_sym_at(1, ":") {
@@ -352,7 +357,7 @@ impl Parser<'_> {
             }
             let key_tok = self.peek().clone();
             let key = match &key_tok.kind {
-                TokenKind::Ident(n) => n.clone(),
+                TokenKind::Ident(n) => n.to_string(),
                 TokenKind::Keyword(k) | TokenKind::TypeKeyword(k) => k.to_string(),
                 _ => return Err(self.unexpected("a pipeline key (models, env, sources) or '}'")),
             };
@@ -448,7 +453,7 @@ impl Parser<'_> {
     }
 
     fn test_decl(&mut self) -> PResult<TestDecl> {
-        let kw = self.bump().span;
+        let kw = self.bump();
         let model = self.ident("the name of the model to test")?;
         self.expect_sym("{", &format!("after test model name '{}'", model.name))?;
         let mut checks = Vec::new();
@@ -472,7 +477,7 @@ impl Parser<'_> {
     }
 
     fn test_check(&mut self) -> PResult<TestCheck> {
-        let kw = self.bump().span;
+        let kw = self.bump();
         let target = self.ident("'row_count' or a column name after 'expect'")?;
         let op_tok = self.peek().clone();
         let op = match &op_tok.kind {
@@ -509,7 +514,7 @@ impl Parser<'_> {
         let lit_tok = self.peek().clone();
         let kind = match &lit_tok.kind {
             TokenKind::Int(v) => TestLitKind::Int(*v),
-            TokenKind::Float(v, t) => TestLitKind::Float(*v, t.clone()),
+            TokenKind::Float(v, t) => TestLitKind::Float(*v, t.to_string()),
             TokenKind::Str(parts) => TestLitKind::Str(crate::lexer::flatten_parts(parts)),
             TokenKind::Keyword("true") => TestLitKind::Bool(true),
             TokenKind::Keyword("false") => TestLitKind::Bool(false),
@@ -542,7 +547,7 @@ impl Parser<'_> {
     }
 
     fn fn_decl(&mut self) -> PResult<FnDecl> {
-        let kw = self.bump().span;
+        let kw = self.bump();
         let name = self.ident("a function name")?;
         self.expect_sym("(", &format!("after function name '{}'", name.name))?;
         let mut params = Vec::new();
@@ -589,7 +594,7 @@ impl Parser<'_> {
     fn fn_type_inner(&mut self) -> PResult<FnType> {
         match self.kind().clone() {
             TokenKind::Ident(n) => {
-                let start = self.bump().span;
+                let start = self.bump();
                 if n == "List" && self.is_sym("<") {
                     self.bump();
                     let inner = self.fn_type()?;
@@ -600,12 +605,12 @@ impl Parser<'_> {
                     });
                 }
                 Ok(FnType {
-                    text: n,
+                    text: n.to_string(),
                     span: start,
                 })
             }
             TokenKind::TypeKeyword(k) => {
-                let span = self.bump().span;
+                let span = self.bump();
                 Ok(FnType {
                     text: k.to_string(),
                     span,

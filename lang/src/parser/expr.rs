@@ -42,7 +42,7 @@ impl Parser<'_> {
             if op.precedence() < min {
                 break;
             }
-            let op_span = self.bump().span;
+            let op_span = self.bump();
             let rhs = self.binary(op.precedence() + 1)?;
             lhs = Expr {
                 span: lhs.span.to(rhs.span),
@@ -64,7 +64,7 @@ impl Parser<'_> {
             TokenKind::Sym("-") => UnaryOp::Neg,
             _ => return self.primary(),
         };
-        let start = self.bump().span;
+        let start = self.bump();
         self.enter()?;
         let operand = self.unary();
         self.leave();
@@ -93,7 +93,7 @@ impl Parser<'_> {
             }
             TokenKind::Float(v, text) => {
                 self.bump();
-                lit(ExprKind::Float(*v, text.clone()))
+                lit(ExprKind::Float(*v, text.to_string()))
             }
             TokenKind::Str(parts) => {
                 self.bump();
@@ -143,8 +143,8 @@ impl Parser<'_> {
             }
             TokenKind::Ident(name) => {
                 let name = Ident {
-                    name: name.clone(),
-                    span: self.bump().span,
+                    name: name.to_string(),
+                    span: self.bump(),
                 };
                 if self.is_sym("(") {
                     return self.call_rest(name);
@@ -180,7 +180,7 @@ impl Parser<'_> {
 
     /// `[ ]`, `[a, b, ..]` or `[e for x in xs]`.
     fn list(&mut self) -> PResult<Expr> {
-        let start = self.bump().span;
+        let start = self.bump();
         if self.eat_sym("]").is_some() {
             return Ok(Expr {
                 kind: ExprKind::List(Vec::new()),
@@ -289,7 +289,7 @@ impl Parser<'_> {
     /// `over ( [part [, part]] )` with parts `partition_by: [..]` and
     /// `sort: [k [desc], ..]`.
     fn window(&mut self) -> PResult<Window> {
-        let start = self.bump().span;
+        let start = self.bump();
         self.expect_sym("(", "after 'over'")?;
         let mut w = Window {
             partition_by: Vec::new(),

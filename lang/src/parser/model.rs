@@ -58,8 +58,8 @@ impl Parser<'_> {
         let (name, name_quoted) = match self.kind().clone() {
             TokenKind::Ident(n) => (
                 Ident {
-                    name: n,
-                    span: self.bump().span,
+                    name: n.to_string(),
+                    span: self.bump(),
                 },
                 false,
             ),
@@ -92,10 +92,10 @@ impl Parser<'_> {
         let tok = self.peek().clone();
         let start = tok.span;
         let kind = match &tok.kind {
-            TokenKind::Ident(n) if ATTRS.contains(&n.as_str()) && self.is_sym_at(1, ":") => {
+            TokenKind::Ident(n) if ATTRS.contains(n) && self.is_sym_at(1, ":") => {
                 let key = Ident {
-                    name: n.clone(),
-                    span: self.bump().span,
+                    name: n.to_string(),
+                    span: self.bump(),
                 };
                 self.bump(); // ':'
                 if !matches!(self.kind(), TokenKind::Str(_)) {
@@ -148,7 +148,7 @@ impl Parser<'_> {
             TokenKind::Keyword("expect") => {
                 f.with_help("'expect' is only allowed right after a join's 'on' condition")
             }
-            TokenKind::Ident(n) if ATTRS.contains(&n.as_str()) => {
+            TokenKind::Ident(n) if ATTRS.contains(n) => {
                 f.with_help(format!("a model attribute is written '{n}: \"text\"'"))
             }
             _ => f,
@@ -157,7 +157,8 @@ impl Parser<'_> {
 
     /// One clause starting with keyword `k` (the current token).
     fn clause(&mut self, k: &str) -> PResult<ItemKind> {
-        let kw = self.bump();
+        let kw = self.peek().clone();
+        self.bump();
         Ok(match k {
             "from" => ItemKind::From(self.ident("an input name after 'from'")?),
             "join_left" | "join_inner" | "join_anti" | "join_semi" => {
@@ -256,10 +257,10 @@ impl Parser<'_> {
 
     /// `expect many_to_one | one_to_one` after a join condition.
     fn join_expect(&mut self) -> PResult<Expect> {
-        let kw = self.bump().span;
+        let kw = self.bump();
         let tok = self.peek().clone();
         if let TokenKind::Ident(w) = &tok.kind {
-            let card = match w.as_str() {
+            let card = match *w {
                 "many_to_one" => Some(Cardinality::ManyToOne),
                 "one_to_one" => Some(Cardinality::OneToOne),
                 _ => None,
@@ -467,7 +468,7 @@ impl Parser<'_> {
         }
         let mut incremental = None;
         if with_incremental && self.is_kw("incremental") {
-            let kw = self.bump().span;
+            let kw = self.bump();
             incremental = Some(self.incremental_rest(kw)?);
         }
         Ok(Freshness {
@@ -482,7 +483,7 @@ impl Parser<'_> {
     fn fresh_val(&mut self) -> PResult<(String, Span)> {
         match self.kind().clone() {
             TokenKind::Int(_) => {
-                let start = self.bump().span;
+                let start = self.bump();
                 let mut text = self.int_text(start);
                 // `1h`: the unit is the next word, unless that word starts a
                 // model attribute (`freshness 1 owner: ".."`).
@@ -495,15 +496,15 @@ impl Parser<'_> {
                 Ok((text, self.since(start)))
             }
             TokenKind::Str(parts) => {
-                let span = self.bump().span;
+                let span = self.bump();
                 Ok((lexer::flatten_parts(&parts), span))
             }
             TokenKind::Ident(n) => {
-                let span = self.bump().span;
-                Ok((n, span))
+                let span = self.bump();
+                Ok((n.to_string(), span))
             }
             TokenKind::Keyword("incremental") => {
-                let span = self.bump().span;
+                let span = self.bump();
                 Ok(("incremental".to_string(), span))
             }
             _ => Err(self.unexpected("a freshness value (such as 1h, daily or a string)")),
