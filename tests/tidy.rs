@@ -70,6 +70,36 @@ fn declared_codes() -> BTreeSet<&'static str> {
     strata_rules::all().iter().map(|r| r.code).collect()
 }
 
+/// The codes of the `#[rule(code = "...")]` attributes in a source text.
+fn rule_attribute_codes(text: &str) -> Vec<String> {
+    text.match_indices("#[rule(")
+        .filter_map(|(at, _)| {
+            let rest = &text[at..];
+            let start = rest.find("code = \"")? + "code = \"".len();
+            let end = rest[start..].find('"')? + start;
+            Some(rest[start..end].to_owned())
+        })
+        .collect()
+}
+
+/// The rules that plugin crates (`plugins/*/src`) declare, by code, with
+/// the plugin's directory. They are not linked into `strata` (this test's
+/// registry); each plugin's own tests run its binary.
+fn plugin_declared_codes() -> BTreeMap<String, PathBuf> {
+    let mut codes = BTreeMap::new();
+    let Ok(plugins) = fs::read_dir(workspace_root().join("plugins")) else {
+        return codes;
+    };
+    for plugin in plugins.flatten().map(|p| p.path()) {
+        for path in files_under(&plugin.join("src"), ".rs") {
+            for code in rule_attribute_codes(&read(&path)) {
+                codes.insert(code, plugin.clone());
+            }
+        }
+    }
+    codes
+}
+
 // ---------------------------------------------------------------------------
 // (a) unique codes and names; one registered rule per rule file
 
@@ -91,6 +121,15 @@ fn codes_and_names_are_unique() {
         dup_names.is_empty(),
         "rule names declared more than once: {dup_names:?}"
     );
+    // A plugin's codes must not collide with the built-in ones either.
+    let clashing: Vec<String> = plugin_declared_codes()
+        .into_keys()
+        .filter(|code| codes.contains_key(&code.to_ascii_uppercase()))
+        .collect();
+    assert!(
+        clashing.is_empty(),
+        "plugin codes that are also built-in codes: {clashing:?}"
+    );
 }
 
 /// Each file under rules/src/<family>/ declares exactly one rule, named after
@@ -103,16 +142,7 @@ fn every_rule_file_declares_one_registered_rule() {
     let mut problems = Vec::new();
     let mut declared = 0;
     for path in files_under(&dir, ".rs") {
-        let text = read(&path);
-        let codes: Vec<String> = text
-            .match_indices("#[rule(")
-            .filter_map(|(at, _)| {
-                let rest = &text[at..];
-                let start = rest.find("code = \"")? + "code = \"".len();
-                let end = rest[start..].find('"')? + start;
-                Some(rest[start..end].to_owned())
-            })
-            .collect();
+        let codes = rule_attribute_codes(&read(&path));
         declared += codes.len();
         let file_name = path.file_name().map(|n| n.to_string_lossy().into_owned());
         let file_name = file_name.unwrap_or_default();
@@ -322,11 +352,11 @@ fn first_arg(case: &str) -> Option<&str> {
     inner[..end].split_whitespace().next()
 }
 
-#[test]
-fn every_code_has_a_trycmd_case() {
-    let dir = workspace_root().join("tests/cmd");
+/// The codes reported (not just mentioned) by the trycmd cases in `dir`
+/// among `codes`.
+fn codes_triggered_in(dir: &Path, codes: &BTreeSet<&str>) -> BTreeSet<String> {
     let mut triggered = BTreeSet::new();
-    let cases: Vec<PathBuf> = fs::read_dir(&dir)
+    let cases: Vec<PathBuf> = fs::read_dir(dir)
         .map(|entries| {
             entries
                 .flatten()
@@ -350,15 +380,22 @@ fn every_code_has_a_trycmd_case() {
                 text.push_str(&output);
             }
         }
-        for code in declared_codes() {
+        for code in codes {
             if text.contains(&format!("[{code}]"))
                 || text.contains(&format!("\"code\": \"{code}\""))
             {
-                triggered.insert(code.to_owned());
+                triggered.insert((*code).to_owned());
             }
         }
     }
-    let missing: Vec<&str> = declared_codes()
+    triggered
+}
+
+#[test]
+fn every_code_has_a_trycmd_case() {
+    let declared = declared_codes();
+    let triggered = codes_triggered_in(&workspace_root().join("tests/cmd"), &declared);
+    let missing: Vec<&str> = declared
         .into_iter()
         .filter(|code| !triggered.contains(*code))
         .collect();
@@ -368,6 +405,17 @@ fn every_code_has_a_trycmd_case() {
          tests/cmd/<code>-<what>.toml with its input beside it):\n{}",
         missing.join(" ")
     );
+    // A plugin's codes are triggered by the cases of its own binary.
+    for (code, plugin) in plugin_declared_codes() {
+        let cases = plugin.join("tests/cmd");
+        let triggered = codes_triggered_in(&cases, &BTreeSet::from([code.as_str()]));
+        assert!(
+            triggered.contains(&code),
+            "{code} is declared in {} but no trycmd case under {} triggers it",
+            relative(&plugin),
+            relative(&cases)
+        );
+    }
 }
 
 // ---------------------------------------------------------------------------
@@ -519,7 +567,9 @@ fn scanned_source_files() -> Vec<PathBuf> {
 
 #[test]
 fn every_emitted_code_is_declared() {
-    let declared = declared_codes();
+    let plugin_codes = plugin_declared_codes();
+    let mut declared = declared_codes();
+    declared.extend(plugin_codes.keys().map(String::as_str));
     let mut undeclared = Vec::new();
     for path in scanned_source_files() {
         let source = read(&path);
@@ -533,7 +583,7 @@ fn every_emitted_code_is_declared() {
     }
     assert!(
         undeclared.is_empty(),
-        "codes used in source but not declared with #[rule] under rules/src/:\n{}",
+        "codes used in source but not declared with #[rule] under rules/src/ (or in a plugin):\n{}",
         undeclared.join("\n")
     );
 }

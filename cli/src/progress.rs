@@ -31,7 +31,7 @@ impl Default for Bar {
     }
 }
 
-impl strata_materialize::Progress for Bar {
+impl strata_plugin::Progress for Bar {
     fn step(&self, label: &str) {
         if let Some(b) = &self.bar {
             b.set_message(label.to_string());

@@ -6,15 +6,7 @@ use ariadne::{Color, Config, IndexType, Label, Report, ReportKind};
 use serde::Serialize;
 use strata_lang::{Diagnostic, Severity, SourceMap};
 
-/// Output format of commands that print structured results.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
-pub enum Format {
-    /// Human-readable text; diagnostics rendered with source snippets.
-    #[default]
-    Human,
-    /// One machine-readable JSON document on stdout.
-    Json,
-}
+pub use strata_plugin::{print_json, print_text, Format};
 
 /// Whether stderr output may be coloured: only on a terminal, never with
 /// `NO_COLOR` set.
@@ -156,21 +148,6 @@ pub fn json_diagnostic(sources: &SourceMap, d: &Diagnostic) -> JsonDiagnostic {
 
 pub fn json_diagnostics(sources: &SourceMap, diags: &[Diagnostic]) -> Vec<JsonDiagnostic> {
     diags.iter().map(|d| json_diagnostic(sources, d)).collect()
-}
-
-/// Write text and a newline to stdout; a closed pipe (`| head`) ends the
-/// output quietly instead of failing.
-pub fn print_text(s: &str) {
-    use std::io::Write;
-    let _ = writeln!(std::io::stdout().lock(), "{s}");
-}
-
-/// Print a JSON document to stdout (pretty, one trailing newline).
-pub fn print_json<T: Serialize>(value: &T) {
-    match serde_json::to_string_pretty(value) {
-        Ok(s) => print_text(&s),
-        Err(e) => eprintln!("error: cannot serialise output: {e}"),
-    }
 }
 
 /// One-line summary of a diagnostic count: `2 errors, 1 warning`.

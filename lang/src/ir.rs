@@ -120,6 +120,9 @@ pub struct Join {
     pub left_input: String,
     #[serde(skip)]
     pub keyword_span: Span,
+    /// The whole `on` condition.
+    #[serde(skip)]
+    pub on_span: Span,
     pub expect: Option<Cardinality>,
     #[serde(skip)]
     pub expect_span: Option<Span>,
@@ -128,6 +131,12 @@ pub struct Join {
     /// unannotated, or when the `on` expression had type errors (those are
     /// reported instead).
     pub shape: Option<Result<JoinKeys, Vec<ShapeViolation>>>,
+    /// For a `join_left`/`join_inner` without `expect` whose `on` condition
+    /// has the shape `expect many_to_one` needs: the keys that promise would
+    /// count (the same analysis as `shape`). `None` for annotated joins,
+    /// anti/semi joins, other shapes, or an `on` with type errors.
+    #[serde(skip)]
+    pub implied_keys: Option<JoinKeys>,
 }
 
 impl Join {

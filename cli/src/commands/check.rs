@@ -2,6 +2,7 @@
 //! rule; report all errors, or each model's outputs and declared pins.
 
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use serde::Serialize;
 use strata_lang::ast::JoinKind;
@@ -9,6 +10,7 @@ use strata_lang::ir::{self, Column};
 use strata_lang::{diag::sort_diagnostics, Checked, LoadOptions};
 
 use crate::exit;
+use crate::external_rules;
 use crate::render::{self, Format};
 
 #[derive(Debug, clap::Args)]
@@ -24,6 +26,13 @@ pub struct CheckArgs {
     /// document on stdout).
     #[arg(long, value_enum, default_value_t = Format::Human)]
     pub format: Format,
+    /// Run no external rules (neither strata.toml's nor those on PATH).
+    #[arg(long)]
+    pub no_external_rules: bool,
+    /// Seconds an external rule may run before it is stopped (an
+    /// environment failure, exit 4).
+    #[arg(long, value_name = "SECS", default_value_t = crate::external_rules::DEFAULT_TIMEOUT_SECS)]
+    pub rule_timeout: f64,
 }
 
 /// Check one root module completely: the front-end, then every registered
@@ -194,9 +203,44 @@ struct JsonModule<'a> {
     diagnostics: Vec<render::JsonDiagnostic>,
 }
 
+/// Run the project's external rules over each checked root, adding their
+/// diagnostics; the names of the rules that ran (per root), or the exit code
+/// of a failure (already reported).
+fn run_external_rules(
+    results: &mut [(PathBuf, Checked)],
+    args: &CheckArgs,
+) -> Result<Vec<Vec<String>>, i32> {
+    let timeout = Duration::try_from_secs_f64(args.rule_timeout.max(0.0)).unwrap_or(
+        Duration::from_secs_f64(external_rules::DEFAULT_TIMEOUT_SECS),
+    );
+    let mut ran = Vec::new();
+    for (root, checked) in results.iter_mut() {
+        if args.no_external_rules {
+            ran.push(Vec::new());
+            continue;
+        }
+        let config = crate::config::discover(root).map_err(|e| {
+            environment_error(e.message(), args.format);
+            e.exit_code()
+        })?;
+        let rules =
+            external_rules::discover(&config).map_err(|e| environment_error(&e, args.format))?;
+        let found = external_rules::run_all(&rules, root, checked, timeout)
+            .map_err(|e| environment_error(&e, args.format))?;
+        checked.diagnostics.extend(found);
+        sort_diagnostics(&mut checked.diagnostics);
+        ran.push(rules.into_iter().map(|r| r.name).collect());
+    }
+    Ok(ran)
+}
+
 pub fn run(args: CheckArgs) -> i32 {
-    let results = match check_roots(&args.paths, &args.search_dir, args.format) {
+    let mut results = match check_roots(&args.paths, &args.search_dir, args.format) {
         Ok(r) => r,
+        Err(code) => return code,
+    };
+    let external = match run_external_rules(&mut results, &args) {
+        Ok(names) => names,
         Err(code) => return code,
     };
     let any_errors = results.iter().any(|(_, c)| c.has_errors());
@@ -225,7 +269,7 @@ pub fn run(args: CheckArgs) -> i32 {
             render::print_json(&serde_json::json!({ "modules": modules }));
         }
         Format::Human => {
-            for (root, c) in &results {
+            for ((root, c), external) in results.iter().zip(&external) {
                 render::print_diagnostics(&c.sources, &c.diagnostics);
                 if c.has_errors() {
                     eprintln!(
@@ -235,7 +279,7 @@ pub fn run(args: CheckArgs) -> i32 {
                     );
                     continue;
                 }
-                print_report(root, c);
+                print_report(root, c, external);
             }
         }
     }
@@ -250,7 +294,7 @@ pub fn run(args: CheckArgs) -> i32 {
     }
 }
 
-fn print_report(root: &Path, c: &Checked) {
+fn print_report(root: &Path, c: &Checked, external: &[String]) {
     use std::io::Write as _;
     let module = &c.module;
     // One buffered writer for the whole report: a large module prints
@@ -304,6 +348,9 @@ fn print_report(root: &Path, c: &Checked) {
     );
     if warnings > 0 {
         summary.push_str(&format!(", {}", render::count_summary(&c.diagnostics)));
+    }
+    if !external.is_empty() {
+        summary.push_str(&format!(", external rules: {}", external.join(", ")));
     }
     let _ = writeln!(out, "{summary}");
     let _ = out.flush();

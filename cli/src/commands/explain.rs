@@ -61,6 +61,12 @@ pub fn explanation(rule: &Rule) -> String {
 
 fn unknown_code(code: &str) -> String {
     let mut message = format!("error: unknown diagnostic code `{code}`\n");
+    if let Some((rule, _)) = code.split_once(':') {
+        message.push_str(&format!(
+            "note: `{code}` is a code of the external rule `{rule}`: its documentation is the rule's own (docs/external-rules.md)"
+        ));
+        return message;
+    }
     let codes: Vec<String> = suggestions(code)
         .iter()
         .map(|r| format!("`{}` ({})", r.code, r.name))

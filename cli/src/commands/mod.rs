@@ -5,6 +5,4 @@ pub mod check;
 pub mod compile;
 pub mod explain;
 pub mod fmt;
-pub mod replay;
 pub mod rules;
-pub mod run;

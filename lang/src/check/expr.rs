@@ -166,6 +166,7 @@ impl ModelChecker<'_> {
             }
             ExprKind::Unary { op, operand } => {
                 let t = self.infer(operand, ctx)?;
+                self.unary_operand(*op, &t.ty, e.span)?;
                 let node = TExprKind::Unary {
                     op: *op,
                     operand: Box::new(t.texpr()),
@@ -307,6 +308,25 @@ impl ModelChecker<'_> {
         }
     }
 
+    /// `-x` needs a number or money (`null` too). The reference leaves the
+    /// operand unchecked and then cannot compile it; we report it here, at
+    /// its span. (`not x` on a non-bool is kept: the SQL reads it as
+    /// `not (x <> 0)`, like any non-bool condition.)
+    fn unary_operand(&mut self, op: UnaryOp, t: &Type, span: Span) -> Option<()> {
+        if op == UnaryOp::Not || t.is_numeric_arg() || t.is_unknown() {
+            return Some(());
+        }
+        self.error(
+            Diagnostic::error(
+                "E053",
+                span,
+                format!("unary minus needs a number or money, got {t}"),
+            )
+            .with_help("negate a numeric value; to reverse a sort order write `sort { x desc }`"),
+        );
+        None
+    }
+
     fn unsupported<T>(
         &mut self,
         op: BinOp,
@@ -428,6 +448,18 @@ impl ModelChecker<'_> {
                 return None;
             }
             window = Some(TWindow { partition_by, sort });
+        } else if func.window && !func.aggregate {
+            self.error(
+                Diagnostic::error(
+                    "E065",
+                    span,
+                    format!("{name}() is a window function: it needs over(...)"),
+                )
+                .with_help(format!(
+                    "say which rows it runs over, e.g. `{name}() over (partition_by: [k], sort: [x])`"
+                )),
+            );
+            return None;
         } else if func.aggregate && !self.in_group {
             self.error(
                 Diagnostic::error(

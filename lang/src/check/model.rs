@@ -3,7 +3,9 @@
 
 use std::collections::HashSet;
 
-use crate::ast::{self, AssignKind, ExprKind, Ident, Item, ItemKind, JoinKind, ModelDecl};
+use crate::ast::{
+    self, AssignKind, Cardinality, ExprKind, Ident, Item, ItemKind, JoinKind, ModelDecl,
+};
 use crate::cardinality;
 use crate::diag::Diagnostic;
 use crate::ir::{self, Column, ColumnRef, InputKind, InputRole, Step, TExprKind};
@@ -27,6 +29,9 @@ pub struct ModelChecker<'a> {
     group_keys: HashSet<String>,
     pub(super) in_group: bool,
     grouped: bool,
+    /// After a group: the number of inputs it consumed. Their columns are
+    /// gone; only the group's keys and aggregates (and later inputs) remain.
+    consumed_by_group: Option<usize>,
     /// Set once any join was seen.
     joined: bool,
     /// Set once a select/derive/aggregate, group, sort or take was seen.
@@ -63,6 +68,7 @@ impl<'a> ModelChecker<'a> {
             group_keys: HashSet::new(),
             in_group: false,
             grouped: false,
+            consumed_by_group: None,
             joined: false,
             shaped: false,
             setop_seen: false,
@@ -108,6 +114,8 @@ impl<'a> ModelChecker<'a> {
             }
             let place = if self.in_group {
                 "group output"
+            } else if self.consumed_by_group.is_some() {
+                "the group's keys and aggregates"
             } else {
                 "input columns"
             };
@@ -116,6 +124,13 @@ impl<'a> ModelChecker<'a> {
                 name.span,
                 format!("unknown column '{n}' in {place}"),
             );
+            if self.consumed_by_group.is_some() && self.inputs.iter().any(|i| i.column(n).is_some())
+            {
+                self.error(d.with_help(format!(
+                    "after a group only its keys and aggregates exist: group by `{n}` too, or aggregate it (e.g. `{n} = max({n})`)"
+                )));
+                return None;
+            }
             let joined: Vec<&str> = self
                 .inputs
                 .iter()
@@ -138,6 +153,63 @@ impl<'a> ModelChecker<'a> {
             .position(|i| i.alias == q.name && i.role != InputRole::SetOp)
         {
             let input = &self.inputs[index];
+            if input.condition_only {
+                self.error(
+                    Diagnostic::error(
+                        "E040",
+                        name.span,
+                        format!(
+                            "'{}.{n}' is not available here: a semi or anti join's input is read only in its `on` condition",
+                            q.name
+                        ),
+                    )
+                    .with_help(format!(
+                        "to use {}'s columns, join it with join_inner or join_left (with `expect many_to_one` if each row matches at most one)",
+                        q.name
+                    )),
+                );
+                return None;
+            }
+            if self
+                .consumed_by_group
+                .is_some_and(|consumed| index < consumed)
+            {
+                // The group keeps a key under its column's name: `orders.k`
+                // still means the key `k` when the group was by `orders.k`.
+                if let Some(e) = self.scope.get(n) {
+                    if e.origin == Origin::GroupKey
+                        && e.sources.len() == 1
+                        && e.sources[0].0 == q.name
+                        && e.sources[0].1 == n
+                    {
+                        return Some(Ty {
+                            ty: e.col.ty.clone(),
+                            nullable: e.col.nullable,
+                            sources: e.sources.clone(),
+                            aggregate: false,
+                            node: TExprKind::Column(ColumnRef::Local(n.to_string())),
+                        });
+                    }
+                }
+                if input.poisoned && input.column(n).is_none() {
+                    return None;
+                }
+                self.error(
+                    Diagnostic::error(
+                        "E040",
+                        name.span,
+                        format!(
+                            "'{}.{n}' is not available after the group: only its keys and aggregates are",
+                            q.name
+                        ),
+                    )
+                    .with_help(format!(
+                        "group by `{}.{n}` too, or aggregate it (e.g. `{n} = max({}.{n})`)",
+                        q.name, q.name
+                    )),
+                );
+                return None;
+            }
             if let Some(c) = input.column(n) {
                 return Some(Ty {
                     ty: c.ty,
@@ -393,6 +465,7 @@ impl<'a> ModelChecker<'a> {
             role,
             columns: Vec::new(),
             nullable_side: false,
+            condition_only: false,
             poisoned: true,
             span: name.span,
         };
@@ -499,6 +572,11 @@ impl<'a> ModelChecker<'a> {
         self.inputs.push(input);
         self.joined = true;
         let on = self.infer(&j.on, ExprCtx::at(Place::Join));
+        if matches!(j.kind, JoinKind::Semi | JoinKind::Anti) {
+            if let Some(input) = self.inputs.last_mut() {
+                input.condition_only = true;
+            }
+        }
         let typed = on.is_some();
         if let Some(on) = on {
             self.steps.push(Step::Join {
@@ -513,24 +591,31 @@ impl<'a> ModelChecker<'a> {
             .find(|i| i.role == InputRole::From)
             .map(|i| i.alias.clone())
             .unwrap_or_default();
+        let is_plain_left_bare = |name: &str| {
+            matches!(
+                self.scope.get(name).map(|e| &e.origin),
+                Some(Origin::Input { index: 0, name: n }) if n == name
+            )
+        };
+        let sides = cardinality::Sides {
+            left_alias: &left_input,
+            right_alias: &j.input.name,
+            right_is_shadowed: self.inputs[..self.inputs.len() - 1]
+                .iter()
+                .any(|i| i.alias == j.input.name),
+            is_plain_left_bare: &is_plain_left_bare,
+        };
+        let analysed = typed && resolved;
         let shape = match &j.expect {
-            Some(e) if typed && resolved => Some(cardinality::analyze(
-                j,
-                e.cardinality,
-                &cardinality::Sides {
-                    left_alias: &left_input,
-                    right_alias: &j.input.name,
-                    right_is_shadowed: self.inputs[..self.inputs.len() - 1]
-                        .iter()
-                        .any(|i| i.alias == j.input.name),
-                    is_plain_left_bare: &|name: &str| {
-                        matches!(
-                            self.scope.get(name).map(|e| &e.origin),
-                            Some(Origin::Input { index: 0, name: n }) if n == name
-                        )
-                    },
-                },
-            )),
+            Some(e) if analysed => Some(cardinality::analyze(j, e.cardinality, &sides)),
+            _ => None,
+        };
+        // What `expect many_to_one` would count on an unannotated join, so
+        // that a rule can suggest the promise without re-deriving keys.
+        let implied_keys = match j.kind {
+            JoinKind::Left | JoinKind::Inner if analysed && j.expect.is_none() => {
+                cardinality::analyze(j, Cardinality::ManyToOne, &sides).ok()
+            }
             _ => None,
         };
         self.joins.push(ir::Join {
@@ -538,9 +623,11 @@ impl<'a> ModelChecker<'a> {
             input: j.input.name.clone(),
             left_input,
             keyword_span: j.keyword_span,
+            on_span: j.on.span,
             expect: j.expect.as_ref().map(|e| e.cardinality),
             expect_span: j.expect.as_ref().map(|e| e.span),
             shape,
+            implied_keys,
         });
     }
 
@@ -589,6 +676,7 @@ impl<'a> ModelChecker<'a> {
 
     fn group(&mut self, g: &'a ast::GroupClause) {
         self.shaped = true;
+        let first_output = self.outputs.len();
         let mut key_names: Vec<String> = Vec::new();
         let mut step_keys = Vec::new();
         for key in &g.keys {
@@ -639,6 +727,11 @@ impl<'a> ModelChecker<'a> {
             self.item(item);
         }
         self.in_group = false;
+        // The group replaces the rows: from here on only its keys and the
+        // outputs of its body are in scope.
+        let live: HashSet<String> = self.outputs[first_output..].iter().cloned().collect();
+        self.scope.retain(|name| live.contains(name));
+        self.consumed_by_group = Some(self.inputs.len());
         self.steps.push(Step::EndGroup);
     }
 
@@ -1027,6 +1120,22 @@ impl<'a> ModelChecker<'a> {
                             "with `dedup by`, sort keys must be output columns",
                         )
                         .with_help("sort by a column of the select"),
+                    );
+                }
+            }
+        }
+        if let Some(dedup) = self.dedup_full {
+            // A full-row dedup keeps one row per distinct output row: a
+            // column that is not an output has no single value to sort by.
+            for (plain, span) in self.sort_keys.clone() {
+                if span.start > dedup.start && !plain.as_deref().is_some_and(is_output) {
+                    self.error(
+                        Diagnostic::error(
+                            "E076",
+                            span,
+                            "after a full-row `dedup`, sort keys must be output columns",
+                        )
+                        .with_help("sort by a column of the select, or sort before the dedup"),
                     );
                 }
             }

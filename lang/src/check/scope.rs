@@ -72,6 +72,16 @@ impl Scope {
     pub fn names(&self) -> impl Iterator<Item = &str> {
         self.order.iter().map(String::as_str)
     }
+
+    /// Keep only the entries whose name satisfies `keep`, in order.
+    pub fn retain(&mut self, keep: impl Fn(&str) -> bool) {
+        let old = std::mem::take(self);
+        for (name, entry) in old.order.into_iter().zip(old.entries) {
+            if keep(&name) {
+                self.insert(&name, entry);
+            }
+        }
+    }
 }
 
 /// An input (from, join or set-op operand) as the model sees it.
@@ -85,6 +95,9 @@ pub struct InputState {
     pub columns: Vec<Column>,
     /// Right side of a `join_left`: its columns become nullable.
     pub nullable_side: bool,
+    /// Right side of a `join_semi`/`join_anti` after its `on` condition:
+    /// it filters rows but contributes no columns.
+    pub condition_only: bool,
     /// The input's schema is incomplete (its own check failed): unknown
     /// columns on it are not reported again.
     pub poisoned: bool,

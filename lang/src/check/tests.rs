@@ -536,6 +536,36 @@ fn cardinality_suppressed_by_type_errors_and_absent_when_unannotated() {
         .all(|j| j.shape.is_none() && j.expect.is_none()));
 }
 
+/// The keys `expect many_to_one` would count on an unannotated join: the
+/// same analysis, kept for rules that suggest the promise.
+#[test]
+fn unannotated_joins_keep_their_implied_keys() {
+    let implied = |body: &str| {
+        let c = assert_ok(&format!("{OC} model m {{ {body} }}"));
+        let join = c.module.models[0].joins.first().cloned();
+        join.and_then(|j| j.implied_keys)
+    };
+    let some = |l: &[&str], r: &[&str]| match keys(l, r) {
+        Some(Ok(k)) => Some(k),
+        _ => None,
+    };
+    assert_eq!(
+        implied("from o join_left c on o.cid == c.cid"),
+        some(&["cid"], &["cid"])
+    );
+    assert_eq!(
+        implied("from o join_inner c on o.a == c.a and c.b == o.b and c.w == \"x\""),
+        some(&["a", "b"], &["a", "b", "w"])
+    );
+    assert_eq!(implied("from o join_left c on o.cid > c.cid"), None);
+    assert_eq!(implied("from o join_anti c on o.cid == c.cid"), None);
+    assert_eq!(
+        implied("from o join_left c on o.cid == c.cid expect many_to_one"),
+        None,
+        "an annotated join has `shape` instead"
+    );
+}
+
 #[test]
 fn contextual_words_stay_names() {
     assert_ok(

@@ -975,17 +975,19 @@ impl<'a> Printer<'a> {
             }),
             ExprKind::Call(c) => self.call(c),
             ExprKind::Unary { op, operand } => {
-                let parens = match &operand.kind {
-                    ExprKind::Binary { .. } => true,
-                    ExprKind::Unary { op: inner, .. } => {
-                        *op == UnaryOp::Neg && *inner == UnaryOp::Neg
-                    }
-                    ExprKind::Int(i) => *op == UnaryOp::Neg && *i < 0,
-                    _ => false,
-                };
+                let parens = matches!(operand.kind, ExprKind::Binary { .. });
+                // `- -x`, not `-(-x)`: parentheses would count as nesting
+                // levels, and a deep chain that parsed must re-parse.
+                let spaced = *op == UnaryOp::Neg
+                    && match &operand.kind {
+                        ExprKind::Unary { op: inner, .. } => *inner == UnaryOp::Neg,
+                        ExprKind::Int(i) => *i < 0,
+                        _ => false,
+                    };
                 let inner = self.expr(operand);
                 let prefix = match op {
                     UnaryOp::Not => "not ",
+                    UnaryOp::Neg if spaced => "- ",
                     UnaryOp::Neg => "-",
                 };
                 if parens {

@@ -506,8 +506,8 @@ fn minimal_parentheses() {
     expr_check("x in (a || b)", "x in a || b");
     expr_check("(x in a) == b", "x in a == b");
     expr_check("-(a + b) * -c", "-(a + b) * -c");
-    expr_check("- -x", "-(-x)");
-    expr_check("-(-(x))", "-(-x)");
+    expr_check("- -x", "- -x");
+    expr_check("-(-(x))", "- -x");
     expr_check("not not x", "not not x");
     expr_check("-.5 + 1.50 + (1_000)", "-.5 + 1.50 + 1000");
 }

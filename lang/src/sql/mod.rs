@@ -369,15 +369,15 @@ impl Lower<'_> {
                 let mut rendered = Vec::new();
                 for (name, e) in keys {
                     let (sql, _) = self.expr(e)?;
-                    rendered.push((name.clone(), sql));
+                    rendered.push((name.clone(), sql, self.is_plain(e)));
                 }
                 for b in self.bindings.values_mut() {
                     b.grouped_ok = false;
                 }
                 let mut group_by = Vec::new();
-                for (name, sql) in rendered {
+                for (name, sql, plain) in rendered {
                     group_by.push(sql.clone());
-                    self.bind(&name, sql, Kind::Row);
+                    self.bind_as(&name, sql, Kind::Row, plain);
                 }
                 self.layer.group_by = Some(group_by);
                 self.in_group = true;
@@ -545,9 +545,14 @@ impl Lower<'_> {
             }
         }
         let sql = self.select_sql(&items, false)?;
-        let keep: Vec<String> = names
+        // A computed value stays "not plain" through the subquery: its
+        // physical type is still the engine's, so the output cast applies.
+        let keep: Vec<(String, bool)> = names
             .into_iter()
-            .filter(|n| !grouped || self.bindings.get(n).is_some_and(|b| b.grouped_ok))
+            .filter_map(|n| {
+                let b = self.bindings.get(&n)?;
+                (!grouped || b.grouped_ok).then_some((n, b.plain))
+            })
             .collect();
         self.layer = Layer {
             from: format!("({sql}) AS {alias}"),
@@ -555,9 +560,9 @@ impl Lower<'_> {
         };
         self.order.clear();
         self.bindings.clear();
-        for n in keep {
+        for (n, plain) in keep {
             let sql = format!("{alias}.{}", self.d.ident(&n));
-            self.bind(&n, sql, Kind::Row);
+            self.bind_as(&n, sql, Kind::Row, plain);
         }
         self.access = new_access;
         Ok(())

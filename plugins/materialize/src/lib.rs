@@ -2,10 +2,13 @@
 //! (`strata run`, `test`, `replay`), with contract pins and join
 //! cardinality checks that abort before anything is published.
 //!
-//! This is the only crate that links DuckDB.
+//! This is the only crate that links DuckDB. Its commands register
+//! themselves with the CLI ([`commands`]).
 
 pub mod checks;
+pub mod commands;
 pub mod inputs;
+pub mod registry;
 pub mod replay;
 pub mod run;
 pub mod warehouse;
@@ -13,6 +16,7 @@ pub mod warehouse;
 use strata_lang::Diagnostic;
 
 pub use run::{run, test, RunOptions, RunReport};
+pub use strata_plugin::{NoProgress, Progress};
 pub use warehouse::Warehouse;
 
 /// Why a materialization stopped.
@@ -34,20 +38,4 @@ pub enum Failure {
 pub struct DataFailure {
     pub report: Vec<String>,
     pub diagnostic: Diagnostic,
-}
-
-/// Receives progress while a run works (a progress bar on a terminal).
-pub trait Progress {
-    /// A step starts: `label` says what (`build enriched`, `check ...`).
-    fn step(&self, label: &str);
-    /// Everything is done (or failed).
-    fn finish(&self);
-}
-
-/// Progress that shows nothing.
-pub struct NoProgress;
-
-impl Progress for NoProgress {
-    fn step(&self, _label: &str) {}
-    fn finish(&self) {}
 }

@@ -10,6 +10,7 @@ use strata_lang::sql::{self, Dialect};
 
 use crate::checks;
 use crate::inputs::{self, Origin};
+use crate::registry::{registered_checks, CheckContext};
 use crate::warehouse::{ident, string, Warehouse};
 use crate::{Failure, Progress};
 
@@ -264,45 +265,17 @@ pub(crate) fn build_one(
         ident(table)
     ))?;
     let rows = wh.count(&format!("SELECT COUNT(*) FROM {}", ident(table)))?;
-    if let Some(contract) = m
-        .contract
-        .as_ref()
-        .and_then(|c| module.contracts.iter().find(|x| &x.name == c))
-    {
-        progress.step(&format!("pins {}", m.name));
-        checks::pins(wh, m, contract, table, report)?;
-    }
-    let join_inputs: Vec<usize> = m
-        .inputs
-        .iter()
-        .enumerate()
-        .filter(|(_, i)| i.role == ir::InputRole::Join)
-        .map(|(k, _)| k)
-        .collect();
-    for check in sql::cardinality_checks(m) {
-        progress.step(&format!(
-            "check {} {} {}",
-            m.name,
-            check.join_kind.name(),
-            check.table
-        ));
-        let rel = relation(&m.inputs[check.input]);
-        // The join this check belongs to: the one whose input index matches
-        // (right side) or the join it was derived from (left side).
-        let join = m
-            .joins
-            .iter()
-            .zip(join_inputs.iter())
-            .find(|(j, k)| {
-                j.expect == Some(check.cardinality)
-                    && j.input == check.join_input
-                    && (check.left_side || **k == check.input)
-            })
-            .map(|(j, _)| j)
-            .ok_or_else(|| {
-                Failure::Environment("internal: join of a cardinality check not found".into())
-            })?;
-        checks::cardinality(wh, &check, &rel, join, report)?;
+    let mut context = CheckContext {
+        wh,
+        module,
+        model: m,
+        table,
+        relation,
+        report,
+        progress,
+    };
+    for check in registered_checks() {
+        (check.run)(&mut context)?;
     }
     Ok(rows)
 }

@@ -1,0 +1,249 @@
+//! The project file `strata.toml`, found by walking up from a module's
+//! directory (like cargo's `Cargo.toml`). One place reads it; commands take
+//! the settings they need from [`ProjectConfig`].
+//!
+//! ```toml
+//! [lints]                 # rule code (or `warnings`, `all`) = allow | warn | deny
+//! W002 = "allow"
+//! W007 = "deny"
+//!
+//! [rules]                 # external rule executables run by `strata check`
+//! external = ["tools/strata-rule-naming", "strata-rule-pii"]
+//! path-discovery = false  # do not also run every strata-rule-* on PATH
+//!
+//! [run]
+//! cardinality-sample-rows = 1000000
+//! ```
+//!
+//! Unknown tables or keys are an error naming the file, so a typo never
+//! silently disables a setting.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+/// The name of the project file.
+pub const FILE_NAME: &str = "strata.toml";
+
+/// A rule's level: what a firing diagnostic does to the exit code.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Level {
+    /// Not reported.
+    Allow,
+    /// Reported; the exit code stays 0.
+    Warn,
+    /// Reported as an error; exit 1.
+    Deny,
+}
+
+impl Level {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Level::Allow => "allow",
+            Level::Warn => "warn",
+            Level::Deny => "deny",
+        }
+    }
+}
+
+/// The settings of a `strata.toml`, and where it was found.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ProjectConfig {
+    /// The file the settings came from; `None` when no file was found.
+    pub path: Option<PathBuf>,
+    /// `[lints]`: level per rule code, or per group (`warnings`, `all`), in
+    /// the order of the keys' names.
+    pub lints: BTreeMap<String, Level>,
+    /// `[rules] external`: external rule executables. A name with a `/` is
+    /// a path relative to the project file's directory; a bare name is
+    /// looked up on `PATH`.
+    pub external_rules: Vec<String>,
+    /// `[rules] path-discovery`: whether `strata check` also runs every
+    /// `strata-rule-*` executable found on `PATH` (default true).
+    pub path_rules: bool,
+    /// `[run] cardinality-sample-rows`.
+    pub cardinality_sample_rows: Option<u64>,
+}
+
+impl Default for ProjectConfig {
+    fn default() -> Self {
+        ProjectConfig {
+            path: None,
+            lints: BTreeMap::new(),
+            external_rules: Vec::new(),
+            path_rules: true,
+            cardinality_sample_rows: None,
+        }
+    }
+}
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct RawConfig {
+    #[serde(default)]
+    lints: BTreeMap<String, Level>,
+    #[serde(default)]
+    rules: RawRules,
+    #[serde(default)]
+    run: RawRun,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+struct RawRules {
+    #[serde(default)]
+    external: Vec<String>,
+    path_discovery: Option<bool>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+struct RawRun {
+    cardinality_sample_rows: Option<u64>,
+}
+
+/// Why a project file could not be used.
+#[derive(Debug, PartialEq, Eq)]
+pub enum ConfigError {
+    /// The file exists but cannot be read (exit 4).
+    Unreadable(String),
+    /// The file is not valid (exit 2): the message names the file and the
+    /// offending key.
+    Invalid(String),
+}
+
+impl ConfigError {
+    pub fn message(&self) -> &str {
+        match self {
+            ConfigError::Unreadable(m) | ConfigError::Invalid(m) => m,
+        }
+    }
+
+    /// The exit code for this failure (LIFECYCLE.md).
+    pub fn exit_code(&self) -> i32 {
+        match self {
+            ConfigError::Unreadable(_) => crate::exit::ENVIRONMENT,
+            ConfigError::Invalid(_) => crate::exit::USAGE,
+        }
+    }
+}
+
+/// The nearest `strata.toml` in `start` (a module file or a directory) or
+/// one of its ancestors.
+pub fn find(start: &Path) -> Option<PathBuf> {
+    let start = std::path::absolute(start).unwrap_or_else(|_| start.to_path_buf());
+    let dir = if start.is_dir() {
+        start.as_path()
+    } else {
+        start.parent()?
+    };
+    dir.ancestors()
+        .map(|d| d.join(FILE_NAME))
+        .find(|p| p.is_file())
+}
+
+/// The project settings for a module file or directory: the nearest
+/// `strata.toml`, or the defaults when there is none.
+pub fn discover(start: &Path) -> Result<ProjectConfig, ConfigError> {
+    match find(start) {
+        Some(path) => load(&path),
+        None => Ok(ProjectConfig::default()),
+    }
+}
+
+/// Read and validate one project file.
+pub fn load(path: &Path) -> Result<ProjectConfig, ConfigError> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| ConfigError::Unreadable(format!("cannot read {}: {e}", path.display())))?;
+    parse(&text, path)
+}
+
+/// Parse the text of a project file found at `path`.
+pub fn parse(text: &str, path: &Path) -> Result<ProjectConfig, ConfigError> {
+    let raw: RawConfig = toml::from_str(text).map_err(|e| {
+        ConfigError::Invalid(format!(
+            "invalid {}: {}",
+            path.display(),
+            e.to_string().trim_end()
+        ))
+    })?;
+    Ok(ProjectConfig {
+        path: Some(path.to_path_buf()),
+        lints: raw.lints,
+        external_rules: raw.rules.external,
+        path_rules: raw.rules.path_discovery.unwrap_or(true),
+        cardinality_sample_rows: raw.run.cardinality_sample_rows,
+    })
+}
+
+impl ProjectConfig {
+    /// The directory of the project file (relative external rule paths are
+    /// resolved against it).
+    pub fn dir(&self) -> Option<&Path> {
+        self.path.as_deref().and_then(Path::parent)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse_ok(text: &str) -> ProjectConfig {
+        match parse(text, Path::new("strata.toml")) {
+            Ok(c) => c,
+            Err(e) => panic!("{}", e.message()),
+        }
+    }
+
+    #[test]
+    fn reads_every_table() {
+        let c = parse_ok(
+            "[lints]\nW002 = \"allow\"\nwarnings = \"deny\"\n\n[rules]\nexternal = [\"tools/strata-rule-x\"]\n\n[run]\ncardinality-sample-rows = 1000\n",
+        );
+        assert_eq!(c.lints.get("W002"), Some(&Level::Allow));
+        assert_eq!(c.lints.get("warnings"), Some(&Level::Deny));
+        assert_eq!(c.external_rules, vec!["tools/strata-rule-x".to_string()]);
+        assert!(c.path_rules, "PATH discovery is on by default");
+        assert_eq!(c.cardinality_sample_rows, Some(1000));
+        assert!(!parse_ok("[rules]\npath-discovery = false\n").path_rules);
+    }
+
+    #[test]
+    fn empty_file_is_the_defaults() {
+        let c = parse_ok("");
+        assert!(c.lints.is_empty() && c.external_rules.is_empty() && c.path_rules);
+        assert_eq!(ProjectConfig { path: None, ..c }, ProjectConfig::default());
+        assert_eq!(c.cardinality_sample_rows, None);
+    }
+
+    #[test]
+    fn unknown_keys_and_bad_levels_are_errors_naming_the_file() {
+        for bad in [
+            "[lint]\nW001 = \"allow\"\n",
+            "[lints]\nW001 = \"loud\"\n",
+            "[run]\ncardinality_sample_rows = 5\n",
+            "[run]\ncardinality-sample-rows = -5\n",
+        ] {
+            match parse(bad, Path::new("/p/strata.toml")) {
+                Err(ConfigError::Invalid(m)) => assert!(m.contains("/p/strata.toml"), "{m}"),
+                other => panic!("{bad:?} gave {other:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn found_by_walking_up() {
+        let root = std::env::temp_dir().join(format!("strata-config-{}", std::process::id()));
+        let deep = root.join("a/b");
+        std::fs::create_dir_all(&deep).expect("temp dir");
+        std::fs::write(root.join(FILE_NAME), "[lints]\nW001 = \"deny\"\n").expect("write");
+        std::fs::write(deep.join("m.strata"), "").expect("write");
+        let found = find(&deep.join("m.strata"));
+        assert_eq!(found, Some(root.join(FILE_NAME)));
+        let c = discover(&deep).expect("valid");
+        assert_eq!(c.lints.get("W001"), Some(&Level::Deny));
+        std::fs::remove_dir_all(&root).ok();
+    }
+}

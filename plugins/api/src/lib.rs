@@ -1,0 +1,108 @@
+//! What the `strata` CLI and its built-in plugins share.
+//!
+//! A built-in plugin (a crate under `plugins/`, linked into `strata`)
+//! registers its commands with `inventory::submit!` of a [`PluginCommand`],
+//! the same way rules register with `#[rule]`: the CLI builds its command
+//! line from its own commands plus [`commands()`] and has no hand-kept list
+//! of the plugins'. A command runs with a [`Host`], the CLI services it
+//! needs (checking a module with every rule, rendering diagnostics, a
+//! progress display) without depending on the CLI crate.
+//!
+//! Also here, so that plugins and the CLI agree on them: the exit codes
+//! ([`exit`]), the `--format` choice and stdout helpers ([`output`]), and
+//! the one reader of the project file `strata.toml` ([`config`]).
+
+pub mod config;
+pub mod exit;
+pub mod output;
+
+use std::path::{Path, PathBuf};
+
+use strata_lang::{Checked, Diagnostic, SourceMap};
+
+pub use output::{print_json, print_text, Format};
+
+/// A command a plugin adds to `strata`.
+pub struct PluginCommand {
+    /// Where the command is listed in `strata --help` and `--list` (the
+    /// built-in commands are 1 to 4 and 20 and up; ties by name).
+    pub order: usize,
+    /// The clap command: its name, one-line about and arguments.
+    pub command: fn() -> clap::Command,
+    /// Run it with the parsed arguments; returns the exit code.
+    pub run: fn(&clap::ArgMatches, &dyn Host) -> i32,
+}
+
+inventory::collect!(PluginCommand);
+
+impl PluginCommand {
+    pub fn name(&self) -> String {
+        (self.command)().get_name().to_string()
+    }
+}
+
+/// Every registered plugin command, in listing order.
+pub fn commands() -> Vec<&'static PluginCommand> {
+    let mut all: Vec<(&'static PluginCommand, String)> = inventory::iter::<PluginCommand>
+        .into_iter()
+        .map(|c| (c, c.name()))
+        .collect();
+    all.sort_by(|a, b| a.0.order.cmp(&b.0.order).then_with(|| a.1.cmp(&b.1)));
+    all.into_iter().map(|(c, _)| c).collect()
+}
+
+/// The clap command for a derived `Args` type: `name` with `about` (set
+/// after the arguments, whose flattened groups bring doc comments of their
+/// own).
+pub fn command<A: clap::Args>(name: &'static str, about: &'static str) -> clap::Command {
+    A::augment_args(clap::Command::new(name))
+        .about(about)
+        .long_about(None)
+}
+
+/// The derived `Args` of a plugin command's matches; on failure the error
+/// is printed and its exit code (usage) returned.
+pub fn parse<A: clap::FromArgMatches>(matches: &clap::ArgMatches) -> Result<A, i32> {
+    A::from_arg_matches(matches).map_err(|e| {
+        let _ = e.print();
+        exit::USAGE
+    })
+}
+
+/// The CLI services a plugin command uses.
+pub trait Host {
+    /// Check the module rooted at `file` with every rule. On module errors
+    /// (or a file that cannot be read) they are reported in `format`, ending
+    /// with "nothing was run", and the exit code is returned.
+    fn checked_module(
+        &self,
+        file: &Path,
+        search_dirs: &[PathBuf],
+        format: Format,
+    ) -> Result<Checked, i32>;
+    /// Render diagnostics on stderr, as `strata check` does.
+    fn print_diagnostics(&self, sources: &SourceMap, diagnostics: &[Diagnostic]);
+    /// A diagnostic as `--format json` shows it.
+    fn json_diagnostic(&self, sources: &SourceMap, diagnostic: &Diagnostic) -> serde_json::Value;
+    /// Report an environment failure (on stderr, and as the JSON document
+    /// with `--format json`); returns exit code 4.
+    fn environment_error(&self, message: &str, format: Format) -> i32;
+    /// A progress display on stderr for long work (inert off a terminal).
+    fn progress(&self) -> Box<dyn Progress>;
+}
+
+/// Receives progress while a plugin works (a spinner on a terminal).
+pub trait Progress {
+    /// A step starts: `label` says what (`build enriched`, `check ...`).
+    fn step(&self, label: &str);
+    /// Everything is done (or failed).
+    fn finish(&self);
+}
+
+/// Progress that shows nothing.
+pub struct NoProgress;
+
+impl Progress for NoProgress {
+    fn step(&self, _label: &str) {}
+    fn finish(&self) {}
+}

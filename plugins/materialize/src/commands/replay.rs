@@ -1,0 +1,170 @@
+//! `strata replay`: list recorded runs, show one, or re-execute one from its
+//! frozen inputs.
+
+use strata_plugin::{exit, outln, print_json, Format, Host};
+
+use super::run::{report_failure, WarehouseArgs};
+use crate::replay;
+
+#[derive(Debug, clap::Args)]
+pub struct ReplayArgs {
+    /// The module file.
+    #[arg(value_name = "FILE")]
+    pub file: std::path::PathBuf,
+    /// A run id (or a unique prefix of one); without it, list the runs.
+    #[arg(value_name = "RUN_ID")]
+    pub run_id: Option<String>,
+    /// Re-execute the run from its frozen inputs, with every check, and say
+    /// whether the outputs equal the recorded snapshots. Nothing is changed.
+    #[arg(long, requires = "run_id")]
+    pub execute: bool,
+    #[command(flatten)]
+    pub warehouse: WarehouseArgs,
+    /// Extra directory where `import a.b` looks for a/b.strata (repeatable).
+    #[arg(long, value_name = "DIR")]
+    pub search_dir: Vec<std::path::PathBuf>,
+    /// Output format: human or json.
+    #[arg(long, value_enum, default_value_t = Format::Human)]
+    pub format: Format,
+}
+
+pub fn run(args: ReplayArgs, host: &dyn Host) -> i32 {
+    let checked = match host.checked_module(&args.file, &args.search_dir, args.format) {
+        Ok(c) => c,
+        Err(code) => return code,
+    };
+    let result = (|| {
+        let wh = args.warehouse.open()?;
+        let Some(prefix) = &args.run_id else {
+            return replay::list(&wh).map(Outcome::List);
+        };
+        let record = replay::find(&wh, prefix)?;
+        if !args.execute {
+            return Ok(Outcome::Show(Box::new(record)));
+        }
+        let progress = host.progress();
+        let rep = replay::execute(&wh, &checked.module, &record, progress.as_ref())?;
+        Ok(Outcome::Executed(Box::new(record), rep))
+    })();
+    let outcome = match result {
+        Ok(o) => o,
+        Err(f) => return report_failure(host, f, &checked, args.format, "replay"),
+    };
+    match (outcome, args.format) {
+        (Outcome::List(runs), Format::Human) => {
+            if runs.is_empty() {
+                outln!("no recorded runs in {}", args.warehouse.warehouse);
+            }
+            for r in runs {
+                outln!(
+                    "{}  {}  {}{}  {}",
+                    r.run_id,
+                    r.started_at,
+                    r.branch,
+                    if r.stage_only { " (staged)" } else { "" },
+                    r.models.join(", ")
+                );
+            }
+            exit::OK
+        }
+        (Outcome::List(runs), Format::Json) => {
+            print_json(&serde_json::json!(runs
+                .iter()
+                .map(|r| serde_json::json!({"run_id": r.run_id, "started_at": r.started_at, "branch": r.branch, "stage_only": r.stage_only, "models": r.models}))
+                .collect::<Vec<_>>()));
+            exit::OK
+        }
+        (Outcome::Show(r), Format::Human) => {
+            outln!("run {}", r.run_id);
+            outln!("  started    {}", r.started_at);
+            outln!("  module     {}", r.module);
+            outln!(
+                "  branch     {}{}",
+                r.branch,
+                if r.stage_only { " (staged only)" } else { "" }
+            );
+            for (m, fp) in &r.fingerprints {
+                outln!(
+                    "  model      {m}  fingerprint {fp}  snapshot {}",
+                    r.snapshots.get(m).map_or("-", |s| s.as_str())
+                );
+            }
+            for (s, t) in &r.inputs {
+                outln!("  input      {s}  frozen as {t}");
+            }
+            for (s, o) in &r.overrides {
+                outln!("  override   {s} <- {o}");
+            }
+            if !r.report.is_empty() {
+                outln!("pins:");
+                outln!("{}", r.report);
+            }
+            exit::OK
+        }
+        (Outcome::Show(r), Format::Json) => {
+            print_json(&serde_json::json!({
+                "run_id": r.run_id, "started_at": r.started_at, "module": r.module, "branch": r.branch,
+                "stage_only": r.stage_only, "models": r.models, "fingerprints": r.fingerprints,
+                "inputs": r.inputs, "snapshots": r.snapshots, "overrides": r.overrides,
+                "report": r.report.lines().collect::<Vec<_>>(),
+            }));
+            exit::OK
+        }
+        (Outcome::Executed(r, rep), format) => {
+            let all_equal = rep.compared.iter().all(|(_, eq, _)| *eq);
+            if format == Format::Json {
+                print_json(&serde_json::json!({
+                    "run_id": r.run_id,
+                    "report": rep.report,
+                    "changed_models": rep.changed,
+                    "outputs": rep.compared.iter().map(|(m, eq, n)| serde_json::json!({"model": m, "equal": eq, "rows": n})).collect::<Vec<_>>(),
+                    "equal": all_equal,
+                }));
+            } else {
+                outln!(
+                    "replay of run {} (from its frozen inputs; nothing published)",
+                    r.run_id
+                );
+                for m in &rep.changed {
+                    outln!("  note: model {m} changed since the run (fingerprint differs)");
+                }
+                if !rep.report.is_empty() {
+                    outln!("pins:");
+                    for l in &rep.report {
+                        outln!("{l}");
+                    }
+                }
+                for (m, eq, n) in &rep.compared {
+                    outln!(
+                        "  {}  {m}  ({n} rows){}",
+                        if *eq { "same" } else { "DIFF" },
+                        if *eq {
+                            ""
+                        } else {
+                            ": differs from the recorded snapshot"
+                        }
+                    );
+                }
+                outln!(
+                    "{}",
+                    if all_equal {
+                        "outputs equal the recorded snapshots"
+                    } else {
+                        "outputs differ from the recorded snapshots"
+                    }
+                );
+            }
+            if all_equal {
+                exit::OK
+            } else {
+                exit::DATA_CHECK
+            }
+        }
+    }
+}
+
+enum Outcome {
+    List(Vec<replay::RunRecord>),
+    Show(Box<replay::RunRecord>),
+    Executed(Box<replay::RunRecord>, replay::ReplayReport),
+}
