@@ -11,6 +11,7 @@ pub mod check;
 pub mod diag;
 pub mod fingerprint;
 pub mod fmt;
+pub mod hash;
 pub mod ir;
 pub mod lexer;
 pub mod load;

@@ -8,7 +8,9 @@ mod model;
 mod scope;
 
 use std::cell::RefCell;
-use std::collections::HashMap;
+use std::rc::Rc;
+
+use crate::hash::FastMap as HashMap;
 use std::path::PathBuf;
 
 use crate::ast::{self, Annotation, Decl, ExprKind, FieldDef, TypeRef, TypeRefKind};
@@ -49,7 +51,8 @@ pub fn check_files(paths: &[PathBuf], options: &LoadOptions) -> Checked {
 /// A checked model's schema, for the models that read it.
 #[derive(Clone, Debug)]
 pub struct ModelResult {
-    pub columns: Vec<Column>,
+    /// Shared by every model that reads it.
+    pub columns: Rc<Vec<Column>>,
     /// The schema is complete (see `ir::Model::schema_complete`).
     pub ok: bool,
 }
@@ -60,7 +63,7 @@ pub struct Env<'a> {
     pub sources: HashMap<&'a str, &'a ast::SourceDecl>,
     /// Resolved columns: `None` when a column type failed to resolve,
     /// `Some(None)` when the source declares no columns.
-    source_cols: HashMap<&'a str, Option<Option<Vec<Column>>>>,
+    source_cols: HashMap<&'a str, Option<Option<Rc<Vec<Column>>>>>,
     pub contracts: HashMap<&'a str, &'a ast::ContractDecl>,
     contract_cols: HashMap<&'a str, Option<Vec<Column>>>,
     pub domains: HashMap<&'a str, Option<Type>>,
@@ -69,7 +72,7 @@ pub struct Env<'a> {
 }
 
 impl<'a> Env<'a> {
-    pub fn source_columns(&self, name: &str) -> Option<Option<&Vec<Column>>> {
+    pub fn source_columns(&self, name: &str) -> Option<Option<&Rc<Vec<Column>>>> {
         match self.source_cols.get(name) {
             Some(Some(cols)) => Some(cols.as_ref()),
             _ => None,
@@ -151,10 +154,10 @@ fn duplicate(kind: &str, name: &ast::Ident, first: &ast::Ident) -> Diagnostic {
 }
 
 fn build_module(loaded: &Loaded, diags: &mut Vec<Diagnostic>) -> ir::Module {
-    let mut sources: HashMap<&str, &ast::SourceDecl> = HashMap::new();
-    let mut contracts: HashMap<&str, &ast::ContractDecl> = HashMap::new();
-    let mut domain_decls: HashMap<&str, &ast::DomainDecl> = HashMap::new();
-    let mut models: HashMap<&str, &ast::ModelDecl> = HashMap::new();
+    let mut sources: HashMap<&str, &ast::SourceDecl> = HashMap::default();
+    let mut contracts: HashMap<&str, &ast::ContractDecl> = HashMap::default();
+    let mut domain_decls: HashMap<&str, &ast::DomainDecl> = HashMap::default();
+    let mut models: HashMap<&str, &ast::ModelDecl> = HashMap::default();
     let mut source_order = Vec::new();
     let mut contract_order = Vec::new();
     let mut model_order = Vec::new();
@@ -205,7 +208,7 @@ fn build_module(loaded: &Loaded, diags: &mut Vec<Diagnostic>) -> ir::Module {
     }
 
     // Domains, eagerly (E078 for unknown names and cycles).
-    let mut domains: HashMap<&str, Option<Type>> = HashMap::new();
+    let mut domains: HashMap<&str, Option<Type>> = HashMap::default();
     let mut domain_names: Vec<&&ast::DomainDecl> = domain_decls.values().collect();
     domain_names.sort_by_key(|d| (d.span.file, d.span.start));
     for d in domain_names {
@@ -215,12 +218,12 @@ fn build_module(loaded: &Loaded, diags: &mut Vec<Diagnostic>) -> ir::Module {
 
     let mut env = Env {
         sources,
-        source_cols: HashMap::new(),
+        source_cols: HashMap::default(),
         contracts,
-        contract_cols: HashMap::new(),
+        contract_cols: HashMap::default(),
         domains,
         models,
-        model_results: RefCell::new(HashMap::new()),
+        model_results: RefCell::new(HashMap::default()),
     };
 
     // Source and contract columns.
@@ -228,7 +231,7 @@ fn build_module(loaded: &Loaded, diags: &mut Vec<Diagnostic>) -> ir::Module {
         let cols = s
             .columns
             .as_ref()
-            .map(|fields| resolve_fields(fields, &env, diags));
+            .map(|fields| resolve_fields(fields, &env, diags).map(Rc::new));
         let cols = match cols {
             None => Some(None),
             Some(Some(c)) => Some(Some(c)),
@@ -244,7 +247,7 @@ fn build_module(loaded: &Loaded, diags: &mut Vec<Diagnostic>) -> ir::Module {
     // Models in dependency order.
     let order = dependency_order(&model_order, &env, diags);
     let mut ir_models = Vec::new();
-    let mut fingerprints: HashMap<String, String> = HashMap::new();
+    let mut fingerprints: HashMap<String, String> = HashMap::default();
     for (m, cyclic) in order {
         let mut model = if cyclic {
             ir::Model {
@@ -271,7 +274,7 @@ fn build_module(loaded: &Loaded, diags: &mut Vec<Diagnostic>) -> ir::Module {
         env.model_results.borrow_mut().insert(
             model.name.clone(),
             ModelResult {
-                columns: model.columns.clone(),
+                columns: Rc::new(model.columns.clone()),
                 ok: model.schema_complete,
             },
         );
@@ -295,7 +298,9 @@ fn build_module(loaded: &Loaded, diags: &mut Vec<Diagnostic>) -> ir::Module {
                     .iter()
                     .map(|kv| (kv.key.name.clone(), kv.value.clone()))
                     .collect(),
-                columns: env.source_columns(&s.name.name).and_then(|c| c.cloned()),
+                columns: env
+                    .source_columns(&s.name.name)
+                    .and_then(|c| c.map(|c| c.as_ref().clone())),
             })
             .collect(),
         contracts: contract_order
