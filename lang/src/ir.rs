@@ -272,7 +272,8 @@ pub struct TCall {
     /// The unit keyword of `date_add` / `date_sub` (`days`, ...); its value
     /// is the second argument.
     pub unit: Option<String>,
-    pub window: Option<TWindow>,
+    /// Boxed: rare, and it would make every typed expression larger.
+    pub window: Option<Box<TWindow>>,
 }
 
 #[derive(Clone, Debug, PartialEq)]

@@ -110,6 +110,33 @@ impl Fail {
 
 pub(crate) type PResult<T> = Result<T, Fail>;
 
+/// Part of an error message, built only when the error happens: the parser
+/// must not format messages for every token that is fine.
+pub(crate) trait Text {
+    fn text(self) -> String;
+}
+
+impl Text for &str {
+    fn text(self) -> String {
+        self.to_string()
+    }
+}
+
+impl Text for &String {
+    fn text(self) -> String {
+        self.clone()
+    }
+}
+
+/// A message part computed on demand: `Lazy(|| format!(..))`.
+pub(crate) struct Lazy<F>(pub F);
+
+impl<F: FnOnce() -> String> Text for Lazy<F> {
+    fn text(self) -> String {
+        (self.0)()
+    }
+}
+
 /// Top-level declaration keywords: the points error recovery resumes at.
 const TOP_KEYWORDS: &[&str] = &[
     "source", "contract", "model", "pipeline", "fn", "import", "domain", "test",
@@ -269,10 +296,11 @@ impl<'a> Parser<'a> {
 
     // ----- common pieces ------------------------------------------------
 
-    fn expect_sym(&mut self, s: &str, context: &str) -> PResult<Span> {
+    fn expect_sym(&mut self, s: &str, context: impl Text) -> PResult<Span> {
         if let Some(sp) = self.eat_sym(s) {
             return Ok(sp);
         }
+        let context = context.text();
         let what = if context.is_empty() {
             format!("'{s}'")
         } else {
@@ -281,16 +309,16 @@ impl<'a> Parser<'a> {
         Err(self.unexpected(&what))
     }
 
-    fn expect_kw(&mut self, k: &str, context: &str) -> PResult<Span> {
+    fn expect_kw(&mut self, k: &str, context: impl Text) -> PResult<Span> {
         if let Some(sp) = self.eat_kw(k) {
             return Ok(sp);
         }
-        Err(self.unexpected(&format!("keyword '{k}' {context}")))
+        Err(self.unexpected(&format!("keyword '{k}' {}", context.text())))
     }
 
     /// An identifier (never a keyword or type keyword); `what` names it in
     /// the error: `a column name`, `a model name`, ...
-    fn ident(&mut self, what: &str) -> PResult<Ident> {
+    fn ident(&mut self, what: impl Text) -> PResult<Ident> {
         if let TokenKind::Ident(name) = *self.kind() {
             let span = self.bump();
             return Ok(Ident {
@@ -298,7 +326,7 @@ impl<'a> Parser<'a> {
                 span,
             });
         }
-        Err(self.unexpected(what))
+        Err(self.unexpected(&what.text()))
     }
 
     /// An integer literal.

@@ -441,7 +441,7 @@ impl ModelChecker<'_> {
             if !ok {
                 return None;
             }
-            window = Some(TWindow { partition_by, sort });
+            window = Some(Box::new(TWindow { partition_by, sort }));
         } else if func.window && !func.aggregate {
             self.error(
                 Diagnostic::error(

@@ -1,6 +1,6 @@
 //! Top-level declarations, fields and types.
 
-use super::{close_words, or_list, PResult, Parser, TOP_KEYWORDS};
+use super::{close_words, or_list, Lazy, PResult, Parser, TOP_KEYWORDS};
 use crate::ast::*;
 use crate::lexer::TokenKind;
 
@@ -85,7 +85,7 @@ impl Parser<'_> {
         if self.eat_sym(")").is_none() {
             loop {
                 let key = self.ident("an argument name")?;
-                self.expect_sym(":", &format!("after '{}'", key.name))?;
+                self.expect_sym(":", Lazy(|| format!("after '{}'", key.name)))?;
                 let (value, quoted, value_span) = match self.kind().clone() {
                     TokenKind::Str(_) => {
                         let (t, s) = self.string_text("a string")?;
@@ -128,7 +128,7 @@ impl Parser<'_> {
                     continue;
                 }
                 let (key, _, key_span) = self.any_text("a source property or '}'")?;
-                self.expect_sym(":", &format!("after source property '{key}'"))?;
+                self.expect_sym(":", Lazy(|| format!("after source property '{key}'")))?;
                 let (value, quoted, value_span) =
                     self.any_text(&format!("a value for source property '{key}'"))?;
                 props.push(KeyValue {
@@ -155,7 +155,7 @@ impl Parser<'_> {
     fn contract_decl(&mut self) -> PResult<ContractDecl> {
         let kw = self.bump();
         let name = self.ident("a contract name")?;
-        self.expect_sym("{", &format!("after contract name '{}'", name.name))?;
+        self.expect_sym("{", Lazy(|| format!("after contract name '{}'", name.name)))?;
         let fields = self.fields_until_brace()?;
         Ok(ContractDecl {
             name,
@@ -180,7 +180,7 @@ impl Parser<'_> {
 
     fn field_def(&mut self) -> PResult<FieldDef> {
         let name = self.ident("a column name")?;
-        self.expect_sym(":", &format!("after column name '{}'", name.name))?;
+        self.expect_sym(":", Lazy(|| format!("after column name '{}'", name.name)))?;
         let ty = self.type_ref()?;
         let mut annotations = Vec::new();
         while let TokenKind::Keyword(k) = self.kind() {
@@ -330,7 +330,7 @@ impl Parser<'_> {
     fn domain_decl(&mut self) -> PResult<DomainDecl> {
         let kw = self.bump();
         let name = self.ident("a domain name")?;
-        self.expect_sym("=", &format!("after domain name '{}'", name.name))?;
+        self.expect_sym("=", Lazy(|| format!("after domain name '{}'", name.name)))?;
         let ty = self.type_ref()?;
         Ok(DomainDecl {
             name,
@@ -348,7 +348,7 @@ impl Parser<'_> {
             self.bump();
             env = Some(self.ident("an environment name after 'env:'")?);
         }
-        self.expect_sym("{", &format!("after pipeline name '{}'", name.name))?;
+        self.expect_sym("{", Lazy(|| format!("after pipeline name '{}'", name.name)))?;
         let mut models = Vec::new();
         let mut sources = Vec::new();
         loop {
@@ -432,7 +432,7 @@ impl Parser<'_> {
             self.expect_sym("(", "after the override function")?;
             while self.eat_sym(")").is_none() {
                 let key = self.ident("an argument name or ')'")?;
-                self.expect_sym(":", &format!("after '{}'", key.name))?;
+                self.expect_sym(":", Lazy(|| format!("after '{}'", key.name)))?;
                 let (value, quoted, value_span) =
                     self.any_text(&format!("a value for '{}'", key.name))?;
                 args.push(KeyValue {
@@ -455,7 +455,10 @@ impl Parser<'_> {
     fn test_decl(&mut self) -> PResult<TestDecl> {
         let kw = self.bump();
         let model = self.ident("the name of the model to test")?;
-        self.expect_sym("{", &format!("after test model name '{}'", model.name))?;
+        self.expect_sym(
+            "{",
+            Lazy(|| format!("after test model name '{}'", model.name)),
+        )?;
         let mut checks = Vec::new();
         loop {
             if self.eat_sym("}").is_some() {
@@ -549,12 +552,12 @@ impl Parser<'_> {
     fn fn_decl(&mut self) -> PResult<FnDecl> {
         let kw = self.bump();
         let name = self.ident("a function name")?;
-        self.expect_sym("(", &format!("after function name '{}'", name.name))?;
+        self.expect_sym("(", Lazy(|| format!("after function name '{}'", name.name)))?;
         let mut params = Vec::new();
         if self.eat_sym(")").is_none() {
             loop {
                 let p = self.ident("a parameter name")?;
-                self.expect_sym(":", &format!("after parameter '{}'", p.name))?;
+                self.expect_sym(":", Lazy(|| format!("after parameter '{}'", p.name)))?;
                 let t = self.fn_type()?;
                 params.push((p, t));
                 if self.eat_sym(",").is_some() {

@@ -1,6 +1,6 @@
 //! Expressions: precedence climbing over prefix operators and primaries.
 
-use super::{PResult, Parser};
+use super::{Lazy, PResult, Parser};
 use crate::ast::*;
 use crate::lexer::TokenKind;
 
@@ -150,7 +150,8 @@ impl Parser<'_> {
                     return self.call_rest(name);
                 }
                 if self.eat_sym(".").is_some() {
-                    let col = self.ident(&format!("a column name after '{}.'", name.name))?;
+                    let col =
+                        self.ident(Lazy(|| format!("a column name after '{}.'", name.name)))?;
                     return Ok(Expr {
                         span: name.span.to(col.span),
                         kind: ExprKind::Column {
@@ -190,7 +191,7 @@ impl Parser<'_> {
         let first = self.expr()?;
         if self.eat_kw("for").is_some() {
             let var = self.ident("a variable name after 'for'")?;
-            self.expect_kw("in", &format!("after 'for {}'", var.name))?;
+            self.expect_kw("in", Lazy(|| format!("after 'for {}'", var.name)))?;
             let iter = self.expr()?;
             self.expect_sym("]", "to close the list comprehension")?;
             return Ok(Expr {
@@ -224,7 +225,7 @@ impl Parser<'_> {
     /// A call after its name: `( [distinct] args ) [over (..)]`. The
     /// current token is `(`.
     pub(super) fn call_rest(&mut self, name: Ident) -> PResult<Expr> {
-        self.expect_sym("(", &format!("after '{}'", name.name))?;
+        self.expect_sym("(", Lazy(|| format!("after '{}'", name.name)))?;
         let distinct = self.eat_kw("distinct").is_some();
         let mut args = Vec::new();
         if self.eat_sym(")").is_none() {
@@ -247,7 +248,7 @@ impl Parser<'_> {
                 }
                 self.expect_sym(
                     ")",
-                    &format!("or ',' in the arguments of {}(..)", name.name),
+                    Lazy(|| format!("or ',' in the arguments of {}(..)", name.name)),
                 )?;
                 break;
             }
@@ -271,7 +272,7 @@ impl Parser<'_> {
             }
         }
         let over = if self.is_kw("over") {
-            Some(self.window()?)
+            Some(Box::new(self.window()?))
         } else {
             None
         };

@@ -1,6 +1,6 @@
 //! Model declarations (and model values in fn bodies) and their clauses.
 
-use super::{edit_distance, or_list, PResult, Parser};
+use super::{edit_distance, or_list, Lazy, PResult, Parser};
 use crate::ast::*;
 use crate::lexer::{self, TokenKind};
 use crate::span::Span;
@@ -74,7 +74,10 @@ impl Parser<'_> {
             self.expect_kw("contract", "after '->'")?;
             contract = Some(self.ident("a contract name")?);
         }
-        self.expect_sym("{", &format!("to open the body of model '{}'", name.name))?;
+        self.expect_sym(
+            "{",
+            Lazy(|| format!("to open the body of model '{}'", name.name)),
+        )?;
         let mut items = Vec::new();
         while self.eat_sym("}").is_none() {
             items.push(self.model_item(in_fn)?);
@@ -168,8 +171,8 @@ impl Parser<'_> {
                     "join_anti" => JoinKind::Anti,
                     _ => JoinKind::Semi,
                 };
-                let input = self.ident(&format!("an input name after '{k}'"))?;
-                self.expect_kw("on", &format!("after join input '{}'", input.name))?;
+                let input = self.ident(Lazy(|| format!("an input name after '{k}'")))?;
+                self.expect_kw("on", Lazy(|| format!("after join input '{}'", input.name)))?;
                 let on = self.expr()?;
                 let expect = if self.is_kw("expect") {
                     Some(self.join_expect()?)
@@ -190,7 +193,7 @@ impl Parser<'_> {
             },
             "let" => {
                 let name = self.ident("a name after 'let'")?;
-                self.expect_sym("=", &format!("after 'let {}'", name.name))?;
+                self.expect_sym("=", Lazy(|| format!("after 'let {}'", name.name)))?;
                 ItemKind::Let {
                     name,
                     expr: self.expr()?,
@@ -219,13 +222,14 @@ impl Parser<'_> {
                     "intersect" => SetOpKind::Intersect,
                     _ => SetOpKind::Except,
                 };
-                let input = match self.ident(&format!("a model name after '{}'", kind.keyword())) {
-                    Ok(i) => i,
-                    Err(f) if self.is_kw("all") => {
-                        return Err(f.with_help(format!("'{k} all' is not supported")))
-                    }
-                    Err(f) => return Err(f),
-                };
+                let input =
+                    match self.ident(Lazy(|| format!("a model name after '{}'", kind.keyword()))) {
+                        Ok(i) => i,
+                        Err(f) if self.is_kw("all") => {
+                            return Err(f.with_help(format!("'{k} all' is not supported")))
+                        }
+                        Err(f) => return Err(f),
+                    };
                 ItemKind::SetOp { kind, input }
             }
             "dedup" => {
@@ -295,13 +299,13 @@ impl Parser<'_> {
 
     /// `{ [name = expr {, name = expr} [,]] }` after select/derive/aggregate.
     fn assign_block(&mut self, k: &str) -> PResult<Vec<Assign>> {
-        self.expect_sym("{", &format!("after '{k}'"))?;
+        self.expect_sym("{", Lazy(|| format!("after '{k}'")))?;
         let mut out = Vec::new();
         if self.eat_sym("}").is_some() {
             return Ok(out);
         }
         loop {
-            let name = self.ident(&format!("an output column name in the {k} block"))?;
+            let name = self.ident(Lazy(|| format!("an output column name in the {k} block")))?;
             if !self.is_sym("=") {
                 let f = self.unexpected(&format!("'=' after output column '{}'", name.name));
                 return Err(if self.is_sym(":") || self.is_sym("==") {
@@ -325,7 +329,7 @@ impl Parser<'_> {
                 }
                 continue;
             }
-            self.expect_sym("}", &format!("or ',' in the {k} block"))?;
+            self.expect_sym("}", Lazy(|| format!("or ',' in the {k} block")))?;
             break;
         }
         Ok(out)
@@ -549,7 +553,7 @@ impl Parser<'_> {
             if self.eat_sym(",").is_some() {
                 continue;
             }
-            self.expect_sym(close, &format!("or ',' {context}"))?;
+            self.expect_sym(close, Lazy(|| format!("or ',' {context}")))?;
             break;
         }
         Ok(out)
