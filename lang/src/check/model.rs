@@ -343,7 +343,12 @@ impl<'a> ModelChecker<'a> {
             self.item(item);
             self.last_was_setop = is_setop;
         }
-        let (columns, lineage, output_refs) = self.finish_outputs();
+        let (mut columns, mut lineage, mut output_refs) = self.finish_outputs();
+        // The IR of every model stays alive until the end: no slack.
+        columns.shrink_to_fit();
+        lineage.shrink_to_fit();
+        output_refs.shrink_to_fit();
+        self.steps.shrink_to_fit();
         self.end_of_model_checks(&columns);
         self.check_contract(&columns);
         ir::Model {

@@ -253,6 +253,7 @@ impl Parser<'_> {
                 break;
             }
         }
+        args.shrink_to_fit();
         // Unit slots: a bare name as date_trunc's 2nd or date_diff's 3rd
         // argument is the unit's name, not a column.
         let slot = match name.name.as_str() {

@@ -82,6 +82,8 @@ impl Parser<'_> {
         while self.eat_sym("}").is_none() {
             items.push(self.model_item(in_fn)?);
         }
+        // Syntax trees live until the whole module is checked: no slack.
+        items.shrink_to_fit();
         Ok(ModelDecl {
             name,
             name_quoted,
@@ -332,6 +334,7 @@ impl Parser<'_> {
             self.expect_sym("}", Lazy(|| format!("or ',' in the {k} block")))?;
             break;
         }
+        out.shrink_to_fit();
         Ok(out)
     }
 
@@ -556,6 +559,7 @@ impl Parser<'_> {
             self.expect_sym(close, Lazy(|| format!("or ',' {context}")))?;
             break;
         }
+        out.shrink_to_fit();
         Ok(out)
     }
 }
