@@ -130,9 +130,10 @@ impl<'a> Env<'a> {
     }
 }
 
-fn check_loaded(loaded: Loaded) -> Checked {
+fn check_loaded(mut loaded: Loaded) -> Checked {
     let mut diags = loaded.diagnostics.clone();
-    let module = build_module(&loaded, &mut diags);
+    let bodies = take_model_bodies(&mut loaded);
+    let module = build_module(&loaded, bodies, &mut diags);
     sort_diagnostics(&mut diags);
     diags.dedup();
     Checked {
@@ -153,7 +154,34 @@ fn duplicate(kind: &str, name: &ast::Ident, first: &ast::Ident) -> Diagnostic {
     .with_help(format!("rename or remove one of the two {kind}s"))
 }
 
-fn build_module(loaded: &Loaded, diags: &mut Vec<Diagnostic>) -> ir::Module {
+/// Where a model declaration's body is kept while the module is checked:
+/// the file and start of the declaration.
+type BodyKey = (crate::span::FileId, u32);
+
+fn body_key(m: &ast::ModelDecl) -> BodyKey {
+    (m.span.file, m.span.start)
+}
+
+/// Move every model's clauses out of the syntax tree. Each model's body is
+/// dropped as soon as the model is checked, so the syntax of a large module
+/// and its whole IR are never in memory together.
+fn take_model_bodies(loaded: &mut Loaded) -> HashMap<BodyKey, Vec<ast::Item>> {
+    let mut out = HashMap::default();
+    for (_, file) in &mut loaded.files {
+        for d in &mut file.decls {
+            if let Decl::Model(m) = d {
+                out.insert(body_key(m), std::mem::take(&mut m.items));
+            }
+        }
+    }
+    out
+}
+
+fn build_module(
+    loaded: &Loaded,
+    mut bodies: HashMap<BodyKey, Vec<ast::Item>>,
+    diags: &mut Vec<Diagnostic>,
+) -> ir::Module {
     let mut sources: HashMap<&str, &ast::SourceDecl> = HashMap::default();
     let mut contracts: HashMap<&str, &ast::ContractDecl> = HashMap::default();
     let mut domain_decls: HashMap<&str, &ast::DomainDecl> = HashMap::default();
@@ -245,10 +273,18 @@ fn build_module(loaded: &Loaded, diags: &mut Vec<Diagnostic>) -> ir::Module {
     }
 
     // Models in dependency order.
-    let order = dependency_order(&model_order, &env, diags);
-    let mut ir_models = Vec::new();
+    let order = dependency_order(&model_order, &bodies, &env, diags);
+    let mut ir_models = Vec::with_capacity(order.len());
     let mut fingerprints: HashMap<String, String> = HashMap::default();
     for (m, cyclic) in order {
+        // The declaration with its body back; dropped after this turn.
+        let m = &ast::ModelDecl {
+            name: m.name.clone(),
+            name_quoted: m.name_quoted,
+            contract: m.contract.clone(),
+            items: bodies.remove(&body_key(m)).unwrap_or_default(),
+            span: m.span,
+        };
         let mut model = if cyclic {
             ir::Model {
                 name: m.name.name.clone(),
@@ -486,8 +522,8 @@ fn field_column(f: &FieldDef, ty: Type) -> Column {
 }
 
 /// The model inputs that are models (dependency edges), in clause order.
-fn model_deps<'a>(m: &'a ast::ModelDecl, env: &Env) -> Vec<&'a ast::Ident> {
-    m.items
+fn model_deps<'a>(items: &'a [ast::Item], env: &Env) -> Vec<&'a ast::Ident> {
+    items
         .iter()
         .filter_map(|it| match &it.kind {
             ast::ItemKind::From(n) => Some(n),
@@ -503,6 +539,7 @@ fn model_deps<'a>(m: &'a ast::ModelDecl, env: &Env) -> Vec<&'a ast::Ident> {
 /// models on a dependency cycle are reported (F001) and flagged.
 fn dependency_order<'a>(
     models: &[&'a ast::ModelDecl],
+    bodies: &HashMap<BodyKey, Vec<ast::Item>>,
     env: &Env<'a>,
     diags: &mut Vec<Diagnostic>,
 ) -> Vec<(&'a ast::ModelDecl, bool)> {
@@ -520,7 +557,8 @@ fn dependency_order<'a>(
     let deps: Vec<Vec<usize>> = models
         .iter()
         .map(|m| {
-            model_deps(m, env)
+            let items = bodies.get(&body_key(m)).map_or(&[][..], Vec::as_slice);
+            model_deps(items, env)
                 .iter()
                 .filter_map(|n| index.get(n.name.as_str()).copied())
                 .collect()
