@@ -254,7 +254,8 @@ pub enum TExprKind {
         lhs: Box<TExpr>,
         rhs: Box<TExpr>,
     },
-    Call(TCall),
+    /// Boxed: the largest kind, and most nodes are columns and operators.
+    Call(Box<TCall>),
     Cast {
         expr: Box<TExpr>,
         to: Type,

@@ -563,13 +563,13 @@ impl ModelChecker<'_> {
         Some(Ty {
             sources,
             aggregate: (func.aggregate && call.over.is_none()) || args.iter().any(|a| a.aggregate),
-            node: TExprKind::Call(TCall {
+            node: TExprKind::Call(Box::new(TCall {
                 name: name.to_string(),
                 distinct: call.distinct,
                 args: targs,
                 unit,
                 window,
-            }),
+            })),
             ..ty
         })
     }
