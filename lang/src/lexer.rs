@@ -165,6 +165,31 @@ const SYMBOLS1: &[&str] = &[
     "!",
 ];
 
+/// [`SYMBOLS1`] by first byte: 1 + index, 0 = none (built at compile time).
+const SYMBOL1_TABLE: [u8; 128] = {
+    let mut t = [0u8; 128];
+    let mut i = 0;
+    while i < SYMBOLS1.len() {
+        t[SYMBOLS1[i].as_bytes()[0] as usize] = (i + 1) as u8;
+        i += 1;
+    }
+    t
+};
+
+/// The symbol at the start of `rest`, longest first.
+fn symbol_at(rest: &[u8]) -> Option<&'static str> {
+    let b0 = *rest.first()?;
+    let b1 = rest.get(1).copied().unwrap_or(0);
+    if let Some(s) = SYMBOLS2
+        .iter()
+        .find(|s| s.as_bytes()[0] == b0 && s.as_bytes()[1] == b1)
+    {
+        return Some(s);
+    }
+    let i = usize::from(*SYMBOL1_TABLE.get(usize::from(b0))?).checked_sub(1)?;
+    Some(SYMBOLS1[i])
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub enum TokenKind<'a> {
     /// An identifier (including contextual words such as `many_to_one`), as
@@ -571,17 +596,8 @@ impl<'a> Lexer<'a> {
 
     fn symbol_or_error(&mut self, c: char) {
         let start = self.pos;
-        let rest = self.text.get(start..).unwrap_or("");
-        if let Some(s) = rest
-            .get(..2)
-            .and_then(|two| SYMBOLS2.iter().find(|s| **s == two))
-        {
-            self.pos += 2;
-            self.push(TokenKind::Sym(s), start, self.pos);
-            return;
-        }
-        if let Some(s) = SYMBOLS1.iter().find(|s| rest.starts_with(**s)) {
-            self.pos += 1;
+        if let Some(s) = symbol_at(self.text.as_bytes().get(start..).unwrap_or(&[])) {
+            self.pos += s.len();
             self.push(TokenKind::Sym(s), start, self.pos);
             return;
         }

@@ -60,11 +60,7 @@ pub struct SourceFile {
 impl SourceFile {
     pub fn new(path: PathBuf, text: String) -> SourceFile {
         let mut line_starts = vec![0];
-        for (i, b) in text.bytes().enumerate() {
-            if b == b'\n' {
-                line_starts.push(i + 1);
-            }
-        }
+        line_starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
         SourceFile {
             path,
             text,

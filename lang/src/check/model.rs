@@ -84,7 +84,7 @@ impl<'a> ModelChecker<'a> {
             joins: Vec::new(),
             poisoned_names: HashSet::default(),
             from_poisoned: false,
-            steps: Vec::new(),
+            steps: Vec::with_capacity(step_estimate(&model.items)),
         }
     }
 
@@ -573,6 +573,7 @@ impl<'a> ModelChecker<'a> {
         }
         let input = self.resolve_input(name, InputRole::From);
         let index = self.inputs.len();
+        self.scope.reserve(input.columns.len());
         for (ci, c) in input.columns.iter().enumerate() {
             self.scope.insert(
                 &c.name,
@@ -1358,6 +1359,19 @@ fn passthrough_name(columns: &[Column], alias: &str, name: &str) -> String {
         }
         i += 1;
     }
+}
+
+/// About how many steps a model's clauses make (one per clause, one per
+/// output, two more per group), so the step list is allocated once.
+fn step_estimate(items: &[Item]) -> usize {
+    items
+        .iter()
+        .map(|it| match &it.kind {
+            ItemKind::Assign(_, assigns) => assigns.len(),
+            ItemKind::Group(g) => 2 + step_estimate(&g.body),
+            _ => 1,
+        })
+        .sum()
 }
 
 /// Lineage kind of a computed value.

@@ -151,6 +151,12 @@ impl Scope {
         }
     }
 
+    /// Room for `n` more names.
+    pub fn reserve(&mut self, n: usize) {
+        self.order.reserve(n);
+        self.entries.reserve(n);
+    }
+
     pub fn get(&self, name: &str) -> Option<&Entry> {
         self.position(name).map(|i| &self.entries[i])
     }
