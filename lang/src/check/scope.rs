@@ -118,32 +118,43 @@ const INDEXED: usize = 16;
 /// entry in place (keeping its position), as the language's scope does.
 #[derive(Clone, Debug, Default)]
 pub struct Scope {
-    order: Vec<String>,
+    /// Each entry's name, `None` when it is its column's name (almost
+    /// always: no copy of the name then).
+    order: Vec<Option<String>>,
     /// Name -> position, once there are [`INDEXED`] names.
     index: HashMap<String, usize>,
     entries: Vec<Entry>,
 }
 
 impl Scope {
+    fn name_at(&self, i: usize) -> &str {
+        match &self.order[i] {
+            Some(n) => n,
+            None => &self.entries[i].col.name,
+        }
+    }
+
     fn position(&self, name: &str) -> Option<usize> {
         if self.order.len() >= INDEXED {
             self.index.get(name).copied()
         } else {
-            self.order.iter().position(|n| n == name)
+            (0..self.order.len()).find(|&i| self.name_at(i) == name)
         }
     }
 
     pub fn insert(&mut self, name: &str, entry: Entry) {
         match self.position(name) {
-            Some(i) => self.entries[i] = entry,
+            Some(i) => {
+                self.order[i] = (entry.col.name != name).then(|| name.to_string());
+                self.entries[i] = entry;
+            }
             None => {
                 let i = self.entries.len();
-                self.order.push(name.to_string());
+                self.order
+                    .push((entry.col.name != name).then(|| name.to_string()));
                 self.entries.push(entry);
                 if self.order.len() == INDEXED {
-                    for (i, n) in self.order.iter().enumerate() {
-                        self.index.insert(n.clone(), i);
-                    }
+                    self.reindex();
                 } else if self.order.len() > INDEXED {
                     self.index.insert(name.to_string(), i);
                 }
@@ -167,22 +178,32 @@ impl Scope {
 
     /// Names and entries in insertion order.
     pub fn iter(&self) -> impl Iterator<Item = (&str, &Entry)> {
-        self.order
-            .iter()
-            .map(String::as_str)
-            .zip(self.entries.iter())
+        (0..self.order.len()).map(|i| (self.name_at(i), &self.entries[i]))
     }
 
     pub fn names(&self) -> impl Iterator<Item = &str> {
-        self.order.iter().map(String::as_str)
+        (0..self.order.len()).map(|i| self.name_at(i))
     }
 
     /// Keep only the entries whose name satisfies `keep`, in order.
     pub fn retain(&mut self, keep: impl Fn(&str) -> bool) {
-        let old = std::mem::take(self);
-        for (name, entry) in old.order.into_iter().zip(old.entries) {
-            if keep(&name) {
-                self.insert(&name, entry);
+        let keep: Vec<bool> = self.names().map(keep).collect();
+        let mut flags = keep.iter();
+        self.order
+            .retain(|_| flags.next().copied().unwrap_or(false));
+        let mut flags = keep.iter();
+        self.entries
+            .retain(|_| flags.next().copied().unwrap_or(false));
+        self.reindex();
+    }
+
+    /// Rebuild the name index (kept only from [`INDEXED`] names on).
+    fn reindex(&mut self) {
+        self.index.clear();
+        if self.order.len() >= INDEXED {
+            for i in 0..self.order.len() {
+                let name = self.name_at(i).to_string();
+                self.index.insert(name, i);
             }
         }
     }
@@ -237,5 +258,60 @@ pub fn fresh_column(name: &str, ty: crate::types::Type, nullable: bool) -> Colum
         protected: false,
         enum_values: None,
         classification: None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::types::Type;
+
+    fn entry(col: &str) -> Entry {
+        Entry {
+            col: EntryCol::Own(fresh_column(col, Type::Int64, false)),
+            origin: Origin::Let,
+            sources: Sources::default(),
+            how: "derived",
+        }
+    }
+
+    /// Small scopes are scanned, large ones indexed: both behave the same,
+    /// through growth, overwrites (in place) and retain.
+    #[test]
+    fn scan_and_index_agree() {
+        for n in [3, INDEXED - 1, INDEXED, 40] {
+            let mut s = Scope::default();
+            for i in 0..n {
+                s.insert(&format!("c{i}"), entry(&format!("c{i}")));
+            }
+            // A name that differs from its column's name.
+            s.insert("c1", entry("other"));
+            assert_eq!(s.names().count(), n);
+            assert_eq!(s.names().nth(1), Some("c1"));
+            assert_eq!(s.get("c1").map(|e| e.col.name.as_str()), Some("other"));
+            assert!(s.contains(&format!("c{}", n - 1)) && !s.contains("nope"));
+            s.retain(|name| name != "c0");
+            assert_eq!(s.names().next(), Some("c1"));
+            assert!(!s.contains("c0"));
+            assert_eq!(
+                s.get(&format!("c{}", n - 1)).map(|e| e.how),
+                Some("derived")
+            );
+            let names: Vec<&str> = s.iter().map(|(n, _)| n).collect();
+            assert_eq!(names.len(), n - 1);
+        }
+    }
+
+    #[test]
+    fn sources_stay_unique_in_order() {
+        let mut a = Sources::default();
+        assert!(a.is_empty());
+        a.push((0, 1));
+        assert_eq!(a, Sources::One((0, 1)));
+        let mut b = Sources::One((2, 0));
+        b.push((0, 1));
+        a.merge(&b);
+        assert_eq!(a.as_slice(), &[(0, 1), (2, 0)]);
+        assert_eq!(a.len(), 2);
     }
 }
