@@ -181,23 +181,28 @@ pub fn run(args: CompileArgs) -> i32 {
                 "cardinality_checks": compiled.checks,
             })),
             Format::Human => {
+                use std::fmt::Write as _;
                 let mut out = String::new();
                 for v in &compiled.views {
-                    out.push_str(&format!("-- model {}\n{}\n\n", v.model, v.sql));
+                    let _ = write!(out, "-- model {}\n{}\n\n", v.model, v.sql);
                 }
                 for c in &compiled.checks {
-                    out.push_str(&format!(
+                    let _ = write!(
+                        out,
                         "-- join cardinality check [{}]: expect {}: {} unique on ({}); passes when the count is 0\n{}\n\n",
                         c.join,
                         c.cardinality,
                         c.table,
                         c.keys.join(", "),
                         c.sql
-                    ));
+                    );
                 }
                 render::print_text(out.trim_end());
             }
         }
+        // The process exits next: freeing the module piece by piece would
+        // only cost time (see `check::run`).
+        std::mem::forget((checked, compiled));
     }
     exit::OK
 }
