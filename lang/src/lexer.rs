@@ -275,18 +275,24 @@ pub fn is_word_char(c: char) -> bool {
 
 /// Lex `text` (the contents of `file`).
 pub fn lex(file: FileId, text: &str) -> Lexed<'_> {
+    lex_from(file, text, 0)
+}
+
+/// Lex `text` from byte `start` (a token boundary) to its end; spans are
+/// offsets into the whole `text`.
+pub fn lex_from(file: FileId, text: &str, start: usize) -> Lexed<'_> {
     let mut lx = Lexer {
         file,
         text,
-        pos: 0,
+        pos: start,
         out: Lexed {
             // About one token per 5 bytes of typical source.
-            tokens: Vec::with_capacity(text.len() / 5 + 1),
+            tokens: Vec::with_capacity(text.len().saturating_sub(start) / 5 + 1),
             ..Lexed::default()
         },
     };
     // A byte-order mark at the very start is not part of the program.
-    if text.starts_with('\u{feff}') {
+    if start == 0 && text.starts_with('\u{feff}') {
         lx.pos = '\u{feff}'.len_utf8();
     }
     lx.run();

@@ -26,10 +26,73 @@ pub const MAX_DEPTH: u32 = 200;
 /// The diagnostic code of every lex and parse error.
 pub const PARSE_ERROR: &str = "ParseError";
 
+/// Files at least this large are lexed and parsed in two halves at once.
+const PARALLEL_FROM: usize = 128 * 1024;
+
 /// Parse one file. Declarations that parsed are kept even when others failed;
 /// the diagnostics (lex and parse errors) are in source order.
 pub fn parse(file: FileId, text: &str) -> (ast::File, Vec<Diagnostic>) {
-    let lexed = lexer::lex(file, text);
+    if let Some(parsed) = split_point(text).and_then(|at| parse_halves(file, text, at)) {
+        return parsed;
+    }
+    parse_tokens(file, text, lexer::lex(file, text))
+}
+
+/// Where a large file can be cut in two for [`parse_halves`]: the start of a
+/// line that starts a top-level declaration, near the middle.
+fn split_point(text: &str) -> Option<usize> {
+    if text.len() < PARALLEL_FROM {
+        return None;
+    }
+    let bytes = text.as_bytes();
+    let mid = text.len() / 2;
+    bytes
+        .get(mid..)?
+        .iter()
+        .enumerate()
+        .filter(|(_, b)| **b == b'\n')
+        .map(|(i, _)| mid + i + 1)
+        .take(10_000)
+        .find(|&at| {
+            let rest = bytes.get(at..).unwrap_or(&[]);
+            TOP_KEYWORDS.iter().any(|k| {
+                rest.starts_with(k.as_bytes())
+                    && rest.get(k.len()).is_some_and(u8::is_ascii_whitespace)
+            })
+        })
+}
+
+/// Lex and parse `text[..at]` and `text[at..]` on two threads. The result is
+/// the whole file's when both halves are free of errors (the cut is then
+/// between two declarations); `None` otherwise, and the file is parsed whole,
+/// so diagnostics and recovery never depend on the cut.
+fn parse_halves(file: FileId, text: &str, at: usize) -> Option<(ast::File, Vec<Diagnostic>)> {
+    let (first, second) = std::thread::scope(|s| {
+        // As much stack as the main thread: parsing recurses (MAX_DEPTH).
+        let second = std::thread::Builder::new()
+            .stack_size(8 << 20)
+            .spawn_scoped(s, || {
+                parse_tokens(file, text, lexer::lex_from(file, text, at))
+            })
+            .ok()?;
+        let first = parse_tokens(file, text, lexer::lex(file, text.get(..at)?));
+        Some((first, second.join().ok()?))
+    })?;
+    if !first.1.is_empty() || !second.1.is_empty() {
+        return None;
+    }
+    let (mut whole, rest) = (first.0, second.0);
+    whole.decls.extend(rest.decls);
+    whole.comments.extend(rest.comments);
+    Some((whole, Vec::new()))
+}
+
+/// Parse a file's tokens.
+fn parse_tokens<'a>(
+    file: FileId,
+    text: &'a str,
+    lexed: lexer::Lexed<'a>,
+) -> (ast::File, Vec<Diagnostic>) {
     let mut p = Parser::new(file, text, lexed.tokens);
     let mut decls = Vec::new();
     let mut diags = Vec::new();
