@@ -286,8 +286,8 @@ pub fn lex_from(file: FileId, text: &str, start: usize) -> Lexed<'_> {
         text,
         pos: start,
         out: Lexed {
-            // About one token per 5 bytes of typical source.
-            tokens: Vec::with_capacity(text.len().saturating_sub(start) / 5 + 1),
+            // About one token per 4 bytes of typical source.
+            tokens: Vec::with_capacity(text.len().saturating_sub(start) / 4 + 1),
             ..Lexed::default()
         },
     };
