@@ -119,24 +119,28 @@ pub fn declared_pins(module: &ir::Module, model: &ir::Model) -> Vec<DeclaredPin>
         .and_then(|c| module.contracts.iter().find(|x| &x.name == c))
     {
         for col in &c.columns {
-            let mut what = Vec::new();
+            // `<model>.<column>: <what>, ..., type <type>`, written in place.
+            let mut text = format!("{}.{}: ", model.name, col.name);
             if col.primary_key {
-                what.push("primary_key".to_string());
+                text.push_str("primary_key, ");
             } else {
                 if !col.nullable {
-                    what.push("nonnull".to_string());
+                    text.push_str("nonnull, ");
                 }
                 if col.unique {
-                    what.push("unique".to_string());
+                    text.push_str("unique, ");
                 }
             }
             if let Some(values) = &col.enum_values {
-                what.push(format!("enum {{{}}}", values.join(", ")));
+                text.push_str("enum {");
+                text.push_str(&values.join(", "));
+                text.push_str("}, ");
             }
-            what.push(format!("type {}", col.ty));
+            text.push_str("type ");
+            write_type(&mut text, &col.ty);
             pins.push(DeclaredPin {
                 kind: "contract",
-                text: format!("{}.{}: {}", model.name, col.name, what.join(", ")),
+                text,
             });
         }
     }
@@ -156,11 +160,21 @@ pub fn column_text(c: &Column) -> String {
     s
 }
 
-fn write_column(out: &mut String, c: &Column) {
+/// A type's name, without the formatting machinery for the common ones.
+fn write_type(out: &mut String, ty: &strata_lang::types::Type) {
     use std::fmt::Write as _;
+    match ty.plain_name() {
+        Some(name) => out.push_str(name),
+        None => {
+            let _ = write!(out, "{ty}");
+        }
+    }
+}
+
+fn write_column(out: &mut String, c: &Column) {
     out.push_str(&c.name);
     out.push_str(": ");
-    let _ = write!(out, "{}", c.ty);
+    write_type(out, &c.ty);
     if !c.nullable {
         out.push_str(" nonnull");
     }
