@@ -722,8 +722,8 @@ mod tests {
                 Int(1000),
                 Int(10),
                 Int(1),
-                Float(1.5, "1.5".into()),
-                Float(0.5, ".5".into()),
+                Float(1.5, "1.5"),
+                Float(0.5, ".5"),
                 Int(1),
                 id("e3"),
                 Eof

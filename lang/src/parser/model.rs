@@ -497,7 +497,7 @@ impl Parser<'_> {
                 if let TokenKind::Ident(unit) = self.kind().clone() {
                     if !self.is_sym_at(1, ":") {
                         self.bump();
-                        text.push_str(&unit);
+                        text.push_str(unit);
                     }
                 }
                 Ok((text, self.since(start)))
