@@ -94,6 +94,7 @@ pub fn compile_module(
     d: Dialect,
 ) -> Result<Compiled, Vec<Diagnostic>> {
     let rel = |i: &ir::Input| relation(d, i);
+    let columns = sql::ModuleColumns::of(module);
     let mut views = Vec::new();
     let mut checks = Vec::new();
     let mut errors = Vec::new();
@@ -102,7 +103,7 @@ pub fn compile_module(
         .iter()
         .filter(|m| wanted.is_empty() || wanted.contains(&m.name))
     {
-        match sql::lower_model(module, m, d, &rel) {
+        match sql::lower_model_with(&columns, m, d, &rel) {
             Ok(select) => views.push(JsonView {
                 model: m.name.clone(),
                 view: view_name(&m.name),
