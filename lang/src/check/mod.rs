@@ -307,14 +307,23 @@ fn build_module(
         };
         model.fingerprint = crate::fingerprint::model_fingerprint(m, &model, &fingerprints);
         fingerprints.insert(model.name.clone(), model.fingerprint.clone());
+        // The schema moves to the models that read it; it comes back below.
         env.model_results.borrow_mut().insert(
             model.name.clone(),
             ModelResult {
-                columns: Rc::new(model.columns.clone()),
+                columns: Rc::new(std::mem::take(&mut model.columns)),
                 ok: model.schema_complete,
             },
         );
         ir_models.push(model);
+    }
+    // Every checker is done: each schema is the IR's again (moved back, as
+    // nothing else holds it any more).
+    let mut results = env.model_results.take();
+    for model in &mut ir_models {
+        if let Some(r) = results.remove(&model.name) {
+            model.columns = Rc::try_unwrap(r.columns).unwrap_or_else(|c| c.as_ref().clone());
+        }
     }
 
     let ir_tests = tests
