@@ -26,29 +26,56 @@ pub const MAX_DEPTH: u32 = 200;
 /// The diagnostic code of every lex and parse error.
 pub const PARSE_ERROR: &str = "ParseError";
 
-/// Files from this size up to [`PARALLEL_TO`] are lexed and parsed in two
-/// halves at once.
+/// Files from this size on are lexed on two threads; up to [`PARALLEL_TO`]
+/// also parsed on two threads, in two halves.
 const PARALLEL_FROM: usize = 128 * 1024;
 
-/// Beyond this size files are parsed on one thread: the second thread's
-/// syntax trees live in its own malloc arena, where the memory they free
-/// (each model's body, once checked) cannot be reused for the IR, so a very
-/// large module would peak 20% higher (187 -> 231 MB at 20,000 models).
+/// From this size on only the lexing is shared: the second thread's syntax
+/// trees would live in its own malloc arena, where the memory they free (each
+/// model's body, once checked) cannot be reused for the IR, so a very large
+/// module would peak 20% higher (187 -> 231 MB at 20,000 models).
 const PARALLEL_TO: usize = 4 * 1024 * 1024;
 
 /// Parse one file. Declarations that parsed are kept even when others failed;
 /// the diagnostics (lex and parse errors) are in source order.
 pub fn parse(file: FileId, text: &str) -> (ast::File, Vec<Diagnostic>) {
-    if let Some(parsed) = split_point(text).and_then(|at| parse_halves(file, text, at)) {
-        return parsed;
+    if let Some(at) = split_point(text) {
+        let parsed = if text.len() < PARALLEL_TO {
+            parse_halves(file, text, at)
+        } else {
+            lex_halves(file, text, at).map(|lexed| parse_tokens(file, text, lexed))
+        };
+        if let Some(parsed) = parsed {
+            return parsed;
+        }
     }
     parse_tokens(file, text, lexer::lex(file, text))
+}
+
+/// Lex `text[..at]` and `text[at..]` on two threads and join the tokens:
+/// the whole file's when the first half lexed without errors (the cut is
+/// then between two tokens); `None` otherwise. (Only the short-lived tokens
+/// come from the second thread.)
+fn lex_halves(file: FileId, text: &str, at: usize) -> Option<lexer::Lexed<'_>> {
+    let (mut first, second) = std::thread::scope(|s| {
+        let second = s.spawn(|| lexer::lex_from(file, text, at));
+        let first = lexer::lex(file, text.get(..at)?);
+        Some((first, second.join().ok()?))
+    })?;
+    if !first.diagnostics.is_empty() {
+        return None;
+    }
+    first.tokens.pop(); // the first half's end of file
+    first.tokens.extend(second.tokens);
+    first.comments.extend(second.comments);
+    first.diagnostics = second.diagnostics;
+    Some(first)
 }
 
 /// Where a large file can be cut in two for [`parse_halves`]: the start of a
 /// line that starts a top-level declaration, near the middle.
 fn split_point(text: &str) -> Option<usize> {
-    if !(PARALLEL_FROM..PARALLEL_TO).contains(&text.len()) {
+    if text.len() < PARALLEL_FROM {
         return None;
     }
     let bytes = text.as_bytes();

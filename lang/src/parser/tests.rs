@@ -1746,7 +1746,16 @@ fn halves_parse_like_the_whole_file() {
             &clean[first_model_after(mid - 2000)..]
         ),
     ];
-    for text in &variants {
+    for text in variants.iter().chain([&clean]) {
         assert_eq!(parse(F, text), whole(text));
+        // Files from PARALLEL_TO on are only lexed in two halves.
+        let at = split_point(text).unwrap();
+        if let Some(lexed) = lex_halves(F, text, at) {
+            let all = lexer::lex(F, text);
+            assert_eq!(lexed.tokens, all.tokens);
+            assert_eq!(lexed.comments, all.comments);
+            assert_eq!(lexed.diagnostics, all.diagnostics);
+        }
     }
+    assert!(lex_halves(F, &clean, split_point(&clean).unwrap()).is_some());
 }
