@@ -177,6 +177,15 @@ for n in $SIZES; do
   fi
 done
 
+# ------------------------------------------- compile vs check (2,000)
+# `strata compile` must stay within 2x of `strata check` (same module).
+COMPILE_MS=""
+if [[ " $SIZES " == *" 2000 "* ]]; then
+  W=2 N="$RUNS"; r="$(median_ms "$STRATA" compile "$OUT/models_2000.strata")"
+  COMPILE_MS="${r% *}"
+  log "   strata compile (2,000): ${COMPILE_MS} ms wall"
+fi
+
 # --------------------------------------------------------------- report
 # speedup OURS REF: REF/OURS as "12x" (or "> 12x" when REF is "> N s").
 speedup() {
@@ -242,6 +251,9 @@ done
 echo
 if [[ " $SIZES " == *" 2000 "* && " $SIZES " == *" 20000 "* ]]; then
   echo "strata time(20,000) / time(2,000) = $(ratio "${OURS[2000]}" "${OURS[20000]}") wall, $(ratio "${OURS_CPU[2000]}" "${OURS_CPU[20000]}") CPU (target <= 12; linear = 10)"
+fi
+if [ -n "$COMPILE_MS" ]; then
+  echo "strata compile / strata check at 2,000 models = $(ratio "${OURS[2000]}" "$COMPILE_MS") (${COMPILE_MS} ms / ${OURS[2000]} ms; target <= 2)"
 fi
 [ "$have_ref" = 1 ] || echo "(reference not installed at $STRATA_REF: ours only)"
 for n in $SIZES; do
