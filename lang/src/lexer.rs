@@ -140,8 +140,30 @@ const RESERVED_TABLE: [u8; RESERVED_SLOTS] = {
     t
 };
 
+/// Longest reserved word (a longer word is never reserved).
+const RESERVED_MAX: usize = 16;
+
+/// Per word length, a bit per first letter `a`..`z`: whether any reserved
+/// word has that length and first letter. Most names are rejected by this
+/// one test, without hashing.
+const RESERVED_STARTS: [u32; RESERVED_MAX + 1] = {
+    let mut t = [0u32; RESERVED_MAX + 1];
+    let mut i = 0;
+    while i < KEYWORDS.len() + TYPE_KEYWORDS.len() {
+        let w = reserved_word(i).as_bytes();
+        t[w.len()] |= 1 << (w[0] - b'a');
+        i += 1;
+    }
+    t
+};
+
 /// The reserved word `w` is, if any.
 fn keyword(w: &str) -> Option<Reserved> {
+    let first = *w.as_bytes().first()?;
+    let starts = *RESERVED_STARTS.get(w.len())?;
+    if !first.is_ascii_lowercase() || starts & (1 << (first - b'a')) == 0 {
+        return None;
+    }
     let mut h = reserved_hash(w.as_bytes());
     loop {
         let i = usize::from(RESERVED_TABLE[h]).checked_sub(1)?;
@@ -411,8 +433,13 @@ impl<'a> Lexer<'a> {
         let start = self.pos;
         let bytes = self.text.as_bytes();
         loop {
+            // The ASCII run at once, then any other word character.
+            let rest = bytes.get(self.pos..).unwrap_or(&[]);
+            self.pos += rest
+                .iter()
+                .position(|b| !(b.is_ascii_alphanumeric() || *b == b'_'))
+                .unwrap_or(rest.len());
             match bytes.get(self.pos) {
-                Some(b) if b.is_ascii_alphanumeric() || *b == b'_' => self.pos += 1,
                 Some(0x80..) => match self.peek() {
                     Some(c) if is_word_char(c) => self.pos += c.len_utf8(),
                     _ => break,
@@ -690,6 +717,10 @@ mod tests {
             "int640",
             "fro",
             "many_to_one",
+            "_from",
+            "é",
+            "merge_strategy_x",
+            "merge_strategies_",
         ] {
             assert!(keyword(w).is_none(), "{w}");
         }
