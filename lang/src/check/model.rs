@@ -1080,8 +1080,18 @@ impl<'a> ModelChecker<'a> {
             if !outs.is_empty() && !outs.contains(name) {
                 continue;
             }
-            let mut col = Column::clone(&e.col);
-            col.name = name.to_string();
+            let c: &Column = &e.col;
+            // The entry's column under the output's name (one copy of each).
+            let col = Column {
+                name: name.to_string(),
+                ty: c.ty.clone(),
+                nullable: c.nullable,
+                unique: c.unique,
+                primary_key: c.primary_key,
+                protected: c.protected,
+                enum_values: c.enum_values.clone(),
+                classification: c.classification.clone(),
+            };
             lineage.push(ir::Lineage {
                 column: name.to_string(),
                 from: self.source_names(&e.sources),
