@@ -546,7 +546,9 @@ pub struct Call {
     pub name: Ident,
     pub distinct: bool,
     pub args: Vec<Arg>,
-    pub over: Option<Window>,
+    /// Boxed: most calls have no window, and every expression is as large
+    /// as its largest kind.
+    pub over: Option<Box<Window>>,
 }
 
 /// A call argument, positional or `name: value`.

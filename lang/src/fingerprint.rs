@@ -78,7 +78,7 @@ impl std::hash::Hasher for StableHasher {
 pub fn model_fingerprint(
     m: &ModelDecl,
     model: &ir::Model,
-    upstream: &std::collections::HashMap<String, String>,
+    upstream: &crate::hash::FastMap<String, String>,
 ) -> String {
     use std::hash::{Hash, Hasher};
     let mut h = StableHasher::new();

@@ -315,7 +315,8 @@ pub enum TExprKind {
         lhs: Box<TExpr>,
         rhs: Box<TExpr>,
     },
-    Call(TCall),
+    /// Boxed: the largest kind, and most nodes are columns and operators.
+    Call(Box<TCall>),
     Cast {
         expr: Box<TExpr>,
         to: Type,
@@ -333,7 +334,8 @@ pub struct TCall {
     /// The unit keyword of `date_add` / `date_sub` (`days`, ...); its value
     /// is the second argument.
     pub unit: Option<String>,
-    pub window: Option<TWindow>,
+    /// Boxed: rare, and it would make every typed expression larger.
+    pub window: Option<Box<TWindow>>,
 }
 
 #[derive(Clone, Debug, PartialEq)]

@@ -95,6 +95,90 @@ pub const TYPE_KEYWORDS: &[&str] = &[
     "array",
 ];
 
+/// A reserved word found by [`keyword`].
+enum Reserved {
+    Keyword(&'static str),
+    Type(&'static str),
+}
+
+/// Number of slots of [`RESERVED_TABLE`] (a power of two).
+const RESERVED_SLOTS: usize = 256;
+
+/// The reserved words: [`KEYWORDS`] then [`TYPE_KEYWORDS`].
+const fn reserved_word(i: usize) -> &'static str {
+    if i < KEYWORDS.len() {
+        KEYWORDS[i]
+    } else {
+        TYPE_KEYWORDS[i - KEYWORDS.len()]
+    }
+}
+
+const fn reserved_hash(w: &[u8]) -> usize {
+    let mut h = w.len();
+    let mut i = 0;
+    while i < w.len() {
+        h = h.wrapping_mul(31).wrapping_add(w[i] as usize);
+        i += 1;
+    }
+    (h ^ (h >> 7)) & (RESERVED_SLOTS - 1)
+}
+
+/// Open-addressing hash table of the reserved words, built at compile time:
+/// slot = 1 + index for [`reserved_word`], 0 = empty. Every word of the
+/// source is looked up, so this must cost a hash and about one comparison.
+const RESERVED_TABLE: [u8; RESERVED_SLOTS] = {
+    let mut t = [0u8; RESERVED_SLOTS];
+    let mut i = 0;
+    while i < KEYWORDS.len() + TYPE_KEYWORDS.len() {
+        let mut h = reserved_hash(reserved_word(i).as_bytes());
+        while t[h] != 0 {
+            h = (h + 1) & (RESERVED_SLOTS - 1);
+        }
+        t[h] = (i + 1) as u8;
+        i += 1;
+    }
+    t
+};
+
+/// Longest reserved word (a longer word is never reserved).
+const RESERVED_MAX: usize = 16;
+
+/// Per word length, a bit per first letter `a`..`z`: whether any reserved
+/// word has that length and first letter. Most names are rejected by this
+/// one test, without hashing.
+const RESERVED_STARTS: [u32; RESERVED_MAX + 1] = {
+    let mut t = [0u32; RESERVED_MAX + 1];
+    let mut i = 0;
+    while i < KEYWORDS.len() + TYPE_KEYWORDS.len() {
+        let w = reserved_word(i).as_bytes();
+        t[w.len()] |= 1 << (w[0] - b'a');
+        i += 1;
+    }
+    t
+};
+
+/// The reserved word `w` is, if any.
+fn keyword(w: &str) -> Option<Reserved> {
+    let first = *w.as_bytes().first()?;
+    let starts = *RESERVED_STARTS.get(w.len())?;
+    if !first.is_ascii_lowercase() || starts & (1 << (first - b'a')) == 0 {
+        return None;
+    }
+    let mut h = reserved_hash(w.as_bytes());
+    loop {
+        let i = usize::from(RESERVED_TABLE[h]).checked_sub(1)?;
+        let k = reserved_word(i);
+        if k == w {
+            return Some(if i < KEYWORDS.len() {
+                Reserved::Keyword(k)
+            } else {
+                Reserved::Type(k)
+            });
+        }
+        h = (h + 1) & (RESERVED_SLOTS - 1);
+    }
+}
+
 /// Two-character symbols (longest match wins).
 pub(crate) const SYMBOLS2: &[&str] = &["->", "==", "!=", "<=", ">=", "${", "=>", "||"];
 /// One-character symbols.
@@ -103,10 +187,36 @@ pub(crate) const SYMBOLS1: &[&str] = &[
     "!",
 ];
 
+/// [`SYMBOLS1`] by first byte: 1 + index, 0 = none (built at compile time).
+const SYMBOL1_TABLE: [u8; 128] = {
+    let mut t = [0u8; 128];
+    let mut i = 0;
+    while i < SYMBOLS1.len() {
+        t[SYMBOLS1[i].as_bytes()[0] as usize] = (i + 1) as u8;
+        i += 1;
+    }
+    t
+};
+
+/// The symbol at the start of `rest`, longest first.
+fn symbol_at(rest: &[u8]) -> Option<&'static str> {
+    let b0 = *rest.first()?;
+    let b1 = rest.get(1).copied().unwrap_or(0);
+    if let Some(s) = SYMBOLS2
+        .iter()
+        .find(|s| s.as_bytes()[0] == b0 && s.as_bytes()[1] == b1)
+    {
+        return Some(s);
+    }
+    let i = usize::from(*SYMBOL1_TABLE.get(usize::from(b0))?).checked_sub(1)?;
+    Some(SYMBOLS1[i])
+}
+
 #[derive(Clone, Debug, PartialEq)]
-pub enum TokenKind {
-    /// An identifier (including contextual words such as `many_to_one`).
-    Ident(String),
+pub enum TokenKind<'a> {
+    /// An identifier (including contextual words such as `many_to_one`), as
+    /// written in the source.
+    Ident(&'a str),
     /// A reserved keyword (one of [`KEYWORDS`]).
     Keyword(&'static str),
     /// A type keyword (one of [`TYPE_KEYWORDS`]).
@@ -114,7 +224,7 @@ pub enum TokenKind {
     /// An integer literal (`_` separators removed).
     Int(i64),
     /// A float literal: its value and its text as written.
-    Float(f64, String),
+    Float(f64, &'a str),
     /// A string literal: its literal and `${var}` parts (no empty literal
     /// parts; an empty string has no parts).
     Str(Vec<StrPart>),
@@ -128,16 +238,16 @@ pub enum TokenKind {
 }
 
 #[derive(Clone, Debug, PartialEq)]
-pub struct Token {
-    pub kind: TokenKind,
+pub struct Token<'a> {
+    pub kind: TokenKind<'a>,
     pub span: Span,
 }
 
-/// The result of lexing one file.
+/// The result of lexing one file; tokens borrow their text from it.
 #[derive(Clone, Debug, Default)]
-pub struct Lexed {
+pub struct Lexed<'a> {
     /// The tokens, always ending with one [`TokenKind::Eof`].
-    pub tokens: Vec<Token>,
+    pub tokens: Vec<Token<'a>>,
     pub comments: Vec<Comment>,
     pub diagnostics: Vec<Diagnostic>,
 }
@@ -186,15 +296,25 @@ pub fn is_word_char(c: char) -> bool {
 }
 
 /// Lex `text` (the contents of `file`).
-pub fn lex(file: FileId, text: &str) -> Lexed {
+pub fn lex(file: FileId, text: &str) -> Lexed<'_> {
+    lex_from(file, text, 0)
+}
+
+/// Lex `text` from byte `start` (a token boundary) to its end; spans are
+/// offsets into the whole `text`.
+pub fn lex_from(file: FileId, text: &str, start: usize) -> Lexed<'_> {
     let mut lx = Lexer {
         file,
         text,
-        pos: 0,
-        out: Lexed::default(),
+        pos: start,
+        out: Lexed {
+            // About one token per 4 bytes of typical source.
+            tokens: Vec::with_capacity(text.len().saturating_sub(start) / 4 + 1),
+            ..Lexed::default()
+        },
     };
     // A byte-order mark at the very start is not part of the program.
-    if text.starts_with('\u{feff}') {
+    if start == 0 && text.starts_with('\u{feff}') {
         lx.pos = '\u{feff}'.len_utf8();
     }
     lx.run();
@@ -206,10 +326,10 @@ struct Lexer<'a> {
     text: &'a str,
     /// Byte offset of the next character; always on a char boundary.
     pos: usize,
-    out: Lexed,
+    out: Lexed<'a>,
 }
 
-impl Lexer<'_> {
+impl<'a> Lexer<'a> {
     fn char_at(&self, i: usize) -> Option<char> {
         self.text.get(i..).and_then(|s| s.chars().next())
     }
@@ -228,7 +348,12 @@ impl Lexer<'_> {
         Span::new(self.file, start, end)
     }
 
-    fn push(&mut self, kind: TokenKind, start: usize, end: usize) {
+    /// The byte at `i` (0 past the end).
+    fn byte(&self, i: usize) -> u8 {
+        self.text.as_bytes().get(i).copied().unwrap_or(0)
+    }
+
+    fn push(&mut self, kind: TokenKind<'a>, start: usize, end: usize) {
         let span = self.span(start, end);
         self.out.tokens.push(Token { kind, span });
     }
@@ -242,22 +367,27 @@ impl Lexer<'_> {
     }
 
     fn run(&mut self) {
-        while let Some(c) = self.peek() {
+        while let Some(&b) = self.text.as_bytes().get(self.pos) {
             let start = self.pos;
-            match c {
-                ' ' | '\t' | '\r' | '\n' => self.pos += 1,
-                '#' => self.line_comment(),
-                '/' if self.peek2() == Some('/') => self.line_comment(),
-                '/' if self.peek2() == Some('*') => self.block_comment(),
-                '"' => self.string(),
-                '0'..='9' => self.number(),
-                '.' if self.peek2().is_some_and(|d| d.is_ascii_digit())
-                    && !(start > 0 && self.text.as_bytes().get(start - 1) == Some(&b'.')) =>
+            match b {
+                b' ' | b'\t' | b'\r' | b'\n' => self.pos += 1,
+                b'#' => self.line_comment(),
+                b'/' if self.byte(start + 1) == b'/' => self.line_comment(),
+                b'/' if self.byte(start + 1) == b'*' => self.block_comment(),
+                b'"' => self.string(),
+                b'0'..=b'9' => self.number(),
+                b'.' if self.byte(start + 1).is_ascii_digit()
+                    && !(start > 0 && self.byte(start - 1) == b'.') =>
                 {
                     self.number()
                 }
-                c if is_word_start(c) => self.word(),
-                _ => self.symbol_or_error(c),
+                b'a'..=b'z' | b'A'..=b'Z' | b'_' => self.word(),
+                0x80.. => match self.peek() {
+                    Some(c) if is_word_start(c) => self.word(),
+                    Some(c) => self.symbol_or_error(c),
+                    None => break,
+                },
+                _ => self.symbol_or_error(char::from(b)),
             }
         }
         let end = self.text.len();
@@ -301,54 +431,65 @@ impl Lexer<'_> {
 
     fn word(&mut self) {
         let start = self.pos;
-        while let Some(c) = self.peek() {
-            if !is_word_char(c) {
-                break;
+        let bytes = self.text.as_bytes();
+        loop {
+            // The ASCII run at once, then any other word character.
+            let rest = bytes.get(self.pos..).unwrap_or(&[]);
+            self.pos += rest
+                .iter()
+                .position(|b| !(b.is_ascii_alphanumeric() || *b == b'_'))
+                .unwrap_or(rest.len());
+            match bytes.get(self.pos) {
+                Some(0x80..) => match self.peek() {
+                    Some(c) if is_word_char(c) => self.pos += c.len_utf8(),
+                    _ => break,
+                },
+                _ => break,
             }
-            self.pos += c.len_utf8();
         }
         let w = self.text.get(start..self.pos).unwrap_or("");
-        let kind = if let Some(k) = TYPE_KEYWORDS.iter().find(|k| **k == w) {
-            TokenKind::TypeKeyword(k)
-        } else if let Some(k) = KEYWORDS.iter().find(|k| **k == w) {
-            TokenKind::Keyword(k)
-        } else {
-            TokenKind::Ident(w.to_string())
+        let kind = match keyword(w) {
+            Some(Reserved::Keyword(k)) => TokenKind::Keyword(k),
+            Some(Reserved::Type(k)) => TokenKind::TypeKeyword(k),
+            None => TokenKind::Ident(w),
         };
         self.push(kind, start, self.pos);
     }
 
     fn digits(&mut self) {
-        while let Some(c) = self.peek() {
-            if c.is_ascii_digit() || c == '_' {
-                self.pos += 1;
-            } else {
-                break;
-            }
+        while matches!(self.byte(self.pos), b'0'..=b'9' | b'_') {
+            self.pos += 1;
         }
     }
 
     fn number(&mut self) {
         let start = self.pos;
         let mut is_float = false;
-        if self.peek() == Some('.') {
+        if self.byte(self.pos) == b'.' {
             // `.5`
             self.pos += 1;
             self.digits();
             is_float = true;
         } else {
             self.digits();
-            if self.peek() == Some('.') && self.peek2().is_some_and(|d| d.is_ascii_digit()) {
+            if self.byte(self.pos) == b'.' && self.byte(self.pos + 1).is_ascii_digit() {
                 self.pos += 1;
                 self.digits();
                 is_float = true;
             }
         }
-        let text = self.text.get(start..self.pos).unwrap_or("");
-        let clean: String = text.chars().filter(|c| *c != '_').collect();
+        let text: &'a str = self.text.get(start..self.pos).unwrap_or("");
+        let clean: std::borrow::Cow<str> = if text.contains('_') {
+            text.chars()
+                .filter(|c| *c != '_')
+                .collect::<String>()
+                .into()
+        } else {
+            text.into()
+        };
         if is_float {
             match clean.parse::<f64>() {
-                Ok(v) => self.push(TokenKind::Float(v, text.to_string()), start, self.pos),
+                Ok(v) => self.push(TokenKind::Float(v, text), start, self.pos),
                 Err(_) => {
                     self.error(start, self.pos, format!("invalid number '{text}'"), None);
                     self.push(TokenKind::Error, start, self.pos);
@@ -456,9 +597,21 @@ impl Lexer<'_> {
                         parts.push(StrPart::Var(name));
                     }
                 }
-                other => {
-                    self.pos += other.len_utf8();
-                    lit.push(other);
+                _ => {
+                    // The run of ordinary characters up to the next quote,
+                    // escape or `$`, at once.
+                    let rest = self.text.get(self.pos..).unwrap_or("");
+                    match rest.find(['"', '\\', '$']).unwrap_or(rest.len()) {
+                        0 => {
+                            // A `$` that starts no interpolation.
+                            self.pos += 1;
+                            lit.push('$');
+                        }
+                        n => {
+                            lit.push_str(&rest[..n]);
+                            self.pos += n;
+                        }
+                    }
                 }
             }
         }
@@ -476,14 +629,8 @@ impl Lexer<'_> {
 
     fn symbol_or_error(&mut self, c: char) {
         let start = self.pos;
-        let rest = self.text.get(start..).unwrap_or("");
-        if let Some(s) = SYMBOLS2.iter().find(|s| rest.starts_with(**s)) {
-            self.pos += 2;
-            self.push(TokenKind::Sym(s), start, self.pos);
-            return;
-        }
-        if let Some(s) = SYMBOLS1.iter().find(|s| rest.starts_with(**s)) {
-            self.pos += 1;
+        if let Some(s) = symbol_at(self.text.as_bytes().get(start..).unwrap_or(&[])) {
+            self.pos += s.len();
             self.push(TokenKind::Sym(s), start, self.pos);
             return;
         }
@@ -529,7 +676,7 @@ pub(crate) fn shorten(s: &str, max: usize) -> String {
 mod tests {
     use super::*;
 
-    fn kinds(text: &str) -> Vec<TokenKind> {
+    fn kinds(text: &str) -> Vec<TokenKind<'_>> {
         let l = lex(FileId(0), text);
         assert!(l.diagnostics.is_empty(), "{:?}", l.diagnostics);
         l.tokens.into_iter().map(|t| t.kind).collect()
@@ -546,8 +693,8 @@ mod tests {
             .collect()
     }
 
-    fn id(s: &str) -> TokenKind {
-        TokenKind::Ident(s.to_string())
+    fn id(s: &str) -> TokenKind<'_> {
+        TokenKind::Ident(s)
     }
 
     #[test]
@@ -556,6 +703,26 @@ mod tests {
         assert_eq!(TYPE_KEYWORDS.len(), 11);
         for k in KEYWORDS {
             assert!(!TYPE_KEYWORDS.contains(k));
+            assert!(matches!(keyword(k), Some(Reserved::Keyword(x)) if x == *k));
+        }
+        for k in TYPE_KEYWORDS {
+            assert!(matches!(keyword(k), Some(Reserved::Type(x)) if x == *k));
+        }
+        for w in [
+            "",
+            "x",
+            "sources",
+            "Model",
+            "int",
+            "int640",
+            "fro",
+            "many_to_one",
+            "_from",
+            "é",
+            "merge_strategy_x",
+            "merge_strategies_",
+        ] {
+            assert!(keyword(w).is_none(), "{w}");
         }
     }
 
@@ -586,8 +753,8 @@ mod tests {
                 Int(1000),
                 Int(10),
                 Int(1),
-                Float(1.5, "1.5".into()),
-                Float(0.5, ".5".into()),
+                Float(1.5, "1.5"),
+                Float(0.5, ".5"),
                 Int(1),
                 id("e3"),
                 Eof

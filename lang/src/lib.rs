@@ -12,6 +12,7 @@ pub mod diag;
 pub mod fingerprint;
 pub mod fmt;
 pub mod grammar;
+pub mod hash;
 pub mod ir;
 pub mod lexer;
 pub mod load;

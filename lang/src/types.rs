@@ -22,19 +22,14 @@ pub enum Type {
 
 impl fmt::Display for Type {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(name) = self.plain_name() {
+            return f.write_str(name);
+        }
         match self {
-            Type::Int64 => f.write_str("int64"),
-            Type::Float64 => f.write_str("float64"),
             Type::Decimal(p, s) => write!(f, "decimal({p},{s})"),
             Type::Money(c) => write!(f, "money({c})"),
-            Type::String => f.write_str("string"),
-            Type::Bool => f.write_str("bool"),
-            Type::Date => f.write_str("date"),
-            Type::Timestamp => f.write_str("timestamp"),
-            Type::Uuid => f.write_str("uuid"),
-            Type::Json => f.write_str("json"),
             Type::Array(t) => write!(f, "array<{t}>"),
-            Type::Unknown => f.write_str("unknown"),
+            _ => Ok(()),
         }
     }
 }
@@ -46,6 +41,24 @@ impl serde::Serialize for Type {
 }
 
 impl Type {
+    /// The name of a type without parameters, as displayed (`int64`, ...);
+    /// `None` for decimal, money and arrays. Lets output code skip the
+    /// formatting machinery for the common types.
+    pub fn plain_name(&self) -> Option<&'static str> {
+        Some(match self {
+            Type::Int64 => "int64",
+            Type::Float64 => "float64",
+            Type::String => "string",
+            Type::Bool => "bool",
+            Type::Date => "date",
+            Type::Timestamp => "timestamp",
+            Type::Uuid => "uuid",
+            Type::Json => "json",
+            Type::Unknown => "unknown",
+            Type::Decimal(..) | Type::Money(_) | Type::Array(_) => return None,
+        })
+    }
+
     /// Numeric for comparisons and arithmetic: int64, float64, decimal (not money).
     pub fn is_numeric(&self) -> bool {
         matches!(self, Type::Int64 | Type::Float64 | Type::Decimal(..))

@@ -94,6 +94,7 @@ pub fn compile_module(
     d: Dialect,
 ) -> Result<Compiled, Vec<Diagnostic>> {
     let rel = |i: &ir::Input| relation(d, i);
+    let columns = sql::ModuleColumns::of(module);
     let mut views = Vec::new();
     let mut checks = Vec::new();
     let mut errors = Vec::new();
@@ -102,7 +103,7 @@ pub fn compile_module(
         .iter()
         .filter(|m| wanted.is_empty() || wanted.contains(&m.name))
     {
-        match sql::lower_model(module, m, d, &rel) {
+        match sql::lower_model_with(&columns, m, d, &rel) {
             Ok(select) => views.push(JsonView {
                 model: m.name.clone(),
                 view: view_name(&m.name),
@@ -181,23 +182,28 @@ pub fn run(args: CompileArgs) -> i32 {
                 "cardinality_checks": compiled.checks,
             })),
             Format::Human => {
+                use std::fmt::Write as _;
                 let mut out = String::new();
                 for v in &compiled.views {
-                    out.push_str(&format!("-- model {}\n{}\n\n", v.model, v.sql));
+                    let _ = write!(out, "-- model {}\n{}\n\n", v.model, v.sql);
                 }
                 for c in &compiled.checks {
-                    out.push_str(&format!(
+                    let _ = write!(
+                        out,
                         "-- join cardinality check [{}]: expect {}: {} unique on ({}); passes when the count is 0\n{}\n\n",
                         c.join,
                         c.cardinality,
                         c.table,
                         c.keys.join(", "),
                         c.sql
-                    ));
+                    );
                 }
                 render::print_text(out.trim_end());
             }
         }
+        // The process exits next: freeing the module piece by piece would
+        // only cost time (see `check::run`).
+        std::mem::forget((checked, compiled));
     }
     exit::OK
 }

@@ -8,6 +8,7 @@ use crate::span::Span;
 use crate::types::{unify_all, Type};
 
 use super::model::ModelChecker;
+use super::scope::Sources;
 
 /// The type of a checked expression.
 #[derive(Clone, Debug)]
@@ -15,7 +16,7 @@ pub struct Ty {
     pub ty: Type,
     pub nullable: bool,
     /// `(input, column)` pairs the value reads (lineage).
-    pub sources: Vec<(String, String)>,
+    pub sources: Sources,
     /// Whether the value contains an aggregate call (outside windows).
     pub aggregate: bool,
     /// The resolved expression (its type is `ty`/`nullable`).
@@ -27,7 +28,7 @@ impl Ty {
         Ty {
             ty,
             nullable,
-            sources: Vec::new(),
+            sources: Sources::default(),
             aggregate: false,
             node: TExprKind::Lit(Literal::Null),
         }
@@ -38,10 +39,11 @@ impl Ty {
         self
     }
 
-    /// The typed expression this value is.
-    pub fn texpr(&self) -> TExpr {
+    /// The typed expression this value is. It is moved out (a value's tree
+    /// goes into exactly one place of the IR): `node` is left empty.
+    pub fn texpr(&mut self) -> TExpr {
         TExpr {
-            kind: self.node.clone(),
+            kind: std::mem::replace(&mut self.node, TExprKind::Lit(Literal::Null)),
             ty: self.ty.clone(),
             nullable: self.nullable,
         }
@@ -90,14 +92,6 @@ impl ExprCtx {
         ExprCtx {
             place,
             in_window: false,
-        }
-    }
-}
-
-fn merge_sources(a: &mut Vec<(String, String)>, b: &[(String, String)]) {
-    for s in b {
-        if !a.contains(s) {
-            a.push(s.clone());
         }
     }
 }
@@ -165,7 +159,7 @@ impl ModelChecker<'_> {
                 Some(entry)
             }
             ExprKind::Unary { op, operand } => {
-                let t = self.infer(operand, ctx)?;
+                let mut t = self.infer(operand, ctx)?;
                 self.unary_operand(*op, &t.ty, e.span)?;
                 let node = TExprKind::Unary {
                     op: *op,
@@ -202,7 +196,7 @@ impl ModelChecker<'_> {
             self.binary_type(op, op_span, span, &l.ty, &r.ty, l.nullable || r.nullable)?;
         let aggregate = l.aggregate || r.aggregate;
         let mut sources = l.sources;
-        merge_sources(&mut sources, &r.sources);
+        sources.merge(&r.sources);
         let lhs = TExpr {
             kind: l.node,
             ty: l.ty,
@@ -434,20 +428,20 @@ impl ModelChecker<'_> {
             let mut sort = Vec::new();
             for p in &w.partition_by {
                 match self.infer(p, arg_ctx) {
-                    Some(t) => partition_by.push(t.texpr()),
+                    Some(mut t) => partition_by.push(t.texpr()),
                     None => ok = false,
                 }
             }
             for (s, desc) in &w.sort {
                 match self.infer(s, arg_ctx) {
-                    Some(t) => sort.push((t.texpr(), *desc)),
+                    Some(mut t) => sort.push((t.texpr(), *desc)),
                     None => ok = false,
                 }
             }
             if !ok {
                 return None;
             }
-            window = Some(TWindow { partition_by, sort });
+            window = Some(Box::new(TWindow { partition_by, sort }));
         } else if func.window && !func.aggregate {
             self.error(
                 Diagnostic::error(
@@ -544,9 +538,9 @@ impl ModelChecker<'_> {
         if failed {
             return None;
         }
-        let mut sources = Vec::new();
+        let mut sources = Sources::default();
         for a in &args {
-            merge_sources(&mut sources, &a.sources);
+            sources.merge(&a.sources);
         }
         let ty = self.call_result(func, call, span, &args)?;
         let targs = if star_count {
@@ -556,7 +550,7 @@ impl ModelChecker<'_> {
                 nullable: false,
             }]
         } else {
-            args.iter().map(Ty::texpr).collect()
+            args.iter_mut().map(Ty::texpr).collect()
         };
         let unit = if is_date_add {
             call.args
@@ -569,13 +563,13 @@ impl ModelChecker<'_> {
         Some(Ty {
             sources,
             aggregate: (func.aggregate && call.over.is_none()) || args.iter().any(|a| a.aggregate),
-            node: TExprKind::Call(TCall {
+            node: TExprKind::Call(Box::new(TCall {
                 name: name.to_string(),
                 distinct: call.distinct,
                 args: targs,
                 unit,
                 window,
-            }),
+            })),
             ..ty
         })
     }
@@ -586,7 +580,8 @@ impl ModelChecker<'_> {
         let name = func.name;
         let arg_span = |i: usize| call.args.get(i).map_or(span, |a| a.value.span);
         let any_null = args.iter().any(|a| a.nullable);
-        let a1 = args.first().cloned();
+        // Only the first argument's type and nullability (not its tree).
+        let a1 = args.first().map(|a| Ty::new(a.ty.clone(), a.nullable));
 
         match name {
             "coalesce" => {
@@ -975,7 +970,7 @@ impl ModelChecker<'_> {
             );
             return None;
         }
-        let value = self.infer(&call.args[0].value, ctx)?;
+        let mut value = self.infer(&call.args[0].value, ctx)?;
         let target = &call.args[1].value;
         let ExprKind::Str(type_name) = &target.kind else {
             self.error(

@@ -8,7 +8,9 @@ mod model;
 mod scope;
 
 use std::cell::RefCell;
-use std::collections::HashMap;
+use std::rc::Rc;
+
+use crate::hash::FastMap as HashMap;
 use std::path::PathBuf;
 
 use crate::ast::{self, Annotation, Decl, ExprKind, FieldDef, TypeRef, TypeRefKind};
@@ -52,7 +54,8 @@ pub fn check_files(paths: &[PathBuf], options: &LoadOptions) -> Checked {
 /// A checked model's schema, for the models that read it.
 #[derive(Clone, Debug)]
 pub struct ModelResult {
-    pub columns: Vec<Column>,
+    /// Shared by every model that reads it.
+    pub columns: Rc<Vec<Column>>,
     /// The schema is complete (see `ir::Model::schema_complete`).
     pub ok: bool,
 }
@@ -63,7 +66,7 @@ pub struct Env<'a> {
     pub sources: HashMap<&'a str, &'a ast::SourceDecl>,
     /// Resolved columns: `None` when a column type failed to resolve,
     /// `Some(None)` when the source declares no columns.
-    source_cols: HashMap<&'a str, Option<Option<Vec<Column>>>>,
+    source_cols: HashMap<&'a str, Option<Option<Rc<Vec<Column>>>>>,
     pub contracts: HashMap<&'a str, &'a ast::ContractDecl>,
     contract_cols: HashMap<&'a str, Option<Vec<Column>>>,
     pub domains: HashMap<&'a str, Option<Type>>,
@@ -72,7 +75,7 @@ pub struct Env<'a> {
 }
 
 impl<'a> Env<'a> {
-    pub fn source_columns(&self, name: &str) -> Option<Option<&Vec<Column>>> {
+    pub fn source_columns(&self, name: &str) -> Option<Option<&Rc<Vec<Column>>>> {
         match self.source_cols.get(name) {
             Some(Some(cols)) => Some(cols.as_ref()),
             _ => None,
@@ -130,9 +133,10 @@ impl<'a> Env<'a> {
     }
 }
 
-fn check_loaded(loaded: Loaded) -> Checked {
+fn check_loaded(mut loaded: Loaded) -> Checked {
     let mut diags = loaded.diagnostics.clone();
-    let module = build_module(&loaded, &mut diags);
+    let bodies = take_model_bodies(&mut loaded);
+    let module = build_module(&loaded, bodies, &mut diags);
     sort_diagnostics(&mut diags);
     diags.dedup();
     let comments = loaded
@@ -159,11 +163,38 @@ fn duplicate(kind: &str, name: &ast::Ident, first: &ast::Ident) -> Diagnostic {
     .with_help(format!("rename or remove one of the two {kind}s"))
 }
 
-fn build_module(loaded: &Loaded, diags: &mut Vec<Diagnostic>) -> ir::Module {
-    let mut sources: HashMap<&str, &ast::SourceDecl> = HashMap::new();
-    let mut contracts: HashMap<&str, &ast::ContractDecl> = HashMap::new();
-    let mut domain_decls: HashMap<&str, &ast::DomainDecl> = HashMap::new();
-    let mut models: HashMap<&str, &ast::ModelDecl> = HashMap::new();
+/// Where a model declaration's body is kept while the module is checked:
+/// the file and start of the declaration.
+type BodyKey = (crate::span::FileId, u32);
+
+fn body_key(m: &ast::ModelDecl) -> BodyKey {
+    (m.span.file, m.span.start)
+}
+
+/// Move every model's clauses out of the syntax tree. Each model's body is
+/// dropped as soon as the model is checked, so the syntax of a large module
+/// and its whole IR are never in memory together.
+fn take_model_bodies(loaded: &mut Loaded) -> HashMap<BodyKey, Vec<ast::Item>> {
+    let mut out = HashMap::default();
+    for (_, file) in &mut loaded.files {
+        for d in &mut file.decls {
+            if let Decl::Model(m) = d {
+                out.insert(body_key(m), std::mem::take(&mut m.items));
+            }
+        }
+    }
+    out
+}
+
+fn build_module(
+    loaded: &Loaded,
+    mut bodies: HashMap<BodyKey, Vec<ast::Item>>,
+    diags: &mut Vec<Diagnostic>,
+) -> ir::Module {
+    let mut sources: HashMap<&str, &ast::SourceDecl> = HashMap::default();
+    let mut contracts: HashMap<&str, &ast::ContractDecl> = HashMap::default();
+    let mut domain_decls: HashMap<&str, &ast::DomainDecl> = HashMap::default();
+    let mut models: HashMap<&str, &ast::ModelDecl> = HashMap::default();
     let mut source_order = Vec::new();
     let mut contract_order = Vec::new();
     let mut model_order = Vec::new();
@@ -214,7 +245,7 @@ fn build_module(loaded: &Loaded, diags: &mut Vec<Diagnostic>) -> ir::Module {
     }
 
     // Domains, eagerly (E078 for unknown names and cycles).
-    let mut domains: HashMap<&str, Option<Type>> = HashMap::new();
+    let mut domains: HashMap<&str, Option<Type>> = HashMap::default();
     let mut domain_names: Vec<&&ast::DomainDecl> = domain_decls.values().collect();
     domain_names.sort_by_key(|d| (d.span.file, d.span.start));
     for d in domain_names {
@@ -224,12 +255,12 @@ fn build_module(loaded: &Loaded, diags: &mut Vec<Diagnostic>) -> ir::Module {
 
     let mut env = Env {
         sources,
-        source_cols: HashMap::new(),
+        source_cols: HashMap::default(),
         contracts,
-        contract_cols: HashMap::new(),
+        contract_cols: HashMap::default(),
         domains,
         models,
-        model_results: RefCell::new(HashMap::new()),
+        model_results: RefCell::new(HashMap::default()),
     };
 
     // Source and contract columns.
@@ -237,7 +268,7 @@ fn build_module(loaded: &Loaded, diags: &mut Vec<Diagnostic>) -> ir::Module {
         let cols = s
             .columns
             .as_ref()
-            .map(|fields| resolve_fields(fields, &env, diags));
+            .map(|fields| resolve_fields(fields, &env, diags).map(Rc::new));
         let cols = match cols {
             None => Some(None),
             Some(Some(c)) => Some(Some(c)),
@@ -251,10 +282,18 @@ fn build_module(loaded: &Loaded, diags: &mut Vec<Diagnostic>) -> ir::Module {
     }
 
     // Models in dependency order.
-    let order = dependency_order(&model_order, &env, diags);
-    let mut ir_models = Vec::new();
-    let mut fingerprints: HashMap<String, String> = HashMap::new();
+    let order = dependency_order(&model_order, &bodies, &env, diags);
+    let mut ir_models = Vec::with_capacity(order.len());
+    let mut fingerprints: HashMap<String, String> = HashMap::default();
     for (m, cyclic) in order {
+        // The declaration with its body back; dropped after this turn.
+        let m = &ast::ModelDecl {
+            name: m.name.clone(),
+            name_quoted: m.name_quoted,
+            contract: m.contract.clone(),
+            items: bodies.remove(&body_key(m)).unwrap_or_default(),
+            span: m.span,
+        };
         let mut model = if cyclic {
             ir::Model {
                 name: m.name.name.clone(),
@@ -278,14 +317,23 @@ fn build_module(loaded: &Loaded, diags: &mut Vec<Diagnostic>) -> ir::Module {
         };
         model.fingerprint = crate::fingerprint::model_fingerprint(m, &model, &fingerprints);
         fingerprints.insert(model.name.clone(), model.fingerprint.clone());
+        // The schema moves to the models that read it; it comes back below.
         env.model_results.borrow_mut().insert(
             model.name.clone(),
             ModelResult {
-                columns: model.columns.clone(),
+                columns: Rc::new(std::mem::take(&mut model.columns)),
                 ok: model.schema_complete,
             },
         );
         ir_models.push(model);
+    }
+    // Every checker is done: each schema is the IR's again (moved back, as
+    // nothing else holds it any more).
+    let mut results = env.model_results.take();
+    for model in &mut ir_models {
+        if let Some(r) = results.remove(&model.name) {
+            model.columns = Rc::try_unwrap(r.columns).unwrap_or_else(|c| c.as_ref().clone());
+        }
     }
 
     let ir_tests = tests
@@ -305,7 +353,9 @@ fn build_module(loaded: &Loaded, diags: &mut Vec<Diagnostic>) -> ir::Module {
                     .iter()
                     .map(|kv| (kv.key.name.clone(), kv.value.clone()))
                     .collect(),
-                columns: env.source_columns(&s.name.name).and_then(|c| c.cloned()),
+                columns: env
+                    .source_columns(&s.name.name)
+                    .and_then(|c| c.map(|c| c.as_ref().clone())),
                 column_spans: s.columns.iter().flatten().map(|f| f.span).collect(),
             })
             .collect(),
@@ -492,8 +542,8 @@ fn field_column(f: &FieldDef, ty: Type) -> Column {
 }
 
 /// The model inputs that are models (dependency edges), in clause order.
-fn model_deps<'a>(m: &'a ast::ModelDecl, env: &Env) -> Vec<&'a ast::Ident> {
-    m.items
+fn model_deps<'a>(items: &'a [ast::Item], env: &Env) -> Vec<&'a ast::Ident> {
+    items
         .iter()
         .filter_map(|it| match &it.kind {
             ast::ItemKind::From(n) => Some(n),
@@ -509,6 +559,7 @@ fn model_deps<'a>(m: &'a ast::ModelDecl, env: &Env) -> Vec<&'a ast::Ident> {
 /// models on a dependency cycle are reported (F001) and flagged.
 fn dependency_order<'a>(
     models: &[&'a ast::ModelDecl],
+    bodies: &HashMap<BodyKey, Vec<ast::Item>>,
     env: &Env<'a>,
     diags: &mut Vec<Diagnostic>,
 ) -> Vec<(&'a ast::ModelDecl, bool)> {
@@ -526,7 +577,8 @@ fn dependency_order<'a>(
     let deps: Vec<Vec<usize>> = models
         .iter()
         .map(|m| {
-            model_deps(m, env)
+            let items = bodies.get(&body_key(m)).map_or(&[][..], Vec::as_slice);
+            model_deps(items, env)
                 .iter()
                 .filter_map(|n| index.get(n.name.as_str()).copied())
                 .collect()

@@ -1,7 +1,9 @@
 //! Checking one model: its clauses in order against a growing scope
 //! (reference notes, section 4), producing its IR.
 
-use std::collections::HashSet;
+use std::rc::Rc;
+
+use crate::hash::FastSet as HashSet;
 
 use crate::ast::{
     self, AssignKind, Cardinality, ExprKind, Ident, Item, ItemKind, JoinKind, ModelDecl,
@@ -13,7 +15,7 @@ use crate::span::Span;
 use crate::types::{unify, Type};
 
 use super::expr::{ExprCtx, Place, Ty};
-use super::scope::{fresh_column, Entry, InputState, Origin, Scope};
+use super::scope::{fresh_column, Entry, EntryCol, InputState, Origin, Scope, Sources, Src};
 use super::Env;
 
 /// Checks one model's body.
@@ -69,7 +71,7 @@ impl<'a> ModelChecker<'a> {
             inputs: Vec::new(),
             scope: Scope::default(),
             outputs: Vec::new(),
-            group_keys: HashSet::new(),
+            group_keys: HashSet::default(),
             in_group: false,
             grouped: false,
             consumed_by_group: None,
@@ -84,10 +86,10 @@ impl<'a> ModelChecker<'a> {
             sort_keys: Vec::new(),
             incremental: None,
             joins: Vec::new(),
-            poisoned_names: HashSet::new(),
+            poisoned_names: HashSet::default(),
             from_poisoned: false,
-            steps: Vec::new(),
-            step_spans: Vec::new(),
+            steps: Vec::with_capacity(step_estimate(&model.items)),
+            step_spans: Vec::with_capacity(step_estimate(&model.items)),
             clause_span: model.span,
         }
     }
@@ -106,9 +108,9 @@ impl<'a> ModelChecker<'a> {
                     return None;
                 }
                 let r = match &e.origin {
-                    Origin::Input { index, name } => ColumnRef::Input {
+                    Origin::Input { index, .. } => ColumnRef::Input {
                         input: *index,
-                        column: name.clone(),
+                        column: e.col.name.clone(),
                     },
                     _ => ColumnRef::Local(n.to_string()),
                 };
@@ -189,9 +191,7 @@ impl<'a> ModelChecker<'a> {
                 // still means the key `k` when the group was by `orders.k`.
                 if let Some(e) = self.scope.get(n) {
                     if e.origin == Origin::GroupKey
-                        && e.sources.len() == 1
-                        && e.sources[0].0 == q.name
-                        && e.sources[0].1 == n
+                        && matches!(e.sources.as_slice(), [s] if self.source_is(*s, &q.name, n))
                     {
                         return Some(Ty {
                             ty: e.col.ty.clone(),
@@ -221,11 +221,12 @@ impl<'a> ModelChecker<'a> {
                 );
                 return None;
             }
-            if let Some(c) = input.column(n) {
+            if let Some(ci) = input.position(n) {
+                let c = &input.columns[ci];
                 return Some(Ty {
-                    ty: c.ty,
-                    nullable: c.nullable,
-                    sources: vec![(input.alias.clone(), n.to_string())],
+                    ty: c.ty.clone(),
+                    nullable: c.nullable || input.nullable_side,
+                    sources: Sources::One((index as u32, ci as u32)),
                     aggregate: false,
                     node: TExprKind::Column(ColumnRef::Input {
                         input: index,
@@ -291,6 +292,29 @@ impl<'a> ModelChecker<'a> {
         None
     }
 
+    /// Whether lineage pair `s` is column `column` of the input named `alias`.
+    fn source_is(&self, s: Src, alias: &str, column: &str) -> bool {
+        self.inputs.get(s.0 as usize).is_some_and(|i| {
+            i.alias == alias
+                && i.columns
+                    .get(s.1 as usize)
+                    .is_some_and(|c| c.name == column)
+        })
+    }
+
+    /// Lineage pairs by name: `(input alias, column)`.
+    fn source_names(&self, sources: &Sources) -> Vec<(String, String)> {
+        sources
+            .as_slice()
+            .iter()
+            .filter_map(|&(i, c)| {
+                let input = self.inputs.get(i as usize)?;
+                let col = input.columns.get(c as usize)?;
+                Some((input.alias.clone(), col.name.clone()))
+            })
+            .collect()
+    }
+
     /// Lineage kind of an output value.
     fn how_for(&self, t: &Ty, e: &ast::Expr) -> &'static str {
         if let ExprKind::Column {
@@ -330,7 +354,13 @@ impl<'a> ModelChecker<'a> {
             self.item(item);
             self.last_was_setop = is_setop;
         }
-        let (columns, lineage, output_refs) = self.finish_outputs();
+        let (mut columns, mut lineage, mut output_refs) = self.finish_outputs();
+        // The IR of every model stays alive until the end: no slack.
+        columns.shrink_to_fit();
+        lineage.shrink_to_fit();
+        output_refs.shrink_to_fit();
+        self.steps.shrink_to_fit();
+        self.step_spans.shrink_to_fit();
         self.end_of_model_checks(&columns);
         self.check_contract(&columns);
         ir::Model {
@@ -383,7 +413,7 @@ impl<'a> ModelChecker<'a> {
             ItemKind::From(name) => self.from(name, item.span),
             ItemKind::Join(j) => self.join(j),
             ItemKind::Filter { expr, .. } => {
-                if let Some(t) = self.infer(expr, ExprCtx::at(Place::Filter)) {
+                if let Some(mut t) = self.infer(expr, ExprCtx::at(Place::Filter)) {
                     let e = t.texpr();
                     self.push_step(if self.in_group {
                         Step::Having(e)
@@ -393,7 +423,7 @@ impl<'a> ModelChecker<'a> {
                 }
             }
             ItemKind::Let { name, expr } => {
-                if let Some(t) = self.infer(expr, ExprCtx::at(Place::Let)) {
+                if let Some(mut t) = self.infer(expr, ExprCtx::at(Place::Let)) {
                     self.push_step(Step::Let {
                         name: name.name.clone(),
                         expr: t.texpr(),
@@ -402,7 +432,7 @@ impl<'a> ModelChecker<'a> {
                     self.scope.insert(
                         &name.name,
                         Entry {
-                            col: fresh_column(&name.name, t.ty, t.nullable),
+                            col: EntryCol::Own(fresh_column(&name.name, t.ty, t.nullable)),
                             origin: Origin::Let,
                             sources: t.sources,
                             how,
@@ -427,7 +457,7 @@ impl<'a> ModelChecker<'a> {
                 self.shaped = true;
                 let mut sorted = Vec::new();
                 for k in keys {
-                    if let Some(t) = self.infer(&k.expr, ExprCtx::at(Place::Sort)) {
+                    if let Some(mut t) = self.infer(&k.expr, ExprCtx::at(Place::Sort)) {
                         sorted.push((t.texpr(), k.desc));
                     }
                     let plain = match &k.expr.kind {
@@ -470,9 +500,9 @@ impl<'a> ModelChecker<'a> {
         self.scope.insert(
             name,
             Entry {
-                col: fresh_column(name, Type::Unknown, true),
+                col: EntryCol::Own(fresh_column(name, Type::Unknown, true)),
                 origin: Origin::Let,
-                sources: Vec::new(),
+                sources: Sources::default(),
                 how: "derived",
             },
         );
@@ -485,7 +515,7 @@ impl<'a> ModelChecker<'a> {
             alias: name.name.clone(),
             kind: InputKind::Source,
             role,
-            columns: Vec::new(),
+            columns: Rc::default(),
             nullable_side: false,
             condition_only: false,
             poisoned: true,
@@ -508,7 +538,7 @@ impl<'a> ModelChecker<'a> {
             }
             match self.env.source_columns(&name.name) {
                 Some(Some(cols)) => {
-                    state.columns = cols.clone();
+                    state.columns = Rc::clone(cols);
                     state.poisoned = false;
                 }
                 Some(None) => {
@@ -532,7 +562,7 @@ impl<'a> ModelChecker<'a> {
         if self.env.models.contains_key(name.name.as_str()) {
             state.kind = InputKind::Model;
             if let Some(res) = self.env.model_result(&name.name) {
-                state.columns = res.columns.clone();
+                state.columns = res.columns;
                 state.poisoned = !res.ok;
             }
             return state;
@@ -566,16 +596,14 @@ impl<'a> ModelChecker<'a> {
         }
         let input = self.resolve_input(name, InputRole::From);
         let index = self.inputs.len();
-        for c in &input.columns {
+        self.scope.reserve(input.columns.len());
+        for (ci, c) in input.columns.iter().enumerate() {
             self.scope.insert(
                 &c.name,
                 Entry {
-                    col: c.clone(),
-                    origin: Origin::Input {
-                        index,
-                        name: c.name.clone(),
-                    },
-                    sources: vec![(input.alias.clone(), c.name.clone())],
+                    col: EntryCol::Input(Rc::clone(&input.columns), ci),
+                    origin: Origin::Input { index, column: ci },
+                    sources: Sources::One((index as u32, ci as u32)),
                     how: "passthrough",
                 },
             );
@@ -600,7 +628,7 @@ impl<'a> ModelChecker<'a> {
             }
         }
         let typed = on.is_some();
-        if let Some(on) = on {
+        if let Some(mut on) = on {
             self.push_step(Step::Join {
                 input: self.inputs.len() - 1,
                 join: self.joins.len(),
@@ -616,7 +644,7 @@ impl<'a> ModelChecker<'a> {
         let is_plain_left_bare = |name: &str| {
             matches!(
                 self.scope.get(name).map(|e| &e.origin),
-                Some(Origin::Input { index: 0, name: n }) if n == name
+                Some(Origin::Input { index: 0, column }) if self.inputs.first().and_then(|i| i.columns.get(*column)).is_some_and(|c| c.name == name)
             )
         };
         let sides = cardinality::Sides {
@@ -655,7 +683,7 @@ impl<'a> ModelChecker<'a> {
 
     fn output(&mut self, a: &ast::Assign) {
         match self.infer(&a.expr, ExprCtx::at(Place::Output)) {
-            Some(t) => {
+            Some(mut t) => {
                 self.push_step(Step::Output {
                     name: a.name.name.clone(),
                     expr: t.texpr(),
@@ -681,14 +709,14 @@ impl<'a> ModelChecker<'a> {
         name: &str,
         col: Column,
         origin: Origin,
-        sources: Vec<(String, String)>,
+        sources: Sources,
         how: &'static str,
     ) {
         self.outputs.push(name.to_string());
         self.scope.insert(
             name,
             Entry {
-                col,
+                col: EntryCol::Own(col),
                 origin,
                 sources,
                 how,
@@ -728,7 +756,7 @@ impl<'a> ModelChecker<'a> {
                 key_names.push(name.clone());
             }
             match (col, t) {
-                (Some(mut col), Some(t)) => {
+                (Some(mut col), Some(mut t)) => {
                     col.name = name.clone();
                     step_keys.push((name.clone(), t.texpr()));
                     self.register_output(&name, col, Origin::GroupKey, t.sources, "group_key");
@@ -760,7 +788,7 @@ impl<'a> ModelChecker<'a> {
     /// The declared flags of a column reference (for group keys).
     fn column_flags(&self, qualifier: Option<&Ident>, name: &str) -> Option<Column> {
         match qualifier {
-            None => self.scope.get(name).map(|e| e.col.clone()),
+            None => self.scope.get(name).map(|e| Column::clone(&e.col)),
             Some(q) => self
                 .inputs
                 .iter()
@@ -787,7 +815,7 @@ impl<'a> ModelChecker<'a> {
                             nullable: e.col.nullable,
                         },
                     });
-                    let mut col = e.col.clone();
+                    let mut col = Column::clone(&e.col);
                     col.name = name.clone();
                     self.register_output(name, col, Origin::Output, e.sources, "group_key");
                 }
@@ -797,7 +825,7 @@ impl<'a> ModelChecker<'a> {
                 let is_agg = crate::catalog::lookup(&call.name.name).is_some_and(|f| f.aggregate);
                 if is_agg {
                     match self.infer(&a.expr, ExprCtx::at(Place::GroupBody)) {
-                        Some(t) => {
+                        Some(mut t) => {
                             self.push_step(Step::GroupOutput {
                                 name: name.clone(),
                                 expr: t.texpr(),
@@ -854,18 +882,22 @@ impl<'a> ModelChecker<'a> {
             return fail(self, "a model may expand at most one column".into());
         }
         self.expand_seen = true;
-        let Some(from) = self
+        let Some((from_index, from)) = self
             .inputs
             .iter()
-            .find(|i| i.role == InputRole::From)
-            .cloned()
+            .enumerate()
+            .find(|(_, i)| i.role == InputRole::From)
+            .map(|(k, i)| (k, i.clone()))
         else {
             return fail(self, "`expand` needs a `from` before it".into());
         };
         if from.poisoned && from.columns.is_empty() {
             return;
         }
-        let Some(col) = from.column(&column.name) else {
+        let Some((ci, col)) = from
+            .position(&column.name)
+            .and_then(|ci| Some((ci, from.column(&column.name)?)))
+        else {
             return fail(
                 self,
                 format!(
@@ -914,9 +946,9 @@ impl<'a> ModelChecker<'a> {
         self.scope.insert(
             &target,
             Entry {
-                col: fresh_column(&target, elem, true),
+                col: EntryCol::Own(fresh_column(&target, elem, true)),
                 origin: Origin::Expand,
-                sources: vec![(from.alias.clone(), column.name.clone())],
+                sources: Sources::One((from_index as u32, ci as u32)),
                 how: "derived",
             },
         );
@@ -970,7 +1002,8 @@ impl<'a> ModelChecker<'a> {
             ));
             return;
         }
-        for rc in &right_cols {
+        let right_index = self.inputs.len() - 1;
+        for (ci, rc) in right_cols.iter().enumerate() {
             let Some(left) = self.scope.get(&rc.name).cloned() else {
                 continue;
             };
@@ -990,13 +1023,13 @@ impl<'a> ModelChecker<'a> {
                 continue;
             };
             let mut sources = left.sources.clone();
-            sources.push((input.name.clone(), rc.name.clone()));
+            sources.push((right_index as u32, ci as u32));
             let mut col = fresh_column(&rc.name, ty, left.col.nullable || rc.nullable);
             col.unique = false;
             self.scope.insert(
                 &rc.name,
                 Entry {
-                    col,
+                    col: EntryCol::Own(col),
                     origin: Origin::SetOp,
                     sources,
                     how: "derived",
@@ -1070,11 +1103,21 @@ impl<'a> ModelChecker<'a> {
             if !outs.is_empty() && !outs.contains(name) {
                 continue;
             }
-            let mut col = e.col.clone();
-            col.name = name.to_string();
+            let c: &Column = &e.col;
+            // The entry's column under the output's name (one copy of each).
+            let col = Column {
+                name: name.to_string(),
+                ty: c.ty.clone(),
+                nullable: c.nullable,
+                unique: c.unique,
+                primary_key: c.primary_key,
+                protected: c.protected,
+                enum_values: c.enum_values.clone(),
+                classification: c.classification.clone(),
+            };
             lineage.push(ir::Lineage {
                 column: name.to_string(),
-                from: e.sources.clone(),
+                from: self.source_names(&e.sources),
                 how: e.how,
             });
             refs.push(ColumnRef::Local(name.to_string()));
@@ -1349,6 +1392,19 @@ fn passthrough_name(columns: &[Column], alias: &str, name: &str) -> String {
         }
         i += 1;
     }
+}
+
+/// About how many steps a model's clauses make (one per clause, one per
+/// output, two more per group), so the step list is allocated once.
+fn step_estimate(items: &[Item]) -> usize {
+    items
+        .iter()
+        .map(|it| match &it.kind {
+            ItemKind::Assign(_, assigns) => assigns.len(),
+            ItemKind::Group(g) => 2 + step_estimate(&g.body),
+            _ => 1,
+        })
+        .sum()
 }
 
 /// Lineage kind of a computed value.

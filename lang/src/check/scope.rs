@@ -1,7 +1,9 @@
 //! The scope a model is checked against: an insertion-ordered map from bare
 //! names to columns, plus the inputs the model reads.
 
-use std::collections::HashMap;
+use std::rc::Rc;
+
+use crate::hash::FastMap as HashMap;
 
 use crate::ir::{Column, InputKind, InputRole};
 use crate::span::Span;
@@ -9,10 +11,11 @@ use crate::span::Span;
 /// Where a scope entry's value comes from.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Origin {
-    /// Column `name` of input number `index` (0 = the from input), unchanged.
+    /// Column number `column` of input number `index` (0 = the from input),
+    /// unchanged.
     Input {
         index: usize,
-        name: String,
+        column: usize,
     },
     Let,
     Output,
@@ -21,64 +24,186 @@ pub enum Origin {
     SetOp,
 }
 
+/// One `(input, column)` pair a value is computed from, by number: input
+/// `.0` of the model, column `.1` of that input's columns. Lineage names them
+/// only for the model's outputs (see `ModelChecker::source_names`).
+pub type Src = (u32, u32);
+
+/// The `(input, column)` pairs a value is computed from (lineage), in
+/// first-seen order, without repeats. A single pair (a column reference) is
+/// kept inline.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Sources {
+    One(Src),
+    Many(Vec<Src>),
+}
+
+impl Default for Sources {
+    fn default() -> Self {
+        Sources::Many(Vec::new())
+    }
+}
+
+impl Sources {
+    pub fn as_slice(&self) -> &[Src] {
+        match self {
+            Sources::One(s) => std::slice::from_ref(s),
+            Sources::Many(v) => v,
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.as_slice().len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.as_slice().is_empty()
+    }
+
+    /// Append `s` (whether or not it is already there).
+    pub fn push(&mut self, s: Src) {
+        match self {
+            Sources::Many(v) if v.is_empty() => *self = Sources::One(s),
+            Sources::One(a) => *self = Sources::Many(vec![*a, s]),
+            Sources::Many(v) => v.push(s),
+        }
+    }
+
+    /// Append the pairs of `other` that are not there yet.
+    pub fn merge(&mut self, other: &Sources) {
+        for s in other.as_slice() {
+            if !self.as_slice().contains(s) {
+                self.push(*s);
+            }
+        }
+    }
+}
+
+/// A scope entry's column: a column of an input (shared with the input, not
+/// copied) or one the model defined.
+#[derive(Clone, Debug)]
+pub enum EntryCol {
+    /// Column number `.1` of the input columns `.0`.
+    Input(Rc<Vec<Column>>, usize),
+    Own(Column),
+}
+
+impl std::ops::Deref for EntryCol {
+    type Target = Column;
+
+    fn deref(&self) -> &Column {
+        match self {
+            EntryCol::Input(cols, i) => &cols[*i],
+            EntryCol::Own(c) => c,
+        }
+    }
+}
+
 /// A named column in scope.
 #[derive(Clone, Debug)]
 pub struct Entry {
-    pub col: Column,
+    pub col: EntryCol,
     pub origin: Origin,
     /// `(input, column)` pairs the value is computed from (lineage).
-    pub sources: Vec<(String, String)>,
+    pub sources: Sources,
     /// Lineage kind: `passthrough`, `joined`, `derived`, ...
     pub how: &'static str,
 }
+
+/// From this many names on, a scope keeps a hash index; below, a scan of the
+/// names is cheaper than hashing.
+const INDEXED: usize = 16;
 
 /// Insertion-ordered name -> entry map. Re-inserting a name overwrites the
 /// entry in place (keeping its position), as the language's scope does.
 #[derive(Clone, Debug, Default)]
 pub struct Scope {
-    order: Vec<String>,
+    /// Each entry's name, `None` when it is its column's name (almost
+    /// always: no copy of the name then).
+    order: Vec<Option<String>>,
+    /// Name -> position, once there are [`INDEXED`] names.
     index: HashMap<String, usize>,
     entries: Vec<Entry>,
 }
 
 impl Scope {
+    fn name_at(&self, i: usize) -> &str {
+        match &self.order[i] {
+            Some(n) => n,
+            None => &self.entries[i].col.name,
+        }
+    }
+
+    fn position(&self, name: &str) -> Option<usize> {
+        if self.order.len() >= INDEXED {
+            self.index.get(name).copied()
+        } else {
+            (0..self.order.len()).find(|&i| self.name_at(i) == name)
+        }
+    }
+
     pub fn insert(&mut self, name: &str, entry: Entry) {
-        match self.index.get(name) {
-            Some(&i) => self.entries[i] = entry,
+        match self.position(name) {
+            Some(i) => {
+                self.order[i] = (entry.col.name != name).then(|| name.to_string());
+                self.entries[i] = entry;
+            }
             None => {
-                self.index.insert(name.to_string(), self.entries.len());
-                self.order.push(name.to_string());
+                let i = self.entries.len();
+                self.order
+                    .push((entry.col.name != name).then(|| name.to_string()));
                 self.entries.push(entry);
+                if self.order.len() == INDEXED {
+                    self.reindex();
+                } else if self.order.len() > INDEXED {
+                    self.index.insert(name.to_string(), i);
+                }
             }
         }
     }
 
+    /// Room for `n` more names.
+    pub fn reserve(&mut self, n: usize) {
+        self.order.reserve(n);
+        self.entries.reserve(n);
+    }
+
     pub fn get(&self, name: &str) -> Option<&Entry> {
-        self.index.get(name).map(|&i| &self.entries[i])
+        self.position(name).map(|i| &self.entries[i])
     }
 
     pub fn contains(&self, name: &str) -> bool {
-        self.index.contains_key(name)
+        self.position(name).is_some()
     }
 
     /// Names and entries in insertion order.
     pub fn iter(&self) -> impl Iterator<Item = (&str, &Entry)> {
-        self.order
-            .iter()
-            .map(String::as_str)
-            .zip(self.entries.iter())
+        (0..self.order.len()).map(|i| (self.name_at(i), &self.entries[i]))
     }
 
     pub fn names(&self) -> impl Iterator<Item = &str> {
-        self.order.iter().map(String::as_str)
+        (0..self.order.len()).map(|i| self.name_at(i))
     }
 
     /// Keep only the entries whose name satisfies `keep`, in order.
     pub fn retain(&mut self, keep: impl Fn(&str) -> bool) {
-        let old = std::mem::take(self);
-        for (name, entry) in old.order.into_iter().zip(old.entries) {
-            if keep(&name) {
-                self.insert(&name, entry);
+        let keep: Vec<bool> = self.names().map(keep).collect();
+        let mut flags = keep.iter();
+        self.order
+            .retain(|_| flags.next().copied().unwrap_or(false));
+        let mut flags = keep.iter();
+        self.entries
+            .retain(|_| flags.next().copied().unwrap_or(false));
+        self.reindex();
+    }
+
+    /// Rebuild the name index (kept only from [`INDEXED`] names on).
+    fn reindex(&mut self) {
+        self.index.clear();
+        if self.order.len() >= INDEXED {
+            for i in 0..self.order.len() {
+                let name = self.name_at(i).to_string();
+                self.index.insert(name, i);
             }
         }
     }
@@ -91,8 +216,9 @@ pub struct InputState {
     pub alias: String,
     pub kind: InputKind,
     pub role: InputRole,
-    /// The input's own columns, as declared or checked upstream.
-    pub columns: Vec<Column>,
+    /// The input's own columns, as declared or checked upstream (shared with
+    /// the declaration or the upstream model's result).
+    pub columns: Rc<Vec<Column>>,
     /// Right side of a `join_left`: its columns become nullable.
     pub nullable_side: bool,
     /// Right side of a `join_semi`/`join_anti` after its `on` condition:
@@ -105,6 +231,11 @@ pub struct InputState {
 }
 
 impl InputState {
+    /// The number of the input's column `name` (the last one of that name).
+    pub fn position(&self, name: &str) -> Option<usize> {
+        self.columns.iter().rposition(|c| c.name == name)
+    }
+
     pub fn column(&self, name: &str) -> Option<Column> {
         self.columns.iter().rev().find(|c| c.name == name).map(|c| {
             let mut c = c.clone();
@@ -127,5 +258,60 @@ pub fn fresh_column(name: &str, ty: crate::types::Type, nullable: bool) -> Colum
         protected: false,
         enum_values: None,
         classification: None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::types::Type;
+
+    fn entry(col: &str) -> Entry {
+        Entry {
+            col: EntryCol::Own(fresh_column(col, Type::Int64, false)),
+            origin: Origin::Let,
+            sources: Sources::default(),
+            how: "derived",
+        }
+    }
+
+    /// Small scopes are scanned, large ones indexed: both behave the same,
+    /// through growth, overwrites (in place) and retain.
+    #[test]
+    fn scan_and_index_agree() {
+        for n in [3, INDEXED - 1, INDEXED, 40] {
+            let mut s = Scope::default();
+            for i in 0..n {
+                s.insert(&format!("c{i}"), entry(&format!("c{i}")));
+            }
+            // A name that differs from its column's name.
+            s.insert("c1", entry("other"));
+            assert_eq!(s.names().count(), n);
+            assert_eq!(s.names().nth(1), Some("c1"));
+            assert_eq!(s.get("c1").map(|e| e.col.name.as_str()), Some("other"));
+            assert!(s.contains(&format!("c{}", n - 1)) && !s.contains("nope"));
+            s.retain(|name| name != "c0");
+            assert_eq!(s.names().next(), Some("c1"));
+            assert!(!s.contains("c0"));
+            assert_eq!(
+                s.get(&format!("c{}", n - 1)).map(|e| e.how),
+                Some("derived")
+            );
+            let names: Vec<&str> = s.iter().map(|(n, _)| n).collect();
+            assert_eq!(names.len(), n - 1);
+        }
+    }
+
+    #[test]
+    fn sources_stay_unique_in_order() {
+        let mut a = Sources::default();
+        assert!(a.is_empty());
+        a.push((0, 1));
+        assert_eq!(a, Sources::One((0, 1)));
+        let mut b = Sources::One((2, 0));
+        b.push((0, 1));
+        a.merge(&b);
+        assert_eq!(a.as_slice(), &[(0, 1), (2, 0)]);
+        assert_eq!(a.len(), 2);
     }
 }

@@ -169,7 +169,7 @@ fn examples(leaf: Leaf) -> Vec<&'static str> {
 }
 
 /// The tokens of `text` as (kind, text), or `None` on a lex error.
-fn tokens(text: &str) -> Option<Vec<(TokenKind, String)>> {
+fn tokens(text: &str) -> Option<Vec<(TokenKind<'_>, String)>> {
     let lexed = lex(FileId(0), text);
     if !lexed.diagnostics.is_empty() {
         return None;

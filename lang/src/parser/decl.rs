@@ -1,6 +1,6 @@
 //! Top-level declarations, fields and types.
 
-use super::{close_words, or_list, PResult, Parser, TOP_KEYWORDS};
+use super::{close_words, or_list, Lazy, PResult, Parser, TOP_KEYWORDS};
 use crate::ast::*;
 use crate::lexer::TokenKind;
 
@@ -22,15 +22,19 @@ impl Parser<'_> {
             TokenKind::Keyword("contract") => self.contract_decl().map(Decl::Contract),
             TokenKind::Keyword("domain") => self.domain_decl().map(Decl::Domain),
             TokenKind::Keyword("model") => {
-                let kw = self.bump().span;
+                let kw = self.bump();
                 self.model_rest(kw, false).map(Decl::Model)
             }
             TokenKind::Keyword("pipeline") => self.pipeline_decl().map(Decl::Pipeline),
             TokenKind::Keyword("test") => self.test_decl().map(Decl::Test),
             TokenKind::Keyword("fn") => self.fn_decl().map(Decl::Fn),
             TokenKind::Ident(name) if self.is_sym_at(1, "(") => {
-                let span = self.bump().span;
-                self.call_rest(Ident { name, span }).map(Decl::Generator)
+                let span = self.bump();
+                self.call_rest(Ident {
+                    name: name.to_string(),
+                    span,
+                })
+                .map(Decl::Generator)
             }
             other => {
                 let f = self.unexpected(
@@ -38,7 +42,7 @@ impl Parser<'_> {
                      or a generator call",
                 );
                 let word = match &other {
-                    TokenKind::Ident(n) => Some(n.as_str()),
+                    TokenKind::Ident(n) => Some(*n),
                     TokenKind::Keyword(k) | TokenKind::TypeKeyword(k) => Some(*k),
                     _ => None,
                 };
@@ -55,7 +59,7 @@ impl Parser<'_> {
     }
 
     fn import_decl(&mut self) -> PResult<ImportDecl> {
-        let kw = self.bump().span;
+        let kw = self.bump();
         let mut path = vec![self.ident("a module name after 'import'")?];
         while self.eat_sym(".").is_some() {
             path.push(self.ident("a module name after '.'")?);
@@ -67,7 +71,7 @@ impl Parser<'_> {
     }
 
     fn source_decl(&mut self) -> PResult<SourceDecl> {
-        let kw = self.bump().span;
+        let kw = self.bump();
         let name = self.ident("a source name")?;
         if !self.is_sym("(") {
             let f = self.unexpected(&format!("'(' after source name '{}'", name.name));
@@ -81,13 +85,13 @@ impl Parser<'_> {
         if self.eat_sym(")").is_none() {
             loop {
                 let key = self.ident("an argument name")?;
-                self.expect_sym(":", &format!("after '{}'", key.name))?;
+                self.expect_sym(":", Lazy(|| format!("after '{}'", key.name)))?;
                 let (value, quoted, value_span) = match self.kind().clone() {
                     TokenKind::Str(_) => {
                         let (t, s) = self.string_text("a string")?;
                         (t, true, s)
                     }
-                    TokenKind::Ident(n) => (n, false, self.bump().span),
+                    TokenKind::Ident(n) => (n.to_string(), false, self.bump()),
                     _ => {
                         return Err(self.unexpected(&format!(
                             "a string or an identifier as the value of '{}'",
@@ -117,7 +121,7 @@ impl Parser<'_> {
                     break;
                 }
                 if self.is_ident("columns") && self.is_sym_at(1, ":") && self.is_sym_at(2, "{") {
-                    let start = self.bump().span;
+                    let start = self.bump();
                     self.bump();
                     self.bump();
                     columns = Some(self.fields_until_brace()?);
@@ -126,7 +130,7 @@ impl Parser<'_> {
                     continue;
                 }
                 let (key, _, key_span) = self.any_text("a source property or '}'")?;
-                self.expect_sym(":", &format!("after source property '{key}'"))?;
+                self.expect_sym(":", Lazy(|| format!("after source property '{key}'")))?;
                 let (value, quoted, value_span) =
                     self.any_text(&format!("a value for source property '{key}'"))?;
                 props.push(KeyValue {
@@ -152,9 +156,9 @@ impl Parser<'_> {
     }
 
     fn contract_decl(&mut self) -> PResult<ContractDecl> {
-        let kw = self.bump().span;
+        let kw = self.bump();
         let name = self.ident("a contract name")?;
-        self.expect_sym("{", &format!("after contract name '{}'", name.name))?;
+        self.expect_sym("{", Lazy(|| format!("after contract name '{}'", name.name)))?;
         let fields = self.fields_until_brace()?;
         Ok(ContractDecl {
             name,
@@ -179,7 +183,7 @@ impl Parser<'_> {
 
     fn field_def(&mut self) -> PResult<FieldDef> {
         let name = self.ident("a column name")?;
-        self.expect_sym(":", &format!("after column name '{}'", name.name))?;
+        self.expect_sym(":", Lazy(|| format!("after column name '{}'", name.name)))?;
         let ty = self.type_ref()?;
         let mut annotations = Vec::new();
         while let TokenKind::Keyword(k) = self.kind() {
@@ -197,7 +201,8 @@ impl Parser<'_> {
     }
 
     fn annotation(&mut self) -> PResult<Annotation> {
-        let tok = self.bump();
+        let tok = self.peek().clone();
+        self.bump();
         let start = tok.span;
         Ok(match tok.kind {
             TokenKind::Keyword("nonnull") => Annotation::Nonnull(start),
@@ -228,7 +233,7 @@ impl Parser<'_> {
                         TokenKind::Str(_) => self.string_text("a string")?.0,
                         TokenKind::Ident(n) => {
                             self.bump();
-                            n
+                            n.to_string()
                         }
                         _ => return Err(self.unexpected(
                             "a classification (an identifier or a string) after 'classification:'",
@@ -253,7 +258,7 @@ impl Parser<'_> {
         let kind = match self.kind().clone() {
             TokenKind::Ident(n) => {
                 self.bump();
-                TypeRefKind::Named(n)
+                TypeRefKind::Named(n.to_string())
             }
             TokenKind::TypeKeyword(k) => {
                 self.bump();
@@ -326,9 +331,9 @@ impl Parser<'_> {
     }
 
     fn domain_decl(&mut self) -> PResult<DomainDecl> {
-        let kw = self.bump().span;
+        let kw = self.bump();
         let name = self.ident("a domain name")?;
-        self.expect_sym("=", &format!("after domain name '{}'", name.name))?;
+        self.expect_sym("=", Lazy(|| format!("after domain name '{}'", name.name)))?;
         let ty = self.type_ref()?;
         Ok(DomainDecl {
             name,
@@ -338,7 +343,7 @@ impl Parser<'_> {
     }
 
     fn pipeline_decl(&mut self) -> PResult<PipelineDecl> {
-        let kw = self.bump().span;
+        let kw = self.bump();
         let name = self.ident("a pipeline name")?;
         let mut env = None;
         if self.is_ident("env") && self.is_sym_at(1, ":") {
@@ -346,7 +351,7 @@ impl Parser<'_> {
             self.bump();
             env = Some(self.ident("an environment name after 'env:'")?);
         }
-        self.expect_sym("{", &format!("after pipeline name '{}'", name.name))?;
+        self.expect_sym("{", Lazy(|| format!("after pipeline name '{}'", name.name)))?;
         let mut models = Vec::new();
         let mut sources = Vec::new();
         loop {
@@ -355,7 +360,7 @@ impl Parser<'_> {
             }
             let key_tok = self.peek().clone();
             let key = match &key_tok.kind {
-                TokenKind::Ident(n) => n.clone(),
+                TokenKind::Ident(n) => n.to_string(),
                 TokenKind::Keyword(k) | TokenKind::TypeKeyword(k) => k.to_string(),
                 _ => return Err(self.unexpected("a pipeline key (models, env, sources) or '}'")),
             };
@@ -430,7 +435,7 @@ impl Parser<'_> {
             self.expect_sym("(", "after the override function")?;
             while self.eat_sym(")").is_none() {
                 let key = self.ident("an argument name or ')'")?;
-                self.expect_sym(":", &format!("after '{}'", key.name))?;
+                self.expect_sym(":", Lazy(|| format!("after '{}'", key.name)))?;
                 let (value, quoted, value_span) =
                     self.any_text(&format!("a value for '{}'", key.name))?;
                 args.push(KeyValue {
@@ -451,9 +456,12 @@ impl Parser<'_> {
     }
 
     fn test_decl(&mut self) -> PResult<TestDecl> {
-        let kw = self.bump().span;
+        let kw = self.bump();
         let model = self.ident("the name of the model to test")?;
-        self.expect_sym("{", &format!("after test model name '{}'", model.name))?;
+        self.expect_sym(
+            "{",
+            Lazy(|| format!("after test model name '{}'", model.name)),
+        )?;
         let mut checks = Vec::new();
         loop {
             if self.eat_sym("}").is_some() {
@@ -475,7 +483,7 @@ impl Parser<'_> {
     }
 
     fn test_check(&mut self) -> PResult<TestCheck> {
-        let kw = self.bump().span;
+        let kw = self.bump();
         let target = self.ident("'row_count' or a column name after 'expect'")?;
         let op_tok = self.peek().clone();
         let op = match &op_tok.kind {
@@ -512,7 +520,7 @@ impl Parser<'_> {
         let lit_tok = self.peek().clone();
         let kind = match &lit_tok.kind {
             TokenKind::Int(v) => TestLitKind::Int(*v),
-            TokenKind::Float(v, t) => TestLitKind::Float(*v, t.clone()),
+            TokenKind::Float(v, t) => TestLitKind::Float(*v, t.to_string()),
             TokenKind::Str(parts) => TestLitKind::Str(crate::lexer::flatten_parts(parts)),
             TokenKind::Keyword("true") => TestLitKind::Bool(true),
             TokenKind::Keyword("false") => TestLitKind::Bool(false),
@@ -545,14 +553,14 @@ impl Parser<'_> {
     }
 
     fn fn_decl(&mut self) -> PResult<FnDecl> {
-        let kw = self.bump().span;
+        let kw = self.bump();
         let name = self.ident("a function name")?;
-        self.expect_sym("(", &format!("after function name '{}'", name.name))?;
+        self.expect_sym("(", Lazy(|| format!("after function name '{}'", name.name)))?;
         let mut params = Vec::new();
         if self.eat_sym(")").is_none() {
             loop {
                 let p = self.ident("a parameter name")?;
-                self.expect_sym(":", &format!("after parameter '{}'", p.name))?;
+                self.expect_sym(":", Lazy(|| format!("after parameter '{}'", p.name)))?;
                 let t = self.fn_type()?;
                 params.push((p, t));
                 if self.eat_sym(",").is_some() {
@@ -592,7 +600,7 @@ impl Parser<'_> {
     fn fn_type_inner(&mut self) -> PResult<FnType> {
         match self.kind().clone() {
             TokenKind::Ident(n) => {
-                let start = self.bump().span;
+                let start = self.bump();
                 if n == "List" && self.is_sym("<") {
                     self.bump();
                     let inner = self.fn_type()?;
@@ -603,12 +611,12 @@ impl Parser<'_> {
                     });
                 }
                 Ok(FnType {
-                    text: n,
+                    text: n.to_string(),
                     span: start,
                 })
             }
             TokenKind::TypeKeyword(k) => {
-                let span = self.bump().span;
+                let span = self.bump();
                 Ok(FnType {
                     text: k.to_string(),
                     span,

@@ -1,6 +1,6 @@
 //! Expressions: precedence climbing over prefix operators and primaries.
 
-use super::{PResult, Parser};
+use super::{Lazy, PResult, Parser};
 use crate::ast::*;
 use crate::lexer::TokenKind;
 
@@ -42,7 +42,7 @@ impl Parser<'_> {
             if op.precedence() < min {
                 break;
             }
-            let op_span = self.bump().span;
+            let op_span = self.bump();
             let rhs = self.binary(op.precedence() + 1)?;
             lhs = Expr {
                 span: lhs.span.to(rhs.span),
@@ -64,7 +64,7 @@ impl Parser<'_> {
             TokenKind::Sym("-") => UnaryOp::Neg,
             _ => return self.primary(),
         };
-        let start = self.bump().span;
+        let start = self.bump();
         self.enter()?;
         let operand = self.unary();
         self.leave();
@@ -93,7 +93,7 @@ impl Parser<'_> {
             }
             TokenKind::Float(v, text) => {
                 self.bump();
-                lit(ExprKind::Float(*v, text.clone()))
+                lit(ExprKind::Float(*v, text.to_string()))
             }
             TokenKind::Str(parts) => {
                 self.bump();
@@ -143,14 +143,15 @@ impl Parser<'_> {
             }
             TokenKind::Ident(name) => {
                 let name = Ident {
-                    name: name.clone(),
-                    span: self.bump().span,
+                    name: name.to_string(),
+                    span: self.bump(),
                 };
                 if self.is_sym("(") {
                     return self.call_rest(name);
                 }
                 if self.eat_sym(".").is_some() {
-                    let col = self.ident(&format!("a column name after '{}.'", name.name))?;
+                    let col =
+                        self.ident(Lazy(|| format!("a column name after '{}.'", name.name)))?;
                     return Ok(Expr {
                         span: name.span.to(col.span),
                         kind: ExprKind::Column {
@@ -180,7 +181,7 @@ impl Parser<'_> {
 
     /// `[ ]`, `[a, b, ..]` or `[e for x in xs]`.
     fn list(&mut self) -> PResult<Expr> {
-        let start = self.bump().span;
+        let start = self.bump();
         if self.eat_sym("]").is_some() {
             return Ok(Expr {
                 kind: ExprKind::List(Vec::new()),
@@ -190,7 +191,7 @@ impl Parser<'_> {
         let first = self.expr()?;
         if self.eat_kw("for").is_some() {
             let var = self.ident("a variable name after 'for'")?;
-            self.expect_kw("in", &format!("after 'for {}'", var.name))?;
+            self.expect_kw("in", Lazy(|| format!("after 'for {}'", var.name)))?;
             let iter = self.expr()?;
             self.expect_sym("]", "to close the list comprehension")?;
             return Ok(Expr {
@@ -224,7 +225,7 @@ impl Parser<'_> {
     /// A call after its name: `( [distinct] args ) [over (..)]`. The
     /// current token is `(`.
     pub(super) fn call_rest(&mut self, name: Ident) -> PResult<Expr> {
-        self.expect_sym("(", &format!("after '{}'", name.name))?;
+        self.expect_sym("(", Lazy(|| format!("after '{}'", name.name)))?;
         let distinct = self.eat_kw("distinct").is_some();
         let mut args = Vec::new();
         if self.eat_sym(")").is_none() {
@@ -247,11 +248,12 @@ impl Parser<'_> {
                 }
                 self.expect_sym(
                     ")",
-                    &format!("or ',' in the arguments of {}(..)", name.name),
+                    Lazy(|| format!("or ',' in the arguments of {}(..)", name.name)),
                 )?;
                 break;
             }
         }
+        args.shrink_to_fit();
         // Unit slots: a bare name as date_trunc's 2nd or date_diff's 3rd
         // argument is the unit's name, not a column.
         let slot = match name.name.as_str() {
@@ -271,7 +273,7 @@ impl Parser<'_> {
             }
         }
         let over = if self.is_kw("over") {
-            Some(self.window()?)
+            Some(Box::new(self.window()?))
         } else {
             None
         };
@@ -289,7 +291,7 @@ impl Parser<'_> {
     /// `over ( [part [, part]] )` with parts `partition_by: [..]` and
     /// `sort: [k [desc], ..]`.
     fn window(&mut self) -> PResult<Window> {
-        let start = self.bump().span;
+        let start = self.bump();
         self.expect_sym("(", "after 'over'")?;
         let mut w = Window {
             partition_by: Vec::new(),

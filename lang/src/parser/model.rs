@@ -1,6 +1,6 @@
 //! Model declarations (and model values in fn bodies) and their clauses.
 
-use super::{edit_distance, or_list, PResult, Parser};
+use super::{edit_distance, or_list, Lazy, PResult, Parser};
 use crate::ast::*;
 use crate::lexer::{self, TokenKind};
 use crate::span::Span;
@@ -58,8 +58,8 @@ impl Parser<'_> {
         let (name, name_quoted) = match self.kind().clone() {
             TokenKind::Ident(n) => (
                 Ident {
-                    name: n,
-                    span: self.bump().span,
+                    name: n.to_string(),
+                    span: self.bump(),
                 },
                 false,
             ),
@@ -74,11 +74,16 @@ impl Parser<'_> {
             self.expect_kw("contract", "after '->'")?;
             contract = Some(self.ident("a contract name")?);
         }
-        self.expect_sym("{", &format!("to open the body of model '{}'", name.name))?;
+        self.expect_sym(
+            "{",
+            Lazy(|| format!("to open the body of model '{}'", name.name)),
+        )?;
         let mut items = Vec::new();
         while self.eat_sym("}").is_none() {
             items.push(self.model_item(in_fn)?);
         }
+        // Syntax trees live until the whole module is checked: no slack.
+        items.shrink_to_fit();
         Ok(ModelDecl {
             name,
             name_quoted,
@@ -92,10 +97,10 @@ impl Parser<'_> {
         let tok = self.peek().clone();
         let start = tok.span;
         let kind = match &tok.kind {
-            TokenKind::Ident(n) if ATTRS.contains(&n.as_str()) && self.is_sym_at(1, ":") => {
+            TokenKind::Ident(n) if ATTRS.contains(n) && self.is_sym_at(1, ":") => {
                 let key = Ident {
-                    name: n.clone(),
-                    span: self.bump().span,
+                    name: n.to_string(),
+                    span: self.bump(),
                 };
                 self.bump(); // ':'
                 if !matches!(self.kind(), TokenKind::Str(_)) {
@@ -148,7 +153,7 @@ impl Parser<'_> {
             TokenKind::Keyword("expect") => {
                 f.with_help("'expect' is only allowed right after a join's 'on' condition")
             }
-            TokenKind::Ident(n) if ATTRS.contains(&n.as_str()) => {
+            TokenKind::Ident(n) if ATTRS.contains(n) => {
                 f.with_help(format!("a model attribute is written '{n}: \"text\"'"))
             }
             _ => f,
@@ -157,7 +162,8 @@ impl Parser<'_> {
 
     /// One clause starting with keyword `k` (the current token).
     fn clause(&mut self, k: &str) -> PResult<ItemKind> {
-        let kw = self.bump();
+        let kw = self.peek().clone();
+        self.bump();
         Ok(match k {
             "from" => ItemKind::From(self.ident("an input name after 'from'")?),
             "join_left" | "join_inner" | "join_anti" | "join_semi" => {
@@ -167,8 +173,8 @@ impl Parser<'_> {
                     "join_anti" => JoinKind::Anti,
                     _ => JoinKind::Semi,
                 };
-                let input = self.ident(&format!("an input name after '{k}'"))?;
-                self.expect_kw("on", &format!("after join input '{}'", input.name))?;
+                let input = self.ident(Lazy(|| format!("an input name after '{k}'")))?;
+                self.expect_kw("on", Lazy(|| format!("after join input '{}'", input.name)))?;
                 let on = self.expr()?;
                 let expect = if self.is_kw("expect") {
                     Some(self.join_expect()?)
@@ -189,7 +195,7 @@ impl Parser<'_> {
             },
             "let" => {
                 let name = self.ident("a name after 'let'")?;
-                self.expect_sym("=", &format!("after 'let {}'", name.name))?;
+                self.expect_sym("=", Lazy(|| format!("after 'let {}'", name.name)))?;
                 ItemKind::Let {
                     name,
                     expr: self.expr()?,
@@ -218,13 +224,14 @@ impl Parser<'_> {
                     "intersect" => SetOpKind::Intersect,
                     _ => SetOpKind::Except,
                 };
-                let input = match self.ident(&format!("a model name after '{}'", kind.keyword())) {
-                    Ok(i) => i,
-                    Err(f) if self.is_kw("all") => {
-                        return Err(f.with_help(format!("'{k} all' is not supported")))
-                    }
-                    Err(f) => return Err(f),
-                };
+                let input =
+                    match self.ident(Lazy(|| format!("a model name after '{}'", kind.keyword()))) {
+                        Ok(i) => i,
+                        Err(f) if self.is_kw("all") => {
+                            return Err(f.with_help(format!("'{k} all' is not supported")))
+                        }
+                        Err(f) => return Err(f),
+                    };
                 ItemKind::SetOp { kind, input }
             }
             "dedup" => {
@@ -256,10 +263,10 @@ impl Parser<'_> {
 
     /// `expect many_to_one | one_to_one` after a join condition.
     fn join_expect(&mut self) -> PResult<Expect> {
-        let kw = self.bump().span;
+        let kw = self.bump();
         let tok = self.peek().clone();
         if let TokenKind::Ident(w) = &tok.kind {
-            let card = match w.as_str() {
+            let card = match *w {
                 "many_to_one" => Some(Cardinality::ManyToOne),
                 "one_to_one" => Some(Cardinality::OneToOne),
                 _ => None,
@@ -294,13 +301,13 @@ impl Parser<'_> {
 
     /// `{ [name = expr {, name = expr} [,]] }` after select/derive/aggregate.
     fn assign_block(&mut self, k: &str) -> PResult<Vec<Assign>> {
-        self.expect_sym("{", &format!("after '{k}'"))?;
+        self.expect_sym("{", Lazy(|| format!("after '{k}'")))?;
         let mut out = Vec::new();
         if self.eat_sym("}").is_some() {
             return Ok(out);
         }
         loop {
-            let name = self.ident(&format!("an output column name in the {k} block"))?;
+            let name = self.ident(Lazy(|| format!("an output column name in the {k} block")))?;
             if !self.is_sym("=") {
                 let f = self.unexpected(&format!("'=' after output column '{}'", name.name));
                 return Err(if self.is_sym(":") || self.is_sym("==") {
@@ -324,9 +331,10 @@ impl Parser<'_> {
                 }
                 continue;
             }
-            self.expect_sym("}", &format!("or ',' in the {k} block"))?;
+            self.expect_sym("}", Lazy(|| format!("or ',' in the {k} block")))?;
             break;
         }
+        out.shrink_to_fit();
         Ok(out)
     }
 
@@ -467,7 +475,7 @@ impl Parser<'_> {
         }
         let mut incremental = None;
         if with_incremental && self.is_kw("incremental") {
-            let kw = self.bump().span;
+            let kw = self.bump();
             incremental = Some(self.incremental_rest(kw)?);
         }
         Ok(Freshness {
@@ -482,28 +490,28 @@ impl Parser<'_> {
     fn fresh_val(&mut self) -> PResult<(String, Span)> {
         match self.kind().clone() {
             TokenKind::Int(_) => {
-                let start = self.bump().span;
+                let start = self.bump();
                 let mut text = self.int_text(start);
                 // `1h`: the unit is the next word, unless that word starts a
                 // model attribute (`freshness 1 owner: ".."`).
                 if let TokenKind::Ident(unit) = self.kind().clone() {
                     if !self.is_sym_at(1, ":") {
                         self.bump();
-                        text.push_str(&unit);
+                        text.push_str(unit);
                     }
                 }
                 Ok((text, self.since(start)))
             }
             TokenKind::Str(parts) => {
-                let span = self.bump().span;
+                let span = self.bump();
                 Ok((lexer::flatten_parts(&parts), span))
             }
             TokenKind::Ident(n) => {
-                let span = self.bump().span;
-                Ok((n, span))
+                let span = self.bump();
+                Ok((n.to_string(), span))
             }
             TokenKind::Keyword("incremental") => {
-                let span = self.bump().span;
+                let span = self.bump();
                 Ok(("incremental".to_string(), span))
             }
             _ => Err(self.unexpected("a freshness value (such as 1h, daily or a string)")),
@@ -548,9 +556,10 @@ impl Parser<'_> {
             if self.eat_sym(",").is_some() {
                 continue;
             }
-            self.expect_sym(close, &format!("or ',' {context}"))?;
+            self.expect_sym(close, Lazy(|| format!("or ',' {context}")))?;
             break;
         }
+        out.shrink_to_fit();
         Ok(out)
     }
 }

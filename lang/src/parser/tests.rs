@@ -1698,3 +1698,64 @@ fn no_panic_on_random_input() {
         parse_checked(&s);
     }
 }
+
+/// Large files are lexed and parsed in two halves at once: the result must
+/// always be the whole file's (declarations, spans, comments, diagnostics),
+/// wherever the cut falls and whatever errors there are.
+#[test]
+fn halves_parse_like_the_whole_file() {
+    let mut clean = String::from(
+        "// big\nsource s(ns: \"a\", dataset: \"b\") {\n  columns: { id: int64 }\n}\n",
+    );
+    let mut i = 0;
+    while clean.len() < 2 * PARALLEL_FROM {
+        clean.push_str(&format!(
+            "model m{i} -> contract C {{\n  from s # c{i}\n  filter id > {i} and \"x\" == \"y\"\n  select {{ id = id * 2.5 }}\n}}\n/* {i} */\n"
+        ));
+        i += 1;
+    }
+    let mid = clean.len() / 2;
+    let whole = |text: &str| parse_tokens(F, text, lexer::lex(F, text));
+    assert!(split_point(&clean).is_some());
+    let (f, d) = parse(F, &clean);
+    assert!(d.is_empty());
+    assert_eq!((f.clone(), d), whole(&clean));
+    assert_eq!(f.decls.len(), i + 1);
+
+    let first_model_after = |at: usize| at + clean[at..].find("model ").unwrap();
+    let variants = [
+        // An error in either half.
+        clean.replacen("select {", "select (", 1),
+        format!(
+            "{}{}",
+            &clean[..first_model_after(mid + 1000)],
+            clean[first_model_after(mid + 1000)..].replacen("select {", "select (", 1)
+        ),
+        // A block comment left open in the first half.
+        format!("{}/* {}", &clean[..mid - 500], &clean[mid - 500..]),
+        // A string left open just before the cut.
+        format!(
+            "{}\"{}",
+            &clean[..first_model_after(mid) - 1],
+            &clean[first_model_after(mid) - 1..]
+        ),
+        // A fn body around the cut, with lines that start with `model`.
+        format!(
+            "{}fn f() -> Model {{\n{}}}\n",
+            &clean[..first_model_after(mid - 2000)],
+            &clean[first_model_after(mid - 2000)..]
+        ),
+    ];
+    for text in variants.iter().chain([&clean]) {
+        assert_eq!(parse(F, text), whole(text));
+        // Files from PARALLEL_TO on are only lexed in two halves.
+        let at = split_point(text).unwrap();
+        if let Some(lexed) = lex_halves(F, text, at) {
+            let all = lexer::lex(F, text);
+            assert_eq!(lexed.tokens, all.tokens);
+            assert_eq!(lexed.comments, all.comments);
+            assert_eq!(lexed.diagnostics, all.diagnostics);
+        }
+    }
+    assert!(lex_halves(F, &clean, split_point(&clean).unwrap()).is_some());
+}

@@ -44,6 +44,15 @@ impl Dialect {
     /// A quoted identifier: `"x"` (`""` escapes a quote), or `` `x` `` in
     /// BigQuery.
     pub fn ident(self, name: &str) -> String {
+        let quote = if self == Dialect::BigQuery { '`' } else { '"' };
+        if !name.contains(['\\', '`', '"']) {
+            // Nothing to escape (nearly always): no formatting machinery.
+            let mut out = String::with_capacity(name.len() + 2);
+            out.push(quote);
+            out.push_str(name);
+            out.push(quote);
+            return out;
+        }
         match self {
             Dialect::BigQuery => format!("`{}`", name.replace('\\', "\\\\").replace('`', "\\`")),
             _ => format!("\"{}\"", name.replace('"', "\"\"")),

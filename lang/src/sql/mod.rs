@@ -66,7 +66,7 @@ pub type RelationFn<'a> = &'a dyn Fn(&ir::Input) -> String;
 
 struct Lower<'a> {
     d: Dialect,
-    module: &'a ir::Module,
+    columns: &'a ModuleColumns<'a>,
     model: &'a ir::Model,
     relation: RelationFn<'a>,
     aliases: Vec<String>,
@@ -91,9 +91,47 @@ type R<T> = Result<T, String>;
 /// each operator with its right branch's SQL.
 type SetOpChain = (String, Vec<String>, Vec<(crate::ast::SetOpKind, String)>);
 
+/// The column names of a module's sources and models, by name (the first
+/// declaration of a name, as the checker resolves it). Built once for
+/// lowering many models: looking inputs up in the module's lists would make
+/// compiling a module quadratic in its size.
+pub struct ModuleColumns<'m> {
+    sources: crate::hash::FastMap<&'m str, &'m [ir::Column]>,
+    models: crate::hash::FastMap<&'m str, &'m [ir::Column]>,
+}
+
+impl<'m> ModuleColumns<'m> {
+    pub fn of(module: &'m ir::Module) -> ModuleColumns<'m> {
+        let mut sources = crate::hash::FastMap::default();
+        for s in &module.sources {
+            sources
+                .entry(s.name.as_str())
+                .or_insert(s.columns.as_deref().unwrap_or(&[]));
+        }
+        let mut models = crate::hash::FastMap::default();
+        for m in &module.models {
+            models
+                .entry(m.name.as_str())
+                .or_insert(m.columns.as_slice());
+        }
+        ModuleColumns { sources, models }
+    }
+}
+
 /// Lower one checked model to a `SELECT` statement.
 pub fn lower_model(
     module: &ir::Module,
+    model: &ir::Model,
+    dialect: Dialect,
+    relation: RelationFn,
+) -> Result<String, Diagnostic> {
+    lower_model_with(&ModuleColumns::of(module), model, dialect, relation)
+}
+
+/// [`lower_model`] with the module's columns already indexed (for lowering
+/// many models of one module).
+pub fn lower_model_with(
+    columns: &ModuleColumns,
     model: &ir::Model,
     dialect: Dialect,
     relation: RelationFn,
@@ -110,7 +148,7 @@ pub fn lower_model(
     }
     let mut l = Lower {
         d: dialect,
-        module,
+        columns,
         model,
         relation,
         access: vec![Access::Unavailable; model.inputs.len()],
@@ -234,23 +272,14 @@ pub fn cardinality_checks(model: &ir::Model) -> Vec<CardinalityCheck> {
 impl Lower<'_> {
     fn input_columns(&self, k: usize) -> Vec<String> {
         let input = &self.model.inputs[k];
-        match input.kind {
-            InputKind::Source => self
-                .module
-                .sources
-                .iter()
-                .find(|s| s.name == input.name)
-                .and_then(|s| s.columns.as_ref())
-                .map(|cols| cols.iter().map(|c| c.name.clone()).collect())
-                .unwrap_or_default(),
-            InputKind::Model => self
-                .module
-                .models
-                .iter()
-                .find(|m| m.name == input.name)
-                .map(|m| m.columns.iter().map(|c| c.name.clone()).collect())
-                .unwrap_or_default(),
-        }
+        let by_name = match input.kind {
+            InputKind::Source => &self.columns.sources,
+            InputKind::Model => &self.columns.models,
+        };
+        by_name
+            .get(input.name.as_str())
+            .map(|cols| cols.iter().map(|c| c.name.clone()).collect())
+            .unwrap_or_default()
     }
 
     fn bind(&mut self, name: &str, sql: String, kind: Kind) {
