@@ -1039,28 +1039,20 @@ impl<'a> ModelChecker<'a> {
     }
 
     fn dedup(&mut self, by: Option<&'a [ast::Expr]>, span: Span) {
+        if self.dedup_by.is_some() || self.dedup_full.is_some() {
+            self.error(Diagnostic::error(
+                "E076",
+                span,
+                "a model may dedup once: either full-row `dedup` or `dedup by` keys",
+            ));
+            return;
+        }
         match by {
             None => {
-                if self.dedup_by.is_some() || self.dedup_full.is_some() {
-                    self.error(Diagnostic::error(
-                        "E076",
-                        span,
-                        "a model may dedup once: either full-row `dedup` or `dedup by` keys",
-                    ));
-                    return;
-                }
                 self.dedup_full = Some(span);
                 self.push_step(Step::Dedup { by: None });
             }
             Some(keys) => {
-                if self.dedup_full.is_some() || self.dedup_by.is_some() {
-                    self.error(Diagnostic::error(
-                        "E076",
-                        span,
-                        "a model may dedup once: either full-row `dedup` or `dedup by` keys",
-                    ));
-                    return;
-                }
                 let mut names = Vec::new();
                 for k in keys {
                     match &k.kind {
