@@ -223,22 +223,31 @@ struct JsonModule<'a> {
     diagnostics: Vec<render::JsonDiagnostic>,
 }
 
+/// What running the external rules left: the names of the rules that ran
+/// (per root), and the roots' project settings when they were read.
+struct ExternalRun {
+    ran: Vec<Vec<String>>,
+    configs: Option<Vec<crate::config::ProjectConfig>>,
+}
+
 /// Run the project's external rules over each checked root, adding their
-/// diagnostics; the names of the rules that ran (per root), or the exit code
-/// of a failure (already reported).
+/// diagnostics; or the exit code of a failure (already reported).
 fn run_external_rules(
     results: &mut [(PathBuf, Checked)],
     args: &CheckArgs,
-) -> Result<Vec<Vec<String>>, i32> {
+) -> Result<ExternalRun, i32> {
     let timeout = Duration::try_from_secs_f64(args.rule_timeout.max(0.0)).unwrap_or(
         Duration::from_secs_f64(external_rules::DEFAULT_TIMEOUT_SECS),
     );
+    if args.no_external_rules {
+        return Ok(ExternalRun {
+            ran: vec![Vec::new(); results.len()],
+            configs: None,
+        });
+    }
     let mut ran = Vec::new();
+    let mut configs = Vec::new();
     for (root, checked) in results.iter_mut() {
-        if args.no_external_rules {
-            ran.push(Vec::new());
-            continue;
-        }
         let config = crate::config::discover(root).map_err(|e| {
             environment_error(e.message(), args.format);
             e.exit_code()
@@ -250,8 +259,12 @@ fn run_external_rules(
         checked.diagnostics.extend(found);
         sort_diagnostics(&mut checked.diagnostics);
         ran.push(rules.into_iter().map(|r| r.name).collect());
+        configs.push(config);
     }
-    Ok(ran)
+    Ok(ExternalRun {
+        ran,
+        configs: Some(configs),
+    })
 }
 
 pub fn run(args: CheckArgs) -> i32 {
@@ -268,12 +281,17 @@ pub fn run(args: CheckArgs) -> i32 {
         Ok(r) => r,
         Err(code) => return code,
     };
-    let external = match run_external_rules(&mut results, &args) {
-        Ok(names) => names,
+    let ExternalRun {
+        ran: external,
+        configs,
+    } = match run_external_rules(&mut results, &args) {
+        Ok(run) => run,
         Err(code) => return code,
     };
     if args.lints {
-        if let Err(code) = crate::commands::lint::add_lints(&mut results, &args.levels) {
+        if let Err(code) =
+            crate::commands::lint::add_lints(&mut results, configs.as_deref(), &args.levels)
+        {
             return code;
         }
     }

@@ -164,13 +164,18 @@ fn shown(path: &Path) -> String {
         .to_string()
 }
 
-/// The levels for one root module: the defaults, its `strata.toml`, then
-/// the flags. `Err(exit code)` after reporting a bad project file.
-pub fn levels_for(root: &Path, flags: &LevelArgs) -> Result<Levels, i32> {
-    let project = config::discover(root).map_err(|e| {
+/// The project settings of one root module (its nearest `strata.toml`).
+/// `Err(exit code)` after reporting a bad project file.
+fn project_config(root: &Path) -> Result<config::ProjectConfig, i32> {
+    config::discover(root).map_err(|e| {
         eprintln!("error: {}", e.message());
         e.exit_code()
-    })?;
+    })
+}
+
+/// The levels for one root module: the defaults, its `strata.toml`, then
+/// the flags. `Err(exit code)` after reporting a bad `[lints]` table or flag.
+pub fn levels_for(project: &config::ProjectConfig, flags: &LevelArgs) -> Result<Levels, i32> {
     let mut levels = Levels::defaults();
     if let Some(path) = &project.path {
         levels
@@ -185,10 +190,18 @@ pub fn levels_for(root: &Path, flags: &LevelArgs) -> Result<Levels, i32> {
 }
 
 /// Run the lints over each checked root and merge their diagnostics with
-/// the module's, in source order.
-pub fn add_lints(results: &mut [(PathBuf, Checked)], flags: &LevelArgs) -> Result<(), i32> {
-    for (root, checked) in results.iter_mut() {
-        let levels = levels_for(root, flags)?;
+/// the module's, in source order. `configs` are the roots' project
+/// settings when the caller has already read them (one per root).
+pub fn add_lints(
+    results: &mut [(PathBuf, Checked)],
+    configs: Option<&[config::ProjectConfig]>,
+    flags: &LevelArgs,
+) -> Result<(), i32> {
+    for (i, (root, checked)) in results.iter_mut().enumerate() {
+        let levels = match configs.and_then(|c| c.get(i)) {
+            Some(project) => levels_for(project, flags)?,
+            None => levels_for(&project_config(root)?, flags)?,
+        };
         let lints = strata_rules::lint::lint(checked, &levels);
         checked.diagnostics.extend(lints);
         sort_diagnostics(&mut checked.diagnostics);
@@ -211,7 +224,7 @@ pub fn run(args: LintArgs) -> i32 {
         Ok(r) => r,
         Err(code) => return code,
     };
-    if let Err(code) = add_lints(&mut results, &args.levels) {
+    if let Err(code) = add_lints(&mut results, None, &args.levels) {
         return code;
     }
     match args.format {

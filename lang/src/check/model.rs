@@ -114,13 +114,7 @@ impl<'a> ModelChecker<'a> {
                     },
                     _ => ColumnRef::Local(n.to_string()),
                 };
-                return Some(Ty {
-                    ty: e.col.ty.clone(),
-                    nullable: e.col.nullable,
-                    sources: e.sources.clone(),
-                    aggregate: false,
-                    node: TExprKind::Column(r),
-                });
+                return Some(entry_ty(e, r));
             }
             if self.from_poisoned {
                 return None;
@@ -193,13 +187,7 @@ impl<'a> ModelChecker<'a> {
                     if e.origin == Origin::GroupKey
                         && matches!(e.sources.as_slice(), [s] if self.source_is(*s, &q.name, n))
                     {
-                        return Some(Ty {
-                            ty: e.col.ty.clone(),
-                            nullable: e.col.nullable,
-                            sources: e.sources.clone(),
-                            aggregate: false,
-                            node: TExprKind::Column(ColumnRef::Local(n.to_string())),
-                        });
+                        return Some(entry_ty(e, ColumnRef::Local(n.to_string())));
                     }
                 }
                 if input.poisoned && input.column(n).is_none() {
@@ -256,13 +244,7 @@ impl<'a> ModelChecker<'a> {
             .find(|i| i.alias == q.name && i.role == InputRole::SetOp)
         {
             if let Some(e) = self.scope.get(n) {
-                return Some(Ty {
-                    ty: e.col.ty.clone(),
-                    nullable: e.col.nullable,
-                    sources: e.sources.clone(),
-                    aggregate: false,
-                    node: TExprKind::Column(ColumnRef::Local(n.to_string())),
-                });
+                return Some(entry_ty(e, ColumnRef::Local(n.to_string())));
             }
             if input.poisoned {
                 return None;
@@ -1406,5 +1388,16 @@ fn how_of(t: &Ty, e: &ast::Expr) -> &'static str {
         _ if t.aggregate => "aggregate",
         _ if t.sources.is_empty() => "literal",
         _ => "derived",
+    }
+}
+
+/// The typed reference to a scope entry, read through `r`.
+fn entry_ty(e: &Entry, r: ColumnRef) -> Ty {
+    Ty {
+        ty: e.col.ty.clone(),
+        nullable: e.col.nullable,
+        sources: e.sources.clone(),
+        aggregate: false,
+        node: TExprKind::Column(r),
     }
 }
