@@ -568,11 +568,11 @@ mod tests {
         let e = l.set("E040", Level::Allow, "x").expect_err("an error");
         assert!(e.message.contains("E040 is an error"), "{}", e.message);
         let e = l
-            .set_table([("W999", Level::Allow)], "p/strata.toml")
+            .set_table([("W01", Level::Allow)], "p/strata.toml")
             .expect_err("unknown");
         assert!(
             e.message
-                .starts_with("p/strata.toml: [lints] unknown lint `W999`"),
+                .starts_with("p/strata.toml: [lints] unknown lint `W01`"),
             "{}",
             e.message
         );

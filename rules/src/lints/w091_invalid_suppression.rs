@@ -19,7 +19,7 @@ use crate::rule;
 ///
 /// * it is malformed (`# strata: allow W001`, `# strata: alow(W001)`,
 ///   `allow()` with no code);
-/// * a code is unknown (`W999`), not a lint (`E040`: an error cannot be
+/// * a code is unknown (`W01`), not a lint (`E040`: an error cannot be
 ///   allowed), or one of the suppression codes themselves (`W090`, `W091`:
 ///   set their level with `--allow` or `[lints]` instead);
 /// * it is not directly above a declaration (after a blank line, at the end
