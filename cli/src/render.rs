@@ -81,9 +81,17 @@ pub fn write_diagnostics(
     color: bool,
     out: &mut dyn std::io::Write,
 ) -> std::io::Result<()> {
+    // ariadne indexes the lines of every file it is given: give it only the
+    // files the diagnostics point into (none for a clean module).
+    let shown = |id: FileId| {
+        diags
+            .iter()
+            .any(|d| d.span.file == id || d.labels.iter().any(|l| l.span.file == id))
+    };
     let mut cache = ariadne::sources(
         sources
             .files()
+            .filter(|&(id, _)| shown(id))
             .map(|(_, f)| (f.path.display().to_string(), f.text.as_str())),
     );
     for d in diags {
