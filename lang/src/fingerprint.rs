@@ -73,12 +73,12 @@ impl std::hash::Hasher for StableHasher {
     }
 }
 
-/// Fingerprint of a checked model; `upstream` maps the models checked before
-/// it (all of its upstream models among them) to their fingerprints.
-pub fn model_fingerprint(
+/// Fingerprint of a checked model; `upstream` gives the fingerprint of each
+/// model it reads (checked before it).
+pub fn model_fingerprint<'u>(
     m: &ModelDecl,
     model: &ir::Model,
-    upstream: &crate::hash::FastMap<String, String>,
+    upstream: impl Fn(&str) -> Option<&'u str>,
 ) -> String {
     use std::hash::{Hash, Hasher};
     let mut h = StableHasher::new();
@@ -90,7 +90,7 @@ pub fn model_fingerprint(
         .iter()
         .filter(|i| i.kind == ir::InputKind::Model)
     {
-        if let Some(fp) = upstream.get(&input.name) {
+        if let Some(fp) = upstream(&input.name) {
             fp.hash(&mut h);
         }
     }

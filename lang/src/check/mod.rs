@@ -7,8 +7,7 @@ mod expr;
 mod model;
 mod scope;
 
-use std::cell::RefCell;
-use std::rc::Rc;
+use std::sync::{Arc, Condvar, Mutex, OnceLock, PoisonError};
 
 use crate::hash::FastMap as HashMap;
 use std::path::PathBuf;
@@ -55,9 +54,11 @@ pub fn check_files(paths: &[PathBuf], options: &LoadOptions) -> Checked {
 #[derive(Clone, Debug)]
 pub struct ModelResult {
     /// Shared by every model that reads it.
-    pub columns: Rc<Vec<Column>>,
+    pub columns: Arc<Vec<Column>>,
     /// The schema is complete (see `ir::Model::schema_complete`).
     pub ok: bool,
+    /// The model's fingerprint (part of its readers' fingerprints).
+    pub fingerprint: String,
 }
 
 /// Declaration tables of a module (first declaration of a name wins; later
@@ -66,16 +67,20 @@ pub struct Env<'a> {
     pub sources: HashMap<&'a str, &'a ast::SourceDecl>,
     /// Resolved columns: `None` when a column type failed to resolve,
     /// `Some(None)` when the source declares no columns.
-    source_cols: HashMap<&'a str, Option<Option<Rc<Vec<Column>>>>>,
+    source_cols: HashMap<&'a str, Option<Option<Arc<Vec<Column>>>>>,
     pub contracts: HashMap<&'a str, &'a ast::ContractDecl>,
     contract_cols: HashMap<&'a str, Option<Vec<Column>>>,
     pub domains: HashMap<&'a str, Option<Type>>,
     pub models: HashMap<&'a str, &'a ast::ModelDecl>,
-    model_results: RefCell<HashMap<String, ModelResult>>,
+    /// Each model's position in dependency order.
+    model_pos: HashMap<&'a str, usize>,
+    /// The result of the model at each position, set once it is checked.
+    /// A model is checked after every model it reads.
+    model_results: Vec<OnceLock<ModelResult>>,
 }
 
 impl<'a> Env<'a> {
-    pub fn source_columns(&self, name: &str) -> Option<Option<&Rc<Vec<Column>>>> {
+    pub fn source_columns(&self, name: &str) -> Option<Option<&Arc<Vec<Column>>>> {
         match self.source_cols.get(name) {
             Some(Some(cols)) => Some(cols.as_ref()),
             _ => None,
@@ -86,8 +91,9 @@ impl<'a> Env<'a> {
         self.contract_cols.get(name).and_then(Option::as_ref)
     }
 
-    pub fn model_result(&self, name: &str) -> Option<ModelResult> {
-        self.model_results.borrow().get(name).cloned()
+    pub fn model_result(&self, name: &str) -> Option<&ModelResult> {
+        let pos = self.model_pos.get(name)?;
+        self.model_results.get(*pos)?.get()
     }
 
     /// The type a `cast(x, "name")` produces.
@@ -133,7 +139,7 @@ impl<'a> Env<'a> {
     }
 }
 
-fn check_loaded(mut loaded: Loaded) -> Checked {
+pub fn check_loaded(mut loaded: Loaded) -> Checked {
     let mut diags = loaded.diagnostics.clone();
     let bodies = take_model_bodies(&mut loaded);
     let module = build_module(&loaded, bodies, &mut diags);
@@ -260,7 +266,8 @@ fn build_module(
         contract_cols: HashMap::default(),
         domains,
         models,
-        model_results: RefCell::new(HashMap::default()),
+        model_pos: HashMap::default(),
+        model_results: Vec::new(),
     };
 
     // Source and contract columns.
@@ -268,7 +275,7 @@ fn build_module(
         let cols = s
             .columns
             .as_ref()
-            .map(|fields| resolve_fields(fields, &env, diags).map(Rc::new));
+            .map(|fields| resolve_fields(fields, &env, diags).map(Arc::new));
         let cols = match cols {
             None => Some(None),
             Some(Some(c)) => Some(Some(c)),
@@ -281,58 +288,24 @@ fn build_module(
         env.contract_cols.insert(&c.name.name, cols);
     }
 
-    // Models in dependency order.
+    // Models in dependency order, checked in parallel as their inputs are.
     let order = dependency_order(&model_order, &bodies, &env, diags);
-    let mut ir_models = Vec::with_capacity(order.len());
-    let mut fingerprints: HashMap<String, String> = HashMap::default();
-    for (m, cyclic) in order {
-        // The declaration with its body back; dropped after this turn.
-        let m = &ast::ModelDecl {
-            name: m.name.clone(),
-            name_quoted: m.name_quoted,
-            contract: m.contract.clone(),
-            items: bodies.remove(&body_key(m)).unwrap_or_default(),
-            span: m.span,
-        };
-        let mut model = if cyclic {
-            ir::Model {
-                name: m.name.name.clone(),
-                span: m.span,
-                name_span: m.name.span,
-                contract: m.contract.as_ref().map(|c| c.name.clone()),
-                fingerprint: String::new(),
-                inputs: Vec::new(),
-                columns: Vec::new(),
-                output_refs: Vec::new(),
-                lineage: Vec::new(),
-                joins: Vec::new(),
-                attrs: Vec::new(),
-                steps: Vec::new(),
-                step_spans: Vec::new(),
-                ok: false,
-                schema_complete: false,
-            }
-        } else {
-            model::ModelChecker::new(&env, m, diags).check()
-        };
-        model.fingerprint = crate::fingerprint::model_fingerprint(m, &model, &fingerprints);
-        fingerprints.insert(model.name.clone(), model.fingerprint.clone());
-        // The schema moves to the models that read it; it comes back below.
-        env.model_results.borrow_mut().insert(
-            model.name.clone(),
-            ModelResult {
-                columns: Rc::new(std::mem::take(&mut model.columns)),
-                ok: model.schema_complete,
-            },
-        );
-        ir_models.push(model);
-    }
+    env.model_pos = order
+        .iter()
+        .enumerate()
+        .map(|(pos, o)| (o.decl.name.name.as_str(), pos))
+        .collect();
+    env.model_results = order.iter().map(|_| OnceLock::new()).collect();
+    let bodies = order
+        .iter()
+        .map(|o| bodies.remove(&body_key(o.decl)))
+        .collect();
+    let mut ir_models = check_models(&env, &order, bodies, diags);
     // Every checker is done: each schema is the IR's again (moved back, as
     // nothing else holds it any more).
-    let mut results = env.model_results.take();
-    for model in &mut ir_models {
-        if let Some(r) = results.remove(&model.name) {
-            model.columns = Rc::try_unwrap(r.columns).unwrap_or_else(|c| c.as_ref().clone());
+    for (model, result) in ir_models.iter_mut().zip(env.model_results.iter_mut()) {
+        if let Some(r) = result.take() {
+            model.columns = Arc::try_unwrap(r.columns).unwrap_or_else(|c| c.as_ref().clone());
         }
     }
 
@@ -562,7 +535,7 @@ fn dependency_order<'a>(
     bodies: &HashMap<BodyKey, Vec<ast::Item>>,
     env: &Env<'a>,
     diags: &mut Vec<Diagnostic>,
-) -> Vec<(&'a ast::ModelDecl, bool)> {
+) -> Vec<Ordered<'a>> {
     #[derive(Clone, Copy, PartialEq)]
     enum Mark {
         New,
@@ -648,7 +621,203 @@ fn dependency_order<'a>(
         }
     }
     // Models depending on a cyclic model are checked with that input poisoned.
-    out.into_iter().map(|i| (models[i], cyclic[i])).collect()
+    let mut pos = vec![usize::MAX; models.len()];
+    for (p, &i) in out.iter().enumerate() {
+        pos[i] = p;
+    }
+    out.iter()
+        .enumerate()
+        .map(|(p, &i)| Ordered {
+            decl: models[i],
+            cyclic: cyclic[i],
+            // Inputs later in the order close a cycle: no result to wait for.
+            reads: deps[i].iter().map(|&d| pos[d]).filter(|&d| d < p).collect(),
+        })
+        .collect()
+}
+
+/// A model in dependency order.
+struct Ordered<'a> {
+    decl: &'a ast::ModelDecl,
+    /// On a dependency cycle: not checked (F001 says why).
+    cyclic: bool,
+    /// Positions of the models it reads that come before it (one per read).
+    reads: Vec<usize>,
+}
+
+/// Models fewer than this per thread are not worth another thread.
+const MODELS_PER_THREAD: usize = 256;
+
+/// Check every model, each once all the models it reads are checked: on
+/// several threads for a large module. Returns the IR in dependency order;
+/// each model's result is in `env.model_results` at its position.
+fn check_models(
+    env: &Env,
+    order: &[Ordered],
+    bodies: Vec<Option<Vec<ast::Item>>>,
+    diags: &mut Vec<Diagnostic>,
+) -> Vec<ir::Model> {
+    let mut readers: Vec<Vec<usize>> = vec![Vec::new(); order.len()];
+    let mut waiting = vec![0usize; order.len()];
+    for (pos, o) in order.iter().enumerate() {
+        waiting[pos] = o.reads.len();
+        for &r in &o.reads {
+            readers[r].push(pos);
+        }
+    }
+    // Ready models are taken from the end: the earliest first.
+    let ready = (0..order.len()).rev().filter(|&p| waiting[p] == 0).collect();
+    let queue = Queue {
+        state: Mutex::new(QueueState {
+            ready,
+            waiting,
+            left: order.len(),
+            bodies,
+        }),
+        wake: Condvar::new(),
+        readers,
+    };
+    let threads = std::thread::available_parallelism()
+        .map_or(1, std::num::NonZero::get)
+        .min(order.len() / MODELS_PER_THREAD)
+        .clamp(1, 8);
+    let done: Vec<Checked1> = if threads == 1 {
+        vec![check_worker(env, order, &queue)]
+    } else {
+        std::thread::scope(|s| {
+            let helpers: Vec<_> = (1..threads)
+                .map(|_| s.spawn(|| check_worker(env, order, &queue)))
+                .collect();
+            let mut done = vec![check_worker(env, order, &queue)];
+            for h in helpers {
+                match h.join() {
+                    Ok(d) => done.push(d),
+                    Err(panic) => std::panic::resume_unwind(panic),
+                }
+            }
+            done
+        })
+    };
+    let mut models: Vec<Option<ir::Model>> = order.iter().map(|_| None).collect();
+    for (checked, found) in done {
+        for (pos, model) in checked {
+            models[pos] = Some(model);
+        }
+        diags.extend(found);
+    }
+    models.into_iter().flatten().collect()
+}
+
+/// The models a worker checked (with their positions) and its diagnostics.
+type Checked1 = (Vec<(usize, ir::Model)>, Vec<Diagnostic>);
+
+struct Queue {
+    state: Mutex<QueueState>,
+    /// Signalled when a model becomes ready or the last one is done.
+    wake: Condvar,
+    /// The positions of the models reading each model.
+    readers: Vec<Vec<usize>>,
+}
+
+struct QueueState {
+    /// Models whose inputs are all checked, not yet taken.
+    ready: Vec<usize>,
+    /// Per model, how many of the models it reads are not checked yet.
+    waiting: Vec<usize>,
+    /// Models not checked yet.
+    left: usize,
+    /// Each model's body, until its checker takes it.
+    bodies: Vec<Option<Vec<ast::Item>>>,
+}
+
+fn check_worker(env: &Env, order: &[Ordered], queue: &Queue) -> Checked1 {
+    let lock = || queue.state.lock().unwrap_or_else(PoisonError::into_inner);
+    let mut checked = Vec::new();
+    let mut diags = Vec::new();
+    loop {
+        let (pos, items) = {
+            let mut state = lock();
+            loop {
+                if let Some(pos) = state.ready.pop() {
+                    let items = state.bodies[pos].take().unwrap_or_default();
+                    break (pos, items);
+                }
+                if state.left == 0 {
+                    return (checked, diags);
+                }
+                state = queue
+                    .wake
+                    .wait(state)
+                    .unwrap_or_else(PoisonError::into_inner);
+            }
+        };
+        let (model, result) = check_one(env, &order[pos], items, &mut diags);
+        // Set once: each position is taken from the queue once.
+        let _ = env.model_results[pos].set(result);
+        checked.push((pos, model));
+        let mut state = lock();
+        state.left -= 1;
+        let mut woke = state.left == 0;
+        for &r in &queue.readers[pos] {
+            state.waiting[r] -= 1;
+            if state.waiting[r] == 0 {
+                state.ready.push(r);
+                woke = true;
+            }
+        }
+        drop(state);
+        if woke {
+            queue.wake.notify_all();
+        }
+    }
+}
+
+/// Check one model (its body is dropped after); its IR and its result for
+/// the models that read it.
+fn check_one(
+    env: &Env,
+    o: &Ordered,
+    items: Vec<ast::Item>,
+    diags: &mut Vec<Diagnostic>,
+) -> (ir::Model, ModelResult) {
+    let m = &ast::ModelDecl {
+        name: o.decl.name.clone(),
+        name_quoted: o.decl.name_quoted,
+        contract: o.decl.contract.clone(),
+        items,
+        span: o.decl.span,
+    };
+    let mut model = if o.cyclic {
+        ir::Model {
+            name: m.name.name.clone(),
+            span: m.span,
+            name_span: m.name.span,
+            contract: m.contract.as_ref().map(|c| c.name.clone()),
+            fingerprint: String::new(),
+            inputs: Vec::new(),
+            columns: Vec::new(),
+            output_refs: Vec::new(),
+            lineage: Vec::new(),
+            joins: Vec::new(),
+            attrs: Vec::new(),
+            steps: Vec::new(),
+            step_spans: Vec::new(),
+            ok: false,
+            schema_complete: false,
+        }
+    } else {
+        model::ModelChecker::new(env, m, diags).check()
+    };
+    model.fingerprint = crate::fingerprint::model_fingerprint(m, &model, |name| {
+        env.model_result(name).map(|r| r.fingerprint.as_str())
+    });
+    // The schema moves to the models that read it; it comes back at the end.
+    let result = ModelResult {
+        columns: Arc::new(std::mem::take(&mut model.columns)),
+        ok: model.schema_complete,
+        fingerprint: model.fingerprint.clone(),
+    };
+    (model, result)
 }
 
 /// Validate a declarative test against its model's output schema.

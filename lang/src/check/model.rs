@@ -1,7 +1,7 @@
 //! Checking one model: its clauses in order against a growing scope
 //! (reference notes, section 4), producing its IR.
 
-use std::rc::Rc;
+use std::sync::Arc;
 
 use crate::hash::FastSet as HashSet;
 
@@ -497,7 +497,7 @@ impl<'a> ModelChecker<'a> {
             alias: name.name.clone(),
             kind: InputKind::Source,
             role,
-            columns: Rc::default(),
+            columns: Arc::default(),
             nullable_side: false,
             condition_only: false,
             poisoned: true,
@@ -520,7 +520,7 @@ impl<'a> ModelChecker<'a> {
             }
             match self.env.source_columns(&name.name) {
                 Some(Some(cols)) => {
-                    state.columns = Rc::clone(cols);
+                    state.columns = Arc::clone(cols);
                     state.poisoned = false;
                 }
                 Some(None) => {
@@ -544,7 +544,7 @@ impl<'a> ModelChecker<'a> {
         if self.env.models.contains_key(name.name.as_str()) {
             state.kind = InputKind::Model;
             if let Some(res) = self.env.model_result(&name.name) {
-                state.columns = res.columns;
+                state.columns = Arc::clone(&res.columns);
                 state.poisoned = !res.ok;
             }
             return state;
@@ -583,7 +583,7 @@ impl<'a> ModelChecker<'a> {
             self.scope.insert(
                 &c.name,
                 Entry {
-                    col: EntryCol::Input(Rc::clone(&input.columns), ci),
+                    col: EntryCol::Input(Arc::clone(&input.columns), ci),
                     origin: Origin::Input { index, column: ci },
                     sources: Sources::One((index as u32, ci as u32)),
                     how: "passthrough",

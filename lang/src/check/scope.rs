@@ -1,7 +1,7 @@
 //! The scope a model is checked against: an insertion-ordered map from bare
 //! names to columns, plus the inputs the model reads.
 
-use std::rc::Rc;
+use std::sync::Arc;
 
 use crate::hash::FastMap as HashMap;
 
@@ -84,7 +84,7 @@ impl Sources {
 #[derive(Clone, Debug)]
 pub enum EntryCol {
     /// Column number `.1` of the input columns `.0`.
-    Input(Rc<Vec<Column>>, usize),
+    Input(Arc<Vec<Column>>, usize),
     Own(Column),
 }
 
@@ -218,7 +218,7 @@ pub struct InputState {
     pub role: InputRole,
     /// The input's own columns, as declared or checked upstream (shared with
     /// the declaration or the upstream model's result).
-    pub columns: Rc<Vec<Column>>,
+    pub columns: Arc<Vec<Column>>,
     /// Right side of a `join_left`: its columns become nullable.
     pub nullable_side: bool,
     /// Right side of a `join_semi`/`join_anti` after its `on` condition:
