@@ -2,11 +2,12 @@
 //! the text it was parsed from.
 
 use crate::span::Span;
+use crate::Name;
 
 /// A name as written, with its span.
 #[derive(Clone, Debug, PartialEq, Hash)]
 pub struct Ident {
-    pub name: String,
+    pub name: Name,
     pub span: Span,
 }
 

@@ -113,9 +113,9 @@ fn walk(e: &Expr, sides: &Sides, out: &mut Walk) {
     }
 }
 
-fn push_unique(v: &mut Vec<String>, s: &str) {
+fn push_unique(v: &mut Vec<crate::Name>, s: &str) {
     if !v.iter().any(|x| x == s) {
-        v.push(s.to_string());
+        v.push(crate::Name::new(s));
     }
 }
 

@@ -4,11 +4,12 @@
 use crate::ast::{Cardinality, JoinKind};
 use crate::span::Span;
 use crate::types::Type;
+use crate::Name;
 
 /// A column with its type, nullability and declared flags.
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct Column {
-    pub name: String,
+    pub name: Name,
     pub ty: Type,
     pub nullable: bool,
     pub unique: bool,
@@ -85,7 +86,7 @@ pub enum InputRole {
 
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct Input {
-    pub name: String,
+    pub name: Name,
     pub kind: InputKind,
     pub role: InputRole,
     #[serde(skip)]
@@ -97,9 +98,9 @@ pub struct Input {
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct JoinKeys {
     /// Left (from-input) columns of the key pairs, first-seen order, unique.
-    pub left: Vec<String>,
+    pub left: Vec<Name>,
     /// Right columns: those of the pairs, then the right-only keys.
-    pub right: Vec<String>,
+    pub right: Vec<Name>,
 }
 
 /// Why an annotated join's shape cannot be proven by counting keys (E079).
@@ -131,9 +132,9 @@ pub enum ShapeViolation {
 pub struct Join {
     pub kind: JoinKind,
     /// The joined input's name (its alias).
-    pub input: String,
+    pub input: Name,
     /// The from-input's name.
-    pub left_input: String,
+    pub left_input: Name,
     #[serde(skip)]
     pub keyword_span: Span,
     /// The whole `on` condition.
@@ -168,9 +169,9 @@ impl Join {
 /// Where an output column comes from.
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct Lineage {
-    pub column: String,
+    pub column: Name,
     /// `(input, column)` pairs the value is computed from.
-    pub from: Vec<(String, String)>,
+    pub from: Vec<(Name, Name)>,
     /// `passthrough`, `joined`, `derived`, `aggregate`, `group_key`, `literal`.
     pub how: &'static str,
 }
@@ -246,10 +247,10 @@ pub enum Literal {
 pub enum ColumnRef {
     /// Column `column` of input number `input` (index into `Model::inputs`),
     /// as the input provides it.
-    Input { input: usize, column: String },
+    Input { input: usize, column: Name },
     /// A name the model defined earlier (a `let`, an output, a group key, an
     /// expanded or set-op column): its binding at this point of the model.
-    Local(String),
+    Local(Name),
 }
 
 /// A typed, resolved expression: what SQL lowering reads.
@@ -328,12 +329,12 @@ pub enum TExprKind {
 /// A call of a catalog function.
 #[derive(Clone, Debug, PartialEq)]
 pub struct TCall {
-    pub name: String,
+    pub name: Name,
     pub distinct: bool,
     pub args: Vec<TExpr>,
     /// The unit keyword of `date_add` / `date_sub` (`days`, ...); its value
     /// is the second argument.
-    pub unit: Option<String>,
+    pub unit: Option<Name>,
     /// Boxed: rare, and it would make every typed expression larger.
     pub window: Option<Box<TWindow>>,
 }
@@ -361,23 +362,23 @@ pub enum Step {
     /// A WHERE predicate (outside a group body).
     Filter(TExpr),
     Let {
-        name: String,
+        name: Name,
         expr: TExpr,
     },
     /// A select/derive/aggregate output outside a group body.
     Output {
-        name: String,
+        name: Name,
         expr: TExpr,
     },
     /// Start of `group { keys } ( ... )`: keys with their output names.
     Group {
-        keys: Vec<(String, TExpr)>,
+        keys: Vec<(Name, TExpr)>,
     },
     /// A filter inside a group body (HAVING).
     Having(TExpr),
     /// An aggregate output (or group key reference) inside a group body.
     GroupOutput {
-        name: String,
+        name: Name,
         expr: TExpr,
     },
     EndGroup,
@@ -389,15 +390,15 @@ pub enum Step {
     },
     /// `expand column [as name]` (name = column when no alias).
     Expand {
-        column: String,
-        name: String,
+        column: Name,
+        name: Name,
     },
     SetOp {
         kind: crate::ast::SetOpKind,
         input: usize,
     },
     Dedup {
-        by: Option<Vec<String>>,
+        by: Option<Vec<Name>>,
     },
 }
 

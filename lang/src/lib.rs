@@ -23,6 +23,10 @@ pub mod suggest;
 pub mod types;
 
 pub use diag::{Diagnostic, Severity};
+/// A name in the syntax tree and the IR (column, input, function, alias):
+/// immutable, stored inline up to 23 bytes, so most names cost no
+/// allocation and copying one is cheap.
+pub use smol_str::SmolStr as Name;
 pub use span::{FileId, SourceMap, Span};
 
 pub use check::{check_files, check_text, Checked};

@@ -425,7 +425,7 @@ impl<'a> Parser<'a> {
         if let TokenKind::Ident(name) = *self.kind() {
             let span = self.bump();
             return Ok(Ident {
-                name: name.to_string(),
+                name: crate::Name::new(name),
                 span,
             });
         }

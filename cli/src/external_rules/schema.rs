@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 use strata_lang::ir;
-use strata_lang::{SourceMap, Span};
+use strata_lang::{Name, SourceMap, Span};
 
 /// The protocol version, in both directions.
 pub const VERSION: u64 = 1;
@@ -61,7 +61,7 @@ pub struct Module {
 
 #[derive(Serialize)]
 pub struct Column {
-    pub name: String,
+    pub name: Name,
     #[serde(rename = "type")]
     pub ty: String,
     pub nullable: bool,
@@ -112,7 +112,7 @@ pub struct Model {
 /// One input of a model (`from`, a join, a set operation).
 #[derive(Serialize)]
 pub struct ModelInput {
-    pub name: String,
+    pub name: Name,
     /// `source` or `model`.
     pub kind: &'static str,
     /// `from`, `join` or `set_op`.
@@ -122,7 +122,7 @@ pub struct ModelInput {
 
 #[derive(Serialize)]
 pub struct Lineage {
-    pub column: String,
+    pub column: Name,
     pub from: Vec<ColumnOf>,
     /// `passthrough`, `joined`, `derived`, `aggregate`, `group_key`, `literal`.
     pub how: &'static str,
@@ -130,8 +130,8 @@ pub struct Lineage {
 
 #[derive(Serialize)]
 pub struct ColumnOf {
-    pub input: String,
-    pub column: String,
+    pub input: Name,
+    pub column: Name,
 }
 
 #[derive(Serialize)]
@@ -139,9 +139,9 @@ pub struct Join {
     /// `left`, `inner`, `anti` or `semi`.
     pub kind: &'static str,
     /// The joined input.
-    pub input: String,
+    pub input: Name,
     /// The model's `from` input.
-    pub left_input: String,
+    pub left_input: Name,
     /// The join keyword.
     pub span: SpanJson,
     /// The `on` condition.
@@ -158,9 +158,9 @@ pub struct Join {
 #[derive(Serialize)]
 pub struct Keys {
     /// Left (from-input) columns of the `left == right` pairs.
-    pub left: Vec<String>,
+    pub left: Vec<Name>,
     /// Right columns: those of the pairs, then right-only keys.
-    pub right: Vec<String>,
+    pub right: Vec<Name>,
 }
 
 #[derive(Serialize)]

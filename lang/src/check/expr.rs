@@ -564,7 +564,7 @@ impl ModelChecker<'_> {
             sources,
             aggregate: (func.aggregate && call.over.is_none()) || args.iter().any(|a| a.aggregate),
             node: TExprKind::Call(Box::new(TCall {
-                name: name.to_string(),
+                name: crate::Name::new(name),
                 distinct: call.distinct,
                 args: targs,
                 unit,

@@ -319,12 +319,12 @@ fn build_module(
         sources: source_order
             .iter()
             .map(|s| ir::Source {
-                name: s.name.name.clone(),
+                name: s.name.name.to_string(),
                 span: s.span,
                 args: s
                     .args
                     .iter()
-                    .map(|kv| (kv.key.name.clone(), kv.value.clone()))
+                    .map(|kv| (kv.key.name.to_string(), kv.value.clone()))
                     .collect(),
                 columns: env
                     .source_columns(&s.name.name)
@@ -335,7 +335,7 @@ fn build_module(
         contracts: contract_order
             .iter()
             .map(|c| ir::Contract {
-                name: c.name.name.clone(),
+                name: c.name.name.to_string(),
                 span: c.span,
                 columns: env
                     .contract_columns(&c.name.name)
@@ -666,7 +666,10 @@ fn check_models(
         }
     }
     // Ready models are taken from the end: the earliest first.
-    let ready = (0..order.len()).rev().filter(|&p| waiting[p] == 0).collect();
+    let ready = (0..order.len())
+        .rev()
+        .filter(|&p| waiting[p] == 0)
+        .collect();
     let queue = Queue {
         state: Mutex::new(QueueState {
             ready,
@@ -789,10 +792,10 @@ fn check_one(
     };
     let mut model = if o.cyclic {
         ir::Model {
-            name: m.name.name.clone(),
+            name: m.name.name.to_string(),
             span: m.span,
             name_span: m.name.span,
-            contract: m.contract.as_ref().map(|c| c.name.clone()),
+            contract: m.contract.as_ref().map(|c| c.name.to_string()),
             fingerprint: String::new(),
             inputs: Vec::new(),
             columns: Vec::new(),
@@ -829,7 +832,7 @@ fn check_test(
 ) -> ir::Test {
     let find = |name: &str| models.iter().find(|m| m.name == name);
     let out = ir::Test {
-        model: t.model.name.clone(),
+        model: t.model.name.to_string(),
         span: t.span,
         checks: t.checks.clone(),
     };
@@ -941,7 +944,7 @@ fn pipeline(p: &ast::PipelineDecl, diags: &mut Vec<Diagnostic>) -> ir::Pipeline 
     let mut models = Vec::new();
     for e in &p.models {
         match &e.kind {
-            ExprKind::Column { qualifier: None, name } => models.push(name.name.clone()),
+            ExprKind::Column { qualifier: None, name } => models.push(name.name.to_string()),
             ExprKind::Str(s) => models.push(s.clone()),
             _ => diags.push(
                 Diagnostic::error(
@@ -954,19 +957,19 @@ fn pipeline(p: &ast::PipelineDecl, diags: &mut Vec<Diagnostic>) -> ir::Pipeline 
         }
     }
     ir::Pipeline {
-        name: p.name.name.clone(),
+        name: p.name.name.to_string(),
         span: p.span,
-        env: p.env.as_ref().map(|e| e.name.clone()),
+        env: p.env.as_ref().map(|e| e.name.to_string()),
         models,
         sources: p
             .sources
             .iter()
             .map(|s| {
                 (
-                    s.source.name.clone(),
+                    s.source.name.to_string(),
                     s.args
                         .iter()
-                        .map(|kv| (kv.key.name.clone(), kv.value.clone()))
+                        .map(|kv| (kv.key.name.to_string(), kv.value.clone()))
                         .collect(),
                 )
             })

@@ -13,6 +13,7 @@ use crate::diag::Diagnostic;
 use crate::ir::{self, Column, ColumnRef, InputKind, InputRole, Step, TExprKind};
 use crate::span::Span;
 use crate::types::{unify, Type};
+use crate::Name;
 
 use super::expr::{ExprCtx, Place, Ty};
 use super::scope::{fresh_column, Entry, EntryCol, InputState, Origin, Scope, Sources, Src};
@@ -27,8 +28,8 @@ pub struct ModelChecker<'a> {
     pub(super) inputs: Vec<InputState>,
     pub(super) scope: Scope,
     /// Registered output names, in registration order (may repeat).
-    outputs: Vec<String>,
-    group_keys: HashSet<String>,
+    outputs: Vec<Name>,
+    group_keys: HashSet<Name>,
     pub(super) in_group: bool,
     grouped: bool,
     /// After a group: the number of inputs it consumed. Their columns are
@@ -45,13 +46,13 @@ pub struct ModelChecker<'a> {
     after_setop_chain: bool,
     expand_seen: bool,
     dedup_full: Option<Span>,
-    dedup_by: Option<Vec<(String, Span)>>,
+    dedup_by: Option<Vec<(Name, Span)>>,
     /// Sort keys: the plain column name when the key is one, with its span.
-    sort_keys: Vec<(Option<String>, Span)>,
+    sort_keys: Vec<(Option<Name>, Span)>,
     incremental: Option<&'a ast::Incremental>,
     joins: Vec<ir::Join>,
     /// Names whose definition failed: they resolve silently to unknown.
-    poisoned_names: HashSet<String>,
+    poisoned_names: HashSet<Name>,
     /// The from input's schema is incomplete: unknown bare names are silent.
     from_poisoned: bool,
     steps: Vec<Step>,
@@ -112,7 +113,7 @@ impl<'a> ModelChecker<'a> {
                         input: *index,
                         column: e.col.name.clone(),
                     },
-                    _ => ColumnRef::Local(n.to_string()),
+                    _ => ColumnRef::Local(Name::new(n)),
                 };
                 return Some(entry_ty(e, r));
             }
@@ -187,7 +188,7 @@ impl<'a> ModelChecker<'a> {
                     if e.origin == Origin::GroupKey
                         && matches!(e.sources.as_slice(), [s] if self.source_is(*s, &q.name, n))
                     {
-                        return Some(entry_ty(e, ColumnRef::Local(n.to_string())));
+                        return Some(entry_ty(e, ColumnRef::Local(Name::new(n))));
                     }
                 }
                 if input.poisoned && input.column(n).is_none() {
@@ -218,7 +219,7 @@ impl<'a> ModelChecker<'a> {
                     aggregate: false,
                     node: TExprKind::Column(ColumnRef::Input {
                         input: index,
-                        column: n.to_string(),
+                        column: Name::new(n),
                     }),
                 });
             }
@@ -244,7 +245,7 @@ impl<'a> ModelChecker<'a> {
             .find(|i| i.alias == q.name && i.role == InputRole::SetOp)
         {
             if let Some(e) = self.scope.get(n) {
-                return Some(entry_ty(e, ColumnRef::Local(n.to_string())));
+                return Some(entry_ty(e, ColumnRef::Local(Name::new(n))));
             }
             if input.poisoned {
                 return None;
@@ -285,7 +286,7 @@ impl<'a> ModelChecker<'a> {
     }
 
     /// Lineage pairs by name: `(input alias, column)`.
-    fn source_names(&self, sources: &Sources) -> Vec<(String, String)> {
+    fn source_names(&self, sources: &Sources) -> Vec<(Name, Name)> {
         sources
             .as_slice()
             .iter()
@@ -326,7 +327,7 @@ impl<'a> ModelChecker<'a> {
         let mut attrs = Vec::new();
         for item in &model.items {
             if let ItemKind::Attr(kv) = &item.kind {
-                attrs.push((kv.key.name.clone(), kv.value.clone()));
+                attrs.push((kv.key.name.to_string(), kv.value.clone()));
                 continue;
             }
             let is_setop = matches!(item.kind, ItemKind::SetOp { .. });
@@ -346,10 +347,10 @@ impl<'a> ModelChecker<'a> {
         self.end_of_model_checks(&columns);
         self.check_contract(&columns);
         ir::Model {
-            name: model.name.name.clone(),
+            name: model.name.name.to_string(),
             span: model.span,
             name_span: model.name.span,
-            contract: model.contract.as_ref().map(|c| c.name.clone()),
+            contract: model.contract.as_ref().map(|c| c.name.to_string()),
             fingerprint: String::new(),
             inputs: self
                 .inputs
@@ -488,7 +489,7 @@ impl<'a> ModelChecker<'a> {
                 how: "derived",
             },
         );
-        self.poisoned_names.insert(name.to_string());
+        self.poisoned_names.insert(Name::new(name));
     }
 
     /// Resolve an input by name: a source first, then a model.
@@ -694,7 +695,7 @@ impl<'a> ModelChecker<'a> {
         sources: Sources,
         how: &'static str,
     ) {
-        self.outputs.push(name.to_string());
+        self.outputs.push(Name::new(name));
         self.scope.insert(
             name,
             Entry {
@@ -709,7 +710,7 @@ impl<'a> ModelChecker<'a> {
     fn group(&mut self, g: &'a ast::GroupClause) {
         self.shaped = true;
         let first_output = self.outputs.len();
-        let mut key_names: Vec<String> = Vec::new();
+        let mut key_names: Vec<Name> = Vec::new();
         let mut step_keys = Vec::new();
         for key in &g.keys {
             let t = self.infer(key, ExprCtx::at(Place::GroupKey));
@@ -731,7 +732,7 @@ impl<'a> ModelChecker<'a> {
                     let col = t
                         .as_ref()
                         .map(|t| fresh_column(&n, t.ty.clone(), t.nullable));
-                    (n, col)
+                    (Name::from(n), col)
                 }
             };
             if !key_names.contains(&name) {
@@ -761,7 +762,7 @@ impl<'a> ModelChecker<'a> {
         self.in_group = false;
         // The group replaces the rows: from here on only its keys and the
         // outputs of its body are in scope.
-        let live: HashSet<String> = self.outputs[first_output..].iter().cloned().collect();
+        let live: HashSet<Name> = self.outputs[first_output..].iter().cloned().collect();
         self.scope.retain(|name| live.contains(name));
         self.consumed_by_group = Some(self.inputs.len());
         self.push_step(Step::EndGroup);
@@ -969,8 +970,8 @@ impl<'a> ModelChecker<'a> {
         if poisoned {
             return;
         }
-        let left_names: Vec<String> = self.scope.names().map(str::to_string).collect();
-        let right_names: Vec<String> = right_cols.iter().map(|c| c.name.clone()).collect();
+        let left_names: Vec<&str> = self.scope.names().collect();
+        let right_names: Vec<&str> = right_cols.iter().map(|c| c.name.as_str()).collect();
         if left_names != right_names {
             self.error(Diagnostic::error(
                 "E077",
@@ -1072,7 +1073,7 @@ impl<'a> ModelChecker<'a> {
         let mut refs = Vec::new();
         // Scope entries that are outputs: all of them for the passthrough,
         // else the registered ones (in scope order either way).
-        let outs: HashSet<&str> = self.outputs.iter().map(String::as_str).collect();
+        let outs: HashSet<&str> = self.outputs.iter().map(Name::as_str).collect();
         for (name, e) in self.scope.iter() {
             if !outs.is_empty() && !outs.contains(name) {
                 continue;
@@ -1080,7 +1081,7 @@ impl<'a> ModelChecker<'a> {
             let c: &Column = &e.col;
             // The entry's column under the output's name (one copy of each).
             let col = Column {
-                name: name.to_string(),
+                name: Name::new(name),
                 ty: c.ty.clone(),
                 nullable: c.nullable,
                 unique: c.unique,
@@ -1090,18 +1091,18 @@ impl<'a> ModelChecker<'a> {
                 classification: c.classification.clone(),
             };
             lineage.push(ir::Lineage {
-                column: name.to_string(),
+                column: Name::new(name),
                 from: self.source_names(&e.sources),
                 how: e.how,
             });
-            refs.push(ColumnRef::Local(name.to_string()));
+            refs.push(ColumnRef::Local(Name::new(name)));
             columns.push(col);
         }
         if self.outputs.is_empty() {
             // Passthrough of joined columns (our rule, see LANGUAGE.md notes in
             // docs): left/inner joins add their input's columns after the
             // scope's, renamed `<input>_<column>` when the name is taken.
-            let joined: Vec<(usize, String, Vec<Column>)> = self
+            let joined: Vec<(usize, Name, Vec<Column>)> = self
                 .inputs
                 .iter()
                 .enumerate()
@@ -1342,27 +1343,27 @@ impl<'a> ModelChecker<'a> {
 }
 
 /// `['a', 'b']` (the reference's list rendering in E077 messages).
-fn py_list(names: &[String]) -> String {
+fn py_list(names: &[&str]) -> String {
     let inner: Vec<String> = names.iter().map(|n| format!("'{n}'")).collect();
     format!("[{}]", inner.join(", "))
 }
 
 /// Name for a joined column in the passthrough: its own, or
 /// `<input>_<column>` (then `_2`, `_3`...) when taken.
-fn passthrough_name(columns: &[Column], alias: &str, name: &str) -> String {
+fn passthrough_name(columns: &[Column], alias: &str, name: &str) -> Name {
     let taken = |n: &str| columns.iter().any(|c| c.name == n);
     if !taken(name) {
-        return name.to_string();
+        return Name::new(name);
     }
     let base = format!("{alias}_{name}");
     if !taken(&base) {
-        return base;
+        return base.into();
     }
     let mut i = 2;
     loop {
         let candidate = format!("{base}_{i}");
         if !taken(&candidate) {
-            return candidate;
+            return candidate.into();
         }
         i += 1;
     }

@@ -213,7 +213,7 @@ impl Scope {
 #[derive(Clone, Debug)]
 pub struct InputState {
     /// The alias: the input's name (there is no `AS`).
-    pub alias: String,
+    pub alias: crate::Name,
     pub kind: InputKind,
     pub role: InputRole,
     /// The input's own columns, as declared or checked upstream (shared with
@@ -250,7 +250,7 @@ impl InputState {
 /// A fresh column with only a type and a nullability (no flags).
 pub fn fresh_column(name: &str, ty: crate::types::Type, nullable: bool) -> Column {
     Column {
-        name: name.to_string(),
+        name: crate::Name::new(name),
         ty,
         nullable,
         unique: false,

@@ -752,7 +752,7 @@ impl<'a> Printer<'a> {
         let name = if m.name_quoted {
             self.string_value(&m.name.name, m.name.span)
         } else {
-            m.name.name.clone()
+            m.name.name.to_string()
         };
         let mut title = format!("model {name}");
         if let Some(c) = &m.contract {
@@ -1055,7 +1055,7 @@ impl<'a> Printer<'a> {
             ExprKind::Null => Doc::text("null"),
             ExprKind::Column { qualifier, name } => Doc::text(match qualifier {
                 Some(q) => format!("{}.{}", q.name, name.name),
-                None => name.name.clone(),
+                None => name.name.to_string(),
             }),
             ExprKind::Call(c) => self.call(c),
             ExprKind::Unary { op, operand } => {

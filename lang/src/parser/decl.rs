@@ -31,7 +31,7 @@ impl Parser<'_> {
             TokenKind::Ident(name) if self.is_sym_at(1, "(") => {
                 let span = self.bump();
                 self.call_rest(Ident {
-                    name: name.to_string(),
+                    name: crate::Name::new(name),
                     span,
                 })
                 .map(Decl::Generator)
@@ -135,7 +135,7 @@ impl Parser<'_> {
                     self.any_text(&format!("a value for source property '{key}'"))?;
                 props.push(KeyValue {
                     key: Ident {
-                        name: key,
+                        name: key.into(),
                         span: key_span,
                     },
                     value,
@@ -289,7 +289,7 @@ impl Parser<'_> {
                             }
                             let cur = self.ident("a currency code such as EUR")?;
                             self.expect_sym(")", "after the currency")?;
-                            TypeRefKind::Money(Some(cur.name))
+                            TypeRefKind::Money(Some(cur.name.to_string()))
                         } else {
                             TypeRefKind::Money(None)
                         }
@@ -431,7 +431,10 @@ impl Parser<'_> {
         let mut args = Vec::new();
         if self.eat_sym(":").is_some() {
             let (name, _, span) = self.any_text("an override such as from(dataset: \"..\")")?;
-            func = Some(Ident { name, span });
+            func = Some(Ident {
+                name: name.into(),
+                span,
+            });
             self.expect_sym("(", "after the override function")?;
             while self.eat_sym(")").is_none() {
                 let key = self.ident("an argument name or ')'")?;

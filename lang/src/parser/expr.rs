@@ -143,7 +143,7 @@ impl Parser<'_> {
             }
             TokenKind::Ident(name) => {
                 let name = Ident {
-                    name: name.to_string(),
+                    name: crate::Name::new(name),
                     span: self.bump(),
                 };
                 if self.is_sym("(") {
@@ -268,7 +268,7 @@ impl Parser<'_> {
                     name: unit,
                 } = &arg.value.kind
                 {
-                    arg.value.kind = ExprKind::Str(unit.name.clone());
+                    arg.value.kind = ExprKind::Str(unit.name.to_string());
                 }
             }
         }

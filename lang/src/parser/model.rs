@@ -58,14 +58,20 @@ impl Parser<'_> {
         let (name, name_quoted) = match self.kind().clone() {
             TokenKind::Ident(n) => (
                 Ident {
-                    name: n.to_string(),
+                    name: crate::Name::new(n),
                     span: self.bump(),
                 },
                 false,
             ),
             TokenKind::Str(_) => {
                 let (text, span) = self.string_text("a model name")?;
-                (Ident { name: text, span }, true)
+                (
+                    Ident {
+                        name: text.into(),
+                        span,
+                    },
+                    true,
+                )
             }
             _ => return Err(self.unexpected("a model name (an identifier or a string)")),
         };
@@ -99,7 +105,7 @@ impl Parser<'_> {
         let kind = match &tok.kind {
             TokenKind::Ident(n) if ATTRS.contains(n) && self.is_sym_at(1, ":") => {
                 let key = Ident {
-                    name: n.to_string(),
+                    name: crate::Name::new(n),
                     span: self.bump(),
                 };
                 self.bump(); // ':'

@@ -95,7 +95,7 @@ fn show(e: &Expr) -> String {
         ExprKind::Null => "null".into(),
         ExprKind::Column { qualifier, name } => match qualifier {
             Some(q) => format!("{}.{}", q.name, name.name),
-            None => name.name.clone(),
+            None => name.name.to_string(),
         },
         ExprKind::Call(c) => {
             let args: Vec<String> = c
@@ -1451,9 +1451,9 @@ model ok2 { from s }
         .decls
         .iter()
         .map(|d| match d {
-            Decl::Source(s) => s.name.name.clone(),
-            Decl::Model(m) => m.name.name.clone(),
-            Decl::Domain(x) => x.name.name.clone(),
+            Decl::Source(s) => s.name.name.to_string(),
+            Decl::Model(m) => m.name.name.to_string(),
+            Decl::Domain(x) => x.name.name.to_string(),
             other => format!("{other:?}"),
         })
         .collect();

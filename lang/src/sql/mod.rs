@@ -79,7 +79,7 @@ struct Lower<'a> {
     in_group: bool,
     sort: Vec<(TExpr, bool)>,
     take: Option<(i64, Option<i64>)>,
-    dedup: Option<Option<Vec<String>>>,
+    dedup: Option<Option<Vec<crate::Name>>>,
     setops: Option<SetOpChain>,
     /// Rendering the arguments of an aggregate call.
     in_agg: std::cell::Cell<bool>,
@@ -142,7 +142,7 @@ pub fn lower_model_with(
         let alias = if taken {
             format!("{}_{k}", input.name)
         } else {
-            input.name.clone()
+            input.name.to_string()
         };
         aliases.push(dialect.ident(&alias));
     }
@@ -244,11 +244,11 @@ pub fn cardinality_checks(model: &ir::Model) -> Vec<CardinalityCheck> {
         out.push(CardinalityCheck {
             model: model.name.clone(),
             join_kind: j.kind,
-            join_input: j.input.clone(),
+            join_input: j.input.to_string(),
             cardinality: card,
             input,
-            table: j.input.clone(),
-            keys: keys.right.clone(),
+            table: j.input.to_string(),
+            keys: keys.right.iter().map(|k| k.to_string()).collect(),
             left_side: false,
         });
         if card == Cardinality::OneToOne {
@@ -256,11 +256,11 @@ pub fn cardinality_checks(model: &ir::Model) -> Vec<CardinalityCheck> {
                 out.push(CardinalityCheck {
                     model: model.name.clone(),
                     join_kind: j.kind,
-                    join_input: j.input.clone(),
+                    join_input: j.input.to_string(),
                     cardinality: card,
                     input: from,
-                    table: j.left_input.clone(),
-                    keys: keys.left.clone(),
+                    table: j.left_input.to_string(),
+                    keys: keys.left.iter().map(|k| k.to_string()).collect(),
                     left_side: true,
                 });
             }
@@ -278,7 +278,7 @@ impl Lower<'_> {
         };
         by_name
             .get(input.name.as_str())
-            .map(|cols| cols.iter().map(|c| c.name.clone()).collect())
+            .map(|cols| cols.iter().map(|c| c.name.to_string()).collect())
             .unwrap_or_default()
     }
 
@@ -455,7 +455,7 @@ impl Lower<'_> {
             .ok_or("expand needs a from input")?;
         let (arr, _) = self.column(&ColumnRef::Input {
             input: from,
-            column: column.to_string(),
+            column: crate::Name::new(column),
         })?;
         self.layers += 1;
         let u = self.d.ident(&format!("_x{}", self.layers));
@@ -643,7 +643,7 @@ impl Lower<'_> {
             let (sql, _) = self.column(r)?;
             let plain = match r {
                 ColumnRef::Input { .. } => true,
-                ColumnRef::Local(n) => self.bindings.get(n).is_some_and(|b| b.plain),
+                ColumnRef::Local(n) => self.bindings.get(n.as_str()).is_some_and(|b| b.plain),
             };
             // Only numbers vary across engines (int4 literals, HUGEINT sums,
             // numeric averages); a value already cast to the type is kept.
@@ -656,7 +656,7 @@ impl Lower<'_> {
             } else {
                 self.d.cast(&sql, &col.ty).unwrap_or_else(|_| sql.clone())
             };
-            outputs.push((col.name.clone(), sql, typed));
+            outputs.push((col.name.to_string(), sql, typed));
         }
         let items: Vec<String> = outputs
             .iter()
@@ -708,7 +708,7 @@ impl Lower<'_> {
                     .ok_or("dedup by keys must be output columns")?;
                 let rest: Vec<String> = outputs
                     .iter()
-                    .filter(|(n, _, _)| !by.contains(n))
+                    .filter(|(n, _, _)| !by.iter().any(|b| b == n))
                     .map(|(_, s, _)| format!("{s} ASC NULLS LAST"))
                     .collect();
                 let over = if rest.is_empty() {
@@ -780,7 +780,9 @@ impl Lower<'_> {
     fn is_plain(&self, e: &TExpr) -> bool {
         match &e.kind {
             TExprKind::Column(ColumnRef::Input { .. }) => true,
-            TExprKind::Column(ColumnRef::Local(n)) => self.bindings.get(n).is_some_and(|b| b.plain),
+            TExprKind::Column(ColumnRef::Local(n)) => {
+                self.bindings.get(n.as_str()).is_some_and(|b| b.plain)
+            }
             _ => false,
         }
     }
@@ -804,7 +806,7 @@ impl Lower<'_> {
         // can be selected.
         if self.grouped() && !self.in_agg.get() {
             let ok = match r {
-                ColumnRef::Local(n) => self.bindings.get(n).is_some_and(|b| b.grouped_ok),
+                ColumnRef::Local(n) => self.bindings.get(n.as_str()).is_some_and(|b| b.grouped_ok),
                 ColumnRef::Input { .. } => self
                     .layer
                     .group_by
@@ -813,7 +815,7 @@ impl Lower<'_> {
             };
             if !ok {
                 let name = match r {
-                    ColumnRef::Local(n) => n.clone(),
+                    ColumnRef::Local(n) => n.to_string(),
                     ColumnRef::Input { input, column } => format!(
                         "{}.{column}",
                         self.model
@@ -834,7 +836,7 @@ impl Lower<'_> {
         match r {
             ColumnRef::Local(n) => self
                 .bindings
-                .get(n)
+                .get(n.as_str())
                 .map(|b| (b.sql.clone(), b.kind))
                 .ok_or_else(|| format!("column '{n}' is not available at this point")),
             ColumnRef::Input { input, column } => {

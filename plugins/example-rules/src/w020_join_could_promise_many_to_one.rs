@@ -132,7 +132,7 @@ fn declared_columns<'m>(
 
 /// Why the right keys are declared unique, in words (`customer_id is
 /// declared unique`), or `None`.
-fn declared_unique(right_keys: &[String], columns: &[Column]) -> Option<String> {
+fn declared_unique(right_keys: &[strata_lang::Name], columns: &[Column]) -> Option<String> {
     let is_key = |c: &&Column| right_keys.contains(&c.name);
     if let Some(c) = columns
         .iter()

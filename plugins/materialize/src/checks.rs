@@ -161,7 +161,7 @@ pub fn pins(
         if bad == 0 {
             report.push(format!("  ok  {field}: {kind}"));
             if matches!(*kind, "unique" | "primary_key") {
-                unique.push((col.name.clone(), *kind));
+                unique.push((col.name.to_string(), *kind));
             }
             continue;
         }

@@ -149,11 +149,11 @@ pub fn execute(
             let table = format!("stg_replay__{}", m.name);
             let relation = |i: &ir::Input| match i.kind {
                 ir::InputKind::Source => source_rel
-                    .get(&i.name)
+                    .get(i.name.as_str())
                     .cloned()
                     .unwrap_or_else(|| ident(&i.name)),
                 ir::InputKind::Model => built
-                    .get(&i.name)
+                    .get(i.name.as_str())
                     .map(|t| ident(t))
                     .unwrap_or_else(|| ident(&crate::run::live_view(&i.name, &record.branch))),
             };

@@ -85,7 +85,7 @@ pub fn select_models<'m>(
         if keep.insert(m.name.as_str()) {
             for i in &m.inputs {
                 if i.kind == InputKind::Model {
-                    stack.push(i.name.clone());
+                    stack.push(i.name.to_string());
                 }
             }
         }
@@ -125,7 +125,7 @@ fn sources_read(models: &[&ir::Model]) -> Vec<String> {
     for m in models {
         for i in &m.inputs {
             if i.kind == InputKind::Source {
-                out.insert(i.name.clone());
+                out.insert(i.name.to_string());
             }
         }
     }
@@ -191,12 +191,12 @@ impl Build<'_> {
         match input.kind {
             InputKind::Source => self
                 .source_rel
-                .get(&input.name)
+                .get(input.name.as_str())
                 .cloned()
                 .unwrap_or_else(|| ident(&input.name)),
             InputKind::Model => self
                 .model_rel
-                .get(&input.name)
+                .get(input.name.as_str())
                 .map(|t| ident(t))
                 .unwrap_or_else(|| ident(&live_view(&input.name, &self.branch))),
         }

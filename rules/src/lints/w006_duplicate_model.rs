@@ -105,14 +105,14 @@ fn shape_key(m: &ir::Model) -> String {
 
 /// Same inputs, joins and typed clauses (spans and names of the models aside).
 fn same_computation(a: &ir::Model, b: &ir::Model) -> bool {
-    let inputs = |m: &ir::Model| -> Vec<(String, ir::InputKind, ir::InputRole)> {
+    fn inputs(m: &ir::Model) -> Vec<(&str, ir::InputKind, ir::InputRole)> {
         m.inputs
             .iter()
-            .map(|i| (i.name.clone(), i.kind, i.role))
+            .map(|i| (i.name.as_str(), i.kind, i.role))
             .collect()
-    };
-    let joins = |m: &ir::Model| -> Vec<(strata_lang::ast::JoinKind, String)> {
-        m.joins.iter().map(|j| (j.kind, j.input.clone())).collect()
-    };
+    }
+    fn joins(m: &ir::Model) -> Vec<(strata_lang::ast::JoinKind, &str)> {
+        m.joins.iter().map(|j| (j.kind, j.input.as_str())).collect()
+    }
     a.steps == b.steps && inputs(a) == inputs(b) && joins(a) == joins(b)
 }
