@@ -675,6 +675,7 @@ fn check_models(
             ready,
             waiting,
             left: order.len(),
+            sleeping: 0,
             bodies,
         }),
         wake: Condvar::new(),
@@ -729,6 +730,8 @@ struct QueueState {
     waiting: Vec<usize>,
     /// Models not checked yet.
     left: usize,
+    /// Threads waiting for a model to become ready.
+    sleeping: usize,
     /// Each model's body, until its checker takes it.
     bodies: Vec<Option<Vec<ast::Item>>>,
 }
@@ -748,10 +751,12 @@ fn check_worker(env: &Env, order: &[Ordered], queue: &Queue) -> Checked1 {
                 if state.left == 0 {
                     return (checked, diags);
                 }
+                state.sleeping += 1;
                 state = queue
                     .wake
                     .wait(state)
                     .unwrap_or_else(PoisonError::into_inner);
+                state.sleeping -= 1;
             }
         };
         let (model, result) = check_one(env, &order[pos], items, &mut diags);
@@ -768,8 +773,10 @@ fn check_worker(env: &Env, order: &[Ordered], queue: &Queue) -> Checked1 {
                 woke = true;
             }
         }
+        // Waking is a system call: only when a thread sleeps.
+        let wake = woke && state.sleeping > 0;
         drop(state);
-        if woke {
+        if wake {
             queue.wake.notify_all();
         }
     }
