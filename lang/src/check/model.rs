@@ -1068,20 +1068,31 @@ impl<'a> ModelChecker<'a> {
 
     /// Outputs: the registered ones in scope order, or the passthrough.
     fn finish_outputs(&mut self) -> (Vec<Column>, Vec<ir::Lineage>, Vec<ColumnRef>) {
-        let mut columns = Vec::new();
-        let mut lineage = Vec::new();
-        let mut refs = Vec::new();
         // Scope entries that are outputs: all of them for the passthrough,
         // else the registered ones (in scope order either way).
-        let outs: HashSet<&str> = self.outputs.iter().map(Name::as_str).collect();
+        let n = if self.outputs.is_empty() {
+            self.scope.len()
+        } else {
+            self.outputs.len()
+        };
+        let mut columns = Vec::with_capacity(n);
+        let mut lineage = Vec::with_capacity(n);
+        let mut refs = Vec::with_capacity(n);
+        // Few outputs (a scan) or many (a set).
+        let outs: Option<HashSet<&str>> =
+            (self.outputs.len() > 16).then(|| self.outputs.iter().map(Name::as_str).collect());
+        let is_output = |name: &str| match &outs {
+            Some(set) => set.contains(name),
+            None => self.outputs.is_empty() || self.outputs.iter().any(|o| o == name),
+        };
         for (name, e) in self.scope.iter() {
-            if !outs.is_empty() && !outs.contains(name) {
+            if !is_output(name) {
                 continue;
             }
             let c: &Column = &e.col;
             // The entry's column under the output's name (one copy of each).
             let col = Column {
-                name: Name::new(name),
+                name: name.clone(),
                 ty: c.ty.clone(),
                 nullable: c.nullable,
                 unique: c.unique,
@@ -1091,11 +1102,11 @@ impl<'a> ModelChecker<'a> {
                 classification: c.classification.clone(),
             };
             lineage.push(ir::Lineage {
-                column: Name::new(name),
+                column: name.clone(),
                 from: self.source_names(&e.sources),
                 how: e.how,
             });
-            refs.push(ColumnRef::Local(Name::new(name)));
+            refs.push(ColumnRef::Local(name.clone()));
             columns.push(col);
         }
         if self.outputs.is_empty() {

@@ -7,6 +7,7 @@ use crate::hash::FastMap as HashMap;
 
 use crate::ir::{Column, InputKind, InputRole};
 use crate::span::Span;
+use crate::Name;
 
 /// Where a scope entry's value comes from.
 #[derive(Clone, Debug, PartialEq)]
@@ -118,48 +119,49 @@ const INDEXED: usize = 16;
 /// entry in place (keeping its position), as the language's scope does.
 #[derive(Clone, Debug, Default)]
 pub struct Scope {
-    /// Each entry's name, `None` when it is its column's name (almost
-    /// always: no copy of the name then).
-    order: Vec<Option<String>>,
+    /// Each entry's name (names are inline: a lookup scans them directly).
+    order: Vec<Name>,
     /// Name -> position, once there are [`INDEXED`] names.
-    index: HashMap<String, usize>,
+    index: HashMap<Name, usize>,
     entries: Vec<Entry>,
 }
 
 impl Scope {
     fn name_at(&self, i: usize) -> &str {
-        match &self.order[i] {
-            Some(n) => n,
-            None => &self.entries[i].col.name,
-        }
+        &self.order[i]
     }
 
     fn position(&self, name: &str) -> Option<usize> {
         if self.order.len() >= INDEXED {
             self.index.get(name).copied()
         } else {
-            (0..self.order.len()).find(|&i| self.name_at(i) == name)
+            self.order.iter().position(|n| n == name)
         }
     }
 
     pub fn insert(&mut self, name: &str, entry: Entry) {
         match self.position(name) {
-            Some(i) => {
-                self.order[i] = (entry.col.name != name).then(|| name.to_string());
-                self.entries[i] = entry;
-            }
+            Some(i) => self.entries[i] = entry,
             None => {
                 let i = self.entries.len();
-                self.order
-                    .push((entry.col.name != name).then(|| name.to_string()));
+                let name = if entry.col.name == name {
+                    entry.col.name.clone()
+                } else {
+                    Name::new(name)
+                };
+                self.order.push(name.clone());
                 self.entries.push(entry);
                 if self.order.len() == INDEXED {
                     self.reindex();
                 } else if self.order.len() > INDEXED {
-                    self.index.insert(name.to_string(), i);
+                    self.index.insert(name, i);
                 }
             }
         }
+    }
+
+    pub fn len(&self) -> usize {
+        self.order.len()
     }
 
     /// Room for `n` more names.
@@ -177,8 +179,8 @@ impl Scope {
     }
 
     /// Names and entries in insertion order.
-    pub fn iter(&self) -> impl Iterator<Item = (&str, &Entry)> {
-        (0..self.order.len()).map(|i| (self.name_at(i), &self.entries[i]))
+    pub fn iter(&self) -> impl Iterator<Item = (&Name, &Entry)> {
+        self.order.iter().zip(&self.entries)
     }
 
     pub fn names(&self) -> impl Iterator<Item = &str> {
@@ -201,9 +203,8 @@ impl Scope {
     fn reindex(&mut self) {
         self.index.clear();
         if self.order.len() >= INDEXED {
-            for i in 0..self.order.len() {
-                let name = self.name_at(i).to_string();
-                self.index.insert(name, i);
+            for (i, name) in self.order.iter().enumerate() {
+                self.index.insert(name.clone(), i);
             }
         }
     }
@@ -297,7 +298,7 @@ mod tests {
                 s.get(&format!("c{}", n - 1)).map(|e| e.how),
                 Some("derived")
             );
-            let names: Vec<&str> = s.iter().map(|(n, _)| n).collect();
+            let names: Vec<&str> = s.iter().map(|(n, _)| n.as_str()).collect();
             assert_eq!(names.len(), n - 1);
         }
     }

@@ -377,8 +377,8 @@ fn shape(body: &str) -> (Checked, Option<Result<JoinKeys, Vec<ShapeViolation>>>)
 
 fn keys(l: &[&str], r: &[&str]) -> Option<Result<JoinKeys, Vec<ShapeViolation>>> {
     Some(Ok(JoinKeys {
-        left: l.iter().map(|s| crate::Name::new(s)).collect(),
-        right: r.iter().map(|s| crate::Name::new(s)).collect(),
+        left: l.iter().map(crate::Name::new).collect(),
+        right: r.iter().map(crate::Name::new).collect(),
     }))
 }
 
