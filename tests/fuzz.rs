@@ -11,7 +11,9 @@
 //! * every diagnostic span (primary and labels) lies within its file:
 //!   `start <= end <= len`, both on char boundaries;
 //! * formatter soundness: whatever the formatter returns re-parses without
-//!   errors and formats to itself.
+//!   errors and formats to itself;
+//! * deferred bodies: `parser::parse_deferred` (the checker's loader) gives
+//!   `parse`'s diagnostics, and each body it dropped parses again.
 //!
 //! Environment: `STRATA_FUZZ_CASES` (default 100 000 in release, 2 000 in a
 //! debug build), `STRATA_FUZZ_SEED` (the first case's seed; case `i` uses
@@ -330,6 +332,26 @@ fn run_case(seed: u64, text: &str) -> Result<(), String> {
         strata_lang::parser::parse(FileId(0), text)
     })?;
     check_spans("parse", &parse_diags, &main_file)?;
+
+    // The checker's loader parses model bodies, drops them and parses them
+    // again: the same diagnostics, and every dropped body parses again.
+    let (_, deferred_diags, deferred) = guarded("parser::parse_deferred", || {
+        strata_lang::parser::parse_deferred(FileId(0), text)
+    })?;
+    if deferred_diags != parse_diags {
+        return Err("parse_deferred's diagnostics differ from parse's".into());
+    }
+    for (_, body) in &deferred {
+        let again = guarded("parser::parse_body", || {
+            strata_lang::parser::parse_body(FileId(0), text, body.span)
+        })?;
+        if again.is_none() {
+            return Err(format!(
+                "a deferred body at {:?} did not parse again",
+                body.span
+            ));
+        }
+    }
 
     let checked = guarded("check_text", || {
         strata_lang::check_text("fuzz.strata", text)

@@ -181,6 +181,17 @@ pub struct ModelDecl {
     pub span: Span,
 }
 
+/// The inputs a model body names (`from`, joins, set operations), in clause
+/// order: the models among them are what the model depends on.
+pub fn model_inputs(items: &[Item]) -> impl Iterator<Item = &Ident> {
+    items.iter().filter_map(|it| match &it.kind {
+        ItemKind::From(n) => Some(n),
+        ItemKind::Join(j) => Some(&j.input),
+        ItemKind::SetOp { input, .. } => Some(input),
+        _ => None,
+    })
+}
+
 /// One clause or attribute of a model body.
 #[derive(Clone, Debug, PartialEq, Hash)]
 pub struct Item {

@@ -303,13 +303,19 @@ pub fn lex(file: FileId, text: &str) -> Lexed<'_> {
 /// Lex `text` from byte `start` (a token boundary) to its end; spans are
 /// offsets into the whole `text`.
 pub fn lex_from(file: FileId, text: &str, start: usize) -> Lexed<'_> {
+    // About one token per 4 bytes of typical source.
+    lex_into(file, text, start, text.len().saturating_sub(start) / 4 + 1)
+}
+
+/// [`lex_from`] into a token list with room for `capacity` tokens (more
+/// than this text's when more tokens will be appended).
+pub(crate) fn lex_into(file: FileId, text: &str, start: usize, capacity: usize) -> Lexed<'_> {
     let mut lx = Lexer {
         file,
         text,
         pos: start,
         out: Lexed {
-            // About one token per 4 bytes of typical source.
-            tokens: Vec::with_capacity(text.len().saturating_sub(start) / 4 + 1),
+            tokens: Vec::with_capacity(capacity),
             ..Lexed::default()
         },
     };

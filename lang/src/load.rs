@@ -24,6 +24,10 @@ pub struct Loaded {
     pub diagnostics: Vec<Diagnostic>,
     /// Root files that could not be read: `(path, reason)`.
     pub io_errors: Vec<(PathBuf, String)>,
+    /// The model bodies parsed and dropped while loading (their items are
+    /// empty in `files`), by (file, start of the model's span): the checker
+    /// parses each again just before checking its model.
+    pub deferred: crate::hash::FastMap<(FileId, u32), crate::parser::DeferredBody>,
 }
 
 impl Loaded {
@@ -89,8 +93,14 @@ impl Loader<'_> {
             return;
         }
         let id = self.out.sources.add(path, text);
-        let (file, diags) = crate::parser::parse(id, &self.out.sources.get(id).text);
+        let (file, diags, deferred) =
+            crate::parser::parse_deferred(id, &self.out.sources.get(id).text);
         self.out.diagnostics.extend(diags);
+        self.out.deferred.extend(
+            deferred
+                .into_iter()
+                .map(|(start, body)| ((id, start), body)),
+        );
         let index = self.out.files.len();
         let imports: Vec<(usize, ast::ImportDecl)> = file
             .decls

@@ -45,17 +45,57 @@ const PARALLEL_TO: usize = 4 * 1024 * 1024;
 /// Parse one file. Declarations that parsed are kept even when others failed;
 /// the diagnostics (lex and parse errors) are in source order.
 pub fn parse(file: FileId, text: &str) -> (ast::File, Vec<Diagnostic>) {
+    let (parsed, diags, _) = parse_file(file, text, false);
+    (parsed, diags)
+}
+
+/// A model body parsed once and dropped (see [`parse_deferred`]).
+#[derive(Clone, Debug)]
+pub struct DeferredBody {
+    /// The body, braces included, to parse again with [`parse_body`].
+    pub span: Span,
+    /// The inputs the body names (`from`, joins, set operations), in order.
+    pub inputs: Vec<Ident>,
+}
+
+/// A parsed file, its diagnostics, and the bodies it deferred.
+type Parsed = (ast::File, Vec<Diagnostic>, Vec<(u32, DeferredBody)>);
+
+/// [`parse`], except that the body of each top-level model that parses is
+/// dropped as soon as it has: its items are left empty, and its extent and
+/// inputs are returned, keyed by the start of the model's span. The syntax of
+/// a large module is then never in memory all at once; each body is parsed
+/// again ([`parse_body`]) just before its model is checked. Diagnostics are
+/// those of [`parse`].
+pub fn parse_deferred(file: FileId, text: &str) -> Parsed {
+    parse_file(file, text, true)
+}
+
+/// Parse again a body that [`parse_deferred`] parsed: its items, the same as
+/// the first time. `None` only if the text changed.
+pub fn parse_body(file: FileId, text: &str, body: Span) -> Option<Vec<ast::Item>> {
+    let lexed = lexer::lex_from(file, text.get(..body.end as usize)?, body.start as usize);
+    if !lexed.diagnostics.is_empty() {
+        return None;
+    }
+    let mut p = Parser::new(file, text, lexed.tokens);
+    p.expect_sym("{", "").ok()?;
+    let items = p.model_items(false).ok()?;
+    p.at_eof().then_some(items)
+}
+
+fn parse_file(file: FileId, text: &str, defer: bool) -> Parsed {
     if let Some(at) = split_point(text) {
         let parsed = if text.len() < PARALLEL_TO {
-            parse_halves(file, text, at)
+            parse_halves(file, text, at, defer)
         } else {
-            lex_halves(file, text, at).map(|lexed| parse_tokens(file, text, lexed))
+            lex_halves(file, text, at).map(|lexed| parse_tokens(file, text, lexed, defer))
         };
         if let Some(parsed) = parsed {
             return parsed;
         }
     }
-    parse_tokens(file, text, lexer::lex(file, text))
+    parse_tokens(file, text, lexer::lex(file, text), defer)
 }
 
 /// Lex `text[..at]` and `text[at..]` on two threads and join the tokens:
@@ -65,7 +105,9 @@ pub fn parse(file: FileId, text: &str) -> (ast::File, Vec<Diagnostic>) {
 fn lex_halves(file: FileId, text: &str, at: usize) -> Option<lexer::Lexed<'_>> {
     let (mut first, second) = std::thread::scope(|s| {
         let second = s.spawn(|| lexer::lex_from(file, text, at));
-        let first = lexer::lex(file, text.get(..at)?);
+        // Room for the whole file's tokens: the second half's are appended
+        // without reallocating (a copy of all of them at once).
+        let first = lexer::lex_into(file, text.get(..at)?, 0, text.len() / 4 + 1);
         Some((first, second.join().ok()?))
     })?;
     if !first.diagnostics.is_empty() {
@@ -106,16 +148,16 @@ fn split_point(text: &str) -> Option<usize> {
 /// the whole file's when both halves are free of errors (the cut is then
 /// between two declarations); `None` otherwise, and the file is parsed whole,
 /// so diagnostics and recovery never depend on the cut.
-fn parse_halves(file: FileId, text: &str, at: usize) -> Option<(ast::File, Vec<Diagnostic>)> {
+fn parse_halves(file: FileId, text: &str, at: usize, defer: bool) -> Option<Parsed> {
     let (first, second) = std::thread::scope(|s| {
         // As much stack as the main thread: parsing recurses (MAX_DEPTH).
         let second = std::thread::Builder::new()
             .stack_size(8 << 20)
             .spawn_scoped(s, || {
-                parse_tokens(file, text, lexer::lex_from(file, text, at))
+                parse_tokens(file, text, lexer::lex_from(file, text, at), defer)
             })
             .ok()?;
-        let first = parse_tokens(file, text, lexer::lex(file, text.get(..at)?));
+        let first = parse_tokens(file, text, lexer::lex(file, text.get(..at)?), defer);
         Some((first, second.join().ok()?))
     })?;
     if !first.1.is_empty() || !second.1.is_empty() {
@@ -124,16 +166,17 @@ fn parse_halves(file: FileId, text: &str, at: usize) -> Option<(ast::File, Vec<D
     let (mut whole, rest) = (first.0, second.0);
     whole.decls.extend(rest.decls);
     whole.comments.extend(rest.comments);
-    Some((whole, Vec::new()))
+    let mut deferred = first.2;
+    deferred.extend(second.2);
+    Some((whole, Vec::new(), deferred))
 }
 
 /// Parse a file's tokens.
-fn parse_tokens<'a>(
-    file: FileId,
-    text: &'a str,
-    lexed: lexer::Lexed<'a>,
-) -> (ast::File, Vec<Diagnostic>) {
+fn parse_tokens<'a>(file: FileId, text: &'a str, lexed: lexer::Lexed<'a>, defer: bool) -> Parsed {
     let mut p = Parser::new(file, text, lexed.tokens);
+    if defer {
+        p.deferred = Some(Vec::new());
+    }
     let mut decls = Vec::new();
     let mut diags = Vec::new();
     // Token ranges skipped by recovery (after each failing token).
@@ -177,6 +220,7 @@ fn parse_tokens<'a>(
             comments: lexed.comments,
         },
         diags,
+        p.deferred.unwrap_or_default(),
     )
 }
 
@@ -252,6 +296,8 @@ pub(crate) struct Parser<'a> {
     /// Span of the last consumed token.
     prev: Span,
     depth: u32,
+    /// Set by [`parse_deferred`]: the bodies parsed and dropped so far.
+    deferred: Option<Vec<(u32, DeferredBody)>>,
 }
 
 impl<'a> Parser<'a> {
@@ -269,6 +315,7 @@ impl<'a> Parser<'a> {
             pos: 0,
             prev: Span::new(file, 0, 0),
             depth: 0,
+            deferred: None,
         }
     }
 

@@ -177,15 +177,57 @@ fn body_key(m: &ast::ModelDecl) -> BodyKey {
     (m.span.file, m.span.start)
 }
 
-/// Move every model's clauses out of the syntax tree. Each model's body is
-/// dropped as soon as the model is checked, so the syntax of a large module
+/// A model's body while the module is checked: its clauses, or where to
+/// parse them again (the loader parsed and dropped it, see
+/// [`crate::parser::parse_deferred`]).
+enum Body {
+    Items(Vec<ast::Item>),
+    Deferred(crate::parser::DeferredBody),
+}
+
+impl Body {
+    /// The inputs it names, in clause order.
+    fn inputs(&self) -> Vec<&ast::Ident> {
+        match self {
+            Body::Items(items) => ast::model_inputs(items).collect(),
+            Body::Deferred(d) => d.inputs.iter().collect(),
+        }
+    }
+
+    /// Its clauses, parsed again if they were dropped.
+    fn into_items(self, sources: &SourceMap, diags: &mut Vec<Diagnostic>) -> Vec<ast::Item> {
+        match self {
+            Body::Items(items) => items,
+            Body::Deferred(d) => {
+                let text = &sources.get(d.span.file).text;
+                crate::parser::parse_body(d.span.file, text, d.span).unwrap_or_else(|| {
+                    // The text is the one parsed while loading: not reached.
+                    diags.push(Diagnostic::error(
+                        crate::parser::PARSE_ERROR,
+                        d.span,
+                        "this model body parsed while loading but not when checked",
+                    ));
+                    Vec::new()
+                })
+            }
+        }
+    }
+}
+
+/// Move every model's clauses out of the syntax tree (the loader already
+/// dropped most of them). Each model's body is parsed (again) just before the
+/// model is checked and dropped right after, so the syntax of a large module
 /// and its whole IR are never in memory together.
-fn take_model_bodies(loaded: &mut Loaded) -> HashMap<BodyKey, Vec<ast::Item>> {
+fn take_model_bodies(loaded: &mut Loaded) -> HashMap<BodyKey, Body> {
     let mut out = HashMap::default();
     for (_, file) in &mut loaded.files {
         for d in &mut file.decls {
             if let Decl::Model(m) = d {
-                out.insert(body_key(m), std::mem::take(&mut m.items));
+                let body = match loaded.deferred.remove(&body_key(m)) {
+                    Some(deferred) => Body::Deferred(deferred),
+                    None => Body::Items(std::mem::take(&mut m.items)),
+                };
+                out.insert(body_key(m), body);
             }
         }
     }
@@ -194,7 +236,7 @@ fn take_model_bodies(loaded: &mut Loaded) -> HashMap<BodyKey, Vec<ast::Item>> {
 
 fn build_module(
     loaded: &Loaded,
-    mut bodies: HashMap<BodyKey, Vec<ast::Item>>,
+    mut bodies: HashMap<BodyKey, Body>,
     diags: &mut Vec<Diagnostic>,
 ) -> ir::Module {
     let mut sources: HashMap<&str, &ast::SourceDecl> = HashMap::default();
@@ -300,7 +342,7 @@ fn build_module(
         .iter()
         .map(|o| bodies.remove(&body_key(o.decl)))
         .collect();
-    let mut ir_models = check_models(&env, &order, bodies, diags);
+    let mut ir_models = check_models(&env, &loaded.sources, &order, bodies, diags);
     // Every checker is done: each schema is the IR's again (moved back, as
     // nothing else holds it any more).
     for (model, result) in ir_models.iter_mut().zip(env.model_results.iter_mut()) {
@@ -515,15 +557,9 @@ fn field_column(f: &FieldDef, ty: Type) -> Column {
 }
 
 /// The model inputs that are models (dependency edges), in clause order.
-fn model_deps<'a>(items: &'a [ast::Item], env: &Env) -> Vec<&'a ast::Ident> {
-    items
-        .iter()
-        .filter_map(|it| match &it.kind {
-            ast::ItemKind::From(n) => Some(n),
-            ast::ItemKind::Join(j) => Some(&j.input),
-            ast::ItemKind::SetOp { input, .. } => Some(input),
-            _ => None,
-        })
+fn model_deps<'a>(body: &'a Body, env: &Env) -> Vec<&'a ast::Ident> {
+    body.inputs()
+        .into_iter()
         .filter(|n| env.models.contains_key(n.name.as_str()))
         .collect()
 }
@@ -532,7 +568,7 @@ fn model_deps<'a>(items: &'a [ast::Item], env: &Env) -> Vec<&'a ast::Ident> {
 /// models on a dependency cycle are reported (F001) and flagged.
 fn dependency_order<'a>(
     models: &[&'a ast::ModelDecl],
-    bodies: &HashMap<BodyKey, Vec<ast::Item>>,
+    bodies: &HashMap<BodyKey, Body>,
     env: &Env<'a>,
     diags: &mut Vec<Diagnostic>,
 ) -> Vec<Ordered<'a>> {
@@ -550,11 +586,12 @@ fn dependency_order<'a>(
     let deps: Vec<Vec<usize>> = models
         .iter()
         .map(|m| {
-            let items = bodies.get(&body_key(m)).map_or(&[][..], Vec::as_slice);
-            model_deps(items, env)
-                .iter()
-                .filter_map(|n| index.get(n.name.as_str()).copied())
-                .collect()
+            bodies.get(&body_key(m)).map_or_else(Vec::new, |body| {
+                model_deps(body, env)
+                    .iter()
+                    .filter_map(|n| index.get(n.name.as_str()).copied())
+                    .collect()
+            })
         })
         .collect();
     let mut mark = vec![Mark::New; models.len()];
@@ -653,10 +690,15 @@ const MODELS_PER_THREAD: usize = 256;
 /// each model's result is in `env.model_results` at its position.
 fn check_models(
     env: &Env,
+    sources: &SourceMap,
     order: &[Ordered],
-    bodies: Vec<Option<Vec<ast::Item>>>,
+    bodies: Vec<Option<Body>>,
     diags: &mut Vec<Diagnostic>,
 ) -> Vec<ir::Model> {
+    let slots = bodies
+        .into_iter()
+        .map(|b| b.map_or(Slot::Taken, Slot::Body))
+        .collect();
     let mut readers: Vec<Vec<usize>> = vec![Vec::new(); order.len()];
     let mut waiting = vec![0usize; order.len()];
     for (pos, o) in order.iter().enumerate() {
@@ -676,7 +718,7 @@ fn check_models(
             waiting,
             left: order.len(),
             sleeping: 0,
-            bodies,
+            slots,
         }),
         wake: Condvar::new(),
         readers,
@@ -685,14 +727,14 @@ fn check_models(
         .map_or(1, std::num::NonZero::get)
         .min(order.len() / MODELS_PER_THREAD)
         .clamp(1, 8);
-    let done: Vec<Checked1> = if threads == 1 {
-        vec![check_worker(env, order, &queue)]
+    let found: Vec<Vec<Diagnostic>> = if threads == 1 {
+        vec![check_worker(env, sources, order, &queue)]
     } else {
         std::thread::scope(|s| {
             let helpers: Vec<_> = (1..threads)
-                .map(|_| s.spawn(|| check_worker(env, order, &queue)))
+                .map(|_| s.spawn(|| check_worker(env, sources, order, &queue)))
                 .collect();
-            let mut done = vec![check_worker(env, order, &queue)];
+            let mut done = vec![check_worker(env, sources, order, &queue)];
             for h in helpers {
                 match h.join() {
                     Ok(d) => done.push(d),
@@ -702,18 +744,31 @@ fn check_models(
             done
         })
     };
-    let mut models: Vec<Option<ir::Model>> = order.iter().map(|_| None).collect();
-    for (checked, found) in done {
-        for (pos, model) in checked {
-            models[pos] = Some(model);
-        }
-        diags.extend(found);
-    }
-    models.into_iter().flatten().collect()
+    diags.extend(found.into_iter().flatten());
+    let state = queue
+        .state
+        .into_inner()
+        .unwrap_or_else(PoisonError::into_inner);
+    // In place: a slot is as large as a model.
+    state
+        .slots
+        .into_iter()
+        .filter_map(|s| match s {
+            Slot::Done(model) => Some(model),
+            Slot::Body(_) | Slot::Taken => None,
+        })
+        .collect()
 }
 
-/// The models a worker checked (with their positions) and its diagnostics.
-type Checked1 = (Vec<(usize, ir::Model)>, Vec<Diagnostic>);
+/// A model's place in the queue: its body until a worker takes it, then its
+/// IR once checked (so the IR is gathered in dependency order without a copy).
+// As large as the IR on purpose: the slots become the IR's list in place.
+#[allow(clippy::large_enum_variant)]
+enum Slot {
+    Body(Body),
+    Taken,
+    Done(ir::Model),
+}
 
 struct Queue {
     state: Mutex<QueueState>,
@@ -732,24 +787,32 @@ struct QueueState {
     left: usize,
     /// Threads waiting for a model to become ready.
     sleeping: usize,
-    /// Each model's body, until its checker takes it.
-    bodies: Vec<Option<Vec<ast::Item>>>,
+    /// Each model's body, then its IR.
+    slots: Vec<Slot>,
 }
 
-fn check_worker(env: &Env, order: &[Ordered], queue: &Queue) -> Checked1 {
+/// Check ready models until none is left; the diagnostics found.
+fn check_worker(
+    env: &Env,
+    sources: &SourceMap,
+    order: &[Ordered],
+    queue: &Queue,
+) -> Vec<Diagnostic> {
     let lock = || queue.state.lock().unwrap_or_else(PoisonError::into_inner);
-    let mut checked = Vec::new();
     let mut diags = Vec::new();
     loop {
-        let (pos, items) = {
+        let (pos, body) = {
             let mut state = lock();
             loop {
                 if let Some(pos) = state.ready.pop() {
-                    let items = state.bodies[pos].take().unwrap_or_default();
-                    break (pos, items);
+                    let body = match std::mem::replace(&mut state.slots[pos], Slot::Taken) {
+                        Slot::Body(body) => Some(body),
+                        Slot::Taken | Slot::Done(_) => None,
+                    };
+                    break (pos, body);
                 }
                 if state.left == 0 {
-                    return (checked, diags);
+                    return diags;
                 }
                 state.sleeping += 1;
                 state = queue
@@ -759,11 +822,12 @@ fn check_worker(env: &Env, order: &[Ordered], queue: &Queue) -> Checked1 {
                 state.sleeping -= 1;
             }
         };
+        let items = body.map_or_else(Vec::new, |b| b.into_items(sources, &mut diags));
         let (model, result) = check_one(env, &order[pos], items, &mut diags);
         // Set once: each position is taken from the queue once.
         let _ = env.model_results[pos].set(result);
-        checked.push((pos, model));
         let mut state = lock();
+        state.slots[pos] = Slot::Done(model);
         state.left -= 1;
         let mut woke = state.left == 0;
         for &r in &queue.readers[pos] {

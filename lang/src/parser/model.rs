@@ -1,6 +1,6 @@
 //! Model declarations (and model values in fn bodies) and their clauses.
 
-use super::{edit_distance, or_list, Lazy, PResult, Parser};
+use super::{edit_distance, or_list, DeferredBody, Lazy, PResult, Parser};
 use crate::ast::*;
 use crate::lexer::{self, TokenKind};
 use crate::span::Span;
@@ -54,6 +54,17 @@ impl Parser<'_> {
     /// The rest of a model after the `model` keyword (`kw` is its span):
     /// name, optional contract and body. `in_fn`: a model value in a fn
     /// body, which allows fewer clauses.
+    /// A model body's items, after its `{`, through its `}`.
+    pub(super) fn model_items(&mut self, in_fn: bool) -> PResult<Vec<Item>> {
+        let mut items = Vec::new();
+        while self.eat_sym("}").is_none() {
+            items.push(self.model_item(in_fn)?);
+        }
+        // Syntax trees live until their model is checked: no slack.
+        items.shrink_to_fit();
+        Ok(items)
+    }
+
     pub(super) fn model_rest(&mut self, kw: Span, in_fn: bool) -> PResult<ModelDecl> {
         let (name, name_quoted) = match self.kind().clone() {
             TokenKind::Ident(n) => (
@@ -80,16 +91,24 @@ impl Parser<'_> {
             self.expect_kw("contract", "after '->'")?;
             contract = Some(self.ident("a contract name")?);
         }
-        self.expect_sym(
+        let open = self.expect_sym(
             "{",
             Lazy(|| format!("to open the body of model '{}'", name.name)),
         )?;
-        let mut items = Vec::new();
-        while self.eat_sym("}").is_none() {
-            items.push(self.model_item(in_fn)?);
+        let mut items = self.model_items(in_fn)?;
+        if !in_fn {
+            if let Some(deferred) = &mut self.deferred {
+                let inputs = model_inputs(&items).cloned().collect();
+                deferred.push((
+                    kw.start,
+                    DeferredBody {
+                        span: open.to(self.prev),
+                        inputs,
+                    },
+                ));
+                items = Vec::new();
+            }
         }
-        // Syntax trees live until the whole module is checked: no slack.
-        items.shrink_to_fit();
         Ok(ModelDecl {
             name,
             name_quoted,

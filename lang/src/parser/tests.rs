@@ -1715,7 +1715,10 @@ fn halves_parse_like_the_whole_file() {
         i += 1;
     }
     let mid = clean.len() / 2;
-    let whole = |text: &str| parse_tokens(F, text, lexer::lex(F, text));
+    let whole = |text: &str| {
+        let (file, diags, _) = parse_tokens(F, text, lexer::lex(F, text), false);
+        (file, diags)
+    };
     assert!(split_point(&clean).is_some());
     let (f, d) = parse(F, &clean);
     assert!(d.is_empty());
@@ -1758,4 +1761,55 @@ fn halves_parse_like_the_whole_file() {
         }
     }
     assert!(lex_halves(F, &clean, split_point(&clean).unwrap()).is_some());
+}
+
+/// `parse_deferred` gives `parse`'s declarations and diagnostics with the
+/// bodies of the models that parsed left out, and each body parses again to
+/// the same items, whose inputs were recorded: for a small file, a file
+/// parsed in two halves, and files with errors.
+#[test]
+fn deferred_bodies_parse_again_to_the_same_items() {
+    let mut big =
+        String::from("source s(ns: \"a\", dataset: \"b\") {\n  columns: { id: int64 }\n}\n");
+    let mut i = 0;
+    while big.len() < 2 * PARALLEL_FROM {
+        big.push_str(&format!(
+            "model m{i} {{\n  from s\n  join_left m{} on m{}.id == s.id expect many_to_one\n  select {{ id = id * 2 }}\n}}\n",
+            i / 2,
+            i / 2
+        ));
+        i += 1;
+    }
+    let texts = [
+        "model a { from s union b filter x > 1 }\nfn f() -> Model { model { from s } }\nmodel b -> contract C { from t }".to_string(),
+        "model a { from s filter ( }\nmodel b { from a }\nmodel c { select { x = 1 }".to_string(),
+        big,
+    ];
+    for text in &texts {
+        let (full, full_diags) = parse(F, text);
+        let (file, diags, deferred) = parse_deferred(F, text);
+        assert_eq!(diags, full_diags);
+        assert_eq!(file.decls.len(), full.decls.len());
+        let mut models = 0;
+        for (d, f) in file.decls.iter().zip(&full.decls) {
+            let (ast::Decl::Model(m), ast::Decl::Model(fm)) = (d, f) else {
+                assert_eq!(d, f);
+                continue;
+            };
+            models += 1;
+            assert!(m.items.is_empty());
+            assert_eq!(
+                (&m.name, &m.contract, m.span),
+                (&fm.name, &fm.contract, fm.span)
+            );
+            let (_, body) = deferred
+                .iter()
+                .find(|(start, _)| *start == m.span.start)
+                .expect("a deferred body for every model that parsed");
+            assert_eq!(parse_body(F, text, body.span).as_ref(), Some(&fm.items));
+            let inputs: Vec<&Ident> = ast::model_inputs(&fm.items).collect();
+            assert_eq!(body.inputs.iter().collect::<Vec<_>>(), inputs);
+        }
+        assert_eq!(deferred.len(), models);
+    }
 }
