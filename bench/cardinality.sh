@@ -34,7 +34,7 @@ OUT=bench/out/card
 RUN_OUT=bench/out/run
 mkdir -p "$OUT" "$RUN_OUT"
 for b in "$STRATA" "$CARD_BENCH"; do
-  [ -x "$b" ] || { echo "error: $b not found (build with: cargo build --release --workspace --examples)" >&2; exit 2; }
+  [ -x "$b" ] || { echo "error: $b not found (build with: cargo build --release --workspace --bins --examples)" >&2; exit 2; }
 done
 
 # data: the run benchmark's files (fact N, dimension M), and one file whose

@@ -27,7 +27,7 @@ PY=${PY:-/opt/strata-ref/bin/python}
 OUT=bench/out
 mkdir -p "$OUT/bin"
 for b in "$STRATA" "$CARD_BENCH"; do
-  [ -x "$b" ] || { echo "error: $b not found; build first: cargo build --release --workspace --examples" >&2; exit 2; }
+  [ -x "$b" ] || { echo "error: $b not found; build first: cargo build --release --workspace --bins --examples" >&2; exit 2; }
 done
 for t in hyperfine /usr/bin/time "$STRATA_REF" "$PY"; do
   command -v "$t" > /dev/null || { echo "error: $t is needed (see bench/README.md)" >&2; exit 2; }
