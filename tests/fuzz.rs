@@ -12,8 +12,8 @@
 //!   `start <= end <= len`, both on char boundaries;
 //! * formatter soundness: whatever the formatter returns re-parses without
 //!   errors and formats to itself;
-//! * deferred bodies: `parser::parse_deferred` (the checker's loader) gives
-//!   `parse`'s diagnostics, and each body it dropped parses again.
+//! * skimmed bodies: `check_text` (whose loader skims model bodies) gives the
+//!   diagnostics of `check_text_fully_parsed`.
 //!
 //! Environment: `STRATA_FUZZ_CASES` (default 100 000 in release, 2 000 in a
 //! debug build), `STRATA_FUZZ_SEED` (the first case's seed; case `i` uses
@@ -333,26 +333,6 @@ fn run_case(seed: u64, text: &str) -> Result<(), String> {
     })?;
     check_spans("parse", &parse_diags, &main_file)?;
 
-    // The checker's loader parses model bodies, drops them and parses them
-    // again: the same diagnostics, and every dropped body parses again.
-    let (_, deferred_diags, deferred) = guarded("parser::parse_deferred", || {
-        strata_lang::parser::parse_deferred(FileId(0), text)
-    })?;
-    if deferred_diags != parse_diags {
-        return Err("parse_deferred's diagnostics differ from parse's".into());
-    }
-    for (_, body) in &deferred {
-        let again = guarded("parser::parse_body", || {
-            strata_lang::parser::parse_body(FileId(0), text, body.span)
-        })?;
-        if again.is_none() {
-            return Err(format!(
-                "a deferred body at {:?} did not parse again",
-                body.span
-            ));
-        }
-    }
-
     let checked = guarded("check_text", || {
         strata_lang::check_text("fuzz.strata", text)
     })?;
@@ -362,6 +342,27 @@ fn run_case(seed: u64, text: &str) -> Result<(), String> {
         .map(|(id, f)| (id, f.text.as_str()))
         .collect();
     check_spans("check", &checked.diagnostics, &files)?;
+
+    // check_text skims model bodies and parses each just before its check,
+    // falling back to a full parse when one does not parse: its diagnostics
+    // must be those of checking a full parse.
+    let full = guarded("check_text_fully_parsed", || {
+        strata_lang::check::check_text_fully_parsed("fuzz.strata", text)
+    })?;
+    if full.diagnostics != checked.diagnostics {
+        return Err("check_text's diagnostics differ from a full parse's".into());
+    }
+    // Fingerprints hash each model's syntax: the same bodies were checked.
+    let models = |c: &strata_lang::Checked| -> Vec<(String, String)> {
+        c.module
+            .models
+            .iter()
+            .map(|m| (m.name.clone(), m.fingerprint.clone()))
+            .collect()
+    };
+    if models(&full) != models(&checked) {
+        return Err("check_text's models differ from a full parse's".into());
+    }
 
     let rule_diags = guarded("strata_rules::run_checks", || {
         strata_rules::run_checks(&checked.module)

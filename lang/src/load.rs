@@ -24,9 +24,10 @@ pub struct Loaded {
     pub diagnostics: Vec<Diagnostic>,
     /// Root files that could not be read: `(path, reason)`.
     pub io_errors: Vec<(PathBuf, String)>,
-    /// The model bodies parsed and dropped while loading (their items are
+    /// The model bodies skimmed, not parsed, while loading (their items are
     /// empty in `files`), by (file, start of the model's span): the checker
-    /// parses each again just before checking its model.
+    /// parses each just before checking its model. Empty unless loaded with
+    /// skimming (see [`crate::parser::parse_deferred`]).
     pub deferred: crate::hash::FastMap<(FileId, u32), crate::parser::DeferredBody>,
 }
 
@@ -40,6 +41,8 @@ impl Loaded {
 
 struct Loader<'o> {
     options: &'o LoadOptions,
+    /// Skim model bodies instead of parsing them.
+    skim: bool,
     root_dir: PathBuf,
     out: Loaded,
     /// Canonical paths of loaded files, parallel to `out.files`.
@@ -50,6 +53,11 @@ struct Loader<'o> {
 
 /// Load the module made of `roots` (each with its imports) from disk.
 pub fn load_files(roots: &[PathBuf], options: &LoadOptions) -> Loaded {
+    load_files_with(roots, options, false)
+}
+
+/// [`load_files`], skimming model bodies when `skim` is set.
+pub(crate) fn load_files_with(roots: &[PathBuf], options: &LoadOptions, skim: bool) -> Loaded {
     let root_dir = roots
         .first()
         .and_then(|p| p.parent())
@@ -57,6 +65,7 @@ pub fn load_files(roots: &[PathBuf], options: &LoadOptions) -> Loaded {
         .unwrap_or_default();
     let mut loader = Loader {
         options,
+        skim,
         root_dir,
         out: Loaded::default(),
         canonical: Vec::new(),
@@ -73,9 +82,20 @@ pub fn load_files(roots: &[PathBuf], options: &LoadOptions) -> Loaded {
 
 /// Load a module given as text (imports are resolved from `path`'s directory).
 pub fn load_text(path: PathBuf, text: &str, options: &LoadOptions) -> Loaded {
+    load_text_with(path, text, options, false)
+}
+
+/// [`load_text`], skimming model bodies when `skim` is set.
+pub(crate) fn load_text_with(
+    path: PathBuf,
+    text: &str,
+    options: &LoadOptions,
+    skim: bool,
+) -> Loaded {
     let root_dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
     let mut loader = Loader {
         options,
+        skim,
         root_dir,
         out: Loaded::default(),
         canonical: Vec::new(),
@@ -93,8 +113,13 @@ impl Loader<'_> {
             return;
         }
         let id = self.out.sources.add(path, text);
-        let (file, diags, deferred) =
-            crate::parser::parse_deferred(id, &self.out.sources.get(id).text);
+        let text = &self.out.sources.get(id).text;
+        let (file, diags, deferred) = if self.skim {
+            crate::parser::parse_deferred(id, text)
+        } else {
+            let (file, diags) = crate::parser::parse(id, text);
+            (file, diags, Vec::new())
+        };
         self.out.diagnostics.extend(diags);
         self.out.deferred.extend(
             deferred

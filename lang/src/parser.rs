@@ -49,30 +49,37 @@ pub fn parse(file: FileId, text: &str) -> (ast::File, Vec<Diagnostic>) {
     (parsed, diags)
 }
 
-/// A model body parsed once and dropped (see [`parse_deferred`]).
+/// A model body skimmed, not parsed (see [`parse_deferred`]).
 #[derive(Clone, Debug)]
 pub struct DeferredBody {
-    /// The body, braces included, to parse again with [`parse_body`].
+    /// The body, braces included, to parse with [`parse_body`].
     pub span: Span,
-    /// The inputs the body names (`from`, joins, set operations), in order.
+    /// The inputs its clauses seem to name (`from`, joins, set operations),
+    /// in order: what [`ast::model_inputs`] gives for the parsed body, when
+    /// it parses.
     pub inputs: Vec<Ident>,
 }
 
 /// A parsed file, its diagnostics, and the bodies it deferred.
 type Parsed = (ast::File, Vec<Diagnostic>, Vec<(u32, DeferredBody)>);
 
-/// [`parse`], except that the body of each top-level model that parses is
-/// dropped as soon as it has: its items are left empty, and its extent and
-/// inputs are returned, keyed by the start of the model's span. The syntax of
-/// a large module is then never in memory all at once; each body is parsed
-/// again ([`parse_body`]) just before its model is checked. Diagnostics are
-/// those of [`parse`].
+/// [`parse`], except that the body of each top-level model is skimmed, not
+/// parsed: its braces matched and the inputs its clauses name noted (when the
+/// file lexes cleanly and the braces match). Its items are left empty; its
+/// extent and inputs are returned, keyed by the start of the model's span,
+/// for [`parse_body`] to parse just before the model is checked. So the
+/// syntax of a large module is never in memory all at once, and most of the
+/// parsing happens on the threads that check.
+///
+/// Errors inside skimmed bodies are not found here. When every body parses
+/// with [`parse_body`] and names the inputs noted, the result is [`parse`]'s
+/// with the items taken out; otherwise the caller must use [`parse`].
 pub fn parse_deferred(file: FileId, text: &str) -> Parsed {
     parse_file(file, text, true)
 }
 
-/// Parse again a body that [`parse_deferred`] parsed: its items, the same as
-/// the first time. `None` only if the text changed.
+/// Parse a body that [`parse_deferred`] skimmed: its items, or `None` when it
+/// does not parse (or does not end at the `}` the skim matched).
 pub fn parse_body(file: FileId, text: &str, body: Span) -> Option<Vec<ast::Item>> {
     let lexed = lexer::lex_from(file, text.get(..body.end as usize)?, body.start as usize);
     if !lexed.diagnostics.is_empty() {
@@ -173,6 +180,8 @@ fn parse_halves(file: FileId, text: &str, at: usize, defer: bool) -> Option<Pars
 
 /// Parse a file's tokens.
 fn parse_tokens<'a>(file: FileId, text: &'a str, lexed: lexer::Lexed<'a>, defer: bool) -> Parsed {
+    // Skimming skips error tokens: only a file that lexed cleanly.
+    let defer = defer && lexed.diagnostics.is_empty();
     let mut p = Parser::new(file, text, lexed.tokens);
     if defer {
         p.deferred = Some(Vec::new());
@@ -296,7 +305,7 @@ pub(crate) struct Parser<'a> {
     /// Span of the last consumed token.
     prev: Span,
     depth: u32,
-    /// Set by [`parse_deferred`]: the bodies parsed and dropped so far.
+    /// Set by [`parse_deferred`]: the bodies skimmed so far.
     deferred: Option<Vec<(u32, DeferredBody)>>,
 }
 

@@ -42,12 +42,33 @@ impl Checked {
 /// Check one module given as text. `path` names it in diagnostics and is the
 /// base directory for its imports.
 pub fn check_text(path: impl Into<PathBuf>, text: &str) -> Checked {
-    check_loaded(load::load_text(path.into(), text, &LoadOptions::default()))
+    let path = path.into();
+    let options = LoadOptions::default();
+    check_loaded(load::load_text_with(path.clone(), text, &options, true))
+        .unwrap_or_else(|| check_text_fully_parsed(path, text))
 }
 
 /// Check the module made of the given root files (each with its imports).
+///
+/// Model bodies are skimmed while loading and parsed just before each model
+/// is checked (see [`crate::parser::parse_deferred`]); when one does not
+/// parse, the module is loaded again with every body parsed, so the
+/// diagnostics are always those of a full parse.
 pub fn check_files(paths: &[PathBuf], options: &LoadOptions) -> Checked {
-    check_loaded(load::load_files(paths, options))
+    check_loaded(load::load_files_with(paths, options, true))
+        .unwrap_or_else(|| check_parsed(load::load_files(paths, options)))
+}
+
+/// [`check_text`] without skimming model bodies: what it must always equal
+/// (the fuzz test compares the two).
+pub fn check_text_fully_parsed(path: impl Into<PathBuf>, text: &str) -> Checked {
+    check_parsed(load::load_text(path.into(), text, &LoadOptions::default()))
+}
+
+/// Check a module loaded without skimming.
+fn check_parsed(loaded: Loaded) -> Checked {
+    // Only a skimmed body can fail to parse at check time.
+    check_loaded(loaded).unwrap_or_default()
 }
 
 /// A checked model's schema, for the models that read it.
@@ -139,10 +160,12 @@ impl<'a> Env<'a> {
     }
 }
 
-pub fn check_loaded(mut loaded: Loaded) -> Checked {
+/// Check a loaded module; `None` when a skimmed body does not parse, or does
+/// not name the inputs the skim noted (load it again without skimming).
+fn check_loaded(mut loaded: Loaded) -> Option<Checked> {
     let mut diags = loaded.diagnostics.clone();
     let bodies = take_model_bodies(&mut loaded);
-    let module = build_module(&loaded, bodies, &mut diags);
+    let module = build_module(&loaded, bodies, &mut diags)?;
     sort_diagnostics(&mut diags);
     diags.dedup();
     let comments = loaded
@@ -150,13 +173,13 @@ pub fn check_loaded(mut loaded: Loaded) -> Checked {
         .iter()
         .flat_map(|(_, f)| f.comments.iter().cloned())
         .collect();
-    Checked {
+    Some(Checked {
         sources: loaded.sources,
         module,
         diagnostics: diags,
         comments,
         io_errors: loaded.io_errors,
-    }
+    })
 }
 
 fn duplicate(kind: &str, name: &ast::Ident, first: &ast::Ident) -> Diagnostic {
@@ -194,21 +217,17 @@ impl Body {
         }
     }
 
-    /// Its clauses, parsed again if they were dropped.
-    fn into_items(self, sources: &SourceMap, diags: &mut Vec<Diagnostic>) -> Vec<ast::Item> {
+    /// Its clauses, parsed if it was skimmed; `None` when a skimmed body does
+    /// not parse or names other inputs than the skim noted.
+    fn into_items(self, sources: &SourceMap) -> Option<Vec<ast::Item>> {
         match self {
-            Body::Items(items) => items,
+            Body::Items(items) => Some(items),
             Body::Deferred(d) => {
                 let text = &sources.get(d.span.file).text;
-                crate::parser::parse_body(d.span.file, text, d.span).unwrap_or_else(|| {
-                    // The text is the one parsed while loading: not reached.
-                    diags.push(Diagnostic::error(
-                        crate::parser::PARSE_ERROR,
-                        d.span,
-                        "this model body parsed while loading but not when checked",
-                    ));
-                    Vec::new()
-                })
+                let items = crate::parser::parse_body(d.span.file, text, d.span)?;
+                ast::model_inputs(&items)
+                    .eq(d.inputs.iter())
+                    .then_some(items)
             }
         }
     }
@@ -238,7 +257,7 @@ fn build_module(
     loaded: &Loaded,
     mut bodies: HashMap<BodyKey, Body>,
     diags: &mut Vec<Diagnostic>,
-) -> ir::Module {
+) -> Option<ir::Module> {
     let mut sources: HashMap<&str, &ast::SourceDecl> = HashMap::default();
     let mut contracts: HashMap<&str, &ast::ContractDecl> = HashMap::default();
     let mut domain_decls: HashMap<&str, &ast::DomainDecl> = HashMap::default();
@@ -338,11 +357,16 @@ fn build_module(
         .map(|(pos, o)| (o.decl.name.name.as_str(), pos))
         .collect();
     env.model_results = order.iter().map(|_| OnceLock::new()).collect();
-    let bodies = order
+    let checked_bodies = order
         .iter()
         .map(|o| bodies.remove(&body_key(o.decl)))
         .collect();
-    let mut ir_models = check_models(&env, &loaded.sources, &order, bodies, diags);
+    // The bodies left are those of models declared twice (E025): never
+    // checked, but a full parse would have reported their syntax errors.
+    for body in bodies.into_values() {
+        body.into_items(&loaded.sources)?;
+    }
+    let mut ir_models = check_models(&env, &loaded.sources, &order, checked_bodies, diags)?;
     // Every checker is done: each schema is the IR's again (moved back, as
     // nothing else holds it any more).
     for (model, result) in ir_models.iter_mut().zip(env.model_results.iter_mut()) {
@@ -357,7 +381,7 @@ fn build_module(
         .collect();
     let ir_pipelines = pipelines.iter().map(|p| pipeline(p, diags)).collect();
 
-    ir::Module {
+    Some(ir::Module {
         sources: source_order
             .iter()
             .map(|s| ir::Source {
@@ -388,7 +412,7 @@ fn build_module(
         models: ir_models,
         pipelines: ir_pipelines,
         tests: ir_tests,
-    }
+    })
 }
 
 fn resolve_domain<'a>(
@@ -694,7 +718,7 @@ fn check_models(
     order: &[Ordered],
     bodies: Vec<Option<Body>>,
     diags: &mut Vec<Diagnostic>,
-) -> Vec<ir::Model> {
+) -> Option<Vec<ir::Model>> {
     let slots = bodies
         .into_iter()
         .map(|b| b.map_or(Slot::Taken, Slot::Body))
@@ -718,6 +742,7 @@ fn check_models(
             waiting,
             left: order.len(),
             sleeping: 0,
+            failed: false,
             slots,
         }),
         wake: Condvar::new(),
@@ -749,15 +774,19 @@ fn check_models(
         .state
         .into_inner()
         .unwrap_or_else(PoisonError::into_inner);
+    if state.failed {
+        return None;
+    }
     // In place: a slot is as large as a model.
-    state
+    let models = state
         .slots
         .into_iter()
         .filter_map(|s| match s {
             Slot::Done(model) => Some(model),
             Slot::Body(_) | Slot::Taken => None,
         })
-        .collect()
+        .collect();
+    Some(models)
 }
 
 /// A model's place in the queue: its body until a worker takes it, then its
@@ -785,6 +814,9 @@ struct QueueState {
     waiting: Vec<usize>,
     /// Models not checked yet.
     left: usize,
+    /// A skimmed body did not parse: the module is checked again from a full
+    /// parse, so the workers stop.
+    failed: bool,
     /// Threads waiting for a model to become ready.
     sleeping: usize,
     /// Each model's body, then its IR.
@@ -804,6 +836,9 @@ fn check_worker(
         let (pos, body) = {
             let mut state = lock();
             loop {
+                if state.failed {
+                    return diags;
+                }
                 if let Some(pos) = state.ready.pop() {
                     let body = match std::mem::replace(&mut state.slots[pos], Slot::Taken) {
                         Slot::Body(body) => Some(body),
@@ -822,7 +857,11 @@ fn check_worker(
                 state.sleeping -= 1;
             }
         };
-        let items = body.map_or_else(Vec::new, |b| b.into_items(sources, &mut diags));
+        let Some(items) = body.map_or(Some(Vec::new()), |b| b.into_items(sources)) else {
+            lock().failed = true;
+            queue.wake.notify_all();
+            return diags;
+        };
         let (model, result) = check_one(env, &order[pos], items, &mut diags);
         // Set once: each position is taken from the queue once.
         let _ = env.model_results[pos].set(result);

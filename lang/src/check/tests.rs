@@ -653,3 +653,51 @@ fn fingerprints_survive_formatting() {
         b.module.models[0].fingerprint
     );
 }
+
+/// `check_text` skims model bodies while loading; when a skimmed body does
+/// not parse, it checks a full parse instead: the diagnostics are the same
+/// as [`check_text_fully_parsed`]'s, including for a model declared twice
+/// whose second body does not parse (a full parse drops that declaration,
+/// so there is no E025).
+#[test]
+fn a_skimmed_body_that_does_not_parse_is_checked_as_fully_parsed() {
+    use super::{check_loaded, check_text, check_text_fully_parsed};
+    use crate::load::{self, LoadOptions};
+    let head = "source s(ns: \"n\", dataset: \"d\") {\n  columns: { x: int64 }\n}\n";
+    for body in [
+        "model a { from s filter x > }\nmodel b { from a }\n",
+        "model a { from s }\nmodel a { from s select { y = } }\n",
+        "model a { from s }\nmodel b { from a join_left c on }\nmodel c { from s }\n",
+    ] {
+        let text = format!("{head}{body}");
+        let options = LoadOptions::default();
+        let skimmed = load::load_text_with("m.strata".into(), &text, &options, true);
+        assert!(!skimmed.deferred.is_empty());
+        assert!(check_loaded(skimmed).is_none(), "{body}");
+        let checked = check_text("m.strata", &text);
+        let full = check_text_fully_parsed("m.strata", &text);
+        assert_eq!(checked.diagnostics, full.diagnostics, "{body}");
+        assert!(checked.diagnostics.iter().any(|d| d.code == "ParseError"));
+        assert!(checked.diagnostics.iter().all(|d| d.code != "E025"));
+    }
+    // A valid module is checked from the skim, as a full parse would be.
+    let text =
+        format!("{head}model a {{ from s }}\nmodel b {{ from a join_left s on a.x == s.x }}\n");
+    let skimmed = check_loaded(load::load_text_with(
+        "m.strata".into(),
+        &text,
+        &LoadOptions::default(),
+        true,
+    ));
+    let full = check_text_fully_parsed("m.strata", &text);
+    let skimmed = skimmed.expect("every body parses");
+    assert_eq!(skimmed.diagnostics, full.diagnostics);
+    let fingerprints = |c: &Checked| -> Vec<String> {
+        c.module
+            .models
+            .iter()
+            .map(|m| m.fingerprint.clone())
+            .collect()
+    };
+    assert_eq!(fingerprints(&skimmed), fingerprints(&full));
+}

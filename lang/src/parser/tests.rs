@@ -1763,26 +1763,29 @@ fn halves_parse_like_the_whole_file() {
     assert!(lex_halves(F, &clean, split_point(&clean).unwrap()).is_some());
 }
 
-/// `parse_deferred` gives `parse`'s declarations and diagnostics with the
-/// bodies of the models that parsed left out, and each body parses again to
-/// the same items, whose inputs were recorded: for a small file, a file
-/// parsed in two halves, and files with errors.
+/// For files whose bodies all parse, `parse_deferred` gives `parse`'s
+/// declarations and diagnostics with the model bodies skimmed, and each body
+/// parses (`parse_body`) to the same items, naming the inputs the skim noted:
+/// a small file, a file parsed in two halves, and a file with an error
+/// outside any body. Bodies that do not parse are found by `parse_body`;
+/// unbalanced ones are parsed (and reported) while loading.
 #[test]
-fn deferred_bodies_parse_again_to_the_same_items() {
+fn skimmed_bodies_parse_to_the_full_parse_items() {
     let mut big =
         String::from("source s(ns: \"a\", dataset: \"b\") {\n  columns: { id: int64 }\n}\n");
     let mut i = 0;
     while big.len() < 2 * PARALLEL_FROM {
         big.push_str(&format!(
-            "model m{i} {{\n  from s\n  join_left m{} on m{}.id == s.id expect many_to_one\n  select {{ id = id * 2 }}\n}}\n",
+            "model m{i} {{\n  from s\n  join_left m{} on m{}.id == s.id expect many_to_one\n  group {{ id }} ( aggregate {{ n = count() }} )\n  union all m{}\n}}\n",
             i / 2,
-            i / 2
+            i / 2,
+            i / 3
         ));
         i += 1;
     }
     let texts = [
-        "model a { from s union b filter x > 1 }\nfn f() -> Model { model { from s } }\nmodel b -> contract C { from t }".to_string(),
-        "model a { from s filter ( }\nmodel b { from a }\nmodel c { select { x = 1 }".to_string(),
+        "model a { from s except b filter x > 1 }\nfn f() -> Model { model { from s } }\nmodel b -> contract C { from t intersect a }".to_string(),
+        "model a { from s }\nsource s(ns: ) {}\nmodel b { from a }".to_string(),
         big,
     ];
     for text in &texts {
@@ -1805,11 +1808,35 @@ fn deferred_bodies_parse_again_to_the_same_items() {
             let (_, body) = deferred
                 .iter()
                 .find(|(start, _)| *start == m.span.start)
-                .expect("a deferred body for every model that parsed");
+                .expect("a skimmed body for every model");
             assert_eq!(parse_body(F, text, body.span).as_ref(), Some(&fm.items));
             let inputs: Vec<&Ident> = ast::model_inputs(&fm.items).collect();
             assert_eq!(body.inputs.iter().collect::<Vec<_>>(), inputs);
         }
+        assert!(models > 0);
         assert_eq!(deferred.len(), models);
     }
+
+    // A body that does not parse is skimmed; parse_body finds the error.
+    let text = "model a { from s filter x > }\nmodel b { from a }";
+    let (file, diags, deferred) = parse_deferred(F, text);
+    assert!(diags.is_empty());
+    assert_eq!((file.decls.len(), deferred.len()), (2, 2));
+    assert_eq!(parse_body(F, text, deferred[0].1.span), None);
+    assert!(parse_body(F, text, deferred[1].1.span).is_some());
+
+    // Unbalanced brackets: not skimmed, parsed and reported as by parse.
+    for text in [
+        "model a { from s filter (x > 1 }\nmodel b { from a }",
+        "model a { from s",
+    ] {
+        let (file, diags, _) = parse_deferred(F, text);
+        let (full, full_diags) = parse(F, text);
+        assert_eq!((file.decls.len(), diags), (full.decls.len(), full_diags));
+    }
+
+    // A file that does not lex cleanly is parsed, not skimmed.
+    let (_, diags, deferred) = parse_deferred(F, "model a { from s filter x > 'y' }");
+    assert!(!diags.is_empty());
+    assert!(deferred.is_empty());
 }
