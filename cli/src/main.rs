@@ -2,7 +2,7 @@
 // and mimalloc serves them with transparent huge pages and without the lock
 // contention glibc's arenas have between threads: `strata check` of 2,000
 // models takes ~31 ms instead of ~48 ms (bench/README.md). Memory stays in
-// budget because model bodies are parsed, dropped and parsed again just
+// budget because model bodies are only skimmed while loading and parsed just
 // before each model is checked (`strata_lang::parser::parse_deferred`).
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
