@@ -201,7 +201,7 @@ fn body_key(m: &ast::ModelDecl) -> BodyKey {
 }
 
 /// A model's body while the module is checked: its clauses, or where to
-/// parse them again (the loader parsed and dropped it, see
+/// parse them (the loader skimmed it, see
 /// [`crate::parser::parse_deferred`]).
 enum Body {
     Items(Vec<ast::Item>),
@@ -233,10 +233,10 @@ impl Body {
     }
 }
 
-/// Move every model's clauses out of the syntax tree (the loader already
-/// dropped most of them). Each model's body is parsed (again) just before the
-/// model is checked and dropped right after, so the syntax of a large module
-/// and its whole IR are never in memory together.
+/// Move every model's clauses out of the syntax tree, or note where to parse
+/// them when the loader skimmed them. Each model's body is parsed (if
+/// skimmed) just before the model is checked and dropped right after, so the
+/// syntax of a large module and its whole IR are never in memory together.
 fn take_model_bodies(loaded: &mut Loaded) -> HashMap<BodyKey, Body> {
     let mut out = HashMap::default();
     for (_, file) in &mut loaded.files {
