@@ -1078,9 +1078,9 @@ impl<'a> ModelChecker<'a> {
         let mut columns = Vec::with_capacity(n);
         let mut lineage = Vec::with_capacity(n);
         let mut refs = Vec::with_capacity(n);
-        // Few outputs (a scan) or many (a set).
-        let outs: Option<HashSet<&str>> =
-            (self.outputs.len() > 16).then(|| self.outputs.iter().map(Name::as_str).collect());
+        // Few outputs (a scan) or many (a set), as a scope looks names up.
+        let outs: Option<HashSet<&str>> = (self.outputs.len() >= super::scope::INDEXED)
+            .then(|| self.outputs.iter().map(Name::as_str).collect());
         let is_output = |name: &str| match &outs {
             Some(set) => set.contains(name),
             None => self.outputs.is_empty() || self.outputs.iter().any(|o| o == name),
@@ -1089,17 +1089,10 @@ impl<'a> ModelChecker<'a> {
             if !is_output(name) {
                 continue;
             }
-            let c: &Column = &e.col;
-            // The entry's column under the output's name (one copy of each).
+            // The entry's column under the output's name.
             let col = Column {
                 name: name.clone(),
-                ty: c.ty.clone(),
-                nullable: c.nullable,
-                unique: c.unique,
-                primary_key: c.primary_key,
-                protected: c.protected,
-                enum_values: c.enum_values.clone(),
-                classification: c.classification.clone(),
+                ..Column::clone(&e.col)
             };
             lineage.push(ir::Lineage {
                 column: name.clone(),

@@ -113,7 +113,7 @@ pub struct Entry {
 
 /// From this many names on, a scope keeps a hash index; below, a scan of the
 /// names is cheaper than hashing.
-const INDEXED: usize = 16;
+pub(super) const INDEXED: usize = 16;
 
 /// Insertion-ordered name -> entry map. Re-inserting a name overwrites the
 /// entry in place (keeping its position), as the language's scope does.
@@ -127,10 +127,6 @@ pub struct Scope {
 }
 
 impl Scope {
-    fn name_at(&self, i: usize) -> &str {
-        &self.order[i]
-    }
-
     fn position(&self, name: &str) -> Option<usize> {
         if self.order.len() >= INDEXED {
             self.index.get(name).copied()
@@ -184,7 +180,7 @@ impl Scope {
     }
 
     pub fn names(&self) -> impl Iterator<Item = &str> {
-        (0..self.order.len()).map(|i| self.name_at(i))
+        self.order.iter().map(Name::as_str)
     }
 
     /// Keep only the entries whose name satisfies `keep`, in order.
