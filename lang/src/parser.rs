@@ -49,31 +49,23 @@ pub fn parse(file: FileId, text: &str) -> (ast::File, Vec<Diagnostic>) {
     (parsed, diags)
 }
 
-/// A model body skimmed, not parsed (see [`parse_deferred`]).
-#[derive(Clone, Debug)]
-pub struct DeferredBody {
-    /// The body, braces included, to parse with [`parse_body`].
-    pub span: Span,
-    /// The inputs its clauses seem to name (`from`, joins, set operations),
-    /// in order: what [`ast::model_inputs`] gives for the parsed body, when
-    /// it parses.
-    pub inputs: Vec<Ident>,
-}
+pub use crate::lexer::DeferredBody;
 
 /// A parsed file, its diagnostics, and the bodies it deferred.
 type Parsed = (ast::File, Vec<Diagnostic>, Vec<(u32, DeferredBody)>);
 
 /// [`parse`], except that the body of each top-level model is skimmed, not
-/// parsed: its braces matched and the inputs its clauses name noted (when the
-/// file lexes cleanly and the braces match). Its items are left empty; its
-/// extent and inputs are returned, keyed by the start of the model's span,
-/// for [`parse_body`] to parse just before the model is checked. So the
-/// syntax of a large module is never in memory all at once, and most of the
-/// parsing happens on the threads that check.
+/// parsed (see [`lexer::lex_skimming`]): its items are left empty, and its
+/// extent and the inputs its clauses name are returned, keyed by the start of
+/// the model's span, for [`parse_body`] to parse just before the model is
+/// checked. So the syntax of a large module is never in memory all at once,
+/// and most of the lexing and parsing happens on the threads that check.
 ///
 /// Errors inside skimmed bodies are not found here. When every body parses
 /// with [`parse_body`] and names the inputs noted, the result is [`parse`]'s
-/// with the items taken out; otherwise the caller must use [`parse`].
+/// with the items taken out; otherwise the caller must use [`parse`]. A file
+/// with lex or parse errors is parsed in full (how the parser recovers from
+/// an error can depend on the tokens inside a body).
 pub fn parse_deferred(file: FileId, text: &str) -> Parsed {
     parse_file(file, text, true)
 }
@@ -92,36 +84,62 @@ pub fn parse_body(file: FileId, text: &str, body: Span) -> Option<Vec<ast::Item>
 }
 
 fn parse_file(file: FileId, text: &str, defer: bool) -> Parsed {
+    let parsed = parse_file_once(file, text, defer);
+    if defer && !parsed.1.is_empty() {
+        return parse_file_once(file, text, false);
+    }
+    parsed
+}
+
+fn parse_file_once(file: FileId, text: &str, defer: bool) -> Parsed {
     if let Some(at) = split_point(text) {
         let parsed = if text.len() < PARALLEL_TO {
             parse_halves(file, text, at, defer)
         } else {
-            lex_halves(file, text, at).map(|lexed| parse_tokens(file, text, lexed, defer))
+            lex_halves(file, text, at, defer).map(|lexed| parse_tokens(file, text, lexed, defer))
         };
         if let Some(parsed) = parsed {
             return parsed;
         }
     }
-    parse_tokens(file, text, lexer::lex(file, text), defer)
+    parse_tokens(file, text, lex(file, text, 0, defer), defer)
+}
+
+/// Lex `text` from `start`, skimming model bodies when `skim` is set.
+fn lex(file: FileId, text: &str, start: usize, skim: bool) -> lexer::Lexed<'_> {
+    if skim {
+        lexer::lex_skimming(file, text, start)
+    } else {
+        lexer::lex_from(file, text, start)
+    }
 }
 
 /// Lex `text[..at]` and `text[at..]` on two threads and join the tokens:
 /// the whole file's when the first half lexed without errors (the cut is
 /// then between two tokens); `None` otherwise. (Only the short-lived tokens
 /// come from the second thread.)
-fn lex_halves(file: FileId, text: &str, at: usize) -> Option<lexer::Lexed<'_>> {
+fn lex_halves(file: FileId, text: &str, at: usize, skim: bool) -> Option<lexer::Lexed<'_>> {
     let (mut first, second) = std::thread::scope(|s| {
-        let second = s.spawn(|| lexer::lex_from(file, text, at));
+        let second = s.spawn(|| lex(file, text, at, skim));
         // Room for the whole file's tokens: the second half's are appended
         // without reallocating (a copy of all of them at once).
-        let first = lexer::lex_into(file, text.get(..at)?, 0, text.len() / 4 + 1);
+        let capacity = lexer::token_capacity(text.len(), skim);
+        let first = lexer::lex_into(file, text.get(..at)?, 0, capacity, skim);
         Some((first, second.join().ok()?))
     })?;
     if !first.diagnostics.is_empty() {
         return None;
     }
     first.tokens.pop(); // the first half's end of file
-    first.tokens.extend(second.tokens);
+                        // The second half's bodies come after the first half's.
+    let offset = u32::try_from(first.bodies.len()).ok()?;
+    first.tokens.extend(second.tokens.into_iter().map(|mut t| {
+        if let TokenKind::Body(i) = &mut t.kind {
+            *i += offset;
+        }
+        t
+    }));
+    first.bodies.extend(second.bodies);
     first.comments.extend(second.comments);
     first.diagnostics = second.diagnostics;
     Some(first)
@@ -161,10 +179,10 @@ fn parse_halves(file: FileId, text: &str, at: usize, defer: bool) -> Option<Pars
         let second = std::thread::Builder::new()
             .stack_size(8 << 20)
             .spawn_scoped(s, || {
-                parse_tokens(file, text, lexer::lex_from(file, text, at), defer)
+                parse_tokens(file, text, lex(file, text, at, defer), defer)
             })
             .ok()?;
-        let first = parse_tokens(file, text, lexer::lex(file, text.get(..at)?), defer);
+        let first = parse_tokens(file, text, lex(file, text.get(..at)?, 0, defer), defer);
         Some((first, second.join().ok()?))
     })?;
     if !first.1.is_empty() || !second.1.is_empty() {
@@ -180,11 +198,10 @@ fn parse_halves(file: FileId, text: &str, at: usize, defer: bool) -> Option<Pars
 
 /// Parse a file's tokens.
 fn parse_tokens<'a>(file: FileId, text: &'a str, lexed: lexer::Lexed<'a>, defer: bool) -> Parsed {
-    // Skimming skips error tokens: only a file that lexed cleanly.
-    let defer = defer && lexed.diagnostics.is_empty();
     let mut p = Parser::new(file, text, lexed.tokens);
     if defer {
         p.deferred = Some(Vec::new());
+        p.bodies = lexed.bodies.into_iter().map(Some).collect();
     }
     let mut decls = Vec::new();
     let mut diags = Vec::new();
@@ -307,6 +324,8 @@ pub(crate) struct Parser<'a> {
     depth: u32,
     /// Set by [`parse_deferred`]: the bodies skimmed so far.
     deferred: Option<Vec<(u32, DeferredBody)>>,
+    /// The bodies of the [`TokenKind::Body`] tokens, until taken.
+    bodies: Vec<Option<DeferredBody>>,
 }
 
 impl<'a> Parser<'a> {
@@ -325,6 +344,7 @@ impl<'a> Parser<'a> {
             prev: Span::new(file, 0, 0),
             depth: 0,
             deferred: None,
+            bodies: Vec::new(),
         }
     }
 
@@ -449,6 +469,7 @@ impl<'a> Parser<'a> {
             TokenKind::Str(_) => format!("string {}", shorten(src, 40)),
             TokenKind::Sym(s) => format!("'{s}'"),
             TokenKind::Error => format!("'{}'", shorten(src, 40)),
+            TokenKind::Body(_) => "a model body".to_string(),
             TokenKind::Eof => "end of file".to_string(),
         }
     }
@@ -501,7 +522,10 @@ impl<'a> Parser<'a> {
     /// Whether the current token can be taken as `ANY` (a single token whose
     /// text is used).
     fn at_any(&self) -> bool {
-        !matches!(self.kind(), TokenKind::Eof | TokenKind::Error)
+        !matches!(
+            self.kind(),
+            TokenKind::Eof | TokenKind::Error | TokenKind::Body(_)
+        )
     }
 
     /// Take any single token as text: `(text, quoted, span)`.
@@ -519,7 +543,7 @@ impl<'a> Parser<'a> {
             TokenKind::Int(_) => (self.int_text(t.span), false),
             TokenKind::Float(_, text) => (text.replace('_', ""), false),
             TokenKind::Str(parts) => (lexer::flatten_parts(parts), true),
-            TokenKind::Error | TokenKind::Eof => (String::new(), false),
+            TokenKind::Error | TokenKind::Eof | TokenKind::Body(_) => (String::new(), false),
         };
         Ok((text, quoted, t.span))
     }

@@ -1,6 +1,6 @@
 //! Model declarations (and model values in fn bodies) and their clauses.
 
-use super::{edit_distance, or_list, DeferredBody, Lazy, PResult, Parser};
+use super::{edit_distance, or_list, Lazy, PResult, Parser};
 use crate::ast::*;
 use crate::lexer::{self, TokenKind};
 use crate::span::Span;
@@ -51,51 +51,6 @@ pub(crate) const MODEL_KEYWORDS: &[&str] = &[
 pub(crate) const CARDINALITIES: &[&str] = &["many_to_one", "one_to_one"];
 
 impl Parser<'_> {
-    /// The rest of a model after the `model` keyword (`kw` is its span):
-    /// name, optional contract and body. `in_fn`: a model value in a fn
-    /// body, which allows fewer clauses.
-    /// After a body's `{`: move past its matching `}`, noting the inputs its
-    /// clauses name (a `from`, join or set-operation keyword at the body's
-    /// own level, then a name). `None`, having moved nowhere, when the file
-    /// ends first or a bracket does not match.
-    fn skim_body(&mut self, open: Span) -> Option<DeferredBody> {
-        let mut depth = 0usize;
-        let mut inputs = Vec::new();
-        let mut i = self.pos;
-        loop {
-            let tok = self.toks.get(i)?;
-            match &tok.kind {
-                TokenKind::Eof => return None,
-                TokenKind::Sym("{" | "(" | "[") => depth += 1,
-                TokenKind::Sym("}") if depth == 0 => break,
-                TokenKind::Sym("}" | ")" | "]") => depth = depth.checked_sub(1)?,
-                TokenKind::Keyword(k) if depth == 0 && names_an_input(k) => {
-                    let mut next = i + 1;
-                    if *k == "union"
-                        && matches!(self.toks.get(next)?.kind, TokenKind::Keyword("all"))
-                    {
-                        next += 1;
-                    }
-                    if let TokenKind::Ident(n) = self.toks.get(next)?.kind {
-                        inputs.push(Ident {
-                            name: crate::Name::new(n),
-                            span: self.toks.get(next)?.span,
-                        });
-                    }
-                }
-                _ => {}
-            }
-            i += 1;
-        }
-        let close = self.toks.get(i)?.span;
-        self.pos = i + 1;
-        self.prev = close;
-        Some(DeferredBody {
-            span: open.to(close),
-            inputs,
-        })
-    }
-
     /// A model body's items, after its `{`, through its `}`.
     pub(super) fn model_items(&mut self, in_fn: bool) -> PResult<Vec<Item>> {
         let mut items = Vec::new();
@@ -107,6 +62,9 @@ impl Parser<'_> {
         Ok(items)
     }
 
+    /// The rest of a model after the `model` keyword (`kw` is its span):
+    /// name, optional contract and body. `in_fn`: a model value in a fn
+    /// body, which allows fewer clauses.
     pub(super) fn model_rest(&mut self, kw: Span, in_fn: bool) -> PResult<ModelDecl> {
         let (name, name_quoted) = match self.kind().clone() {
             TokenKind::Ident(n) => (
@@ -133,22 +91,25 @@ impl Parser<'_> {
             self.expect_kw("contract", "after '->'")?;
             contract = Some(self.ident("a contract name")?);
         }
-        let open = self.expect_sym(
-            "{",
-            Lazy(|| format!("to open the body of model '{}'", name.name)),
-        )?;
-        let skimmed = match (&self.deferred, in_fn) {
-            (Some(_), false) => self.skim_body(open),
+        let skimmed = match *self.kind() {
+            TokenKind::Body(i) if !in_fn => self.bodies.get_mut(i as usize).and_then(Option::take),
             _ => None,
         };
-        let items = match skimmed {
-            Some(body) => {
+        let items = match (skimmed, self.deferred.is_some()) {
+            (Some(body), true) => {
+                self.bump();
                 if let Some(deferred) = &mut self.deferred {
                     deferred.push((kw.start, body));
                 }
                 Vec::new()
             }
-            None => self.model_items(in_fn)?,
+            _ => {
+                self.expect_sym(
+                    "{",
+                    Lazy(|| format!("to open the body of model '{}'", name.name)),
+                )?;
+                self.model_items(in_fn)?
+            }
         };
         Ok(ModelDecl {
             name,
@@ -674,21 +635,6 @@ fn cardinality_hint(word: &str) -> (Vec<&'static str>, bool) {
             .collect();
     }
     (shared, fan_out)
-}
-
-/// Whether a clause keyword is followed by the name of an input.
-fn names_an_input(k: &str) -> bool {
-    matches!(
-        k,
-        "from"
-            | "join_left"
-            | "join_inner"
-            | "join_anti"
-            | "join_semi"
-            | "union"
-            | "intersect"
-            | "except"
-    )
 }
 
 #[cfg(test)]
