@@ -235,16 +235,17 @@ struct ExternalRun {
 fn run_external_rules(
     results: &mut [(PathBuf, Checked)],
     args: &CheckArgs,
+    path_rules: Option<external_rules::PathRules>,
 ) -> Result<ExternalRun, i32> {
     let timeout = Duration::try_from_secs_f64(args.rule_timeout.max(0.0)).unwrap_or(
         Duration::from_secs_f64(external_rules::DEFAULT_TIMEOUT_SECS),
     );
-    if args.no_external_rules {
+    let Some(mut path_rules) = path_rules else {
         return Ok(ExternalRun {
             ran: vec![Vec::new(); results.len()],
             configs: None,
         });
-    }
+    };
     let mut ran = Vec::new();
     let mut configs = Vec::new();
     for (root, checked) in results.iter_mut() {
@@ -252,8 +253,8 @@ fn run_external_rules(
             environment_error(e.message(), args.format);
             e.exit_code()
         })?;
-        let rules =
-            external_rules::discover(&config).map_err(|e| environment_error(&e, args.format))?;
+        let rules = external_rules::discover(&config, &mut path_rules)
+            .map_err(|e| environment_error(&e, args.format))?;
         let found = external_rules::run_all(&rules, root, checked, timeout)
             .map_err(|e| environment_error(&e, args.format))?;
         checked.diagnostics.extend(found);
@@ -277,6 +278,8 @@ pub fn run(args: CheckArgs) -> i32 {
     if let Err(code) = args.levels.validate() {
         return code;
     }
+    // Beside the check: see external_rules::PathRules.
+    let path_rules = (!args.no_external_rules).then(external_rules::PathRules::scan);
     let mut results = match check_roots(&args.paths, &args.search_dir, args.format) {
         Ok(r) => r,
         Err(code) => return code,
@@ -284,7 +287,7 @@ pub fn run(args: CheckArgs) -> i32 {
     let ExternalRun {
         ran: external,
         configs,
-    } = match run_external_rules(&mut results, &args) {
+    } = match run_external_rules(&mut results, &args, path_rules) {
         Ok(run) => run,
         Err(code) => return code,
     };

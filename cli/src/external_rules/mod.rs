@@ -16,7 +16,7 @@
 pub mod process;
 pub mod schema;
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::Duration;
@@ -56,11 +56,52 @@ impl ExternalRule {
     }
 }
 
+/// The `strata-rule-*` executables on `PATH`, by name: scanned on a thread
+/// of its own from [`PathRules::scan`] on (reading the `PATH` directories
+/// takes about a millisecond, as long as loading a large module), so that the
+/// scan is done by the time the module is checked.
+pub struct PathRules {
+    scan: Option<std::thread::JoinHandle<BTreeMap<String, PathBuf>>>,
+    found: BTreeMap<String, PathBuf>,
+}
+
+impl PathRules {
+    /// Start scanning `PATH`.
+    pub fn scan() -> PathRules {
+        let scan = std::thread::Builder::new()
+            .name("path-rules".into())
+            .spawn(|| external::on_path(RULE_PREFIX));
+        match scan {
+            Ok(scan) => PathRules {
+                scan: Some(scan),
+                found: BTreeMap::new(),
+            },
+            Err(_) => PathRules {
+                scan: None,
+                found: external::on_path(RULE_PREFIX),
+            },
+        }
+    }
+
+    /// The rules found, once the scan is done.
+    fn found(&mut self) -> &BTreeMap<String, PathBuf> {
+        if let Some(scan) = self.scan.take() {
+            self.found = scan
+                .join()
+                .unwrap_or_else(|_| external::on_path(RULE_PREFIX));
+        }
+        &self.found
+    }
+}
+
 /// The rules a project runs: those its strata.toml lists, in order, then
 /// the `strata-rule-*` executables on `PATH` (by name; one already listed
 /// under the same name is not run twice), unless the project turned PATH
 /// discovery off.
-pub fn discover(config: &ProjectConfig) -> Result<Vec<ExternalRule>, String> {
+pub fn discover(
+    config: &ProjectConfig,
+    path_rules: &mut PathRules,
+) -> Result<Vec<ExternalRule>, String> {
     let mut rules: Vec<ExternalRule> = Vec::new();
     let config_file = config
         .path
@@ -100,9 +141,12 @@ pub fn discover(config: &ProjectConfig) -> Result<Vec<ExternalRule>, String> {
         }
     }
     if config.path_rules {
-        for (name, path) in external::on_path(RULE_PREFIX) {
-            if !rules.iter().any(|r| r.name == name) {
-                rules.push(ExternalRule { name, path });
+        for (name, path) in path_rules.found() {
+            if !rules.iter().any(|r| &r.name == name) {
+                rules.push(ExternalRule {
+                    name: name.clone(),
+                    path: path.clone(),
+                });
             }
         }
     }
