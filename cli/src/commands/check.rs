@@ -126,7 +126,10 @@ pub fn declared_pins(module: &ir::Module, model: &ir::Model) -> Vec<DeclaredPin>
     {
         for col in &c.columns {
             // `<model>.<column>: <what>, ..., type <type>`, written in place.
-            let mut text = format!("{}.{}: ", model.name, col.name);
+            let mut text = String::with_capacity(64);
+            for part in [model.name.as_str(), ".", &col.name, ": "] {
+                text.push_str(part);
+            }
             if col.primary_key {
                 text.push_str("primary_key, ");
             } else {

@@ -119,20 +119,42 @@ pub(super) const INDEXED: usize = 16;
 /// entry in place (keeping its position), as the language's scope does.
 #[derive(Clone, Debug, Default)]
 pub struct Scope {
-    /// Each entry's name (names are inline: a lookup scans them directly).
+    /// Each entry's name.
     order: Vec<Name>,
+    /// Each name's [`name_key`]: a lookup of a few names scans these.
+    keys: Vec<u64>,
     /// Name -> position, once there are [`INDEXED`] names.
     index: HashMap<Name, usize>,
     entries: Vec<Entry>,
 }
 
+/// A name's length and first 7 bytes in one word: names of up to 7 bytes
+/// (most column names) are equal exactly when their keys are, and longer
+/// ones are compared only when their keys are.
+fn name_key(name: &str) -> u64 {
+    let bytes = name.as_bytes();
+    let mut key = [0u8; 8];
+    let n = bytes.len().min(7);
+    key[..n].copy_from_slice(&bytes[..n]);
+    key[7] = u8::try_from(bytes.len()).unwrap_or(u8::MAX);
+    u64::from_le_bytes(key)
+}
+
 impl Scope {
     fn position(&self, name: &str) -> Option<usize> {
         if self.order.len() >= INDEXED {
-            self.index.get(name).copied()
-        } else {
-            self.order.iter().position(|n| n == name)
+            return self.index.get(name).copied();
         }
+        let key = name_key(name);
+        let mut from = 0;
+        while let Some(i) = self.keys.get(from..)?.iter().position(|k| *k == key) {
+            let at = from + i;
+            if name.len() <= 7 || self.order[at] == name {
+                return Some(at);
+            }
+            from = at + 1;
+        }
+        None
     }
 
     pub fn insert(&mut self, name: &str, entry: Entry) {
@@ -145,6 +167,7 @@ impl Scope {
                 } else {
                     Name::new(name)
                 };
+                self.keys.push(name_key(&name));
                 self.order.push(name.clone());
                 self.entries.push(entry);
                 if self.order.len() == INDEXED {
@@ -163,6 +186,7 @@ impl Scope {
     /// Room for `n` more names.
     pub fn reserve(&mut self, n: usize) {
         self.order.reserve(n);
+        self.keys.reserve(n);
         self.entries.reserve(n);
     }
 
@@ -189,6 +213,8 @@ impl Scope {
         let mut flags = keep.iter();
         self.order
             .retain(|_| flags.next().copied().unwrap_or(false));
+        let mut flags = keep.iter();
+        self.keys.retain(|_| flags.next().copied().unwrap_or(false));
         let mut flags = keep.iter();
         self.entries
             .retain(|_| flags.next().copied().unwrap_or(false));
@@ -296,6 +322,22 @@ mod tests {
             );
             let names: Vec<&str> = s.iter().map(|(n, _)| n.as_str()).collect();
             assert_eq!(names.len(), n - 1);
+        }
+    }
+
+    /// Names that share their first 7 bytes and length are told apart, and
+    /// short names by their key alone.
+    #[test]
+    fn lookups_by_key_tell_names_apart() {
+        let mut s = Scope::default();
+        for name in ["customer_id", "customer_ix", "customer", "cust", "cusT", ""] {
+            s.insert(name, entry(name));
+        }
+        for name in ["customer_ix", "customer_id", "customer", "cust", "cusT", ""] {
+            assert_eq!(s.get(name).map(|e| e.col.name.as_str()), Some(name));
+        }
+        for name in ["customer_iz", "custome", "cus", "customer_id_", "Cust"] {
+            assert!(!s.contains(name), "{name}");
         }
     }
 

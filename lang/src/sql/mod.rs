@@ -201,24 +201,46 @@ pub struct CardinalityCheck {
 impl CardinalityCheck {
     /// `<model> <kind> <joined input>`: the bracket of reports and failures.
     pub fn bracket(&self) -> String {
-        format!(
-            "{} {} {}",
-            self.model,
+        let mut s = String::new();
+        self.write_bracket(&mut s);
+        s
+    }
+
+    fn write_bracket(&self, s: &mut String) {
+        for part in [
+            self.model.as_str(),
+            " ",
             self.join_kind.name(),
-            self.join_input
-        )
+            " ",
+            &self.join_input,
+        ] {
+            s.push_str(part);
+        }
     }
 
     /// `<bracket>: <cardinality> (<table> unique on <keys>)`: what the check
     /// proves when it passes.
     pub fn describe(&self) -> String {
-        format!(
-            "{}: {} ({} unique on {})",
-            self.bracket(),
+        // Written piece by piece: `check` describes every check of a module.
+        let mut s = String::with_capacity(64);
+        self.write_bracket(&mut s);
+        for part in [
+            ": ",
             self.cardinality.as_str(),
-            self.table,
-            self.keys.join(", ")
-        )
+            " (",
+            &self.table,
+            " unique on ",
+        ] {
+            s.push_str(part);
+        }
+        for (i, k) in self.keys.iter().enumerate() {
+            if i > 0 {
+                s.push_str(", ");
+            }
+            s.push_str(k);
+        }
+        s.push(')');
+        s
     }
 }
 
