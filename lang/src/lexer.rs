@@ -454,7 +454,7 @@ fn names_an_input(k: &[u8]) -> bool {
     }
 }
 
-/// What a byte is to the body skim ([`Lexer::scan_body`]).
+/// What a byte is to the body skim ([`Lexer::scan_body`]) and to words.
 #[derive(Clone, Copy, PartialEq)]
 enum SkimByte {
     /// Nothing the skim looks at: whitespace, most symbols.
@@ -769,11 +769,7 @@ impl<'a> Lexer<'a> {
         let bytes = self.text.as_bytes();
         loop {
             // The ASCII run at once, then any other word character.
-            let rest = bytes.get(self.pos..).unwrap_or(&[]);
-            self.pos += rest
-                .iter()
-                .position(|b| !(b.is_ascii_alphanumeric() || *b == b'_'))
-                .unwrap_or(rest.len());
+            self.pos = word_end(bytes, self.pos);
             match bytes.get(self.pos) {
                 Some(0x80..) => match self.peek() {
                     Some(c) if is_word_char(c) => self.pos += c.len_utf8(),
