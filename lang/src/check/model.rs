@@ -113,7 +113,7 @@ impl<'a> ModelChecker<'a> {
                         input: *index,
                         column: e.col.name.clone(),
                     },
-                    _ => ColumnRef::Local(Name::new(n)),
+                    _ => ColumnRef::Local(name.name.clone()),
                 };
                 return Some(entry_ty(e, r));
             }
@@ -188,7 +188,7 @@ impl<'a> ModelChecker<'a> {
                     if e.origin == Origin::GroupKey
                         && matches!(e.sources.as_slice(), [s] if self.source_is(*s, &q.name, n))
                     {
-                        return Some(entry_ty(e, ColumnRef::Local(Name::new(n))));
+                        return Some(entry_ty(e, ColumnRef::Local(name.name.clone())));
                     }
                 }
                 if input.poisoned && input.column(n).is_none() {
@@ -219,7 +219,7 @@ impl<'a> ModelChecker<'a> {
                     aggregate: false,
                     node: TExprKind::Column(ColumnRef::Input {
                         input: index,
-                        column: Name::new(n),
+                        column: name.name.clone(),
                     }),
                 });
             }
@@ -245,7 +245,7 @@ impl<'a> ModelChecker<'a> {
             .find(|i| i.alias == q.name && i.role == InputRole::SetOp)
         {
             if let Some(e) = self.scope.get(n) {
-                return Some(entry_ty(e, ColumnRef::Local(Name::new(n))));
+                return Some(entry_ty(e, ColumnRef::Local(name.name.clone())));
             }
             if input.poisoned {
                 return None;
@@ -415,7 +415,7 @@ impl<'a> ModelChecker<'a> {
                     self.scope.insert(
                         &name.name,
                         Entry {
-                            col: EntryCol::Own(fresh_column(&name.name, t.ty, t.nullable)),
+                            col: EntryCol::Own(fresh_column(name.name.clone(), t.ty, t.nullable)),
                             origin: Origin::Let,
                             sources: t.sources,
                             how,
@@ -674,7 +674,7 @@ impl<'a> ModelChecker<'a> {
                 let how = self.how_for(&t, &a.expr);
                 self.register_output(
                     &a.name.name,
-                    fresh_column(&a.name.name, t.ty, t.nullable),
+                    fresh_column(a.name.name.clone(), t.ty, t.nullable),
                     Origin::Output,
                     t.sources,
                     how,
@@ -689,13 +689,13 @@ impl<'a> ModelChecker<'a> {
 
     fn register_output(
         &mut self,
-        name: &str,
+        name: &Name,
         col: Column,
         origin: Origin,
         sources: Sources,
         how: &'static str,
     ) {
-        self.outputs.push(Name::new(name));
+        self.outputs.push(name.clone());
         self.scope.insert(
             name,
             Entry {
@@ -723,7 +723,9 @@ impl<'a> ModelChecker<'a> {
                                 c.nullable = t.nullable;
                                 c
                             })
-                            .unwrap_or_else(|| fresh_column(&name.name, t.ty.clone(), t.nullable))
+                            .unwrap_or_else(|| {
+                                fresh_column(name.name.clone(), t.ty.clone(), t.nullable)
+                            })
                     });
                     (name.name.clone(), col)
                 }
@@ -815,7 +817,7 @@ impl<'a> ModelChecker<'a> {
                             });
                             self.register_output(
                                 name,
-                                fresh_column(name, t.ty, t.nullable),
+                                fresh_column(name.clone(), t.ty, t.nullable),
                                 Origin::Output,
                                 t.sources,
                                 "aggregate",
@@ -929,7 +931,7 @@ impl<'a> ModelChecker<'a> {
         self.scope.insert(
             &target,
             Entry {
-                col: EntryCol::Own(fresh_column(&target, elem, true)),
+                col: EntryCol::Own(fresh_column(target.clone(), elem, true)),
                 origin: Origin::Expand,
                 sources: Sources::One((from_index as u32, ci as u32)),
                 how: "derived",
@@ -1007,7 +1009,7 @@ impl<'a> ModelChecker<'a> {
             };
             let mut sources = left.sources.clone();
             sources.push((right_index as u32, ci as u32));
-            let mut col = fresh_column(&rc.name, ty, left.col.nullable || rc.nullable);
+            let mut col = fresh_column(rc.name.clone(), ty, left.col.nullable || rc.nullable);
             col.unique = false;
             self.scope.insert(
                 &rc.name,

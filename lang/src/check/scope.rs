@@ -133,11 +133,11 @@ pub struct Scope {
 /// ones are compared only when their keys are.
 fn name_key(name: &str) -> u64 {
     let bytes = name.as_bytes();
-    let mut key = [0u8; 8];
-    let n = bytes.len().min(7);
-    key[..n].copy_from_slice(&bytes[..n]);
-    key[7] = u8::try_from(bytes.len()).unwrap_or(u8::MAX);
-    u64::from_le_bytes(key)
+    let mut key = u64::from(u8::try_from(bytes.len()).unwrap_or(u8::MAX)) << 56;
+    for (i, b) in bytes.iter().take(7).enumerate() {
+        key |= u64::from(*b) << (8 * i);
+    }
+    key
 }
 
 impl Scope {
@@ -271,9 +271,9 @@ impl InputState {
 }
 
 /// A fresh column with only a type and a nullability (no flags).
-pub fn fresh_column(name: &str, ty: crate::types::Type, nullable: bool) -> Column {
+pub fn fresh_column(name: impl Into<Name>, ty: crate::types::Type, nullable: bool) -> Column {
     Column {
-        name: crate::Name::new(name),
+        name: name.into(),
         ty,
         nullable,
         unique: false,
