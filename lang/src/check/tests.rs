@@ -701,3 +701,82 @@ fn a_skimmed_body_that_does_not_parse_is_checked_as_fully_parsed() {
     };
     assert_eq!(fingerprints(&skimmed), fingerprints(&full));
 }
+
+/// A module large enough to be checked on several threads gives the same
+/// result every time, whatever order the threads take the models in: every
+/// model in dependency order, the same fingerprints, and exactly the errors
+/// of the broken models, in source order (a model reading a broken one is
+/// still checked against its schema).
+#[test]
+fn large_modules_check_the_same_on_several_threads() {
+    let models = 4 * super::MODELS_PER_THREAD + 100;
+    let mut src = String::from(
+        "source s(ns: \"a\", dataset: \"b\") { columns: { id: int64 nonnull primary_key, v: float64 } }\n",
+    );
+    let mut broken = Vec::new();
+    for i in 0..models {
+        // Each model reads one or two earlier ones, declared in reverse
+        // dependency order half of the time.
+        let from = if i == 0 {
+            "s".to_string()
+        } else {
+            format!("m{}", (i * 7) % i)
+        };
+        let join = if i > 2 {
+            format!(
+                "\n  join_left m{} on m{}.id == id expect many_to_one",
+                i / 3,
+                i / 3
+            )
+        } else {
+            String::new()
+        };
+        let bad = i % 97 == 5;
+        if bad {
+            broken.push(format!("m{i}"));
+        }
+        let filter = if bad { "nope > 1" } else { "v > 1.0" };
+        src.push_str(&format!(
+            "model m{i} {{\n  from {from}{join}\n  filter {filter}\n  select {{ id = id, v = v * 2.0 }}\n}}\n"
+        ));
+    }
+    let runs: Vec<Checked> = (0..3).map(|_| check(&src)).collect();
+    let first = &runs[0];
+    assert_eq!(first.module.models.len(), models);
+    let position = |name: &str| first.module.models.iter().position(|m| m.name == name);
+    for m in &first.module.models {
+        for input in &m.inputs {
+            if let Some(p) = position(&input.name) {
+                assert!(
+                    p < position(&m.name).unwrap_or(0),
+                    "{} before {}",
+                    input.name,
+                    m.name
+                );
+            }
+        }
+    }
+    let errors: Vec<(&str, u32)> = first
+        .diagnostics
+        .iter()
+        .map(|d| (d.code, d.span.start))
+        .collect();
+    assert_eq!(errors.len(), broken.len(), "{errors:?}");
+    assert!(errors.iter().all(|(code, _)| *code == "E040"));
+    assert!(errors.windows(2).all(|w| w[0].1 < w[1].1));
+    for (d, name) in first.diagnostics.iter().zip(&broken) {
+        let model_start = src.find(&format!("model {name} {{")).unwrap_or(0);
+        assert!(d.span.start as usize > model_start, "{name}");
+    }
+    let fingerprints = |c: &Checked| -> Vec<(String, String)> {
+        c.module
+            .models
+            .iter()
+            .map(|m| (m.name.clone(), m.fingerprint.clone()))
+            .collect()
+    };
+    for other in &runs[1..] {
+        assert_eq!(fingerprints(other), fingerprints(first));
+        assert_eq!(other.diagnostics, first.diagnostics);
+    }
+}
