@@ -73,7 +73,15 @@ fn start_helpers(paths: &[PathBuf]) {
         .filter_map(|p| std::fs::metadata(p).ok())
         .any(|m| m.len() >= HELPERS_EARLY_FROM);
     if large {
-        rayon_core::spawn(|| {});
+        // One thread fewer than cores: the calling thread checks too.
+        let helpers = std::thread::available_parallelism()
+            .map_or(1, std::num::NonZero::get)
+            .saturating_sub(1)
+            .max(1);
+        // Fails only when the pool already exists, which is as good.
+        let _ = rayon_core::ThreadPoolBuilder::new()
+            .num_threads(helpers)
+            .build_global();
     }
 }
 
