@@ -579,7 +579,10 @@ impl<'a> ModelChecker<'a> {
         }
         let input = self.resolve_input(name, InputRole::From);
         let index = self.inputs.len();
-        self.scope.reserve(input.columns.len());
+        // Room for the names the clauses add, too (lets and outputs: fewer
+        // than the steps), so the scope grows once.
+        self.scope
+            .reserve(input.columns.len() + step_estimate(&self.model.items));
         for (ci, c) in input.columns.iter().enumerate() {
             self.scope.insert(
                 &c.name,

@@ -113,7 +113,7 @@ pub struct Entry {
 
 /// From this many names on, a scope keeps a hash index; below, a scan of the
 /// names is cheaper than hashing.
-pub(super) const INDEXED: usize = 16;
+pub(super) const INDEXED: usize = 32;
 
 /// Insertion-ordered name -> entry map. Re-inserting a name overwrites the
 /// entry in place (keeping its position), as the language's scope does.
