@@ -236,11 +236,15 @@ enum Body {
 
 impl Body {
     /// The inputs it names, in clause order.
-    fn inputs(&self) -> Vec<&ast::Ident> {
-        match self {
-            Body::Items(items) => ast::model_inputs(items).collect(),
-            Body::Deferred(d) => d.inputs.iter().collect(),
-        }
+    fn inputs(&self) -> impl Iterator<Item = &ast::Ident> {
+        let (items, skimmed) = match self {
+            Body::Items(items) => (Some(items), None),
+            Body::Deferred(d) => (None, Some(&d.inputs)),
+        };
+        items
+            .into_iter()
+            .flat_map(|items| ast::model_inputs(items))
+            .chain(skimmed.into_iter().flatten())
     }
 
     /// Its clauses, parsed if it was skimmed; `None` when a skimmed body does
@@ -376,7 +380,7 @@ fn build_module(
     }
 
     // Models in dependency order, checked in parallel as their inputs are.
-    let order = dependency_order(&model_order, &bodies, &env, diags);
+    let order = dependency_order(&model_order, &bodies, diags);
     env.model_pos = order
         .iter()
         .enumerate()
@@ -606,20 +610,11 @@ fn field_column(f: &FieldDef, ty: Type) -> Column {
     c
 }
 
-/// The model inputs that are models (dependency edges), in clause order.
-fn model_deps<'a>(body: &'a Body, env: &Env) -> Vec<&'a ast::Ident> {
-    body.inputs()
-        .into_iter()
-        .filter(|n| env.models.contains_key(n.name.as_str()))
-        .collect()
-}
-
 /// Topological order of the models (upstream first, otherwise source order);
 /// models on a dependency cycle are reported (F001) and flagged.
 fn dependency_order<'a>(
     models: &[&'a ast::ModelDecl],
     bodies: &HashMap<BodyKey, Body>,
-    env: &Env<'a>,
     diags: &mut Vec<Diagnostic>,
 ) -> Vec<Ordered<'a>> {
     #[derive(Clone, Copy, PartialEq)]
@@ -636,9 +631,10 @@ fn dependency_order<'a>(
     let deps: Vec<Vec<usize>> = models
         .iter()
         .map(|m| {
+            // The inputs that are models: the dependency edges, in clause
+            // order.
             bodies.get(&body_key(m)).map_or_else(Vec::new, |body| {
-                model_deps(body, env)
-                    .iter()
+                body.inputs()
                     .filter_map(|n| index.get(n.name.as_str()).copied())
                     .collect()
             })
