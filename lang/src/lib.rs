@@ -20,6 +20,7 @@ pub mod parser;
 pub mod span;
 pub mod sql;
 pub mod suggest;
+pub mod threads;
 pub mod types;
 
 pub use diag::{Diagnostic, Severity};

@@ -21,6 +21,8 @@ pub(crate) use model::{ATTRS, CARDINALITIES};
 #[cfg(test)]
 pub(crate) use model::{FN_MODEL_KEYWORDS, MODEL_KEYWORDS};
 
+use std::sync::atomic::{AtomicBool, Ordering};
+
 use crate::ast::{self, Ident};
 use crate::diag::{sort_diagnostics, Diagnostic};
 use crate::lexer::{self, shorten, Token, TokenKind};
@@ -35,13 +37,6 @@ pub const PARSE_ERROR: &str = "ParseError";
 /// Files from this size on are lexed on two threads; up to [`PARALLEL_TO`]
 /// also parsed on two threads, in two halves.
 const PARALLEL_FROM: usize = 128 * 1024;
-
-/// [`PARALLEL_FROM`] when model bodies are skimmed: skimming costs a few
-/// times less than lexing and parsing, and a second thread costs about half
-/// a millisecond (its start, and first use of its own allocator heap), so it
-/// pays only from about this size (measured at 2,000 models, 538 KB: loading
-/// took 2.3 ms on one thread, 2.8 ms on two).
-const PARALLEL_SKIM_FROM: usize = 1024 * 1024;
 
 /// From this size on only the lexing is shared: the second thread's syntax
 /// trees would live in its own malloc arena, where the memory they free (each
@@ -99,8 +94,7 @@ fn parse_file(file: FileId, text: &str, defer: bool) -> Parsed {
 }
 
 fn parse_file_once(file: FileId, text: &str, defer: bool) -> Parsed {
-    let halves = !defer || text.len() >= PARALLEL_SKIM_FROM;
-    if let Some(at) = split_point(text).filter(|_| halves) {
+    if let Some(at) = split_point(text) {
         let parsed = if text.len() < PARALLEL_TO {
             parse_halves(file, text, at, defer)
         } else {
@@ -127,8 +121,13 @@ fn lex(file: FileId, text: &str, start: usize, skim: bool) -> lexer::Lexed<'_> {
 /// then between two tokens); `None` otherwise. (Only the short-lived tokens
 /// come from the second thread.)
 fn lex_halves(file: FileId, text: &str, at: usize, skim: bool) -> Option<lexer::Lexed<'_>> {
+    let started = [AtomicBool::new(false)];
     let (mut first, second) = std::thread::scope(|s| {
-        let second = s.spawn(|| lex(file, text, at, skim));
+        let second = s.spawn(|| {
+            started[0].store(true, Ordering::Relaxed);
+            lex(file, text, at, skim)
+        });
+        crate::threads::make_room(&started);
         // Room for the whole file's tokens: the second half's are appended
         // without reallocating (a copy of all of them at once).
         let capacity = lexer::token_capacity(text.len(), skim);
@@ -182,14 +181,17 @@ fn split_point(text: &str) -> Option<usize> {
 /// between two declarations); `None` otherwise, and the file is parsed whole,
 /// so diagnostics and recovery never depend on the cut.
 fn parse_halves(file: FileId, text: &str, at: usize, defer: bool) -> Option<Parsed> {
+    let started = [AtomicBool::new(false)];
     let (first, second) = std::thread::scope(|s| {
         // As much stack as the main thread: parsing recurses (MAX_DEPTH).
         let second = std::thread::Builder::new()
             .stack_size(8 << 20)
             .spawn_scoped(s, || {
+                started[0].store(true, Ordering::Relaxed);
                 parse_tokens(file, text, lex(file, text, at, defer), defer)
             })
             .ok()?;
+        crate::threads::make_room(&started);
         let first = parse_tokens(file, text, lex(file, text.get(..at)?, 0, defer), defer);
         Some((first, second.join().ok()?))
     })?;

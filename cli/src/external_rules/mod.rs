@@ -68,9 +68,17 @@ pub struct PathRules {
 impl PathRules {
     /// Start scanning `PATH`.
     pub fn scan() -> PathRules {
+        let started = std::sync::Arc::new([std::sync::atomic::AtomicBool::new(false)]);
+        let flag = std::sync::Arc::clone(&started);
         let scan = std::thread::Builder::new()
             .name("path-rules".into())
-            .spawn(|| external::on_path(RULE_PREFIX));
+            .spawn(move || {
+                flag[0].store(true, std::sync::atomic::Ordering::Relaxed);
+                external::on_path(RULE_PREFIX)
+            });
+        if scan.is_ok() {
+            strata_lang::threads::make_room(started.as_slice());
+        }
         match scan {
             Ok(scan) => PathRules {
                 scan: Some(scan),

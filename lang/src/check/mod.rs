@@ -7,6 +7,7 @@ mod expr;
 mod model;
 mod scope;
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex, OnceLock, PoisonError};
 
 use crate::hash::FastMap as HashMap;
@@ -55,34 +56,8 @@ pub fn check_text(path: impl Into<PathBuf>, text: &str) -> Checked {
 /// parse, the module is loaded again with every body parsed, so the
 /// diagnostics are always those of a full parse.
 pub fn check_files(paths: &[PathBuf], options: &LoadOptions) -> Checked {
-    start_helpers(paths);
     check_loaded(load::load_files_with(paths, options, true))
         .unwrap_or_else(|| check_parsed(load::load_files(paths, options)))
-}
-
-/// From this size of root file on, the threads that help check models are
-/// started before loading (a module this large has enough models for them).
-const HELPERS_EARLY_FROM: u64 = 256 * 1024;
-
-/// For a large module, start the threads that will help check its models
-/// now, while it loads: a thread started when the models are ready could
-/// first wait, for milliseconds, on the core that started it.
-fn start_helpers(paths: &[PathBuf]) {
-    let large = paths
-        .iter()
-        .filter_map(|p| std::fs::metadata(p).ok())
-        .any(|m| m.len() >= HELPERS_EARLY_FROM);
-    if large {
-        // One thread fewer than cores: the calling thread checks too.
-        let helpers = std::thread::available_parallelism()
-            .map_or(1, std::num::NonZero::get)
-            .saturating_sub(1)
-            .max(1);
-        // Fails only when the pool already exists, which is as good.
-        let _ = rayon_core::ThreadPoolBuilder::new()
-            .num_threads(helpers)
-            .build_global();
-    }
 }
 
 /// [`check_text`] without skimming model bodies: what it must always equal
@@ -777,27 +752,27 @@ fn check_models(
     let found: Vec<Vec<Diagnostic>> = if threads == 1 {
         vec![check_worker(env, sources, order, &queue)]
     } else {
-        // On rayon's threads: started early (see `start_helpers`), they are
-        // running on the other cores by now, where a thread spawned here
-        // could wait milliseconds for the scheduler to move it off this one.
-        let helped = Mutex::new(Vec::new());
-        rayon_core::in_place_scope(|s| {
-            for _ in 1..threads {
-                s.spawn(|_| {
-                    let found = check_worker(env, sources, order, &queue);
-                    helped
-                        .lock()
-                        .unwrap_or_else(PoisonError::into_inner)
-                        .push(found);
-                });
+        let started: Vec<AtomicBool> = (1..threads).map(|_| AtomicBool::new(false)).collect();
+        std::thread::scope(|s| {
+            let helpers: Vec<_> = started
+                .iter()
+                .map(|started| {
+                    s.spawn(|| {
+                        started.store(true, Ordering::Relaxed);
+                        check_worker(env, sources, order, &queue)
+                    })
+                })
+                .collect();
+            crate::threads::make_room(&started);
+            let mut done = vec![check_worker(env, sources, order, &queue)];
+            for h in helpers {
+                match h.join() {
+                    Ok(d) => done.push(d),
+                    Err(panic) => std::panic::resume_unwind(panic),
+                }
             }
-            let mine = check_worker(env, sources, order, &queue);
-            helped
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .push(mine);
-        });
-        helped.into_inner().unwrap_or_else(PoisonError::into_inner)
+            done
+        })
     };
     diags.extend(found.into_iter().flatten());
     let state = queue

@@ -1797,7 +1797,7 @@ fn skimmed_bodies_parse_to_the_full_parse_items() {
     let mut big =
         String::from("source s(ns: \"a\", dataset: \"b\") {\n  columns: { id: int64 }\n}\n");
     let mut i = 0;
-    while big.len() < PARALLEL_SKIM_FROM + PARALLEL_FROM {
+    while big.len() < 2 * PARALLEL_FROM {
         big.push_str(&format!(
             "model m{i} {{\n  from s\n  join_left m{} on m{}.id == s.id expect many_to_one\n  group {{ id }} ( aggregate {{ n = count() }} )\n  union all m{}\n}}\n",
             i / 2,
