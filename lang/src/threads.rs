@@ -33,8 +33,10 @@ pub fn make_room(started: &[AtomicBool]) {
 
 #[cfg(target_os = "linux")]
 fn step_aside() {
-    use rustix::thread::{sched_getaffinity, sched_getcpu, sched_setaffinity, CpuSet};
-    let here = sched_getcpu();
+    use rustix::thread::{sched_getaffinity, sched_setaffinity, CpuSet};
+    let Some(here) = current_cpu() else {
+        return;
+    };
     let Ok(allowed) = sched_getaffinity(None) else {
         return;
     };
@@ -51,6 +53,18 @@ fn step_aside() {
     }
 }
 
+/// The core the calling thread runs on, from `/proc` (`sched_getcpu` in
+/// rustix reads the vDSO, which some environments, valgrind for one, do not
+/// map).
+#[cfg(target_os = "linux")]
+fn current_cpu() -> Option<usize> {
+    let stat = std::fs::read_to_string("/proc/thread-self/stat").ok()?;
+    // Fields after the command name, which is in parentheses and may hold
+    // spaces: the state is field 3, the last core field 39.
+    let after_name = stat.get(stat.rfind(')')? + 1..)?;
+    after_name.split_whitespace().nth(39 - 3)?.parse().ok()
+}
+
 #[cfg(not(target_os = "linux"))]
 fn step_aside() {}
 
@@ -58,6 +72,15 @@ fn step_aside() {}
 mod tests {
     use super::*;
     use std::sync::atomic::AtomicU64;
+
+    /// The core read from /proc is one the thread may run on.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn current_cpu_is_an_allowed_core() {
+        let cpu = current_cpu().expect("a core from /proc/thread-self/stat");
+        let allowed = rustix::thread::sched_getaffinity(None).expect("the affinity mask");
+        assert!(allowed.is_set(cpu), "{cpu}");
+    }
 
     /// A thread started while its creator stays busy starts within a few
     /// milliseconds (without `make_room`, it could wait for a scheduler
