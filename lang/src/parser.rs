@@ -137,8 +137,9 @@ fn lex_halves(file: FileId, text: &str, at: usize, skim: bool) -> Option<lexer::
     if !first.diagnostics.is_empty() {
         return None;
     }
-    first.tokens.pop(); // the first half's end of file
-                        // The second half's bodies come after the first half's.
+    // The first half's end of file goes; the second half's bodies are
+    // numbered after the first half's.
+    first.tokens.pop();
     let offset = u32::try_from(first.bodies.len()).ok()?;
     first.tokens.extend(second.tokens.into_iter().map(|mut t| {
         if let TokenKind::Body(i) = &mut t.kind {
