@@ -58,19 +58,7 @@ pub fn load_files(roots: &[PathBuf], options: &LoadOptions) -> Loaded {
 
 /// [`load_files`], skimming model bodies when `skim` is set.
 pub(crate) fn load_files_with(roots: &[PathBuf], options: &LoadOptions, skim: bool) -> Loaded {
-    let root_dir = roots
-        .first()
-        .and_then(|p| p.parent())
-        .map(Path::to_path_buf)
-        .unwrap_or_default();
-    let mut loader = Loader {
-        options,
-        skim,
-        root_dir,
-        out: Loaded::default(),
-        canonical: Vec::new(),
-        stack: Vec::new(),
-    };
+    let mut loader = Loader::new(options, skim, roots.first().map(PathBuf::as_path));
     for root in roots {
         match std::fs::read_to_string(root) {
             Ok(text) => loader.add_file(root.clone(), text, root.display().to_string()),
@@ -92,21 +80,28 @@ pub(crate) fn load_text_with(
     options: &LoadOptions,
     skim: bool,
 ) -> Loaded {
-    let root_dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
-    let mut loader = Loader {
-        options,
-        skim,
-        root_dir,
-        out: Loaded::default(),
-        canonical: Vec::new(),
-        stack: Vec::new(),
-    };
+    let mut loader = Loader::new(options, skim, Some(&path));
     let name = path.display().to_string();
     loader.add_file(path, text.to_string(), name);
     loader.out
 }
 
-impl Loader<'_> {
+impl<'o> Loader<'o> {
+    /// A loader resolving imports from the directory of `root`.
+    fn new(options: &'o LoadOptions, skim: bool, root: Option<&Path>) -> Loader<'o> {
+        Loader {
+            options,
+            skim,
+            root_dir: root
+                .and_then(Path::parent)
+                .map(Path::to_path_buf)
+                .unwrap_or_default(),
+            out: Loaded::default(),
+            canonical: Vec::new(),
+            stack: Vec::new(),
+        }
+    }
+
     fn add_file(&mut self, path: PathBuf, text: String, module_name: String) {
         let canonical = std::fs::canonicalize(&path).unwrap_or_else(|_| path.clone());
         if self.canonical.contains(&canonical) {

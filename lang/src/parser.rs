@@ -21,8 +21,6 @@ pub(crate) use model::{ATTRS, CARDINALITIES};
 #[cfg(test)]
 pub(crate) use model::{FN_MODEL_KEYWORDS, MODEL_KEYWORDS};
 
-use std::sync::atomic::{AtomicBool, Ordering};
-
 use crate::ast::{self, Ident};
 use crate::diag::{sort_diagnostics, Diagnostic};
 use crate::lexer::{self, shorten, Token, TokenKind};
@@ -121,13 +119,11 @@ fn lex(file: FileId, text: &str, start: usize, skim: bool) -> lexer::Lexed<'_> {
 /// then between two tokens); `None` otherwise. (Only the short-lived tokens
 /// come from the second thread.)
 fn lex_halves(file: FileId, text: &str, at: usize, skim: bool) -> Option<lexer::Lexed<'_>> {
-    let started = [AtomicBool::new(false)];
     let (mut first, second) = std::thread::scope(|s| {
-        let second = s.spawn(|| {
-            started[0].store(true, Ordering::Relaxed);
+        let second = crate::threads::spawn_scoped(s, std::thread::Builder::new(), || {
             lex(file, text, at, skim)
-        });
-        crate::threads::make_room(&started);
+        })
+        .ok()?;
         // Room for the whole file's tokens: the second half's are appended
         // without reallocating (a copy of all of them at once).
         let capacity = lexer::token_capacity(text.len(), skim);
@@ -182,17 +178,13 @@ fn split_point(text: &str) -> Option<usize> {
 /// between two declarations); `None` otherwise, and the file is parsed whole,
 /// so diagnostics and recovery never depend on the cut.
 fn parse_halves(file: FileId, text: &str, at: usize, defer: bool) -> Option<Parsed> {
-    let started = [AtomicBool::new(false)];
     let (first, second) = std::thread::scope(|s| {
         // As much stack as the main thread: parsing recurses (MAX_DEPTH).
-        let second = std::thread::Builder::new()
-            .stack_size(8 << 20)
-            .spawn_scoped(s, || {
-                started[0].store(true, Ordering::Relaxed);
-                parse_tokens(file, text, lex(file, text, at, defer), defer)
-            })
-            .ok()?;
-        crate::threads::make_room(&started);
+        let builder = std::thread::Builder::new().stack_size(8 << 20);
+        let second = crate::threads::spawn_scoped(s, builder, || {
+            parse_tokens(file, text, lex(file, text, at, defer), defer)
+        })
+        .ok()?;
         let first = parse_tokens(file, text, lex(file, text.get(..at)?, 0, defer), defer);
         Some((first, second.join().ok()?))
     })?;

@@ -5,28 +5,70 @@
 //! creating thread keeps its core busy (it goes on checking, or loading), the
 //! new thread waits: 0.2-4.4 ms, 3.8 ms typically, measured on the 2-core
 //! machines here, which is a fifth of a whole `strata check` of 2,000 models.
-//! [`make_room`] avoids the wait: when the new threads have not started
-//! after a moment, the creating thread steps over to another core and leaves
-//! its own to them (the new thread then starts in about 0.2 ms).
+//! [`spawn`] and [`spawn_scoped`] avoid the wait: when the new thread has
+//! not started after a moment, the creating thread steps over to another
+//! core and leaves its own to it (the new thread then starts in about 0.2
+//! ms).
 
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::thread::{Builder, JoinHandle, Scope, ScopedJoinHandle};
 use std::time::{Duration, Instant};
 
-/// How long new threads get to start on another core by themselves.
+/// How long a new thread gets to start on another core by itself.
 const GRACE: Duration = Duration::from_micros(30);
 
-/// Called by a thread right after it started threads that set their flag in
-/// `started` as their first action: when one of them has not started within
-/// a moment, it is waiting behind the calling thread, which then moves to
-/// another core it may run on (and may run on any of them again after).
-/// Does nothing elsewhere than on Linux.
-pub fn make_room(started: &[AtomicBool]) {
-    let all_started = || started.iter().all(|s| s.load(Ordering::Relaxed));
+/// [`Builder::spawn`], then room made for the new thread to start at once.
+pub fn spawn<T, F>(builder: Builder, f: F) -> std::io::Result<JoinHandle<T>>
+where
+    F: FnOnce() -> T + Send + 'static,
+    T: Send + 'static,
+{
+    let (started, f) = flagged(f);
+    let handle = builder.spawn(f)?;
+    make_room(&started);
+    Ok(handle)
+}
+
+/// [`Builder::spawn_scoped`], then room made for the new thread to start at
+/// once.
+pub fn spawn_scoped<'scope, T, F>(
+    scope: &'scope Scope<'scope, '_>,
+    builder: Builder,
+    f: F,
+) -> std::io::Result<ScopedJoinHandle<'scope, T>>
+where
+    F: FnOnce() -> T + Send + 'scope,
+    T: Send + 'scope,
+{
+    let (started, f) = flagged(f);
+    let handle = builder.spawn_scoped(scope, f)?;
+    make_room(&started);
+    Ok(handle)
+}
+
+/// `f`, setting the returned flag as its first action.
+fn flagged<T>(f: impl FnOnce() -> T) -> (Arc<AtomicBool>, impl FnOnce() -> T) {
+    let started = Arc::new(AtomicBool::new(false));
+    let flag = Arc::clone(&started);
+    let f = move || {
+        flag.store(true, Ordering::Relaxed);
+        f()
+    };
+    (started, f)
+}
+
+/// Called right after starting a thread that sets `started` as its first
+/// action: when it has not started within a moment, it is waiting behind
+/// the calling thread, which then moves to another core it may run on (and
+/// may run on any of them again after). Does nothing elsewhere than on
+/// Linux.
+fn make_room(started: &AtomicBool) {
     let since = Instant::now();
-    while !all_started() && since.elapsed() < GRACE {
+    while !started.load(Ordering::Relaxed) && since.elapsed() < GRACE {
         std::hint::spin_loop();
     }
-    if !all_started() {
+    if !started.load(Ordering::Relaxed) {
         step_aside();
     }
 }
@@ -91,22 +133,21 @@ mod tests {
         let before = rustix::thread::sched_getaffinity(None).ok();
         let created = Instant::now();
         let started_after = AtomicU64::new(0);
-        let started = [AtomicBool::new(false)];
         std::thread::scope(|s| {
-            s.spawn(|| {
-                started[0].store(true, Ordering::Relaxed);
+            let helper = spawn_scoped(s, Builder::new(), || {
                 let us = u64::try_from(created.elapsed().as_micros()).unwrap_or(u64::MAX);
                 started_after.store(us, Ordering::Relaxed);
             });
-            make_room(&started);
+            assert!(helper.is_ok());
             // Busy, as a checking thread is.
-            while !started[0].load(Ordering::Relaxed) && created.elapsed() < Duration::from_secs(5)
+            while started_after.load(Ordering::Relaxed) == 0
+                && created.elapsed() < Duration::from_secs(5)
             {
                 std::hint::spin_loop();
             }
         });
-        assert!(started[0].load(Ordering::Relaxed));
-        assert!(started_after.load(Ordering::Relaxed) < 5_000_000);
+        let after = started_after.load(Ordering::Relaxed);
+        assert!(after > 0 && after < 5_000_000, "{after}");
         #[cfg(target_os = "linux")]
         assert_eq!(rustix::thread::sched_getaffinity(None).ok(), before);
     }

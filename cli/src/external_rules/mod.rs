@@ -68,17 +68,8 @@ pub struct PathRules {
 impl PathRules {
     /// Start scanning `PATH`.
     pub fn scan() -> PathRules {
-        let started = std::sync::Arc::new([std::sync::atomic::AtomicBool::new(false)]);
-        let flag = std::sync::Arc::clone(&started);
-        let scan = std::thread::Builder::new()
-            .name("path-rules".into())
-            .spawn(move || {
-                flag[0].store(true, std::sync::atomic::Ordering::Relaxed);
-                external::on_path(RULE_PREFIX)
-            });
-        if scan.is_ok() {
-            strata_lang::threads::make_room(started.as_slice());
-        }
+        let builder = std::thread::Builder::new().name("path-rules".into());
+        let scan = strata_lang::threads::spawn(builder, || external::on_path(RULE_PREFIX));
         match scan {
             Ok(scan) => PathRules {
                 scan: Some(scan),

@@ -7,7 +7,6 @@ mod expr;
 mod model;
 mod scope;
 
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex, OnceLock, PoisonError};
 
 use crate::hash::FastMap as HashMap;
@@ -752,18 +751,16 @@ fn check_models(
     let found: Vec<Vec<Diagnostic>> = if threads == 1 {
         vec![check_worker(env, sources, order, &queue)]
     } else {
-        let started: Vec<AtomicBool> = (1..threads).map(|_| AtomicBool::new(false)).collect();
         std::thread::scope(|s| {
-            let helpers: Vec<_> = started
-                .iter()
-                .map(|started| {
-                    s.spawn(|| {
-                        started.store(true, Ordering::Relaxed);
+            // A helper that cannot start leaves its share to the others.
+            let helpers: Vec<_> = (1..threads)
+                .filter_map(|_| {
+                    crate::threads::spawn_scoped(s, std::thread::Builder::new(), || {
                         check_worker(env, sources, order, &queue)
                     })
+                    .ok()
                 })
                 .collect();
-            crate::threads::make_room(&started);
             let mut done = vec![check_worker(env, sources, order, &queue)];
             for h in helpers {
                 match h.join() {

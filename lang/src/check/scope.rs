@@ -210,14 +210,9 @@ impl Scope {
     /// Keep only the entries whose name satisfies `keep`, in order.
     pub fn retain(&mut self, keep: impl Fn(&str) -> bool) {
         let keep: Vec<bool> = self.names().map(keep).collect();
-        let mut flags = keep.iter();
-        self.order
-            .retain(|_| flags.next().copied().unwrap_or(false));
-        let mut flags = keep.iter();
-        self.keys.retain(|_| flags.next().copied().unwrap_or(false));
-        let mut flags = keep.iter();
-        self.entries
-            .retain(|_| flags.next().copied().unwrap_or(false));
+        retain_flagged(&mut self.order, &keep);
+        retain_flagged(&mut self.keys, &keep);
+        retain_flagged(&mut self.entries, &keep);
         self.reindex();
     }
 
@@ -230,6 +225,12 @@ impl Scope {
             }
         }
     }
+}
+
+/// Keep the items of `list` whose flag in `keep` (parallel to it) is set.
+fn retain_flagged<T>(list: &mut Vec<T>, keep: &[bool]) {
+    let mut flags = keep.iter();
+    list.retain(|_| flags.next().copied().unwrap_or(false));
 }
 
 /// An input (from, join or set-op operand) as the model sees it.
