@@ -242,6 +242,7 @@ fn parse_tokens<'a>(file: FileId, text: &'a str, lexed: lexer::Lexed<'a>, defer:
             diags.push(d);
         }
     }
+    diags.append(&mut p.errors);
     sort_diagnostics(&mut diags);
     (
         ast::File {
@@ -329,6 +330,8 @@ pub(crate) struct Parser<'a> {
     deferred: Option<Vec<(u32, DeferredBody)>>,
     /// The bodies of the [`TokenKind::Body`] tokens, until taken.
     bodies: Vec<Option<DeferredBody>>,
+    /// Errors that do not stop the declaration's parse (a repeated key).
+    errors: Vec<Diagnostic>,
 }
 
 impl<'a> Parser<'a> {
@@ -348,6 +351,7 @@ impl<'a> Parser<'a> {
             depth: 0,
             deferred: None,
             bodies: Vec::new(),
+            errors: Vec::new(),
         }
     }
 
@@ -431,6 +435,23 @@ impl<'a> Parser<'a> {
             tok.span,
             message,
         ))))
+    }
+
+    /// E025 for a key given a second time in one declaration (`columns:` of
+    /// a source, `models:` or `env:` of a pipeline): one of the two would be
+    /// dropped without a word, so neither wins.
+    fn repeated_key(&mut self, key: &str, kind: &str, again: Span, first: Span) {
+        self.errors.push(
+            Diagnostic::error(
+                "E025",
+                again,
+                format!("{kind} key '{key}' is given more than once"),
+            )
+            .with_secondary(first, "first given here")
+            .with_help(format!(
+                "keep one '{key}:' (merge the two if both are needed)"
+            )),
+        );
     }
 
     /// `expected <what>, found <current token>`.

@@ -193,6 +193,48 @@ fn entries(item: Node, sep: Node) -> Node {
     ]))
 }
 
+/// Entries in any order where each of `once` is written at most once (the
+/// parser reports a key given twice, E025) and the other entry any number
+/// of times, optionally ending with `,`: `first` is the other entry as the
+/// first one, `again` as a later one (its separator included), and
+/// `lead(x)` one of `once` after an earlier entry.
+fn entries_once(once: &[Node], first: Node, again: Node, lead: &dyn Fn(Node) -> Node) -> Node {
+    // The entries after a first one, with `left` still allowed once each.
+    fn rest(left: &[Node], again: &Node, lead: &dyn Fn(Node) -> Node) -> Node {
+        let repeats = star(again.clone());
+        if left.is_empty() {
+            return repeats;
+        }
+        let next = (0..left.len())
+            .map(|i| {
+                let mut others = left.to_vec();
+                let x = others.remove(i);
+                seq([lead(x), rest(&others, again, lead)])
+            })
+            .collect();
+        seq([repeats, opt(alt_of(next))])
+    }
+    let firsts = std::iter::once(seq([first, rest(once, &again, lead)]))
+        .chain((0..once.len()).map(|i| {
+            let mut others = once.to_vec();
+            let x = others.remove(i);
+            seq([x, rest(&others, &again, lead)])
+        }))
+        .collect();
+    opt(seq([alt_of(firsts), opt(sym(","))]))
+}
+
+/// A pipeline's body: `models:`/`env:` (those in `once`) at most once each,
+/// `sources:` any number of times, `,` after any of them optional.
+fn pipeline_entries(once: &[Node]) -> Node {
+    entries_once(
+        once,
+        r("pipeline-sources"),
+        seq([opt(sym(",")), r("pipeline-sources")]),
+        &|x| seq([opt(sym(",")), x]),
+    )
+}
+
 fn syntax(name: &'static str, doc: &'static str, body: Node) -> Rule {
     Rule {
         name,
@@ -323,7 +365,6 @@ fn declarations() -> Vec<Rule> {
     // A property whose key is `,`: only where the parser has not just
     // eaten a `,` as the separator (first, or after an explicit `,`).
     let comma_property = || seq([sym(","), sym(":"), r("any-token")]);
-    let source_entry = || alt([r("source-item"), comma_property()]);
     vec![
         Rule {
             name: "root",
@@ -368,11 +409,15 @@ fn declarations() -> Vec<Rule> {
                 sym(")"),
                 opt(seq([
                     sym("{"),
-                    opt(seq([
-                        source_entry(),
-                        star(alt([seq([sym(","), source_entry()]), r("source-item")])),
-                        opt(sym(",")),
-                    ])),
+                    entries_once(
+                        &[r("source-columns")],
+                        alt([r("source-property"), comma_property()]),
+                        alt([
+                            seq([sym(","), alt([r("source-property"), comma_property()])]),
+                            r("source-property"),
+                        ]),
+                        &|x| seq([opt(sym(",")), x]),
+                    ),
                     sym("}"),
                 ])),
             ]),
@@ -383,18 +428,20 @@ fn declarations() -> Vec<Rule> {
             seq([tok("ident"), sym(":"), alt([tok("string"), tok("ident")])]),
         ),
         syntax(
-            "source-item",
-            "`columns: { fields }`, or a property: a token (not `,`), `:`, any token.",
-            alt([
-                seq([
-                    word("columns"),
-                    sym(":"),
-                    sym("{"),
-                    opt(r("fields")),
-                    sym("}"),
-                ]),
-                seq([r("property-key"), sym(":"), r("any-token")]),
+            "source-columns",
+            "`columns: { fields }`: at most once in a source.",
+            seq([
+                word("columns"),
+                sym(":"),
+                sym("{"),
+                opt(r("fields")),
+                sym("}"),
             ]),
+        ),
+        syntax(
+            "source-property",
+            "A property: a token (not `,`), `:`, any token.",
+            seq([r("property-key"), sym(":"), r("any-token")]),
         ),
         syntax(
             "any-token",
@@ -506,31 +553,47 @@ fn declarations() -> Vec<Rule> {
             seq([
                 kw("pipeline"),
                 tok("ident"),
-                opt(seq([word("env"), sym(":"), tok("ident")])),
-                sym("{"),
-                entries(r("pipeline-entry"), sym(",")),
-                sym("}"),
+                // `env:` once: after the name or in the body.
+                alt([
+                    seq([
+                        r("pipeline-env"),
+                        sym("{"),
+                        pipeline_entries(&[r("pipeline-models")]),
+                        sym("}"),
+                    ]),
+                    seq([
+                        sym("{"),
+                        pipeline_entries(&[r("pipeline-models"), r("pipeline-env")]),
+                        sym("}"),
+                    ]),
+                ]),
             ]),
         ),
         syntax(
-            "pipeline-entry",
-            "`models: [..]`, `env: name` or `sources: { overrides }`.",
-            alt([
-                seq([
-                    word("models"),
-                    sym(":"),
-                    sym("["),
-                    list_trailing(r("expr"), ","),
-                    sym("]"),
-                ]),
-                seq([word("env"), sym(":"), tok("ident")]),
-                seq([
-                    word("sources"),
-                    sym(":"),
-                    sym("{"),
-                    entries(r("source-override"), sym(",")),
-                    sym("}"),
-                ]),
+            "pipeline-models",
+            "`models: [..]`: the models to build, at most once in a pipeline.",
+            seq([
+                word("models"),
+                sym(":"),
+                sym("["),
+                list_trailing(r("expr"), ","),
+                sym("]"),
+            ]),
+        ),
+        syntax(
+            "pipeline-env",
+            "`env: name`: at most once in a pipeline.",
+            seq([word("env"), sym(":"), tok("ident")]),
+        ),
+        syntax(
+            "pipeline-sources",
+            "`sources: { overrides }`: may be given more than once.",
+            seq([
+                word("sources"),
+                sym(":"),
+                sym("{"),
+                entries(r("source-override"), sym(",")),
+                sym("}"),
             ]),
         ),
         syntax(

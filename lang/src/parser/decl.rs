@@ -114,6 +114,8 @@ impl Parser<'_> {
         }
         let mut columns = None;
         let mut columns_span = None;
+        // The `columns` word of the first list.
+        let mut first_columns = None;
         let mut props = Vec::new();
         if self.eat_sym("{").is_some() {
             loop {
@@ -124,8 +126,16 @@ impl Parser<'_> {
                     let start = self.bump();
                     self.bump();
                     self.bump();
-                    columns = Some(self.fields_until_brace()?);
-                    columns_span = Some(self.since(start));
+                    let fields = self.fields_until_brace()?;
+                    match first_columns {
+                        // The first list is kept; the error points at both.
+                        Some(first) => self.repeated_key("columns", "source", start, first),
+                        None => {
+                            first_columns = Some(start);
+                            columns = Some(fields);
+                            columns_span = Some(self.since(start));
+                        }
+                    }
                     self.eat_sym(",");
                     continue;
                 }
@@ -346,8 +356,11 @@ impl Parser<'_> {
         let kw = self.bump();
         let name = self.ident("a pipeline name")?;
         let mut env = None;
+        // The `env` and `models` words first given, for a repeated key.
+        let mut env_key = None;
+        let mut models_key = None;
         if self.is_ident("env") && self.is_sym_at(1, ":") {
-            self.bump();
+            env_key = Some(self.bump());
             self.bump();
             env = Some(self.ident("an environment name after 'env:'")?);
         }
@@ -366,27 +379,41 @@ impl Parser<'_> {
             };
             match key.as_str() {
                 "models" => {
-                    self.bump();
+                    let key = self.bump();
                     self.expect_sym(":", "after 'models'")?;
                     self.expect_sym("[", "after 'models:'")?;
-                    // A repeated `models:` replaces the earlier list.
-                    models.clear();
+                    let mut list = Vec::new();
                     loop {
                         if self.eat_sym("]").is_some() {
                             break;
                         }
-                        models.push(self.expr()?);
+                        list.push(self.expr()?);
                         if self.eat_sym(",").is_some() {
                             continue;
                         }
                         self.expect_sym("]", "or ',' in the models list")?;
                         break;
                     }
+                    // The first list is kept; the error points at both.
+                    match models_key {
+                        Some(first) => self.repeated_key("models", "pipeline", key, first),
+                        None => {
+                            models_key = Some(key);
+                            models = list;
+                        }
+                    }
                 }
                 "env" => {
-                    self.bump();
+                    let key = self.bump();
                     self.expect_sym(":", "after 'env'")?;
-                    env = Some(self.ident("an environment name after 'env:'")?);
+                    let name = self.ident("an environment name after 'env:'")?;
+                    match env_key {
+                        Some(first) => self.repeated_key("env", "pipeline", key, first),
+                        None => {
+                            env_key = Some(key);
+                            env = Some(name);
+                        }
+                    }
                 }
                 "sources" => {
                     self.bump();

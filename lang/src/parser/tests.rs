@@ -1121,7 +1121,7 @@ fn join_expect_errors() {
 
 #[test]
 fn pipeline_decl() {
-    let text = r#"pipeline nightly env: dev {
+    let text = r#"pipeline nightly {
   models: [live_shipments, by_country(countries()), m2,],
   env: prod
   sources: {
@@ -1161,10 +1161,53 @@ fn pipeline_decl() {
         .collect();
     assert_eq!(args, [("events_v2", false), ("10", false)]);
     assert_eq!(&text[p.span.range()], text);
-    let Decl::Pipeline(p) = decl("pipeline p { models: [a], models: [b, c] }") else {
+    // A repeated key keeps the first and is reported at the second, pointing
+    // at the first (E025), without stopping the parse.
+    let text = "pipeline p { models: [a], models: [b, c] }";
+    let (f, d) = parse(F, text);
+    let Decl::Pipeline(p) = &f.decls[0] else {
         panic!()
     };
-    assert_eq!(p.models.iter().map(show).collect::<Vec<_>>(), ["b", "c"]);
+    assert_eq!(p.models.iter().map(show).collect::<Vec<_>>(), ["a"]);
+    assert_eq!(d.len(), 1, "{d:#?}");
+    assert_eq!(d[0].code, "E025");
+    assert_eq!(
+        d[0].message,
+        "pipeline key 'models' is given more than once"
+    );
+    assert_eq!(d[0].span.range(), 26..32);
+    assert_eq!(d[0].labels[0].span.range(), 13..19);
+    let text = "pipeline p env: dev { env: prod } source s() { columns: { a: int64 } columns: { b: date } }";
+    let (f, d) = parse(F, text);
+    let Decl::Pipeline(p) = &f.decls[0] else {
+        panic!()
+    };
+    assert_eq!(p.env.as_ref().unwrap().name, "dev");
+    let Decl::Source(s) = &f.decls[1] else {
+        panic!()
+    };
+    let names: Vec<_> = s
+        .columns
+        .iter()
+        .flatten()
+        .map(|c| c.name.name.as_str())
+        .collect();
+    assert_eq!(names, ["a"]);
+    let found: Vec<_> = d
+        .iter()
+        .map(|d| {
+            (
+                d.code,
+                &text[d.span.range()],
+                &text[d.labels[0].span.range()],
+            )
+        })
+        .collect();
+    assert_eq!(
+        found,
+        [("E025", "env", "env"), ("E025", "columns", "columns")]
+    );
+    assert_eq!(d[1].message, "source key 'columns' is given more than once");
     let Decl::Contract(c) = decl("contract C { a: int64 enum { 007, 1_0 } }") else {
         panic!()
     };
@@ -1559,7 +1602,7 @@ model live -> contract LiveShipment {
 /* block */
 fn f(cs: List<Str>) -> List<Model> { [ model "m_${c}" { from t filter t.c == c } for c in cs ] }
 f(["a", "b"])
-pipeline nightly env: dev { models: [live, f(["x"])], env: prod, sources: { shipments: from(dataset: "s2") } }
+pipeline nightly env: dev { models: [live, f(["x"])], sources: { shipments: from(dataset: "s2") } }
 test live { expect row_count > 0; expect fee in shipments.fee expect region != "x" }
 "#;
 
@@ -1605,7 +1648,8 @@ impl Rng {
 fn parse_checked(text: &str) {
     let (f, d) = parse(F, text);
     for x in &d {
-        assert_eq!(x.code, "ParseError");
+        // A syntax error, or a key given twice.
+        assert!(x.code == "ParseError" || x.code == "E025", "{x:?}");
         assert!(x.span.start <= x.span.end && x.span.end as usize <= text.len());
         assert!(text.is_char_boundary(x.span.start as usize));
         assert!(text.is_char_boundary(x.span.end as usize));

@@ -12,6 +12,12 @@ use crate::rule;
 /// the others, so an edit to the second copy has no effect there. Several
 /// `test` blocks for the same model are not duplicates; their checks add up.
 ///
+/// The same holds inside a declaration for the keys that can be given once:
+/// a source's `columns:` and a pipeline's `models:` and `env:` (the `env:`
+/// after the pipeline's name counts). The first is kept and each later one
+/// is reported; `strata fmt` leaves such a file as it is rather than drop
+/// one of them.
+///
 /// ## Example
 ///
 /// ```strata
