@@ -5,10 +5,13 @@
 //! creating thread keeps its core busy (it goes on checking, or loading), the
 //! new thread waits: 0.2-4.4 ms, 3.8 ms typically, measured on the 2-core
 //! machines here, which is a fifth of a whole `strata check` of 2,000 models.
-//! [`spawn`] and [`spawn_scoped`] avoid the wait: when the new thread has
-//! not started after a moment, the creating thread steps over to another
-//! core and leaves its own to it (the new thread then starts in about 0.2
-//! ms).
+//! Or the new thread runs first and the creating thread waits as long.
+//! [`spawn`] and [`spawn_scoped`] avoid both: a new thread that finds itself
+//! on its creator's core steps over to another core as its first action, and
+//! when it has not started after a moment, the creator yields its core to it
+//! once so that it can. The new thread, not the creator, waits for the other
+//! core to be ready (on a virtual machine, an idle core can take milliseconds
+//! to wake up).
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -24,7 +27,7 @@ where
     F: FnOnce() -> T + Send + 'static,
     T: Send + 'static,
 {
-    let (started, f) = flagged(f);
+    let (started, f) = flagged(current_cpu(), f);
     let handle = builder.spawn(f)?;
     make_room(&started);
     Ok(handle)
@@ -41,44 +44,51 @@ where
     F: FnOnce() -> T + Send + 'scope,
     T: Send + 'scope,
 {
-    let (started, f) = flagged(f);
+    let (started, f) = flagged(current_cpu(), f);
     let handle = builder.spawn_scoped(scope, f)?;
     make_room(&started);
     Ok(handle)
 }
 
-/// `f`, setting the returned flag as its first action.
-fn flagged<T>(f: impl FnOnce() -> T) -> (Arc<AtomicBool>, impl FnOnce() -> T) {
+/// `f`, first setting the returned flag and leaving the creator's core
+/// `creator` (when known) if it runs there.
+fn flagged<T>(
+    creator: Option<usize>,
+    f: impl FnOnce() -> T,
+) -> (Arc<AtomicBool>, impl FnOnce() -> T) {
     let started = Arc::new(AtomicBool::new(false));
     let flag = Arc::clone(&started);
     let f = move || {
         flag.store(true, Ordering::Relaxed);
+        if let Some(creator) = creator {
+            if current_cpu() == Some(creator) {
+                step_aside(creator);
+            }
+        }
         f()
     };
     (started, f)
 }
 
 /// Called right after starting a thread that sets `started` as its first
-/// action: when it has not started within a moment, it is waiting behind
-/// the calling thread, which then moves to another core it may run on (and
-/// may run on any of them again after). Does nothing elsewhere than on
-/// Linux.
+/// action: when it has not started within a moment, it may be waiting
+/// behind the calling thread, which then yields its core once (the new
+/// thread, running, steps over to another core and the caller goes on).
 fn make_room(started: &AtomicBool) {
     let since = Instant::now();
     while !started.load(Ordering::Relaxed) && since.elapsed() < GRACE {
         std::hint::spin_loop();
     }
     if !started.load(Ordering::Relaxed) {
-        step_aside();
+        std::thread::yield_now();
     }
 }
 
+/// Move the calling thread, which runs on core `here`, to another core it
+/// may run on (after which it may run on any of them again).
 #[cfg(target_os = "linux")]
-fn step_aside() {
+fn step_aside(here: usize) {
     use rustix::thread::{sched_getaffinity, sched_setaffinity, CpuSet};
-    let Some(here) = current_cpu() else {
-        return;
-    };
     let Ok(allowed) = sched_getaffinity(None) else {
         return;
     };
@@ -108,7 +118,12 @@ fn current_cpu() -> Option<usize> {
 }
 
 #[cfg(not(target_os = "linux"))]
-fn step_aside() {}
+fn step_aside(_here: usize) {}
+
+#[cfg(not(target_os = "linux"))]
+fn current_cpu() -> Option<usize> {
+    None
+}
 
 #[cfg(test)]
 mod tests {
