@@ -162,6 +162,64 @@ pub fn declared_pins(module: &ir::Module, model: &ir::Model) -> Vec<DeclaredPin>
     pins
 }
 
+/// The report's lines for every model, in order, in one or two parts: a
+/// large module's are written in two halves at once (the second on a
+/// helper thread, or here if it cannot start).
+fn report_parts(module: &ir::Module) -> [String; 2] {
+    let report = |models: &[ir::Model]| {
+        let mut text = String::with_capacity(models.len() * 256);
+        for m in models {
+            report_model(&mut text, module, m);
+        }
+        text
+    };
+    let models = &module.models;
+    let (first, second) = models.split_at(if models.len() >= PARALLEL_REPORT {
+        models.len() / 2
+    } else {
+        models.len()
+    });
+    std::thread::scope(|s| {
+        let helper = (!second.is_empty())
+            .then(|| {
+                strata_lang::threads::spawn_scoped(s, std::thread::Builder::new(), || {
+                    report(second)
+                })
+                .ok()
+            })
+            .flatten();
+        let first = report(first);
+        let second = match helper.map(|h| h.join()) {
+            Some(Ok(text)) => text,
+            Some(Err(panic)) => std::panic::resume_unwind(panic),
+            None => report(second),
+        };
+        [first, second]
+    })
+}
+
+/// One model's lines of the report: its outputs and declared pins.
+fn report_model(text: &mut String, module: &ir::Module, m: &ir::Model) {
+    text.push_str("  ok  ");
+    text.push_str(&m.name);
+    text.push_str("\n      outputs  ");
+    write_columns(text, &m.columns);
+    text.push('\n');
+    let pins = declared_pins(module, m);
+    if pins.is_empty() {
+        text.push_str("      pins     (none)\n");
+    }
+    for (i, p) in pins.iter().enumerate() {
+        text.push_str(if i == 0 {
+            "      pins     "
+        } else {
+            "               "
+        });
+        text.push_str(&p.text);
+        text.push('\n');
+    }
+}
+
 /// `name: type [nonnull]` for a column.
 pub fn column_text(c: &Column) -> String {
     let mut s = String::new();
@@ -352,35 +410,18 @@ pub fn run(args: CheckArgs) -> i32 {
     }
 }
 
+/// Models from which the report's lines are written on two threads.
+const PARALLEL_REPORT: usize = 512;
+
 fn print_report(root: &Path, c: &Checked, external: &[String]) {
     use std::io::Write as _;
     let module = &c.module;
     // One buffered writer for the whole report: a large module prints
     // thousands of lines, and stdout alone writes each line separately.
     let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
-    let mut text = String::new();
-    for m in &module.models {
-        text.clear();
-        text.push_str("  ok  ");
-        text.push_str(&m.name);
-        text.push_str("\n      outputs  ");
-        write_columns(&mut text, &m.columns);
-        text.push('\n');
-        let pins = declared_pins(module, m);
-        if pins.is_empty() {
-            text.push_str("      pins     (none)\n");
-        }
-        for (i, p) in pins.iter().enumerate() {
-            text.push_str(if i == 0 {
-                "      pins     "
-            } else {
-                "               "
-            });
-            text.push_str(&p.text);
-            text.push('\n');
-        }
-        // A closed stdout (`strata check | head`) is not an error.
-        let _ = out.write_all(text.as_bytes());
+    // A closed stdout (`strata check | head`) is not an error.
+    for part in report_parts(module) {
+        let _ = out.write_all(part.as_bytes());
     }
     let n = module.models.len();
     let joins: usize = module
@@ -412,4 +453,49 @@ fn print_report(root: &Path, c: &Checked, external: &[String]) {
     }
     let _ = writeln!(out, "{summary}");
     let _ = out.flush();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A module with `n` models, each joining two sources with a declared
+    /// cardinality (so each has a pin).
+    fn module(n: usize) -> ir::Module {
+        let mut text = String::from(
+            "source s(ns: \"x\", dataset: \"s\") { columns: { id: int64 nonnull } }\n\
+             source d(ns: \"x\", dataset: \"d\") { columns: { id: int64 nonnull primary_key, v: string } }\n",
+        );
+        for i in 0..n {
+            text.push_str(&format!(
+                "model m{i:04} {{ from s join_left d on s.id == d.id expect many_to_one select {{ id = s.id, v = d.v }} }}\n"
+            ));
+        }
+        let checked = strata_lang::check_text("gen.strata", &text);
+        assert!(!checked.has_errors(), "{:#?}", checked.diagnostics);
+        checked.module
+    }
+
+    /// A large module's report, written in two halves at once, is each
+    /// model's lines in module order; a small one's is written in one part.
+    #[test]
+    fn report_parts_keep_model_order() {
+        for (n, halves) in [(3, false), (PARALLEL_REPORT + 3, true)] {
+            let module = module(n);
+            let parts = report_parts(&module);
+            assert_eq!(parts[1].is_empty(), !halves, "{n} models");
+            let mut expected = String::new();
+            for m in &module.models {
+                report_model(&mut expected, &module, m);
+            }
+            assert_eq!(parts.concat(), expected);
+            let names: Vec<&str> = expected
+                .lines()
+                .filter_map(|l| l.strip_prefix("  ok  "))
+                .collect();
+            assert_eq!(names.len(), n);
+            assert!(names.windows(2).all(|w| w[0] < w[1]), "out of order");
+            assert_eq!(expected.matches("many_to_one").count(), n);
+        }
+    }
 }
