@@ -10,11 +10,29 @@
 //! Every identifier goes through [`Dialect::ident`] and every string through
 //! [`Dialect::string`]: no user text reaches SQL unquoted.
 
+/// The pieces of text given, joined into one `String` of exactly their
+/// length: what `format!` of plain pieces does, without its formatting
+/// machinery (a module's SQL is built from tens of thousands of pieces).
+macro_rules! cat {
+    ($($part:expr),+ $(,)?) => {
+        concat(&[$(::core::convert::AsRef::<str>::as_ref(&$part)),+])
+    };
+}
+
+/// [`cat!`]'s pieces, joined.
+fn concat(parts: &[&str]) -> String {
+    let mut out = String::with_capacity(parts.iter().map(|p| p.len()).sum());
+    for p in parts {
+        out.push_str(p);
+    }
+    out
+}
+
 mod dialect;
 
 pub use dialect::Dialect;
 
-use std::collections::HashMap;
+use crate::hash::FastMap as HashMap;
 
 use crate::ast::{BinOp, Cardinality, JoinKind, UnaryOp};
 use crate::diag::Diagnostic;
@@ -155,7 +173,7 @@ pub fn lower_model_with(
         aliases,
         layer: Layer::default(),
         order: Vec::new(),
-        bindings: HashMap::new(),
+        bindings: HashMap::default(),
         layers: 0,
         in_group: false,
         sort: Vec::new(),
@@ -309,18 +327,19 @@ impl Lower<'_> {
     }
 
     fn bind_as(&mut self, name: &str, sql: String, kind: Kind, plain: bool) {
-        if !self.bindings.contains_key(name) {
-            self.order.push(name.to_string());
+        let bound = Bound {
+            sql,
+            kind,
+            grouped_ok: true,
+            plain,
+        };
+        match self.bindings.get_mut(name) {
+            Some(b) => *b = bound,
+            None => {
+                self.order.push(name.to_string());
+                self.bindings.insert(name.to_string(), bound);
+            }
         }
-        self.bindings.insert(
-            name.to_string(),
-            Bound {
-                sql,
-                kind,
-                grouped_ok: true,
-                plain,
-            },
-        );
     }
 
     fn grouped(&self) -> bool {
@@ -346,13 +365,13 @@ impl Lower<'_> {
                 let rel = (self.relation)(&self.model.inputs[k]);
                 let alias = self.aliases[k].clone();
                 if self.layer.from.is_empty() {
-                    self.layer.from = format!("{rel} AS {alias}");
+                    self.layer.from = cat!(rel, " AS ", alias);
                 } else {
-                    self.layer.from = format!("{} CROSS JOIN {rel} AS {alias}", self.layer.from);
+                    self.layer.from = cat!(self.layer.from, " CROSS JOIN ", rel, " AS ", alias);
                 }
                 self.access[k] = Access::Direct(alias.clone());
                 for c in self.input_columns(k) {
-                    let sql = format!("{alias}.{}", self.d.ident(&c));
+                    let sql = cat!(alias, ".", self.d.ident(&c));
                     self.bind(&c, sql, Kind::Row);
                 }
             }
@@ -373,12 +392,26 @@ impl Lower<'_> {
                     .unwrap_or(JoinKind::Inner);
                 match kind {
                     JoinKind::Left => {
-                        self.layer.from =
-                            format!("{} LEFT JOIN {rel} AS {alias} ON {cond}", self.layer.from)
+                        self.layer.from = cat!(
+                            self.layer.from,
+                            " LEFT JOIN ",
+                            rel,
+                            " AS ",
+                            alias,
+                            " ON ",
+                            cond
+                        )
                     }
                     JoinKind::Inner => {
-                        self.layer.from =
-                            format!("{} INNER JOIN {rel} AS {alias} ON {cond}", self.layer.from)
+                        self.layer.from = cat!(
+                            self.layer.from,
+                            " INNER JOIN ",
+                            rel,
+                            " AS ",
+                            alias,
+                            " ON ",
+                            cond
+                        )
                     }
                     JoinKind::Semi | JoinKind::Anti => {
                         let not = if kind == JoinKind::Anti { "NOT " } else { "" };
@@ -520,7 +553,7 @@ impl Lower<'_> {
             if grouped && !b.grouped_ok {
                 continue;
             }
-            cols.push(format!("{} AS {}", b.sql, self.d.ident(n)));
+            cols.push(cat!(b.sql, " AS ", self.d.ident(n)));
         }
         Ok(cols)
     }
@@ -612,7 +645,7 @@ impl Lower<'_> {
         self.order.clear();
         self.bindings.clear();
         for (n, plain) in keep {
-            let sql = format!("{alias}.{}", self.d.ident(&n));
+            let sql = cat!(alias, ".", self.d.ident(&n));
             self.bind_as(&n, sql, Kind::Row, plain);
         }
         self.access = new_access;
@@ -638,7 +671,7 @@ impl Lower<'_> {
         self.order.clear();
         self.bindings.clear();
         for n in &names {
-            let s = format!("{alias}.{}", self.d.ident(n));
+            let s = cat!(alias, ".", self.d.ident(n));
             self.bind(n, s, Kind::Row);
         }
         for a in self.access.iter_mut() {
@@ -682,7 +715,7 @@ impl Lower<'_> {
         }
         let items: Vec<String> = outputs
             .iter()
-            .map(|(n, _, typed)| format!("{typed} AS {}", self.d.ident(n)))
+            .map(|(n, _, typed)| cat!(typed, " AS ", self.d.ident(n)))
             .collect();
         let names: Vec<String> = outputs.iter().map(|(n, _, _)| self.d.ident(n)).collect();
         // Sort keys; over a deduplicated subquery they must be outputs.
@@ -864,12 +897,12 @@ impl Lower<'_> {
             ColumnRef::Input { input, column } => {
                 let c = self.d.ident(column);
                 match self.access.get(*input) {
-                    Some(Access::Direct(a)) => Ok((format!("{a}.{c}"), Kind::Row)),
+                    Some(Access::Direct(a)) => Ok((cat!(a, ".", c), Kind::Row)),
                     Some(Access::Exposed(l)) => Ok((
                         format!("{l}.{}", self.d.ident(&format!("__i{input}_{column}"))),
                         Kind::Row,
                     )),
-                    Some(Access::Combined(l)) => Ok((format!("{l}.{c}"), Kind::Row)),
+                    Some(Access::Combined(l)) => Ok((cat!(l, ".", c), Kind::Row)),
                     _ => Err(format!(
                         "column '{}.{column}' is not available at this point (after a group, set operation, or outside a semi/anti join's condition)",
                         self.model.inputs.get(*input).map_or("?", |i| i.name.as_str())
@@ -887,9 +920,9 @@ impl Lower<'_> {
             TExprKind::Unary { op, operand } => {
                 let (s, k) = self.expr(operand)?;
                 match op {
-                    UnaryOp::Not => (format!("(NOT {s})"), k),
+                    UnaryOp::Not => (cat!("(NOT ", s, ")"), k),
                     UnaryOp::Neg if operand.ty.is_numeric_arg() || operand.ty.is_unknown() => {
-                        (format!("(-{s})"), k)
+                        (cat!("(-", s, ")"), k)
                     }
                     UnaryOp::Neg => return Err(format!("unary minus on a {} value", operand.ty)),
                 }
@@ -898,21 +931,22 @@ impl Lower<'_> {
                 let (l, lk) = self.expr(lhs)?;
                 let (r, rk) = self.expr(rhs)?;
                 let k = lk.max(rk);
+                let infix = |op: &str| cat!("(", l, " ", op, " ", r, ")");
                 let sql = match op {
-                    BinOp::Or => format!("({l} OR {r})"),
-                    BinOp::And => format!("({l} AND {r})"),
-                    BinOp::Eq => format!("({l} = {r})"),
-                    BinOp::Ne => format!("({l} <> {r})"),
-                    BinOp::Lt => format!("({l} < {r})"),
-                    BinOp::Le => format!("({l} <= {r})"),
-                    BinOp::Gt => format!("({l} > {r})"),
-                    BinOp::Ge => format!("({l} >= {r})"),
-                    BinOp::In => format!("({l} IN ({r}))"),
-                    BinOp::Concat => format!("({l} || {r})"),
-                    BinOp::Add if e.ty == crate::types::Type::String => format!("({l} || {r})"),
-                    BinOp::Add => format!("({l} + {r})"),
-                    BinOp::Sub => format!("({l} - {r})"),
-                    BinOp::Mul => format!("({l} * {r})"),
+                    BinOp::Or => infix("OR"),
+                    BinOp::And => infix("AND"),
+                    BinOp::Eq => infix("="),
+                    BinOp::Ne => infix("<>"),
+                    BinOp::Lt => infix("<"),
+                    BinOp::Le => infix("<="),
+                    BinOp::Gt => infix(">"),
+                    BinOp::Ge => infix(">="),
+                    BinOp::In => cat!("(", l, " IN (", r, "))"),
+                    BinOp::Concat => infix("||"),
+                    BinOp::Add if e.ty == crate::types::Type::String => infix("||"),
+                    BinOp::Add => infix("+"),
+                    BinOp::Sub => infix("-"),
+                    BinOp::Mul => infix("*"),
                     BinOp::Div => self.d.divide(&l, &r),
                     BinOp::Mod => self.d.modulo(
                         &l,
