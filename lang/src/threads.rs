@@ -50,6 +50,34 @@ where
     Ok(handle)
 }
 
+/// `f` over the two halves of `items`, at once when there are at least
+/// `min` of them (the second half on a helper thread, or here if it cannot
+/// start); below `min`, over all of them here and then over none.
+pub fn in_halves<T: Sync, R: Send>(
+    items: &[T],
+    min: usize,
+    f: impl Fn(&[T]) -> R + Sync,
+) -> [R; 2] {
+    let at = if items.len() >= min {
+        items.len() / 2
+    } else {
+        items.len()
+    };
+    let (first, second) = items.split_at(at);
+    std::thread::scope(|s| {
+        let helper = (!second.is_empty())
+            .then(|| spawn_scoped(s, Builder::new(), || f(second)).ok())
+            .flatten();
+        let first = f(first);
+        let second = match helper.map(ScopedJoinHandle::join) {
+            Some(Ok(done)) => done,
+            Some(Err(panic)) => std::panic::resume_unwind(panic),
+            None => f(second),
+        };
+        [first, second]
+    })
+}
+
 /// `f`, first setting the returned flag and leaving the creator's core
 /// `creator` (when known) if it runs there.
 fn flagged<T>(
@@ -129,6 +157,17 @@ fn current_cpu() -> Option<usize> {
 mod tests {
     use super::*;
     use std::sync::atomic::AtomicU64;
+
+    /// From `min` items the halves are split in order; below, all of them
+    /// go to the first.
+    #[test]
+    fn in_halves_splits_in_order_from_min() {
+        let items: Vec<u32> = (0..9).collect();
+        let [a, b] = in_halves(&items, 4, <[u32]>::to_vec);
+        assert_eq!((a, b), (vec![0, 1, 2, 3], vec![4, 5, 6, 7, 8]));
+        let [a, b] = in_halves(&items, 10, <[u32]>::to_vec);
+        assert_eq!((a, b), (items.clone(), vec![]));
+    }
 
     /// The core read from /proc is one the thread may run on.
     #[cfg(target_os = "linux")]

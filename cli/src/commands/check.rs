@@ -163,8 +163,7 @@ pub fn declared_pins(module: &ir::Module, model: &ir::Model) -> Vec<DeclaredPin>
 }
 
 /// The report's lines for every model, in order, in one or two parts: a
-/// large module's are written in two halves at once (the second on a
-/// helper thread, or here if it cannot start).
+/// large module's halves are written at once.
 fn report_parts(module: &ir::Module) -> [String; 2] {
     let report = |models: &[ir::Model]| {
         let mut text = String::with_capacity(models.len() * 256);
@@ -173,29 +172,7 @@ fn report_parts(module: &ir::Module) -> [String; 2] {
         }
         text
     };
-    let models = &module.models;
-    let (first, second) = models.split_at(if models.len() >= PARALLEL_REPORT {
-        models.len() / 2
-    } else {
-        models.len()
-    });
-    std::thread::scope(|s| {
-        let helper = (!second.is_empty())
-            .then(|| {
-                strata_lang::threads::spawn_scoped(s, std::thread::Builder::new(), || {
-                    report(second)
-                })
-                .ok()
-            })
-            .flatten();
-        let first = report(first);
-        let second = match helper.map(|h| h.join()) {
-            Some(Ok(text)) => text,
-            Some(Err(panic)) => std::panic::resume_unwind(panic),
-            None => report(second),
-        };
-        [first, second]
-    })
+    strata_lang::threads::in_halves(&module.models, PARALLEL_REPORT, report)
 }
 
 /// One model's lines of the report: its outputs and declared pins.

@@ -87,33 +87,66 @@ pub struct Compiled {
     checks: Vec<JsonCheck>,
 }
 
-/// Compile the selected models (all when `wanted` is empty).
+/// Models from which a module is compiled on two threads.
+const PARALLEL_COMPILE: usize = 512;
+
+/// Compile the selected models (all when `wanted` is empty). A large
+/// module's halves are compiled at once; the output keeps the module's
+/// order.
 pub fn compile_module(
     module: &ir::Module,
     wanted: &[String],
     d: Dialect,
 ) -> Result<Compiled, Vec<Diagnostic>> {
-    let rel = |i: &ir::Input| relation(d, i);
     let columns = sql::ModuleColumns::of(module);
-    let mut views = Vec::new();
-    let mut checks = Vec::new();
-    let mut errors = Vec::new();
-    for m in module
+    let models: Vec<&ir::Model> = module
         .models
         .iter()
         .filter(|m| wanted.is_empty() || wanted.contains(&m.name))
-    {
-        match sql::lower_model_with(&columns, m, d, &rel) {
-            Ok(select) => views.push(JsonView {
+        .collect();
+    let [mut out, second] = strata_lang::threads::in_halves(&models, PARALLEL_COMPILE, |part| {
+        compile_models(&columns, part, d)
+    });
+    out.views.extend(second.views);
+    out.checks.extend(second.checks);
+    out.errors.extend(second.errors);
+    if out.errors.is_empty() {
+        Ok(Compiled {
+            views: out.views,
+            checks: out.checks,
+        })
+    } else {
+        Err(out.errors)
+    }
+}
+
+/// Some models' views and checks, and the errors of those that do not
+/// compile.
+struct Part {
+    views: Vec<JsonView>,
+    checks: Vec<JsonCheck>,
+    errors: Vec<Diagnostic>,
+}
+
+fn compile_models(columns: &sql::ModuleColumns, models: &[&ir::Model], d: Dialect) -> Part {
+    let rel = |i: &ir::Input| relation(d, i);
+    let mut part = Part {
+        views: Vec::with_capacity(models.len()),
+        checks: Vec::new(),
+        errors: Vec::new(),
+    };
+    for m in models {
+        match sql::lower_model_with(columns, m, d, &rel) {
+            Ok(select) => part.views.push(JsonView {
                 model: m.name.clone(),
                 view: view_name(&m.name),
                 sql: sql::create_view(d, &view_name(&m.name), &select),
             }),
-            Err(e) => errors.push(e),
+            Err(e) => part.errors.push(e),
         }
         for c in sql::cardinality_checks(m) {
             let table = rel(&m.inputs[c.input]);
-            checks.push(JsonCheck {
+            part.checks.push(JsonCheck {
                 model: m.name.clone(),
                 join: format!("{} {} {}", c.model, c.join_kind.name(), c.join_input),
                 cardinality: c.cardinality.as_str(),
@@ -123,11 +156,7 @@ pub fn compile_module(
             });
         }
     }
-    if errors.is_empty() {
-        Ok(Compiled { views, checks })
-    } else {
-        Err(errors)
-    }
+    part
 }
 
 pub fn run(args: CompileArgs) -> i32 {
@@ -206,4 +235,45 @@ pub fn run(args: CompileArgs) -> i32 {
         std::mem::forget((checked, compiled));
     }
     exit::OK
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A large module compiled in two halves at once gives what compiling
+    /// its models one by one gives, in module order.
+    #[test]
+    fn compiling_in_halves_keeps_model_order() {
+        let mut text = String::from(
+            "source s(ns: \"x\", dataset: \"s\") { columns: { id: int64 nonnull } }\n\
+             source d(ns: \"x\", dataset: \"d\") { columns: { id: int64 nonnull primary_key, v: string } }\n",
+        );
+        let n = PARALLEL_COMPILE + 3;
+        for i in 0..n {
+            text.push_str(&format!(
+                "model m{i:04} {{ from s join_left d on s.id == d.id expect many_to_one filter s.id > {i} select {{ id = s.id, v = d.v }} }}\n"
+            ));
+        }
+        let checked = strata_lang::check_text("gen.strata", &text);
+        assert!(!checked.has_errors(), "{:#?}", checked.diagnostics);
+        let module = &checked.module;
+        let Ok(compiled) = compile_module(module, &[], Dialect::DuckDb) else {
+            panic!("does not compile");
+        };
+        let models: Vec<&ir::Model> = module.models.iter().collect();
+        let one_by_one = compile_models(&sql::ModuleColumns::of(module), &models, Dialect::DuckDb);
+        assert!(one_by_one.errors.is_empty());
+        assert_eq!(compiled.views.len(), n);
+        assert_eq!(compiled.checks.len(), n);
+        for (got, want) in compiled.views.iter().zip(&one_by_one.views) {
+            assert_eq!((&got.model, &got.sql), (&want.model, &want.sql));
+        }
+        for (got, want) in compiled.checks.iter().zip(&one_by_one.checks) {
+            assert_eq!((&got.model, &got.sql), (&want.model, &want.sql));
+        }
+        let names: Vec<&str> = compiled.views.iter().map(|v| v.model.as_str()).collect();
+        assert!(names.windows(2).all(|w| w[0] < w[1]), "out of order");
+        assert!(compiled.views[n - 1].sql.contains(&format!("> {}", n - 1)));
+    }
 }
