@@ -73,7 +73,16 @@ pub fn parse_deferred(file: FileId, text: &str) -> Parsed {
 /// Parse a body that [`parse_deferred`] skimmed: its items, or `None` when it
 /// does not parse (or does not end at the `}` the skim matched).
 pub fn parse_body(file: FileId, text: &str, body: Span) -> Option<Vec<ast::Item>> {
-    let lexed = lexer::lex_from(file, text.get(..body.end as usize)?, body.start as usize);
+    // Room for all of a body's tokens (short-lived): one per 3 bytes and
+    // some, more than most bodies have.
+    let capacity = (body.end - body.start) as usize / 3 + 16;
+    let lexed = lexer::lex_into(
+        file,
+        text.get(..body.end as usize)?,
+        body.start as usize,
+        capacity,
+        false,
+    );
     if !lexed.diagnostics.is_empty() {
         return None;
     }

@@ -64,6 +64,7 @@ pub struct ModelChecker<'a> {
 
 impl<'a> ModelChecker<'a> {
     pub fn new(env: &'a Env<'a>, model: &'a ModelDecl, diags: &'a mut Vec<Diagnostic>) -> Self {
+        let steps = step_estimate(&model.items);
         ModelChecker {
             env,
             diags,
@@ -71,7 +72,7 @@ impl<'a> ModelChecker<'a> {
             model,
             inputs: Vec::new(),
             scope: Scope::default(),
-            outputs: Vec::new(),
+            outputs: Vec::with_capacity(steps),
             group_keys: HashSet::default(),
             in_group: false,
             grouped: false,
@@ -86,11 +87,18 @@ impl<'a> ModelChecker<'a> {
             dedup_by: None,
             sort_keys: Vec::new(),
             incremental: None,
-            joins: Vec::new(),
+            // Kept in the IR: exactly one per join clause.
+            joins: Vec::with_capacity(
+                model
+                    .items
+                    .iter()
+                    .filter(|i| matches!(i.kind, ItemKind::Join(_)))
+                    .count(),
+            ),
             poisoned_names: HashSet::default(),
             from_poisoned: false,
-            steps: Vec::with_capacity(step_estimate(&model.items)),
-            step_spans: Vec::with_capacity(step_estimate(&model.items)),
+            steps: Vec::with_capacity(steps),
+            step_spans: Vec::with_capacity(steps),
             clause_span: model.span,
         }
     }

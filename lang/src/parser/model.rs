@@ -53,12 +53,11 @@ pub(crate) const CARDINALITIES: &[&str] = &["many_to_one", "one_to_one"];
 impl Parser<'_> {
     /// A model body's items, after its `{`, through its `}`.
     pub(super) fn model_items(&mut self, in_fn: bool) -> PResult<Vec<Item>> {
-        let mut items = Vec::new();
+        // Room for a typical body's clauses at once.
+        let mut items = Vec::with_capacity(8);
         while self.eat_sym("}").is_none() {
             items.push(self.model_item(in_fn)?);
         }
-        // Syntax trees live until their model is checked: no slack.
-        items.shrink_to_fit();
         Ok(items)
     }
 
@@ -108,7 +107,11 @@ impl Parser<'_> {
                     "{",
                     Lazy(|| format!("to open the body of model '{}'", name.name)),
                 )?;
-                self.model_items(in_fn)?
+                // Kept until the model is checked (a deferred body's are
+                // checked at once): no slack.
+                let mut items = self.model_items(in_fn)?;
+                items.shrink_to_fit();
+                items
             }
         };
         Ok(ModelDecl {
