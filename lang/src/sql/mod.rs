@@ -37,6 +37,7 @@ use crate::hash::FastMap as HashMap;
 use crate::ast::{BinOp, Cardinality, JoinKind, UnaryOp};
 use crate::diag::Diagnostic;
 use crate::ir::{self, ColumnRef, InputKind, Literal, Step, TExpr, TExprKind};
+use crate::Name;
 
 /// What a bound expression contains; decides where it may be used.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -91,8 +92,8 @@ struct Lower<'a> {
     access: Vec<Access>,
     layer: Layer,
     /// Insertion-ordered bindings (a re-bind keeps the position).
-    order: Vec<String>,
-    bindings: HashMap<String, Bound>,
+    order: Vec<Name>,
+    bindings: HashMap<Name, Bound>,
     layers: usize,
     in_group: bool,
     sort: Vec<(TExpr, bool)>,
@@ -107,7 +108,7 @@ type R<T> = Result<T, String>;
 
 /// A pending set-op chain: the left branch's SQL and column names, then
 /// each operator with its right branch's SQL.
-type SetOpChain = (String, Vec<String>, Vec<(crate::ast::SetOpKind, String)>);
+type SetOpChain = (String, Vec<Name>, Vec<(crate::ast::SetOpKind, String)>);
 
 /// The column names of a module's sources and models, by name (the first
 /// declaration of a name, as the checker resolves it). Built once for
@@ -336,8 +337,9 @@ impl Lower<'_> {
         match self.bindings.get_mut(name) {
             Some(b) => *b = bound,
             None => {
-                self.order.push(name.to_string());
-                self.bindings.insert(name.to_string(), bound);
+                let name = Name::new(name);
+                self.order.push(name.clone());
+                self.bindings.insert(name, bound);
             }
         }
     }
@@ -481,7 +483,7 @@ impl Lower<'_> {
             Step::Expand { column, name } => self.expand(column, name)?,
             Step::SetOp { kind, input } => {
                 let right_rel = (self.relation)(&self.model.inputs[*input]);
-                let names: Vec<String> = self.order.clone();
+                let names = self.order.clone();
                 let right_cols: Vec<String> = names.iter().map(|n| self.d.ident(n)).collect();
                 let right = format!("SELECT {} FROM {right_rel}", right_cols.join(", "));
                 if self.setops.is_none() {
@@ -542,7 +544,7 @@ impl Lower<'_> {
 
     /// The bound names as `sql AS "name"` select items (after a GROUP BY,
     /// only those still selectable).
-    fn layer_columns(&self, names: &[String]) -> R<Vec<String>> {
+    fn layer_columns(&self, names: &[Name]) -> R<Vec<String>> {
         let grouped = self.grouped();
         let mut cols = Vec::new();
         for n in names {
@@ -631,7 +633,7 @@ impl Lower<'_> {
         let sql = self.select_sql(&items, false)?;
         // A computed value stays "not plain" through the subquery: its
         // physical type is still the engine's, so the output cast applies.
-        let keep: Vec<(String, bool)> = names
+        let keep: Vec<(Name, bool)> = names
             .into_iter()
             .filter_map(|n| {
                 let b = self.bindings.get(&n)?;
