@@ -69,7 +69,8 @@ impl PathRules {
     /// Start scanning `PATH`.
     pub fn scan() -> PathRules {
         let builder = std::thread::Builder::new().name("path-rules".into());
-        let scan = strata_lang::threads::spawn(builder, || external::on_path(RULE_PREFIX));
+        let scan =
+            strata_lang::threads::spawn_background(builder, || external::on_path(RULE_PREFIX));
         match scan {
             Ok(scan) => PathRules {
                 scan: Some(scan),
