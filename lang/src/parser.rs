@@ -21,6 +21,8 @@ pub(crate) use model::{ATTRS, CARDINALITIES};
 #[cfg(test)]
 pub(crate) use model::{FN_MODEL_KEYWORDS, MODEL_KEYWORDS};
 
+use std::sync::atomic::{AtomicUsize, Ordering};
+
 use crate::ast::{self, Ident};
 use crate::diag::{sort_diagnostics, Diagnostic};
 use crate::lexer::{self, shorten, Token, TokenKind};
@@ -33,7 +35,7 @@ pub const MAX_DEPTH: u32 = 200;
 pub const PARSE_ERROR: &str = "ParseError";
 
 /// Files from this size on are lexed on two threads; up to [`PARALLEL_TO`]
-/// also parsed on two threads, in two halves.
+/// also parsed on two threads, in [`PIECES`] pieces.
 const PARALLEL_FROM: usize = 128 * 1024;
 
 /// From this size on only the lexing is shared: the second thread's syntax
@@ -103,7 +105,7 @@ fn parse_file(file: FileId, text: &str, defer: bool) -> Parsed {
 fn parse_file_once(file: FileId, text: &str, defer: bool) -> Parsed {
     if let Some(at) = split_point(text) {
         let parsed = if text.len() < PARALLEL_TO {
-            parse_halves(file, text, at, defer)
+            parse_pieces(file, text, &cut_points(text), defer)
         } else {
             lex_halves(file, text, at, defer).map(|lexed| parse_tokens(file, text, lexed, defer))
         };
@@ -158,20 +160,25 @@ fn lex_halves(file: FileId, text: &str, at: usize, skim: bool) -> Option<lexer::
     Some(first)
 }
 
-/// Where a large file can be cut in two for [`parse_halves`]: the start of a
+/// Where a large file can be cut in two for [`lex_halves`]: the start of a
 /// line that starts a top-level declaration, near the middle.
 fn split_point(text: &str) -> Option<usize> {
     if text.len() < PARALLEL_FROM {
         return None;
     }
+    decl_line_after(text, text.len() / 2)
+}
+
+/// The first start of a line from `from` on that starts a top-level
+/// declaration (within 10,000 lines).
+fn decl_line_after(text: &str, from: usize) -> Option<usize> {
     let bytes = text.as_bytes();
-    let mid = text.len() / 2;
     bytes
-        .get(mid..)?
+        .get(from..)?
         .iter()
         .enumerate()
         .filter(|(_, b)| **b == b'\n')
-        .map(|(i, _)| mid + i + 1)
+        .map(|(i, _)| from + i + 1)
         .take(10_000)
         .find(|&at| {
             let rest = bytes.get(at..).unwrap_or(&[]);
@@ -182,29 +189,77 @@ fn split_point(text: &str) -> Option<usize> {
         })
 }
 
-/// Lex and parse `text[..at]` and `text[at..]` on two threads. The result is
-/// the whole file's when both halves are free of errors (the cut is then
-/// between two declarations); `None` otherwise, and the file is parsed whole,
-/// so diagnostics and recovery never depend on the cut.
-fn parse_halves(file: FileId, text: &str, at: usize, defer: bool) -> Option<Parsed> {
-    let (first, second) = std::thread::scope(|s| {
+/// How many pieces [`parse_pieces`] cuts a file into: the two threads take
+/// them in turn, so a helper that starts late (a core waking up) leaves more
+/// of them to the first thread instead of making it wait for its half.
+const PIECES: usize = 8;
+
+/// Where a large file is cut for [`parse_pieces`]: a declaration line near
+/// each of the [`PIECES`]` - 1` evenly spaced points, in order, without
+/// repeats.
+fn cut_points(text: &str) -> Vec<usize> {
+    let mut cuts: Vec<usize> = Vec::with_capacity(PIECES);
+    for k in 1..PIECES {
+        let from = (text.len() * k / PIECES).max(cuts.last().map_or(0, |c| c + 1));
+        if let Some(at) = decl_line_after(text, from) {
+            cuts.push(at);
+        }
+    }
+    cuts
+}
+
+/// Lex and parse the pieces of `text` between the `cuts` on two threads.
+/// The result is the whole file's when every piece is free of errors (each
+/// cut is then between two declarations); `None` otherwise, and the file is
+/// parsed whole, so diagnostics and recovery never depend on the cuts.
+fn parse_pieces(file: FileId, text: &str, cuts: &[usize], defer: bool) -> Option<Parsed> {
+    let starts = std::iter::once(0).chain(cuts.iter().copied());
+    let ends = cuts.iter().copied().chain(std::iter::once(text.len()));
+    let pieces: Vec<(usize, usize)> = starts.zip(ends).collect();
+    let next = AtomicUsize::new(0);
+    // Take pieces until none is left: (piece number, its parse).
+    let work = || {
+        let mut done = Vec::new();
+        loop {
+            let i = next.fetch_add(1, Ordering::Relaxed);
+            let Some(&(start, end)) = pieces.get(i) else {
+                break;
+            };
+            let parsed = text
+                .get(..end)
+                .map(|upto| parse_tokens(file, text, lex(file, upto, start, defer), defer));
+            done.push((i, parsed));
+        }
+        done
+    };
+    let (mut parts, theirs) = std::thread::scope(|s| {
         // As much stack as the main thread: parsing recurses (MAX_DEPTH).
         let builder = std::thread::Builder::new().stack_size(8 << 20);
-        let second = crate::threads::spawn_scoped(s, builder, || {
-            parse_tokens(file, text, lex(file, text, at, defer), defer)
-        })
-        .ok()?;
-        let first = parse_tokens(file, text, lex(file, text.get(..at)?, 0, defer), defer);
-        Some((first, second.join().ok()?))
-    })?;
-    if !first.1.is_empty() || !second.1.is_empty() {
+        let helper = crate::threads::spawn_scoped(s, builder, work).ok();
+        let mine = work();
+        let theirs = match helper.map(std::thread::ScopedJoinHandle::join) {
+            Some(Ok(theirs)) => theirs,
+            Some(Err(panic)) => std::panic::resume_unwind(panic),
+            None => Vec::new(),
+        };
+        (mine, theirs)
+    });
+    parts.extend(theirs);
+    let mut parts: Vec<(usize, Parsed)> = parts
+        .into_iter()
+        .map(|(i, p)| p.map(|p| (i, p)))
+        .collect::<Option<_>>()?;
+    if parts.len() != pieces.len() || parts.iter().any(|(_, p)| !p.1.is_empty()) {
         return None;
     }
-    let (mut whole, rest) = (first.0, second.0);
-    whole.decls.extend(rest.decls);
-    whole.comments.extend(rest.comments);
-    let mut deferred = first.2;
-    deferred.extend(second.2);
+    parts.sort_by_key(|(i, _)| *i);
+    let mut parts = parts.into_iter().map(|(_, p)| p);
+    let (mut whole, _, mut deferred) = parts.next()?;
+    for (rest, _, more) in parts {
+        whole.decls.extend(rest.decls);
+        whole.comments.extend(rest.comments);
+        deferred.extend(more);
+    }
     Some((whole, Vec::new(), deferred))
 }
 

@@ -1743,9 +1743,10 @@ fn no_panic_on_random_input() {
     }
 }
 
-/// Large files are lexed and parsed in two halves at once: the result must
-/// always be the whole file's (declarations, spans, comments, diagnostics),
-/// wherever the cut falls and whatever errors there are.
+/// Large files are lexed in two halves, or parsed in pieces, on two threads
+/// at once: the result must always be the whole file's (declarations, spans,
+/// comments, diagnostics), wherever the cuts fall and whatever errors there
+/// are.
 #[test]
 fn halves_parse_like_the_whole_file() {
     let mut clean = String::from(
@@ -1764,6 +1765,17 @@ fn halves_parse_like_the_whole_file() {
         (file, diags)
     };
     assert!(split_point(&clean).is_some());
+    // The clean file is parsed in pieces (not whole after a failed try).
+    let cuts = cut_points(&clean);
+    assert_eq!(cuts.len(), PIECES - 1);
+    assert!(cuts.windows(2).all(|w| w[0] < w[1]), "{cuts:?}");
+    for defer in [false, true] {
+        let (file, diags, _) = parse_pieces(F, &clean, &cuts, defer).expect("parses in pieces");
+        assert!(diags.is_empty());
+        if !defer {
+            assert_eq!((file, diags), whole(&clean));
+        }
+    }
     let (f, d) = parse(F, &clean);
     assert!(d.is_empty());
     assert_eq!((f.clone(), d), whole(&clean));
@@ -1795,6 +1807,9 @@ fn halves_parse_like_the_whole_file() {
     ];
     for text in variants.iter().chain([&clean]) {
         assert_eq!(parse(F, text), whole(text));
+        if let Some((file, diags, _)) = parse_pieces(F, text, &cut_points(text), false) {
+            assert_eq!((file, diags), whole(text));
+        }
         let (file, diags, _) = parse_deferred(F, text);
         if !diags.is_empty() {
             assert_eq!((file, diags), whole(text));
@@ -1833,7 +1848,7 @@ fn skimmed(lexed: &lexer::Lexed) -> Vec<(Span, Vec<Ident>)> {
 /// outside strings and comments), and each body parses (`parse_body`) to the
 /// same items, naming the inputs the skim noted: small files, one with
 /// brackets, quotes and input keywords inside strings and comments, and a
-/// file parsed in two halves. Bodies that do not parse are found by
+/// file parsed in pieces. Bodies that do not parse are found by
 /// `parse_body`; unbalanced ones, and files with errors, are parsed (and
 /// reported) while loading.
 #[test]
