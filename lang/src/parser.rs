@@ -77,7 +77,7 @@ pub fn parse_deferred(file: FileId, text: &str) -> Parsed {
 pub fn parse_body(file: FileId, text: &str, body: Span) -> Option<Vec<ast::Item>> {
     // Room for all of a body's tokens (short-lived): one per 3 bytes and
     // some, more than most bodies have.
-    let capacity = (body.end - body.start) as usize / 3 + 16;
+    let capacity = body.end.saturating_sub(body.start) as usize / 3 + 16;
     let lexed = lexer::lex_into(
         file,
         text.get(..body.end as usize)?,
