@@ -21,8 +21,6 @@ pub(crate) use model::{ATTRS, CARDINALITIES};
 #[cfg(test)]
 pub(crate) use model::{FN_MODEL_KEYWORDS, MODEL_KEYWORDS};
 
-use std::sync::atomic::{AtomicUsize, Ordering};
-
 use crate::ast::{self, Ident};
 use crate::diag::{sort_diagnostics, Diagnostic};
 use crate::lexer::{self, shorten, Token, TokenKind};
@@ -216,44 +214,23 @@ fn parse_pieces(file: FileId, text: &str, cuts: &[usize], defer: bool) -> Option
     let starts = std::iter::once(0).chain(cuts.iter().copied());
     let ends = cuts.iter().copied().chain(std::iter::once(text.len()));
     let pieces: Vec<(usize, usize)> = starts.zip(ends).collect();
-    let next = AtomicUsize::new(0);
-    // Take pieces until none is left: (piece number, its parse).
-    let work = || {
-        let mut done = Vec::new();
-        loop {
-            let i = next.fetch_add(1, Ordering::Relaxed);
-            let Some(&(start, end)) = pieces.get(i) else {
-                break;
-            };
-            let parsed = text
-                .get(..end)
-                .map(|upto| parse_tokens(file, text, lex(file, upto, start, defer), defer));
-            done.push((i, parsed));
-        }
-        done
-    };
-    let (mut parts, theirs) = std::thread::scope(|s| {
-        // As much stack as the main thread: parsing recurses (MAX_DEPTH).
-        let builder = std::thread::Builder::new().stack_size(8 << 20);
-        let helper = crate::threads::spawn_scoped(s, builder, work).ok();
-        let mine = work();
-        let theirs = match helper.map(std::thread::ScopedJoinHandle::join) {
-            Some(Ok(theirs)) => theirs,
-            Some(Err(panic)) => std::panic::resume_unwind(panic),
-            None => Vec::new(),
-        };
-        (mine, theirs)
+    // As much stack as the main thread: parsing recurses (MAX_DEPTH).
+    let builder = std::thread::Builder::new().stack_size(8 << 20);
+    let parts = crate::threads::in_turn(builder, pieces.len(), |i| {
+        let (start, end) = pieces[i];
+        let upto = text.get(..end)?;
+        Some(parse_tokens(
+            file,
+            text,
+            lex(file, upto, start, defer),
+            defer,
+        ))
     });
-    parts.extend(theirs);
-    let mut parts: Vec<(usize, Parsed)> = parts
-        .into_iter()
-        .map(|(i, p)| p.map(|p| (i, p)))
-        .collect::<Option<_>>()?;
-    if parts.len() != pieces.len() || parts.iter().any(|(_, p)| !p.1.is_empty()) {
+    let parts: Vec<Parsed> = parts.into_iter().collect::<Option<_>>()?;
+    if parts.iter().any(|p| !p.1.is_empty()) {
         return None;
     }
-    parts.sort_by_key(|(i, _)| *i);
-    let mut parts = parts.into_iter().map(|(_, p)| p);
+    let mut parts = parts.into_iter();
     let (mut whole, _, mut deferred) = parts.next()?;
     for (rest, _, more) in parts {
         whole.decls.extend(rest.decls);
@@ -501,14 +478,20 @@ impl<'a> Parser<'a> {
         ))))
     }
 
-    /// E025 for a key given a second time in one declaration (`columns:` of
-    /// a source, `models:` or `env:` of a pipeline): one of the two would be
-    /// dropped without a word, so neither wins.
-    fn repeated_key(&mut self, key: &str, kind: &str, again: Span, first: Span) {
+    /// Whether `key` (its word at `at`) is given for the first time in this
+    /// declaration, `first` noting where it was. A second time is E025
+    /// (`columns:` of a source, `models:` or `env:` of a pipeline): one of
+    /// the two would be dropped without a word, so the first is kept and the
+    /// error points at both.
+    fn first_time(&mut self, first: &mut Option<Span>, key: &str, kind: &str, at: Span) -> bool {
+        let Some(first) = *first else {
+            *first = Some(at);
+            return true;
+        };
         self.errors.push(
             Diagnostic::error(
                 "E025",
-                again,
+                at,
                 format!("{kind} key '{key}' is given more than once"),
             )
             .with_secondary(first, "first given here")
@@ -516,6 +499,7 @@ impl<'a> Parser<'a> {
                 "keep one '{key}:' (merge the two if both are needed)"
             )),
         );
+        false
     }
 
     /// `expected <what>, found <current token>`.

@@ -14,7 +14,7 @@
 //! wake up). [`spawn_background`] is for work whose result is wanted only
 //! later: its creator does not yield.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::thread::{Builder, JoinHandle, Scope, ScopedJoinHandle};
 use std::time::{Duration, Instant};
@@ -52,32 +52,55 @@ where
     Ok(handle)
 }
 
+/// `f(0)`, ..., `f(n - 1)`, their results in that order, computed by this
+/// thread and a helper (started with `builder`) that take the next number in
+/// turn: a helper that starts late, or not at all, leaves more of them here.
+pub fn in_turn<R: Send>(builder: Builder, n: usize, f: impl Fn(usize) -> R + Sync) -> Vec<R> {
+    let next = AtomicUsize::new(0);
+    let work = || {
+        let mut done = Vec::new();
+        loop {
+            let i = next.fetch_add(1, Ordering::Relaxed);
+            if i >= n {
+                return done;
+            }
+            done.push((i, f(i)));
+        }
+    };
+    let (mut all, theirs) = std::thread::scope(|s| {
+        let helper = (n > 1)
+            .then(|| spawn_scoped(s, builder, work).ok())
+            .flatten();
+        let mine = work();
+        let theirs = match helper.map(ScopedJoinHandle::join) {
+            Some(Ok(theirs)) => theirs,
+            Some(Err(panic)) => std::panic::resume_unwind(panic),
+            None => Vec::new(),
+        };
+        (mine, theirs)
+    });
+    all.extend(theirs);
+    all.sort_by_key(|(i, _)| *i);
+    all.into_iter().map(|(_, r)| r).collect()
+}
+
 /// `f` over the two halves of `items`, at once when there are at least
-/// `min` of them (the second half on a helper thread, or here if it cannot
-/// start); below `min`, over all of them here and then over none.
+/// `min` of them ([`in_turn`]); below `min`, over all of them here and then
+/// over none.
 pub fn in_halves<T: Sync, R: Send>(
     items: &[T],
     min: usize,
     f: impl Fn(&[T]) -> R + Sync,
 ) -> [R; 2] {
-    let at = if items.len() >= min {
-        items.len() / 2
-    } else {
-        items.len()
-    };
-    let (first, second) = items.split_at(at);
-    std::thread::scope(|s| {
-        let helper = (!second.is_empty())
-            .then(|| spawn_scoped(s, Builder::new(), || f(second)).ok())
-            .flatten();
-        let first = f(first);
-        let second = match helper.map(ScopedJoinHandle::join) {
-            Some(Ok(done)) => done,
-            Some(Err(panic)) => std::panic::resume_unwind(panic),
-            None => f(second),
-        };
-        [first, second]
-    })
+    if items.len() < min {
+        return [f(items), f(&[])];
+    }
+    let halves = items.split_at(items.len() / 2);
+    let done = in_turn(Builder::new(), 2, |i| {
+        f(if i == 0 { halves.0 } else { halves.1 })
+    });
+    // One result per number, always.
+    <[R; 2]>::try_from(done).unwrap_or_else(|_| [f(halves.0), f(halves.1)])
 }
 
 /// `f`, first setting the returned flag and leaving the creator's core
@@ -169,6 +192,12 @@ mod tests {
         assert_eq!((a, b), (vec![0, 1, 2, 3], vec![4, 5, 6, 7, 8]));
         let [a, b] = in_halves(&items, 10, <[u32]>::to_vec);
         assert_eq!((a, b), (items.clone(), vec![]));
+        // Results come back in number order, whichever thread made them.
+        assert_eq!(
+            in_turn(Builder::new(), 50, |i| i * 2),
+            (0..50).map(|i| i * 2).collect::<Vec<_>>()
+        );
+        assert!(in_turn(Builder::new(), 0, |i| i).is_empty());
     }
 
     /// The core read from /proc is one the thread may run on.

@@ -127,14 +127,9 @@ impl Parser<'_> {
                     self.bump();
                     self.bump();
                     let fields = self.fields_until_brace()?;
-                    match first_columns {
-                        // The first list is kept; the error points at both.
-                        Some(first) => self.repeated_key("columns", "source", start, first),
-                        None => {
-                            first_columns = Some(start);
-                            columns = Some(fields);
-                            columns_span = Some(self.since(start));
-                        }
+                    if self.first_time(&mut first_columns, "columns", "source", start) {
+                        columns = Some(fields);
+                        columns_span = Some(self.since(start));
                     }
                     self.eat_sym(",");
                     continue;
@@ -394,25 +389,16 @@ impl Parser<'_> {
                         self.expect_sym("]", "or ',' in the models list")?;
                         break;
                     }
-                    // The first list is kept; the error points at both.
-                    match models_key {
-                        Some(first) => self.repeated_key("models", "pipeline", key, first),
-                        None => {
-                            models_key = Some(key);
-                            models = list;
-                        }
+                    if self.first_time(&mut models_key, "models", "pipeline", key) {
+                        models = list;
                     }
                 }
                 "env" => {
                     let key = self.bump();
                     self.expect_sym(":", "after 'env'")?;
                     let name = self.ident("an environment name after 'env:'")?;
-                    match env_key {
-                        Some(first) => self.repeated_key("env", "pipeline", key, first),
-                        None => {
-                            env_key = Some(key);
-                            env = Some(name);
-                        }
+                    if self.first_time(&mut env_key, "env", "pipeline", key) {
+                        env = Some(name);
                     }
                 }
                 "sources" => {
