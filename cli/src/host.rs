@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use strata_lang::{Checked, Diagnostic, SourceMap};
 use strata_plugin::{Host, Progress};
 
-use crate::commands::check::{check_roots, environment_error};
+use crate::commands::check::{check_roots, environment_error, Fingerprints};
 use crate::exit;
 use crate::render::{self, Format};
 
@@ -19,7 +19,12 @@ impl Host for CliHost {
         search_dirs: &[PathBuf],
         format: Format,
     ) -> Result<Checked, i32> {
-        let mut results = check_roots(&[file.to_path_buf()], search_dirs, format)?;
+        let mut results = check_roots(
+            &[file.to_path_buf()],
+            search_dirs,
+            format,
+            Fingerprints::Compute,
+        )?;
         let Some((root, checked)) = results.pop() else {
             return Err(exit::USAGE);
         };

@@ -6,10 +6,16 @@ use crate::ast::{self, Decl};
 use crate::diag::Diagnostic;
 use crate::span::{FileId, SourceMap, Span};
 
-/// Where imports are looked up besides the root module's directory.
+/// How a module is loaded and checked.
 #[derive(Clone, Debug, Default)]
 pub struct LoadOptions {
+    /// Where imports are looked up besides the root module's directory.
     pub search_dirs: Vec<PathBuf>,
+    /// Leave every model's fingerprint empty: for a caller that shows no
+    /// fingerprint, or fills them in later only when it needs them
+    /// ([`crate::check::fill_fingerprints`]). Hashing every model's syntax
+    /// tree is about a twentieth of a check.
+    pub skip_fingerprints: bool,
 }
 
 /// Every file of a module, parsed, and the order in which their

@@ -7,7 +7,7 @@ use serde::Serialize;
 use strata_lang::ir::{self, Column, JoinKeys};
 use strata_lang::Diagnostic;
 
-use super::check::{check_roots, columns_text};
+use super::check::{check_roots, columns_text, Fingerprints};
 use crate::exit;
 use crate::render::{self, Format};
 
@@ -54,6 +54,7 @@ pub fn run(args: BuildArgs) -> i32 {
         std::slice::from_ref(&args.file),
         &args.search_dir,
         args.format,
+        Fingerprints::Compute,
     ) {
         Ok(r) => r,
         Err(code) => return code,

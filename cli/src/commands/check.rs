@@ -80,16 +80,26 @@ pub fn require_models(module: &ir::Module, wanted: &[String], root: &Path) -> Re
     Ok(())
 }
 
+/// Whether the models' fingerprints are computed: only a command that shows
+/// or stores them needs them ([`LoadOptions::skip_fingerprints`]).
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Fingerprints {
+    Compute,
+    Skip,
+}
+
 /// Expand the paths and check each root; `Err(code)` on a usage/environment
 /// problem (already reported).
 pub fn check_roots(
     paths: &[PathBuf],
     search_dirs: &[PathBuf],
     format: Format,
+    fingerprints: Fingerprints,
 ) -> Result<Vec<(PathBuf, Checked)>, i32> {
     let roots = crate::inputs::expand_paths(paths).map_err(|e| environment_error(&e, format))?;
     let options = LoadOptions {
         search_dirs: search_dirs.to_vec(),
+        skip_fingerprints: fingerprints == Fingerprints::Skip,
     };
     let mut out = Vec::new();
     for root in roots {
@@ -293,6 +303,10 @@ fn run_external_rules(
         })?;
         let rules = external_rules::discover(&config, &mut path_rules)
             .map_err(|e| environment_error(&e, args.format))?;
+        // The rules are given each model's fingerprint.
+        if !rules.is_empty() && fingerprints(args) == Fingerprints::Skip {
+            strata_lang::fill_fingerprints(checked);
+        }
         let found = external_rules::run_all(&rules, root, checked, timeout)
             .map_err(|e| environment_error(&e, args.format))?;
         checked.diagnostics.extend(found);
@@ -304,6 +318,15 @@ fn run_external_rules(
         ran,
         configs: Some(configs),
     })
+}
+
+/// The report shows no fingerprints, the JSON document does (external rules
+/// get them filled in when there are any).
+fn fingerprints(args: &CheckArgs) -> Fingerprints {
+    match args.format {
+        Format::Human => Fingerprints::Skip,
+        Format::Json => Fingerprints::Compute,
+    }
 }
 
 pub fn run(args: CheckArgs) -> i32 {
@@ -318,7 +341,12 @@ pub fn run(args: CheckArgs) -> i32 {
     }
     // Beside the check: see external_rules::PathRules.
     let path_rules = (!args.no_external_rules).then(external_rules::PathRules::scan);
-    let mut results = match check_roots(&args.paths, &args.search_dir, args.format) {
+    let mut results = match check_roots(
+        &args.paths,
+        &args.search_dir,
+        args.format,
+        fingerprints(&args),
+    ) {
         Ok(r) => r,
         Err(code) => return code,
     };

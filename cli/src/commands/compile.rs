@@ -8,7 +8,7 @@ use strata_lang::ir::{self, InputKind};
 use strata_lang::sql::{self, Dialect};
 use strata_lang::Diagnostic;
 
-use super::check::check_roots;
+use super::check::{check_roots, Fingerprints};
 use crate::exit;
 use crate::render::{self, Format};
 
@@ -164,6 +164,7 @@ pub fn run(args: CompileArgs) -> i32 {
         std::slice::from_ref(&args.file),
         &args.search_dir,
         args.format,
+        Fingerprints::Skip,
     ) {
         Ok(r) => r,
         Err(code) => return code,

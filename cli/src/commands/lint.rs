@@ -11,7 +11,7 @@ use strata_lang::Checked;
 use strata_rules::lint::Levels;
 use strata_rules::Level;
 
-use crate::commands::check::check_roots;
+use crate::commands::check::{check_roots, Fingerprints};
 use crate::config;
 use crate::exit;
 use crate::render::{self, Format};
@@ -220,7 +220,12 @@ pub fn run(args: LintArgs) -> i32 {
     if let Err(code) = args.levels.validate() {
         return code;
     }
-    let mut results = match check_roots(&args.paths, &args.search_dir, args.format.plain()) {
+    let mut results = match check_roots(
+        &args.paths,
+        &args.search_dir,
+        args.format.plain(),
+        Fingerprints::Skip,
+    ) {
         Ok(r) => r,
         Err(code) => return code,
     };

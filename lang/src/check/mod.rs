@@ -44,8 +44,11 @@ impl Checked {
 pub fn check_text(path: impl Into<PathBuf>, text: &str) -> Checked {
     let path = path.into();
     let options = LoadOptions::default();
-    check_loaded(load::load_text_with(path.clone(), text, &options, true))
-        .unwrap_or_else(|| check_text_fully_parsed(path, text))
+    check_loaded(
+        load::load_text_with(path.clone(), text, &options, true),
+        true,
+    )
+    .unwrap_or_else(|| check_text_fully_parsed(path, text))
 }
 
 /// Check the module made of the given root files (each with its imports).
@@ -55,20 +58,58 @@ pub fn check_text(path: impl Into<PathBuf>, text: &str) -> Checked {
 /// parse, the module is loaded again with every body parsed, so the
 /// diagnostics are always those of a full parse.
 pub fn check_files(paths: &[PathBuf], options: &LoadOptions) -> Checked {
-    check_loaded(load::load_files_with(paths, options, true))
-        .unwrap_or_else(|| check_parsed(load::load_files(paths, options)))
+    let fingerprints = !options.skip_fingerprints;
+    check_loaded(load::load_files_with(paths, options, true), fingerprints)
+        .unwrap_or_else(|| check_parsed(load::load_files(paths, options), fingerprints))
 }
 
 /// [`check_text`] without skimming model bodies: what it must always equal
 /// (the fuzz test compares the two).
 pub fn check_text_fully_parsed(path: impl Into<PathBuf>, text: &str) -> Checked {
-    check_parsed(load::load_text(path.into(), text, &LoadOptions::default()))
+    check_parsed(
+        load::load_text(path.into(), text, &LoadOptions::default()),
+        true,
+    )
 }
 
 /// Check a module loaded without skimming.
-fn check_parsed(loaded: Loaded) -> Checked {
+fn check_parsed(loaded: Loaded, fingerprints: bool) -> Checked {
     // Only a skimmed body can fail to parse at check time.
-    check_loaded(loaded).unwrap_or_default()
+    check_loaded(loaded, fingerprints).unwrap_or_default()
+}
+
+/// Compute the fingerprint of every model of a module checked with
+/// [`LoadOptions::skip_fingerprints`]: the fingerprints a check computes.
+/// The files are parsed again, in full, from the text the check read.
+pub fn fill_fingerprints(checked: &mut Checked) {
+    let mut files: Vec<crate::span::FileId> =
+        checked.module.models.iter().map(|m| m.span.file).collect();
+    files.sort_unstable();
+    files.dedup();
+    let parsed: Vec<ast::File> = files
+        .iter()
+        .map(|&id| crate::parser::parse(id, &checked.sources.get(id).text).0)
+        .collect();
+    // A model of the IR is the declaration at its span.
+    let decls: HashMap<BodyKey, &ast::ModelDecl> = parsed
+        .iter()
+        .flat_map(|f| &f.decls)
+        .filter_map(|d| match d {
+            Decl::Model(m) => Some((body_key(m), m)),
+            _ => None,
+        })
+        .collect();
+    // In dependency order: each model after the models it reads.
+    let mut done: HashMap<String, String> = HashMap::default();
+    for model in &mut checked.module.models {
+        let Some(m) = decls.get(&(model.span.file, model.span.start)) else {
+            continue;
+        };
+        model.fingerprint = crate::fingerprint::model_fingerprint(m, model, |name| {
+            done.get(name).map(String::as_str)
+        });
+        done.insert(model.name.clone(), model.fingerprint.clone());
+    }
 }
 
 /// A checked model's schema, for the models that read it.
@@ -98,6 +139,8 @@ pub struct Env<'a> {
     /// The result of the model at each position, set once it is checked.
     /// A model is checked after every model it reads.
     model_results: Vec<OnceLock<ModelResult>>,
+    /// Whether each model's fingerprint is computed.
+    fingerprints: bool,
 }
 
 impl<'a> Env<'a> {
@@ -160,12 +203,13 @@ impl<'a> Env<'a> {
     }
 }
 
-/// Check a loaded module; `None` when a skimmed body does not parse, or does
-/// not name the inputs the skim noted (load it again without skimming).
-fn check_loaded(mut loaded: Loaded) -> Option<Checked> {
+/// Check a loaded module, with each model's fingerprint when `fingerprints`
+/// is set; `None` when a skimmed body does not parse, or does not name the
+/// inputs the skim noted (load it again without skimming).
+fn check_loaded(mut loaded: Loaded, fingerprints: bool) -> Option<Checked> {
     let mut diags = loaded.diagnostics.clone();
     let bodies = take_model_bodies(&mut loaded);
-    let module = build_module(&loaded, bodies, &mut diags)?;
+    let module = build_module(&loaded, bodies, fingerprints, &mut diags)?;
     sort_diagnostics(&mut diags);
     diags.dedup();
     let comments = loaded
@@ -260,6 +304,7 @@ fn take_model_bodies(loaded: &mut Loaded) -> HashMap<BodyKey, Body> {
 fn build_module(
     loaded: &Loaded,
     mut bodies: HashMap<BodyKey, Body>,
+    fingerprints: bool,
     diags: &mut Vec<Diagnostic>,
 ) -> Option<ir::Module> {
     let mut sources: HashMap<&str, &ast::SourceDecl> = HashMap::default();
@@ -333,6 +378,7 @@ fn build_module(
         models,
         model_pos: HashMap::default(),
         model_results: Vec::new(),
+        fingerprints,
     };
 
     // Source and contract columns.
@@ -923,9 +969,11 @@ fn check_one(
     } else {
         model::ModelChecker::new(env, m, diags).check()
     };
-    model.fingerprint = crate::fingerprint::model_fingerprint(m, &model, |name| {
-        env.model_result(name).map(|r| r.fingerprint.as_str())
-    });
+    if env.fingerprints {
+        model.fingerprint = crate::fingerprint::model_fingerprint(m, &model, |name| {
+            env.model_result(name).map(|r| r.fingerprint.as_str())
+        });
+    }
     // The schema moves to the models that read it; it comes back at the end.
     let result = ModelResult {
         columns: Arc::new(std::mem::take(&mut model.columns)),

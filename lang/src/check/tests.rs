@@ -642,6 +642,53 @@ model b { from a select { q = z, r = also_nope } }"#,
     );
 }
 
+/// Each model's name and fingerprint, in the IR's order.
+fn named_fingerprints(c: &Checked) -> Vec<(String, String)> {
+    c.module
+        .models
+        .iter()
+        .map(|m| (m.name.clone(), m.fingerprint.clone()))
+        .collect()
+}
+
+/// A module checked without fingerprints, then given them by
+/// `fill_fingerprints`, has the fingerprints of a plain check: with
+/// imports, a model declared twice (in the root and in an import, either
+/// first), a dependency cycle and upstream models declared after their
+/// readers.
+#[test]
+fn filled_fingerprints_are_those_of_a_check() {
+    use crate::load::LoadOptions;
+    let dir = std::env::temp_dir().join(format!("strata-fill-fp-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    std::fs::write(
+        dir.join("lib.strata"),
+        format!("{OC}\nmodel shared {{ from o select {{ x = cid }} }}\nmodel dup {{ from o }}\n"),
+    )
+    .expect("write lib");
+    for root in [
+        "import lib\nmodel dup { from shared }\nmodel n { from dup join_left m on dup.x == m.x }\nmodel m { from shared }\n",
+        "model dup { from o }\nimport lib\nmodel c1 { from c2 }\nmodel c2 { from c1 }\nmodel r { from c1 }\n",
+        "import lib\nmodel late { from early select { y = x } }\nmodel early { from shared where x > 1 }\n",
+    ] {
+        let path = dir.join("root.strata");
+        std::fs::write(&path, root).expect("write root");
+        let full = crate::check_files(std::slice::from_ref(&path), &LoadOptions::default());
+        let skip = LoadOptions {
+            skip_fingerprints: true,
+            ..LoadOptions::default()
+        };
+        let mut filled = crate::check_files(&[path], &skip);
+        assert!(filled.module.models.iter().all(|m| m.fingerprint.is_empty()), "{root}");
+        super::fill_fingerprints(&mut filled);
+        assert!(full.module.models.len() >= 3, "{root}");
+        assert!(full.module.models.iter().all(|m| m.fingerprint.len() == 16), "{root}");
+        assert_eq!(named_fingerprints(&filled), named_fingerprints(&full), "{root}");
+        assert_eq!(filled.diagnostics, full.diagnostics, "{root}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn fingerprints_survive_formatting() {
     let src = format!("{OC}\nmodel m {{ from o where cid > 1 select {{ x = (cid + 1) }} }}");
@@ -673,7 +720,7 @@ fn a_skimmed_body_that_does_not_parse_is_checked_as_fully_parsed() {
         let options = LoadOptions::default();
         let skimmed = load::load_text_with("m.strata".into(), &text, &options, true);
         assert!(!skimmed.deferred.is_empty());
-        assert!(check_loaded(skimmed).is_none(), "{body}");
+        assert!(check_loaded(skimmed, true).is_none(), "{body}");
         let checked = check_text("m.strata", &text);
         let full = check_text_fully_parsed("m.strata", &text);
         assert_eq!(checked.diagnostics, full.diagnostics, "{body}");
@@ -683,12 +730,10 @@ fn a_skimmed_body_that_does_not_parse_is_checked_as_fully_parsed() {
     // A valid module is checked from the skim, as a full parse would be.
     let text =
         format!("{head}model a {{ from s }}\nmodel b {{ from a join_left s on a.x == s.x }}\n");
-    let skimmed = check_loaded(load::load_text_with(
-        "m.strata".into(),
-        &text,
-        &LoadOptions::default(),
+    let skimmed = check_loaded(
+        load::load_text_with("m.strata".into(), &text, &LoadOptions::default(), true),
         true,
-    ));
+    );
     let full = check_text_fully_parsed("m.strata", &text);
     let skimmed = skimmed.expect("every body parses");
     assert_eq!(skimmed.diagnostics, full.diagnostics);
@@ -768,15 +813,8 @@ fn large_modules_check_the_same_on_several_threads() {
         let model_start = src.find(&format!("model {name} {{")).unwrap_or(0);
         assert!(d.span.start as usize > model_start, "{name}");
     }
-    let fingerprints = |c: &Checked| -> Vec<(String, String)> {
-        c.module
-            .models
-            .iter()
-            .map(|m| (m.name.clone(), m.fingerprint.clone()))
-            .collect()
-    };
     for other in &runs[1..] {
-        assert_eq!(fingerprints(other), fingerprints(first));
+        assert_eq!(named_fingerprints(other), named_fingerprints(first));
         assert_eq!(other.diagnostics, first.diagnostics);
     }
 }
