@@ -11,21 +11,13 @@
 //! [`Dialect::string`]: no user text reaches SQL unquoted.
 
 /// The pieces of text given, joined into one `String` of exactly their
-/// length: what `format!` of plain pieces does, without its formatting
-/// machinery (a module's SQL is built from tens of thousands of pieces).
+/// length (`[&str]::concat`): what `format!` of plain pieces does, without
+/// its formatting machinery (a module's SQL is built from tens of thousands
+/// of pieces).
 macro_rules! cat {
     ($($part:expr),+ $(,)?) => {
-        concat(&[$(::core::convert::AsRef::<str>::as_ref(&$part)),+])
+        [$(::core::convert::AsRef::<str>::as_ref(&$part)),+].concat()
     };
-}
-
-/// [`cat!`]'s pieces, joined.
-fn concat(parts: &[&str]) -> String {
-    let mut out = String::with_capacity(parts.iter().map(|p| p.len()).sum());
-    for p in parts {
-        out.push_str(p);
-    }
-    out
 }
 
 mod dialect;
