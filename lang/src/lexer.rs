@@ -203,11 +203,14 @@ const SYMBOL1_TABLE: [u8; 128] = {
 fn symbol_at(rest: &[u8]) -> Option<&'static str> {
     let b0 = *rest.first()?;
     let b1 = rest.get(1).copied().unwrap_or(0);
-    if let Some(s) = SYMBOLS2
-        .iter()
-        .find(|s| s.as_bytes()[0] == b0 && s.as_bytes()[1] == b1)
-    {
-        return Some(s);
+    // Every two-character symbol ends in one of these.
+    if matches!(b1, b'>' | b'=' | b'{' | b'|') {
+        if let Some(s) = SYMBOLS2
+            .iter()
+            .find(|s| s.as_bytes()[0] == b0 && s.as_bytes()[1] == b1)
+        {
+            return Some(s);
+        }
     }
     let i = usize::from(*SYMBOL1_TABLE.get(usize::from(b0))?).checked_sub(1)?;
     Some(SYMBOLS1[i])
@@ -367,31 +370,27 @@ pub(crate) fn lex_into(
     capacity: usize,
     skim: bool,
 ) -> Lexed<'_> {
-    let mut lx = Lexer {
-        file,
-        text,
-        pos: start,
-        out: Lexed {
-            tokens: Vec::with_capacity(capacity),
-            ..Lexed::default()
-        },
-        skim: skim.then(Skim::default),
+    let out = Lexed {
+        tokens: Vec::with_capacity(capacity),
+        ..Lexed::default()
     };
-    // A byte-order mark at the very start is not part of the program.
-    if start == 0 && text.starts_with('\u{feff}') {
-        lx.pos = '\u{feff}'.len_utf8();
+    if skim {
+        Lexer::<true>::new(file, text, start, out, Some(Skim::default())).run()
+    } else {
+        Lexer::<false>::new(file, text, start, out, None).run()
     }
-    lx.run();
-    lx.out
 }
 
-struct Lexer<'a> {
+/// The lexer; `SKIM` when model bodies are skimmed ([`lex_skimming`]): the
+/// plain lexer's token push has no skim to consult, so it does not need the
+/// token in memory.
+struct Lexer<'a, const SKIM: bool> {
     file: FileId,
     text: &'a str,
     /// Byte offset of the next character; always on a char boundary.
     pos: usize,
     out: Lexed<'a>,
-    /// Set when model bodies are skimmed ([`lex_skimming`]).
+    /// Set when model bodies are skimmed (always, when `SKIM`).
     skim: Option<Skim>,
 }
 
@@ -519,7 +518,22 @@ fn word_end(bytes: &[u8], mut i: usize) -> usize {
     i
 }
 
-impl<'a> Lexer<'a> {
+impl<'a, const SKIM: bool> Lexer<'a, SKIM> {
+    fn new(file: FileId, text: &'a str, start: usize, out: Lexed<'a>, skim: Option<Skim>) -> Self {
+        let mut lx = Lexer {
+            file,
+            text,
+            pos: start,
+            out,
+            skim,
+        };
+        // A byte-order mark at the very start is not part of the program.
+        if start == 0 && text.starts_with('\u{feff}') {
+            lx.pos = '\u{feff}'.len_utf8();
+        }
+        lx
+    }
+
     fn char_at(&self, i: usize) -> Option<char> {
         self.text.get(i..).and_then(|s| s.chars().next())
     }
@@ -546,11 +560,42 @@ impl<'a> Lexer<'a> {
     // Inlined: called for every token.
     #[inline(always)]
     fn push(&mut self, kind: TokenKind<'a>, start: usize, end: usize) {
-        if self.skim.is_some() && self.push_body(&kind, start) {
+        if SKIM && self.push_body(&kind, start) {
             return;
         }
         let span = self.span(start, end);
         self.out.tokens.push(Token { kind, span });
+    }
+
+    // One push per common kind, each with the kind's parts as arguments:
+    // built from one variant in registers, the token is written straight
+    // into the list. (Through `push` from several variants, the compiler
+    // builds it on the stack and copies it, with loads that stall on the
+    // stores just made; that was a third of the lexer's time.)
+
+    #[inline(never)]
+    fn push_ident(&mut self, w: &'a str, start: usize, end: usize) {
+        self.push(TokenKind::Ident(w), start, end);
+    }
+
+    #[inline(never)]
+    fn push_keyword(&mut self, k: &'static str, start: usize, end: usize) {
+        self.push(TokenKind::Keyword(k), start, end);
+    }
+
+    #[inline(never)]
+    fn push_type_keyword(&mut self, k: &'static str, start: usize, end: usize) {
+        self.push(TokenKind::TypeKeyword(k), start, end);
+    }
+
+    #[inline(never)]
+    fn push_sym(&mut self, s: &'static str, start: usize, end: usize) {
+        self.push(TokenKind::Sym(s), start, end);
+    }
+
+    #[inline(never)]
+    fn push_int(&mut self, v: i64, start: usize, end: usize) {
+        self.push(TokenKind::Int(v), start, end);
     }
 
     /// When skimming, and `kind` (just lexed, from `start`) opens a
@@ -701,7 +746,8 @@ impl<'a> Lexer<'a> {
         self.out.diagnostics.push(d);
     }
 
-    fn run(&mut self) {
+    /// Lex to the end of the text.
+    fn run(mut self) -> Lexed<'a> {
         while let Some(&b) = self.text.as_bytes().get(self.pos) {
             let start = self.pos;
             match b {
@@ -727,6 +773,7 @@ impl<'a> Lexer<'a> {
         }
         let end = self.text.len();
         self.push(TokenKind::Eof, end, end);
+        self.out
     }
 
     fn line_comment(&mut self) {
@@ -779,12 +826,11 @@ impl<'a> Lexer<'a> {
             }
         }
         let w = self.text.get(start..self.pos).unwrap_or("");
-        let kind = match keyword(w) {
-            Some(Reserved::Keyword(k)) => TokenKind::Keyword(k),
-            Some(Reserved::Type(k)) => TokenKind::TypeKeyword(k),
-            None => TokenKind::Ident(w),
-        };
-        self.push(kind, start, self.pos);
+        match keyword(w) {
+            Some(Reserved::Keyword(k)) => self.push_keyword(k, start, self.pos),
+            Some(Reserved::Type(k)) => self.push_type_keyword(k, start, self.pos),
+            None => self.push_ident(w, start, self.pos),
+        }
     }
 
     fn digits(&mut self) {
@@ -828,7 +874,7 @@ impl<'a> Lexer<'a> {
             }
         } else {
             match clean.parse::<i64>() {
-                Ok(v) => self.push(TokenKind::Int(v), start, self.pos),
+                Ok(v) => self.push_int(v, start, self.pos),
                 Err(_) => {
                     self.error(
                         start,
@@ -962,7 +1008,7 @@ impl<'a> Lexer<'a> {
         let start = self.pos;
         if let Some(s) = symbol_at(self.text.as_bytes().get(start..).unwrap_or(&[])) {
             self.pos += s.len();
-            self.push(TokenKind::Sym(s), start, self.pos);
+            self.push_sym(s, start, self.pos);
             return;
         }
         // A run of characters no token can start with: one error.

@@ -79,30 +79,26 @@ impl Parser<'_> {
     }
 
     fn primary(&mut self) -> PResult<Expr> {
-        let tok = self.peek().clone();
-        let lit = |kind| {
-            Ok(Expr {
-                kind,
-                span: tok.span,
-            })
+        // The token's kind is matched in place: cloning it would copy a
+        // string literal's parts.
+        let span = self.peek().span;
+        let lit = |kind| Ok(Expr { kind, span });
+        let literal = match &self.peek().kind {
+            TokenKind::Int(v) => Some(ExprKind::Int(*v)),
+            TokenKind::Float(v, text) => Some(ExprKind::Float(*v, text.to_string())),
+            TokenKind::Str(parts) => Some(if parts.iter().any(|p| matches!(p, StrPart::Var(_))) {
+                ExprKind::Template(parts.clone())
+            } else {
+                ExprKind::Str(crate::lexer::flatten_parts(parts))
+            }),
+            _ => None,
         };
-        match &tok.kind {
-            TokenKind::Int(v) => {
-                self.bump();
-                lit(ExprKind::Int(*v))
-            }
-            TokenKind::Float(v, text) => {
-                self.bump();
-                lit(ExprKind::Float(*v, text.to_string()))
-            }
-            TokenKind::Str(parts) => {
-                self.bump();
-                if parts.iter().any(|p| matches!(p, StrPart::Var(_))) {
-                    lit(ExprKind::Template(parts.clone()))
-                } else {
-                    lit(ExprKind::Str(crate::lexer::flatten_parts(parts)))
-                }
-            }
+        if let Some(kind) = literal {
+            self.bump();
+            return lit(kind);
+        }
+        let kind = self.peek().kind.clone();
+        match &kind {
             TokenKind::Keyword("true") => {
                 self.bump();
                 lit(ExprKind::Bool(true))
@@ -126,14 +122,14 @@ impl Parser<'_> {
                 // The span includes the parentheses.
                 Ok(Expr {
                     kind: inner.kind,
-                    span: self.since(tok.span),
+                    span: self.since(span),
                 })
             }
             TokenKind::Sym("[") => self.list(),
             TokenKind::Keyword("model") => {
                 self.bump();
                 self.enter()?;
-                let m = self.model_rest(tok.span, true);
+                let m = self.model_rest(span, true);
                 self.leave();
                 let m = m?;
                 Ok(Expr {
