@@ -13,7 +13,10 @@
 #   SEED              generator seed (default 1)
 #   OUT               where modules go (default bench/out, gitignored)
 #   RUNS              timed runs of ours per size (default 10, after 2 warm-ups)
-#   REF_RUNS          timed runs of the reference for sizes < 20,000 (default 3)
+#   REF_RUNS          timed runs of the reference for sizes < 20,000 (default 3);
+#                     there, ours and the reference are timed in alternation
+#                     (interleave.py): REF_RUNS rounds of RUNS/REF_RUNS runs
+#                     of ours, then one of the reference
 #   REF_TIMEOUT       seconds before a reference run is abandoned (default 300)
 #   NO_HYPERFINE=1    time with a python3 loop even if hyperfine is installed
 #   REF_ONCE_FROM     size from which the reference is run once only (default 20000)
@@ -130,7 +133,7 @@ cpu="$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')"
 log "machine: $(nproc) cores, ${cpu:-unknown CPU}; load before: $(cut -d' ' -f1-3 /proc/loadavg)"
 log "ours: $STRATA"
 [ "$have_ref" = 1 ] && log "reference: $STRATA_REF"
-log "timing: $([ "$have_hf" = 1 ] && hyperfine --version || echo 'python3 perf_counter loop (hyperfine not installed)'); RSS: $([ "$have_time" = 1 ] && echo '/usr/bin/time -f %M' || echo 'getrusage')"
+log "timing: ours and strata-lang in alternation by bench/interleave.py where strata-lang runs several times; otherwise $([ "$have_hf" = 1 ] && hyperfine --version || echo 'a python3 perf_counter loop (hyperfine not installed)'); RSS: $([ "$have_time" = 1 ] && echo '/usr/bin/time -f %M' || echo 'getrusage')"
 
 # ----------------------------------------------------------- generate
 for n in $SIZES; do
@@ -163,8 +166,20 @@ for n in $SIZES; do
   log "== $n models ($(human_size "$(stat -c %s "$f")"))"
   for c in $COMMANDS; do
     k="$c:$n"
-    W=2 N="$RUNS"; r="$(median_ms "$STRATA" "$c" "$f")"
-    OURS[$k]="${r% *}"; OURS_CPU[$k]="${r#* }"
+    if [ "$have_ref" = 1 ] && [ "$n" -lt "$BIG" ]; then
+      # Both timed in the same minutes: REF_RUNS rounds of (RUNS/REF_RUNS
+      # runs of ours, one of the reference); see interleave.py.
+      per_round=$(( (RUNS + REF_RUNS - 1) / REF_RUNS ))
+      r="$(python3 "$here/interleave.py" "$REF_RUNS" "$per_round" 2 "$STRATA" "$c" "$f" -- "$STRATA_REF" "$c" "$f")"
+      if [ "$r" = ERR ]; then
+        OURS[$k]=ERR; OURS_CPU[$k]=ERR; REF[$k]=ERR; REF_CPU[$k]=ERR
+      else
+        read -r OURS[$k] OURS_CPU[$k] REF[$k] REF_CPU[$k] <<<"$r"
+      fi
+    else
+      W=2 N="$RUNS"; r="$(median_ms "$STRATA" "$c" "$f")"
+      OURS[$k]="${r% *}"; OURS_CPU[$k]="${r#* }"
+    fi
     OURS_RSS[$k]="$(peak_mb "$STRATA" "$c" "$f")"
     log "   strata $c:      ${OURS[$k]} ms wall, ${OURS_CPU[$k]} ms CPU, ${OURS_RSS[$k]} MB"
     if [ "$have_ref" = 1 ]; then
@@ -176,8 +191,6 @@ for n in $SIZES; do
           *)       read -r REF[$k] REF_RSS[$k] REF_CPU[$k] <<<"$r" ;;
         esac
       else
-        W=0 N="$REF_RUNS"; r="$(median_ms "$STRATA_REF" "$c" "$f")"
-        REF[$k]="${r% *}"; REF_CPU[$k]="${r#* }"
         REF_RSS[$k]="$(peak_mb "$STRATA_REF" "$c" "$f")"
       fi
       log "   strata-lang $c: ${REF[$k]} ms wall, ${REF_CPU[$k]} ms CPU, ${REF_RSS[$k]} MB"
@@ -213,7 +226,7 @@ except ValueError:
 
 load_after="$(cut -d' ' -f1-3 /proc/loadavg)"
 echo
-echo "Run $(date -u '+%Y-%m-%d %H:%M UTC') on $(nproc) cores, ${cpu:-unknown CPU}; load average after: $load_after; seed $SEED; $RUNS runs of ours (after 2 warm-ups), $REF_RUNS of strata-lang, 1 of strata-lang from $(fmt_int "$BIG") models"
+echo "Run $(date -u '+%Y-%m-%d %H:%M UTC') on $(nproc) cores, ${cpu:-unknown CPU}; load average after: $load_after; seed $SEED; $RUNS runs of ours (after 2 warm-ups), $REF_RUNS of strata-lang, in alternation (bench/interleave.py); from $(fmt_int "$BIG") models 1 of strata-lang, after ours"
 for c in $COMMANDS; do
   echo
   echo "\`$c\`, wall time (median) and peak RSS:"
