@@ -133,8 +133,8 @@ pub fn analyze(
     if !w.violations.is_empty() {
         return Err(w.violations);
     }
-    let mut left = Vec::new();
-    let mut right = Vec::new();
+    let mut left = Vec::with_capacity(w.pairs.len());
+    let mut right = Vec::with_capacity(w.pairs.len() + w.right_only.len());
     for (l, r) in &w.pairs {
         push_unique(&mut left, l);
         push_unique(&mut right, r);

@@ -427,6 +427,29 @@ impl<'a> Parser<'a> {
         span
     }
 
+    /// How many elements the list from the current token to the bracket
+    /// that closes it seems to hold (its commas outside inner brackets, plus
+    /// one): room to reserve for it, so that a list is not moved as it
+    /// grows. Looks at no more than 64 tokens.
+    fn list_len_hint(&self) -> usize {
+        let mut depth = 0usize;
+        let mut commas = 0;
+        for t in self.toks.iter().skip(self.pos).take(64) {
+            match &t.kind {
+                TokenKind::Sym(s) => match s.as_bytes().last() {
+                    Some(b'(' | b'[' | b'{') => depth += 1,
+                    Some(b')' | b']' | b'}') if depth == 0 => return commas + 1,
+                    Some(b')' | b']' | b'}') => depth -= 1,
+                    Some(b',') if depth == 0 => commas += 1,
+                    _ => {}
+                },
+                TokenKind::Eof => break,
+                _ => {}
+            }
+        }
+        commas + 1
+    }
+
     fn is_sym_at(&self, n: usize, s: &str) -> bool {
         matches!(&self.peek_at(n).kind, TokenKind::Sym(x) if *x == s)
     }

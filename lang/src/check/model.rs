@@ -446,7 +446,8 @@ impl<'a> ModelChecker<'a> {
             ItemKind::Group(g) => self.group(g),
             ItemKind::Sort(keys) => {
                 self.shaped = true;
-                let mut sorted = Vec::new();
+                let mut sorted = Vec::with_capacity(keys.len());
+                self.sort_keys.reserve(keys.len());
                 for k in keys {
                     if let Some(mut t) = self.infer(&k.expr, ExprCtx::at(Place::Sort)) {
                         sorted.push((t.texpr(), k.desc));

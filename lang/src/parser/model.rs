@@ -332,10 +332,10 @@ impl Parser<'_> {
     /// `{ [name = expr {, name = expr} [,]] }` after select/derive/aggregate.
     fn assign_block(&mut self, k: &str) -> PResult<Vec<Assign>> {
         self.expect_sym("{", Lazy(|| format!("after '{k}'")))?;
-        let mut out = Vec::new();
         if self.eat_sym("}").is_some() {
-            return Ok(out);
+            return Ok(Vec::new());
         }
+        let mut out = Vec::with_capacity(self.list_len_hint());
         loop {
             let name = self.ident(Lazy(|| format!("an output column name in the {k} block")))?;
             if !self.is_sym("=") {
@@ -435,10 +435,10 @@ impl Parser<'_> {
     /// `{ [key [asc|desc] {, key [asc|desc]} [,]] }` after `sort`.
     fn sort_block(&mut self) -> PResult<Vec<SortKey>> {
         self.expect_sym("{", "after 'sort'")?;
-        let mut keys = Vec::new();
         if self.eat_sym("}").is_some() {
-            return Ok(keys);
+            return Ok(Vec::new());
         }
+        let mut keys = Vec::with_capacity(self.list_len_hint());
         loop {
             let expr = self.expr()?;
             let (desc, asc_written) = if self.eat_kw("desc").is_some() {
