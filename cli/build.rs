@@ -13,8 +13,15 @@
 //!   links its binaries: its own code is not relocated at start, while shared
 //!   libraries, heap and stack are still randomized.
 //!
-//! Both only change how the final binary is linked; no crate is compiled
-//! differently. Set `STRATA_DYNAMIC_LINK=1` to link the default way.
+//! A third keeps the code that runs before `main` together: DuckDB has 59
+//! static initializers, which the linker (rust-lld) scattered over 47
+//! different 64 KB stretches of the 46 MB of code, each a page fault at
+//! every start. With `-z keep-text-section-prefix` their `.text.startup`
+//! sections stay one section (3 stretches): `strata --version` takes 163
+//! page faults instead of 202.
+//!
+//! All three only change how the final binary is linked; no crate is
+//! compiled differently. Set `STRATA_DYNAMIC_LINK=1` to link the default way.
 
 use std::env;
 use std::path::{Path, PathBuf};
@@ -30,6 +37,7 @@ fn main() {
         return;
     }
     println!("cargo:rustc-link-arg-bin=strata=-no-pie");
+    println!("cargo:rustc-link-arg-bin=strata=-Wl,-z,keep-text-section-prefix");
     let Some(out_dir) = env::var_os("OUT_DIR").map(PathBuf::from) else {
         return;
     };
