@@ -249,35 +249,91 @@ fn body_key(m: &ast::ModelDecl) -> BodyKey {
 /// [`crate::parser::parse_deferred`]).
 enum Body {
     Items(Vec<ast::Item>),
-    Deferred(crate::parser::DeferredBody),
+    /// The body's text, braces included.
+    Deferred(crate::span::Span),
+    /// Skimmed, and parsed ahead without success (see [`Body::into_items`]).
+    Unparsable,
 }
 
 impl Body {
-    /// The inputs it names, in clause order.
-    fn inputs(&self) -> impl Iterator<Item = &ast::Ident> {
-        let (items, skimmed) = match self {
-            Body::Items(items) => (Some(items), None),
-            Body::Deferred(d) => (None, Some(&d.inputs)),
-        };
-        items
-            .into_iter()
-            .flat_map(|items| ast::model_inputs(items))
-            .chain(skimmed.into_iter().flatten())
-    }
-
     /// Its clauses, parsed if it was skimmed; `None` when a skimmed body does
-    /// not parse or names other inputs than the skim noted.
-    fn into_items(self, sources: &SourceMap) -> Option<Vec<ast::Item>> {
+    /// not parse or names other `inputs` than the skim noted.
+    fn into_items(self, sources: &SourceMap, inputs: &[ast::Ident]) -> Option<Vec<ast::Item>> {
         match self {
             Body::Items(items) => Some(items),
-            Body::Deferred(d) => {
-                let text = &sources.get(d.span.file).text;
-                let items = crate::parser::parse_body(d.span.file, text, d.span)?;
-                ast::model_inputs(&items)
-                    .eq(d.inputs.iter())
-                    .then_some(items)
+            Body::Deferred(span) => {
+                let text = &sources.get(span.file).text;
+                let items = crate::parser::parse_body(span.file, text, span)?;
+                ast::model_inputs(&items).eq(inputs.iter()).then_some(items)
+            }
+            Body::Unparsable => None,
+        }
+    }
+}
+
+/// The models' bodies while the module is checked, in declaration order,
+/// shared by the threads that check it. Each is parsed once, by the first
+/// thread to get to it: a helper parses them in order while the main thread
+/// prepares the check (dependency order, queue), then the checking threads
+/// take them as they check their models.
+struct Bodies {
+    index: HashMap<BodyKey, usize>,
+    /// The inputs each body names, in clause order (from the skim for a
+    /// skimmed body): apart from the bodies, so that the dependency order is
+    /// computed while bodies are parsed.
+    inputs: Vec<Vec<ast::Ident>>,
+    cells: Vec<Mutex<Option<Body>>>,
+    /// The next body to parse ahead.
+    ahead: std::sync::atomic::AtomicUsize,
+}
+
+impl Bodies {
+    fn len(&self) -> usize {
+        self.cells.len()
+    }
+
+    /// The inputs the body at `key` names, in order.
+    fn inputs(&self, key: &BodyKey) -> &[ast::Ident] {
+        self.index
+            .get(key)
+            .and_then(|&i| self.inputs.get(i))
+            .map_or(&[], Vec::as_slice)
+    }
+
+    fn lock(&self, i: usize) -> Option<std::sync::MutexGuard<'_, Option<Body>>> {
+        Some(
+            self.cells
+                .get(i)?
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner),
+        )
+    }
+
+    /// Parse the next skimmed body ahead of its check; `false` once every
+    /// body has been looked at.
+    fn parse_ahead(&self, sources: &SourceMap) -> bool {
+        let i = self
+            .ahead
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let Some(mut body) = self.lock(i) else {
+            return false;
+        };
+        if let Some(Body::Deferred(_)) = &*body {
+            if let Some(skimmed) = body.take() {
+                *body = Some(match skimmed.into_items(sources, &self.inputs[i]) {
+                    Some(items) => Body::Items(items),
+                    None => Body::Unparsable,
+                });
             }
         }
+        true
+    }
+
+    /// The clauses of body `i`, taken (parsed now if need be); `None` when
+    /// it does not parse (see [`Body::into_items`]).
+    fn take(&self, i: usize, sources: &SourceMap) -> Option<Vec<ast::Item>> {
+        let body = self.lock(i).and_then(|mut b| b.take());
+        body.map_or(Some(Vec::new()), |b| b.into_items(sources, &self.inputs[i]))
     }
 }
 
@@ -285,28 +341,198 @@ impl Body {
 /// them when the loader skimmed them. Each model's body is parsed (if
 /// skimmed) just before the model is checked and dropped right after, so the
 /// syntax of a large module and its whole IR are never in memory together.
-fn take_model_bodies(loaded: &mut Loaded) -> HashMap<BodyKey, Body> {
-    let mut out = HashMap::default();
+fn take_model_bodies(loaded: &mut Loaded) -> Bodies {
+    let mut index = HashMap::default();
+    let mut inputs = Vec::new();
+    let mut cells = Vec::new();
     for (_, file) in &mut loaded.files {
         for d in &mut file.decls {
             if let Decl::Model(m) = d {
-                let body = match loaded.deferred.remove(&body_key(m)) {
-                    Some(deferred) => Body::Deferred(deferred),
-                    None => Body::Items(std::mem::take(&mut m.items)),
+                let (body, names) = match loaded.deferred.remove(&body_key(m)) {
+                    Some(deferred) => (Body::Deferred(deferred.span), deferred.inputs),
+                    None => {
+                        let items = std::mem::take(&mut m.items);
+                        let names = ast::model_inputs(&items).cloned().collect();
+                        (Body::Items(items), names)
+                    }
                 };
-                out.insert(body_key(m), body);
+                index.insert(body_key(m), cells.len());
+                inputs.push(names);
+                cells.push(Mutex::new(Some(body)));
             }
         }
     }
-    out
+    Bodies {
+        index,
+        inputs,
+        cells,
+        ahead: std::sync::atomic::AtomicUsize::new(0),
+    }
 }
 
+/// What the threads checking the models share, and what the module's IR is
+/// made of afterwards.
+struct Prepared<'a> {
+    env: Env<'a>,
+    order: Vec<Ordered<'a>>,
+    queue: Queue,
+    source_order: Vec<&'a ast::SourceDecl>,
+    contract_order: Vec<&'a ast::ContractDecl>,
+    pipelines: Vec<&'a ast::PipelineDecl>,
+    tests: Vec<&'a ast::TestDecl>,
+}
+
+/// Check every declaration of a loaded module: its IR, or `None` when a
+/// skimmed body does not parse.
+///
+/// A large module is checked on several threads. The helpers start first
+/// and parse model bodies ahead while this thread prepares the check
+/// (declarations, source columns, dependency order, the queue of models);
+/// then every thread checks models as their inputs are checked.
 fn build_module(
     loaded: &Loaded,
-    mut bodies: HashMap<BodyKey, Body>,
+    bodies: Bodies,
     fingerprints: bool,
     diags: &mut Vec<Diagnostic>,
 ) -> Option<ir::Module> {
+    let threads = std::thread::available_parallelism()
+        .map_or(1, std::num::NonZero::get)
+        .min(bodies.len() / MODELS_PER_THREAD)
+        .clamp(1, 8);
+    let sources = &loaded.sources;
+    let prepared: OnceLock<Prepared> = OnceLock::new();
+    // Set when the preparation fails: the helpers then stop.
+    let stop = std::sync::atomic::AtomicBool::new(false);
+    let found: Vec<Vec<Diagnostic>> = std::thread::scope(|s| {
+        // A helper that cannot start leaves its share to the others.
+        let helpers: Vec<_> = (1..threads)
+            .filter_map(|_| {
+                crate::threads::spawn_scoped(s, std::thread::Builder::new(), || loop {
+                    if let Some(p) = prepared.get() {
+                        return check_worker(&p.env, sources, &p.order, &p.queue, &bodies);
+                    }
+                    if stop.load(std::sync::atomic::Ordering::Relaxed) {
+                        return Vec::new();
+                    }
+                    if !bodies.parse_ahead(sources) {
+                        std::thread::yield_now();
+                    }
+                })
+                .ok()
+            })
+            .collect();
+        // However this thread leaves, the helpers stop waiting for it.
+        let _stop = SetOnDrop(&stop);
+        let mut found = Vec::new();
+        match prepare(loaded, &bodies, fingerprints, diags) {
+            Some(p) => {
+                let p = prepared.get_or_init(|| p);
+                found.push(check_worker(&p.env, sources, &p.order, &p.queue, &bodies));
+            }
+            None => stop.store(true, std::sync::atomic::Ordering::Relaxed),
+        }
+        drop(_stop);
+        for h in helpers {
+            match h.join() {
+                Ok(d) => found.push(d),
+                Err(panic) => std::panic::resume_unwind(panic),
+            }
+        }
+        found
+    });
+    let Prepared {
+        mut env,
+        queue,
+        source_order,
+        contract_order,
+        pipelines,
+        tests,
+        ..
+    } = prepared.into_inner()?;
+    diags.extend(found.into_iter().flatten());
+    let state = queue
+        .state
+        .into_inner()
+        .unwrap_or_else(PoisonError::into_inner);
+    if state.failed {
+        return None;
+    }
+    // In place: a slot is as large as a model.
+    let mut ir_models: Vec<ir::Model> = state
+        .slots
+        .into_iter()
+        .filter_map(|s| match s {
+            Slot::Done(model) => Some(model),
+            Slot::Body(_) | Slot::Taken => None,
+        })
+        .collect();
+    // Every checker is done: each schema is the IR's again (moved back, as
+    // nothing else holds it any more).
+    for (model, result) in ir_models.iter_mut().zip(env.model_results.iter_mut()) {
+        if let Some(r) = result.take() {
+            model.columns = Arc::try_unwrap(r.columns).unwrap_or_else(|c| c.as_ref().clone());
+        }
+    }
+
+    let ir_tests = tests
+        .iter()
+        .map(|t| check_test(t, &env, &ir_models, diags))
+        .collect();
+    let ir_pipelines = pipelines.iter().map(|p| pipeline(p, diags)).collect();
+
+    Some(ir::Module {
+        sources: source_order
+            .iter()
+            .map(|s| ir::Source {
+                name: s.name.name.to_string(),
+                span: s.span,
+                args: s
+                    .args
+                    .iter()
+                    .map(|kv| (kv.key.name.to_string(), kv.value.clone()))
+                    .collect(),
+                columns: env
+                    .source_columns(&s.name.name)
+                    .and_then(|c| c.map(|c| c.as_ref().clone())),
+                column_spans: s.columns.iter().flatten().map(|f| f.span).collect(),
+            })
+            .collect(),
+        contracts: contract_order
+            .iter()
+            .map(|c| ir::Contract {
+                name: c.name.name.to_string(),
+                span: c.span,
+                columns: env
+                    .contract_columns(&c.name.name)
+                    .cloned()
+                    .unwrap_or_default(),
+            })
+            .collect(),
+        models: ir_models,
+        pipelines: ir_pipelines,
+        tests: ir_tests,
+    })
+}
+
+/// Sets its flag when dropped.
+struct SetOnDrop<'a>(&'a std::sync::atomic::AtomicBool);
+
+impl Drop for SetOnDrop<'_> {
+    fn drop(&mut self) {
+        self.0.store(true, std::sync::atomic::Ordering::Relaxed);
+    }
+}
+
+/// Everything before the models are checked: the declarations by name (E025
+/// for repeats), domains, source and contract columns, the models in
+/// dependency order and the queue they are checked from. `None` when the
+/// body of a model declared twice does not parse.
+fn prepare<'a>(
+    loaded: &'a Loaded,
+    bodies: &Bodies,
+    fingerprints: bool,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<Prepared<'a>> {
     let mut sources: HashMap<&str, &ast::SourceDecl> = HashMap::default();
     let mut contracts: HashMap<&str, &ast::ContractDecl> = HashMap::default();
     let mut domain_decls: HashMap<&str, &ast::DomainDecl> = HashMap::default();
@@ -400,68 +626,42 @@ fn build_module(
     }
 
     // Models in dependency order, checked in parallel as their inputs are.
-    let order = dependency_order(&model_order, &bodies, diags);
+    let order = dependency_order(&model_order, bodies, diags);
     env.model_pos = order
         .iter()
         .enumerate()
         .map(|(pos, o)| (o.decl.name.name.as_str(), pos))
         .collect();
     env.model_results = order.iter().map(|_| OnceLock::new()).collect();
-    let checked_bodies = order
+    let slots: Vec<Slot> = order
         .iter()
-        .map(|o| bodies.remove(&body_key(o.decl)))
+        .map(|o| {
+            bodies
+                .index
+                .get(&body_key(o.decl))
+                .map_or(Slot::Taken, |&i| Slot::Body(i))
+        })
         .collect();
     // The bodies left are those of models declared twice (E025): never
     // checked, but a full parse would have reported their syntax errors.
-    for body in bodies.into_values() {
-        body.into_items(&loaded.sources)?;
-    }
-    let mut ir_models = check_models(&env, &loaded.sources, &order, checked_bodies, diags)?;
-    // Every checker is done: each schema is the IR's again (moved back, as
-    // nothing else holds it any more).
-    for (model, result) in ir_models.iter_mut().zip(env.model_results.iter_mut()) {
-        if let Some(r) = result.take() {
-            model.columns = Arc::try_unwrap(r.columns).unwrap_or_else(|c| c.as_ref().clone());
+    let mut checked = vec![false; bodies.len()];
+    for slot in &slots {
+        if let Slot::Body(i) = slot {
+            checked[*i] = true;
         }
     }
-
-    let ir_tests = tests
-        .iter()
-        .map(|t| check_test(t, &env, &ir_models, diags))
-        .collect();
-    let ir_pipelines = pipelines.iter().map(|p| pipeline(p, diags)).collect();
-
-    Some(ir::Module {
-        sources: source_order
-            .iter()
-            .map(|s| ir::Source {
-                name: s.name.name.to_string(),
-                span: s.span,
-                args: s
-                    .args
-                    .iter()
-                    .map(|kv| (kv.key.name.to_string(), kv.value.clone()))
-                    .collect(),
-                columns: env
-                    .source_columns(&s.name.name)
-                    .and_then(|c| c.map(|c| c.as_ref().clone())),
-                column_spans: s.columns.iter().flatten().map(|f| f.span).collect(),
-            })
-            .collect(),
-        contracts: contract_order
-            .iter()
-            .map(|c| ir::Contract {
-                name: c.name.name.to_string(),
-                span: c.span,
-                columns: env
-                    .contract_columns(&c.name.name)
-                    .cloned()
-                    .unwrap_or_default(),
-            })
-            .collect(),
-        models: ir_models,
-        pipelines: ir_pipelines,
-        tests: ir_tests,
+    for (i, _) in checked.iter().enumerate().filter(|(_, c)| !**c) {
+        bodies.take(i, &loaded.sources)?;
+    }
+    let queue = Queue::new(&order, slots);
+    Some(Prepared {
+        env,
+        order,
+        queue,
+        source_order,
+        contract_order,
+        pipelines,
+        tests,
     })
 }
 
@@ -634,7 +834,7 @@ fn field_column(f: &FieldDef, ty: Type) -> Column {
 /// models on a dependency cycle are reported (F001) and flagged.
 fn dependency_order<'a>(
     models: &[&'a ast::ModelDecl],
-    bodies: &HashMap<BodyKey, Body>,
+    bodies: &Bodies,
     diags: &mut Vec<Diagnostic>,
 ) -> Vec<Ordered<'a>> {
     #[derive(Clone, Copy, PartialEq)]
@@ -653,11 +853,11 @@ fn dependency_order<'a>(
         .map(|m| {
             // The inputs that are models: the dependency edges, in clause
             // order.
-            bodies.get(&body_key(m)).map_or_else(Vec::new, |body| {
-                body.inputs()
-                    .filter_map(|n| index.get(n.name.as_str()).copied())
-                    .collect()
-            })
+            bodies
+                .inputs(&body_key(m))
+                .iter()
+                .filter_map(|n| index.get(n.name.as_str()).copied())
+                .collect()
         })
         .collect();
     let mut mark = vec![Mark::New; models.len()];
@@ -751,98 +951,45 @@ struct Ordered<'a> {
 /// Models fewer than this per thread are not worth another thread.
 const MODELS_PER_THREAD: usize = 256;
 
-/// Check every model, each once all the models it reads are checked: on
-/// several threads for a large module. Returns the IR in dependency order;
-/// each model's result is in `env.model_results` at its position.
-fn check_models(
-    env: &Env,
-    sources: &SourceMap,
-    order: &[Ordered],
-    bodies: Vec<Option<Body>>,
-    diags: &mut Vec<Diagnostic>,
-) -> Option<Vec<ir::Model>> {
-    let slots = bodies
-        .into_iter()
-        .map(|b| b.map_or(Slot::Taken, Slot::Body))
-        .collect();
-    let mut readers: Vec<Vec<usize>> = vec![Vec::new(); order.len()];
-    let mut waiting = vec![0usize; order.len()];
-    for (pos, o) in order.iter().enumerate() {
-        waiting[pos] = o.reads.len();
-        for &r in &o.reads {
-            readers[r].push(pos);
+impl Queue {
+    /// The queue of the models in `order`, with their bodies' places.
+    fn new(order: &[Ordered], slots: Vec<Slot>) -> Queue {
+        let mut readers: Vec<Vec<usize>> = vec![Vec::new(); order.len()];
+        let mut waiting = vec![0usize; order.len()];
+        for (pos, o) in order.iter().enumerate() {
+            waiting[pos] = o.reads.len();
+            for &r in &o.reads {
+                readers[r].push(pos);
+            }
+        }
+        // Ready models are taken from the end: the earliest first.
+        let ready = (0..order.len())
+            .rev()
+            .filter(|&p| waiting[p] == 0)
+            .collect();
+        Queue {
+            state: Mutex::new(QueueState {
+                ready,
+                waiting,
+                left: order.len(),
+                sleeping: 0,
+                failed: false,
+                slots,
+            }),
+            wake: Condvar::new(),
+            readers,
         }
     }
-    // Ready models are taken from the end: the earliest first.
-    let ready = (0..order.len())
-        .rev()
-        .filter(|&p| waiting[p] == 0)
-        .collect();
-    let queue = Queue {
-        state: Mutex::new(QueueState {
-            ready,
-            waiting,
-            left: order.len(),
-            sleeping: 0,
-            failed: false,
-            slots,
-        }),
-        wake: Condvar::new(),
-        readers,
-    };
-    let threads = std::thread::available_parallelism()
-        .map_or(1, std::num::NonZero::get)
-        .min(order.len() / MODELS_PER_THREAD)
-        .clamp(1, 8);
-    let found: Vec<Vec<Diagnostic>> = if threads == 1 {
-        vec![check_worker(env, sources, order, &queue)]
-    } else {
-        std::thread::scope(|s| {
-            // A helper that cannot start leaves its share to the others.
-            let helpers: Vec<_> = (1..threads)
-                .filter_map(|_| {
-                    crate::threads::spawn_scoped(s, std::thread::Builder::new(), || {
-                        check_worker(env, sources, order, &queue)
-                    })
-                    .ok()
-                })
-                .collect();
-            let mut done = vec![check_worker(env, sources, order, &queue)];
-            for h in helpers {
-                match h.join() {
-                    Ok(d) => done.push(d),
-                    Err(panic) => std::panic::resume_unwind(panic),
-                }
-            }
-            done
-        })
-    };
-    diags.extend(found.into_iter().flatten());
-    let state = queue
-        .state
-        .into_inner()
-        .unwrap_or_else(PoisonError::into_inner);
-    if state.failed {
-        return None;
-    }
-    // In place: a slot is as large as a model.
-    let models = state
-        .slots
-        .into_iter()
-        .filter_map(|s| match s {
-            Slot::Done(model) => Some(model),
-            Slot::Body(_) | Slot::Taken => None,
-        })
-        .collect();
-    Some(models)
 }
 
-/// A model's place in the queue: its body until a worker takes it, then its
-/// IR once checked (so the IR is gathered in dependency order without a copy).
+/// A model's place in the queue: where its body is until a worker takes it,
+/// then its IR once checked (so the IR is gathered in dependency order
+/// without a copy).
 // As large as the IR on purpose: the slots become the IR's list in place.
 #[allow(clippy::large_enum_variant)]
 enum Slot {
-    Body(Body),
+    /// The model's body is [`Bodies`] number `.0`.
+    Body(usize),
     Taken,
     Done(ir::Model),
 }
@@ -877,6 +1024,7 @@ fn check_worker(
     sources: &SourceMap,
     order: &[Ordered],
     queue: &Queue,
+    bodies: &Bodies,
 ) -> Vec<Diagnostic> {
     let lock = || queue.state.lock().unwrap_or_else(PoisonError::into_inner);
     let mut diags = Vec::new();
@@ -905,7 +1053,7 @@ fn check_worker(
                 state.sleeping -= 1;
             }
         };
-        let Some(items) = body.map_or(Some(Vec::new()), |b| b.into_items(sources)) else {
+        let Some(items) = body.map_or(Some(Vec::new()), |i| bodies.take(i, sources)) else {
             lock().failed = true;
             queue.wake.notify_all();
             return diags;
