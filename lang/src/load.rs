@@ -31,10 +31,11 @@ pub struct Loaded {
     /// Root files that could not be read: `(path, reason)`.
     pub io_errors: Vec<(PathBuf, String)>,
     /// The model bodies skimmed, not parsed, while loading (their items are
-    /// empty in `files`), by (file, start of the model's span): the checker
-    /// parses each just before checking its model. Empty unless loaded with
-    /// skimming (see [`crate::parser::parse_deferred`]).
-    pub deferred: crate::hash::FastMap<(FileId, u32), crate::parser::DeferredBody>,
+    /// empty in `files`), each with its (file, start of the model's span), in
+    /// the order of `files` and of the text: the checker parses each just
+    /// before checking its model. Empty unless loaded with skimming (see
+    /// [`crate::parser::parse_deferred`]).
+    pub deferred: Vec<((FileId, u32), crate::parser::DeferredBody)>,
 }
 
 impl Loaded {

@@ -345,10 +345,25 @@ fn take_model_bodies(loaded: &mut Loaded) -> Bodies {
     let mut index = HashMap::default();
     let mut inputs = Vec::new();
     let mut cells = Vec::new();
+    // The skimmed bodies come in the order of the models' declarations, so
+    // each is the next one. From the first model that is not (a body that
+    // was parsed, not skimmed, or an order the loader never makes), the rest
+    // are looked up by key.
+    let mut deferred = std::mem::take(&mut loaded.deferred).into_iter().peekable();
+    let mut by_key: HashMap<BodyKey, crate::parser::DeferredBody> = HashMap::default();
+    let mut skimmed = |key: BodyKey| {
+        if by_key.is_empty() {
+            if deferred.peek().is_some_and(|(next, _)| *next == key) {
+                return deferred.next().map(|(_, body)| body);
+            }
+            by_key.extend(deferred.by_ref());
+        }
+        by_key.remove(&key)
+    };
     for (_, file) in &mut loaded.files {
         for d in &mut file.decls {
             if let Decl::Model(m) = d {
-                let (body, names) = match loaded.deferred.remove(&body_key(m)) {
+                let (body, names) = match skimmed(body_key(m)) {
                     Some(deferred) => (Body::Deferred(deferred.span), deferred.inputs),
                     None => {
                         let items = std::mem::take(&mut m.items);

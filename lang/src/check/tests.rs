@@ -747,6 +747,52 @@ fn a_skimmed_body_that_does_not_parse_is_checked_as_fully_parsed() {
     assert_eq!(fingerprints(&skimmed), fingerprints(&full));
 }
 
+/// The skimmed bodies are matched to their models walking both in order; a
+/// model whose body was lexed instead (it holds non-ASCII text), or a list
+/// out of that order (which the loader never makes), still gives every
+/// model its own body.
+#[test]
+fn skimmed_bodies_find_their_models_in_any_order() {
+    use super::{check_loaded, check_text_fully_parsed};
+    use crate::load::{self, LoadOptions};
+    let text = "source s(ns: \"n\", dataset: \"d\") {\n  columns: { x: int64, y: string }\n}\n\
+                model a { from s select { x = x } }\n\
+                model d { from s select { café = x } }\n\
+                model b { from s select { x = x, y = y } }\n\
+                model c { from a join_left b on a.x == b.x }\n";
+    let load = || load::load_text_with("m.strata".into(), text, &LoadOptions::default(), true);
+    let schemas = |c: &Checked| -> Vec<String> {
+        c.module
+            .models
+            .iter()
+            .map(|m| {
+                format!(
+                    "{}: {:?}",
+                    m.name,
+                    m.columns
+                        .iter()
+                        .map(|c| c.name.as_str())
+                        .collect::<Vec<_>>()
+                )
+            })
+            .collect()
+    };
+    let in_order = check_loaded(load(), true).expect("every body parses");
+    let mut reversed = load();
+    assert_eq!(reversed.deferred.len(), 3);
+    reversed.deferred.reverse();
+    let reversed = check_loaded(reversed, true).expect("every body parses");
+    assert_eq!(schemas(&in_order), schemas(&reversed));
+    assert_eq!(in_order.diagnostics, reversed.diagnostics);
+    let full = check_text_fully_parsed("m.strata", text);
+    assert_eq!(schemas(&in_order), schemas(&full));
+    assert!(
+        schemas(&full).contains(&"d: [\"café\"]".to_string()),
+        "{:?}",
+        schemas(&full)
+    );
+}
+
 /// A module large enough to be checked on several threads gives the same
 /// result every time, whatever order the threads take the models in: every
 /// model in dependency order, the same fingerprints, and exactly the errors
