@@ -212,7 +212,11 @@ impl ScanCache {
             out.push('\n');
         }
         let Some(parent) = file.parent() else { return };
-        let temp = parent.join(format!(".path-scan-{}", std::process::id()));
+        // A name of its own per write, so that two scans at once (two
+        // processes, or two threads of one) never write into one file.
+        static WRITES: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let n = WRITES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let temp = parent.join(format!(".path-scan-{}-{n}", std::process::id()));
         let written = std::fs::create_dir_all(parent)
             .and_then(|()| std::fs::write(&temp, out))
             .and_then(|()| std::fs::rename(&temp, file));
