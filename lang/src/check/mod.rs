@@ -339,8 +339,10 @@ impl Bodies {
 
 /// Move every model's clauses out of the syntax tree, or note where to parse
 /// them when the loader skimmed them. Each model's body is parsed (if
-/// skimmed) just before the model is checked and dropped right after, so the
-/// syntax of a large module and its whole IR are never in memory together.
+/// skimmed) just before the model is checked, or while the check is prepared
+/// for the first ones (see [`Bodies`]), and dropped right after its check,
+/// so the syntax of a large module and its whole IR are never in memory
+/// together.
 fn take_model_bodies(loaded: &mut Loaded) -> Bodies {
     let mut index = HashMap::default();
     let mut inputs = Vec::new();
@@ -429,6 +431,8 @@ fn build_module(
                     if stop.load(std::sync::atomic::Ordering::Relaxed) {
                         return Vec::new();
                     }
+                    // With every body parsed, wait for the queue (a
+                    // preparation takes about a millisecond at 2,000 models).
                     if !bodies.parse_ahead(sources) {
                         std::thread::yield_now();
                     }
