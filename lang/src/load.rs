@@ -142,6 +142,7 @@ impl<'o> Loader<'o> {
         self.out.files.push((id, file));
         self.canonical.push(canonical.clone());
         self.stack.push((canonical, module_name));
+        self.out.order.reserve(ndecls);
         let mut next_import = imports.into_iter().peekable();
         for d in 0..ndecls {
             if next_import.peek().is_some_and(|(i, _)| *i == d) {

@@ -230,8 +230,18 @@ fn parse_pieces(file: FileId, text: &str, cuts: &[usize], defer: bool) -> Option
     if parts.iter().any(|p| !p.1.is_empty()) {
         return None;
     }
+    // Room for all of them at once: declarations are large, and growing the
+    // first piece's lists piece by piece moved them several times.
+    let decls: usize = parts.iter().map(|p| p.0.decls.len()).sum();
+    let comments: usize = parts.iter().map(|p| p.0.comments.len()).sum();
+    let bodies: usize = parts.iter().map(|p| p.2.len()).sum();
     let mut parts = parts.into_iter();
     let (mut whole, _, mut deferred) = parts.next()?;
+    whole.decls.reserve_exact(decls - whole.decls.len());
+    whole
+        .comments
+        .reserve_exact(comments - whole.comments.len());
+    deferred.reserve_exact(bodies - deferred.len());
     for (rest, _, more) in parts {
         whole.decls.extend(rest.decls);
         whole.comments.extend(rest.comments);
