@@ -145,7 +145,12 @@ impl ScanCache {
                 continue;
             };
             let Ok(mtime) = mtime.parse() else { continue };
-            let names = fields.map(str::to_string).collect();
+            // Only plain file names: a cache edited by hand must not name
+            // a file outside its directory.
+            let names = fields
+                .filter(|n| name_after(n, COMMAND_PREFIX).is_some() && !n.contains(['/', '\\']))
+                .map(str::to_string)
+                .collect();
             cache.dirs.insert(PathBuf::from(dir), (mtime, names));
         }
         cache
@@ -502,6 +507,7 @@ mod tests {
         std::fs::remove_dir_all(&root).unwrap();
     }
 
+    #[cfg(unix)]
     #[test]
     fn a_damaged_cache_is_ignored() {
         let root = scratch("scan-damaged");
@@ -509,6 +515,26 @@ mod tests {
         std::fs::create_dir(&bin).unwrap();
         set_mtime(&bin, 100);
         std::fs::write(&cache, "garbage\n1\tno").unwrap();
+        assert!(on_path_in(RULE_PREFIX, std::slice::from_ref(&bin), Some(&cache)).is_empty());
+        // A name with a path in it is not taken from the cache (here it
+        // would lead, through a directory, to an executable outside).
+        executable(&root, "strata-rule-out", 0o755);
+        std::fs::create_dir(bin.join("strata-rule-x")).unwrap();
+        set_mtime(&bin, 100);
+        assert!(bin.join("strata-rule-x/../../strata-rule-out").is_file());
+        let mtime = std::fs::metadata(&bin).unwrap().modified().unwrap();
+        let ns = mtime
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_nanos();
+        std::fs::write(
+            &cache,
+            format!(
+                "{SCAN_CACHE_HEADER}\n{ns}\t{}\tstrata-rule-x/../../strata-rule-out\n",
+                bin.display()
+            ),
+        )
+        .unwrap();
         assert!(on_path_in(RULE_PREFIX, &[bin], Some(&cache)).is_empty());
         std::fs::remove_dir_all(&root).unwrap();
     }
