@@ -381,9 +381,9 @@ pub(crate) fn lex_into(
     }
 }
 
-/// The lexer; `SKIM` when model bodies are skimmed ([`lex_skimming`]): the
-/// plain lexer's token push has no skim to consult, so it does not need the
-/// token in memory.
+/// The lexer; `SKIM` when model bodies are skimmed ([`lex_skimming`]), so
+/// that the plain lexer, which lexes every model body, has no skim to
+/// consult at each token.
 struct Lexer<'a, const SKIM: bool> {
     file: FileId,
     text: &'a str,
@@ -565,37 +565,6 @@ impl<'a, const SKIM: bool> Lexer<'a, SKIM> {
         }
         let span = self.span(start, end);
         self.out.tokens.push(Token { kind, span });
-    }
-
-    // One push per common kind, each with the kind's parts as arguments:
-    // built from one variant in registers, the token is written straight
-    // into the list. (Through `push` from several variants, the compiler
-    // builds it on the stack and copies it, with loads that stall on the
-    // stores just made; that was a third of the lexer's time.)
-
-    #[inline(never)]
-    fn push_ident(&mut self, w: &'a str, start: usize, end: usize) {
-        self.push(TokenKind::Ident(w), start, end);
-    }
-
-    #[inline(never)]
-    fn push_keyword(&mut self, k: &'static str, start: usize, end: usize) {
-        self.push(TokenKind::Keyword(k), start, end);
-    }
-
-    #[inline(never)]
-    fn push_type_keyword(&mut self, k: &'static str, start: usize, end: usize) {
-        self.push(TokenKind::TypeKeyword(k), start, end);
-    }
-
-    #[inline(never)]
-    fn push_sym(&mut self, s: &'static str, start: usize, end: usize) {
-        self.push(TokenKind::Sym(s), start, end);
-    }
-
-    #[inline(never)]
-    fn push_int(&mut self, v: i64, start: usize, end: usize) {
-        self.push(TokenKind::Int(v), start, end);
     }
 
     /// When skimming, and `kind` (just lexed, from `start`) opens a
@@ -827,9 +796,9 @@ impl<'a, const SKIM: bool> Lexer<'a, SKIM> {
         }
         let w = self.text.get(start..self.pos).unwrap_or("");
         match keyword(w) {
-            Some(Reserved::Keyword(k)) => self.push_keyword(k, start, self.pos),
-            Some(Reserved::Type(k)) => self.push_type_keyword(k, start, self.pos),
-            None => self.push_ident(w, start, self.pos),
+            Some(Reserved::Keyword(k)) => self.push(TokenKind::Keyword(k), start, self.pos),
+            Some(Reserved::Type(k)) => self.push(TokenKind::TypeKeyword(k), start, self.pos),
+            None => self.push(TokenKind::Ident(w), start, self.pos),
         }
     }
 
@@ -874,7 +843,7 @@ impl<'a, const SKIM: bool> Lexer<'a, SKIM> {
             }
         } else {
             match clean.parse::<i64>() {
-                Ok(v) => self.push_int(v, start, self.pos),
+                Ok(v) => self.push(TokenKind::Int(v), start, self.pos),
                 Err(_) => {
                     self.error(
                         start,
@@ -1008,7 +977,7 @@ impl<'a, const SKIM: bool> Lexer<'a, SKIM> {
         let start = self.pos;
         if let Some(s) = symbol_at(self.text.as_bytes().get(start..).unwrap_or(&[])) {
             self.pos += s.len();
-            self.push_sym(s, start, self.pos);
+            self.push(TokenKind::Sym(s), start, self.pos);
             return;
         }
         // A run of characters no token can start with: one error.
