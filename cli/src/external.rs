@@ -62,6 +62,24 @@ pub fn on_path(prefix: &str) -> BTreeMap<String, PathBuf> {
     on_path_in(prefix, &path_dirs(), scan_cache_file().as_deref())
 }
 
+/// [`on_path`] when every `PATH` directory's listing is in the cache and
+/// current (a `stat` per directory, no directory read); `None` otherwise.
+pub fn on_path_cached(prefix: &str) -> Option<BTreeMap<String, PathBuf>> {
+    on_path_cached_in(prefix, &path_dirs(), &scan_cache_file()?)
+}
+
+/// [`on_path_cached`] over `dirs` with the cache `cache`.
+fn on_path_cached_in(
+    prefix: &str,
+    dirs: &[PathBuf],
+    cache: &Path,
+) -> Option<BTreeMap<String, PathBuf>> {
+    let listings = ScanCache::load(Some(cache));
+    dirs.iter()
+        .all(|dir| listings.is_current(dir))
+        .then(|| on_path_in(prefix, dirs, Some(cache)))
+}
+
 /// [`on_path`] over `dirs`, with the directory listings cached in `cache`
 /// (see [`ScanCache`]).
 fn on_path_in(prefix: &str, dirs: &[PathBuf], cache: Option<&Path>) -> BTreeMap<String, PathBuf> {
@@ -156,15 +174,21 @@ impl ScanCache {
         cache
     }
 
+    /// Whether the listing of `dir` needs no reading: it is cached and the
+    /// directory has not changed since, or the directory is not there.
+    fn is_current(&self, dir: &Path) -> bool {
+        modified(dir).is_none_or(|mtime| {
+            self.dirs
+                .get(dir)
+                .is_some_and(|(cached, _)| *cached == mtime.as_nanos())
+        })
+    }
+
     /// The names in `dir` that start with [`COMMAND_PREFIX`]: cached when
     /// the directory has not changed since, else read (none when it cannot
     /// be read).
     fn names(&mut self, dir: &Path) -> &[String] {
-        let mtime = std::fs::metadata(dir)
-            .and_then(|m| m.modified())
-            .ok()
-            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok());
-        let Some(mtime) = mtime else {
+        let Some(mtime) = modified(dir) else {
             return &[];
         };
         let fresh = self
@@ -229,6 +253,15 @@ impl ScanCache {
             let _ = std::fs::remove_file(&temp);
         }
     }
+}
+
+/// When `dir` was last changed, since the epoch; `None` when it cannot be
+/// read.
+fn modified(dir: &Path) -> Option<std::time::Duration> {
+    std::fs::metadata(dir)
+        .and_then(|m| m.modified())
+        .ok()
+        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
 }
 
 /// The UTF-8 file names in `dir` that start with [`COMMAND_PREFIX`].
@@ -485,6 +518,27 @@ mod tests {
             names(&on_path_in(COMMAND_PREFIX, &dirs, Some(&cache))),
             ["rule-b"]
         );
+        std::fs::remove_dir_all(&root).unwrap();
+    }
+
+    /// Without reading a directory, only when every listing is current.
+    #[cfg(unix)]
+    #[test]
+    fn a_scan_from_the_cache_alone_needs_every_listing_current() {
+        let root = scratch("scan-cached-only");
+        let (bin, cache) = (root.join("bin"), root.join("path-scan"));
+        std::fs::create_dir(&bin).unwrap();
+        executable(&bin, "strata-rule-a", 0o755);
+        set_mtime(&bin, 100);
+        // A directory that is not there needs no reading.
+        let dirs = [bin.clone(), root.join("missing")];
+        assert!(on_path_cached_in(RULE_PREFIX, &dirs, &cache).is_none());
+        assert_eq!(names(&on_path_in(RULE_PREFIX, &dirs, Some(&cache))), ["a"]);
+        let cached = on_path_cached_in(RULE_PREFIX, &dirs, &cache).expect("current");
+        assert_eq!(names(&cached), ["a"]);
+        executable(&bin, "strata-rule-b", 0o755);
+        set_mtime(&bin, 200);
+        assert!(on_path_cached_in(RULE_PREFIX, &dirs, &cache).is_none());
         std::fs::remove_dir_all(&root).unwrap();
     }
 

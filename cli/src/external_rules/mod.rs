@@ -56,10 +56,12 @@ impl ExternalRule {
     }
 }
 
-/// The `strata-rule-*` executables on `PATH`, by name: scanned on a thread
-/// of its own from [`PathRules::scan`] on (reading the `PATH` directories
-/// takes about a millisecond, as long as loading a large module), so that the
-/// scan is done by the time the module is checked.
+/// The `strata-rule-*` executables on `PATH`, by name. When the cache of
+/// `PATH` listings is current ([`external::on_path_cached`]), found at once;
+/// otherwise scanned on a thread of its own from [`PathRules::scan`] on
+/// (reading the `PATH` directories takes about a millisecond, as long as
+/// loading a large module), so that the scan is done by the time the module
+/// is checked.
 pub struct PathRules {
     scan: Option<std::thread::JoinHandle<BTreeMap<String, PathBuf>>>,
     found: BTreeMap<String, PathBuf>,
@@ -68,6 +70,11 @@ pub struct PathRules {
 impl PathRules {
     /// Start scanning `PATH`.
     pub fn scan() -> PathRules {
+        // With every listing cached, the scan is a `stat` per directory:
+        // cheaper here than a thread of its own.
+        if let Some(found) = external::on_path_cached(RULE_PREFIX) {
+            return PathRules { scan: None, found };
+        }
         let builder = std::thread::Builder::new().name("path-rules".into());
         let scan =
             strata_lang::threads::spawn_background(builder, || external::on_path(RULE_PREFIX));
