@@ -24,8 +24,23 @@ fn path_dirs() -> Vec<PathBuf> {
         .map(|p| std::env::split_paths(&p).collect::<Vec<_>>())
         .unwrap_or_default()
         .into_iter()
-        .filter(|dir| seen.insert(std::fs::canonicalize(dir).unwrap_or_else(|_| dir.clone())))
+        .filter(|dir| seen.insert(dir_identity(dir)))
         .collect()
+}
+
+/// What makes two names of one directory equal: its device and inode (one
+/// `stat`, where resolving the name would read every link on the way).
+#[cfg(unix)]
+fn dir_identity(dir: &Path) -> Result<(u64, u64), PathBuf> {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::metadata(dir)
+        .map(|m| (m.dev(), m.ino()))
+        .map_err(|_| dir.to_path_buf())
+}
+
+#[cfg(not(unix))]
+fn dir_identity(dir: &Path) -> PathBuf {
+    std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf())
 }
 
 /// Whether a file may be executed by us.
@@ -74,10 +89,10 @@ fn on_path_cached_in(
     dirs: &[PathBuf],
     cache: &Path,
 ) -> Option<BTreeMap<String, PathBuf>> {
-    let listings = ScanCache::load(Some(cache));
+    let mut listings = ScanCache::load(Some(cache));
     dirs.iter()
         .all(|dir| listings.is_current(dir))
-        .then(|| on_path_in(prefix, dirs, Some(cache)))
+        .then(|| found_in(prefix, dirs, &mut listings))
 }
 
 /// [`on_path`] over `dirs`, with the directory listings cached in `cache`
@@ -88,6 +103,16 @@ fn on_path_in(prefix: &str, dirs: &[PathBuf], cache: Option<&Path>) -> BTreeMap<
         "the cache keeps only these"
     );
     let mut listings = ScanCache::load(cache);
+    let found = found_in(prefix, dirs, &mut listings);
+    if let Some(cache) = cache {
+        listings.save(cache);
+    }
+    found
+}
+
+/// The executables named `prefix...` in `dirs` (the first of each name),
+/// with their listings from (or read into) `listings`.
+fn found_in(prefix: &str, dirs: &[PathBuf], listings: &mut ScanCache) -> BTreeMap<String, PathBuf> {
     let mut found = BTreeMap::new();
     for dir in dirs {
         for file_name in listings.names(dir) {
@@ -99,9 +124,6 @@ fn on_path_in(prefix: &str, dirs: &[PathBuf], cache: Option<&Path>) -> BTreeMap<
                 found.insert(name.to_string(), path);
             }
         }
-    }
-    if let Some(cache) = cache {
-        listings.save(cache);
     }
     found
 }
