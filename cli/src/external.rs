@@ -98,10 +98,6 @@ fn on_path_cached_in(
 /// [`on_path`] over `dirs`, with the directory listings cached in `cache`
 /// (see [`ScanCache`]).
 fn on_path_in(prefix: &str, dirs: &[PathBuf], cache: Option<&Path>) -> BTreeMap<String, PathBuf> {
-    debug_assert!(
-        prefix.starts_with(COMMAND_PREFIX),
-        "the cache keeps only these"
-    );
     let mut listings = ScanCache::load(cache);
     let found = found_in(prefix, dirs, &mut listings);
     if let Some(cache) = cache {
@@ -113,6 +109,10 @@ fn on_path_in(prefix: &str, dirs: &[PathBuf], cache: Option<&Path>) -> BTreeMap<
 /// The executables named `prefix...` in `dirs` (the first of each name),
 /// with their listings from (or read into) `listings`.
 fn found_in(prefix: &str, dirs: &[PathBuf], listings: &mut ScanCache) -> BTreeMap<String, PathBuf> {
+    debug_assert!(
+        prefix.starts_with(COMMAND_PREFIX),
+        "the cache keeps only these"
+    );
     let mut found = BTreeMap::new();
     for dir in dirs {
         for file_name in listings.names(dir) {
