@@ -195,3 +195,17 @@ where
         Command::Grammar(a) => commands::grammar::run(a),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    /// A plugin command's `name` is the name of its clap command, which is
+    /// what `strata` matches the command line against.
+    #[test]
+    fn plugin_commands_are_named_as_their_clap_commands() {
+        let commands = strata_plugin::commands();
+        assert!(commands.len() >= 3, "run, test and replay at least");
+        for p in commands {
+            assert_eq!((p.command)().get_name(), p.name);
+        }
+    }
+}

@@ -113,9 +113,15 @@ inventory::collect!(Rule);
 /// Every registered rule in a stable order: `ParseError`, the E codes, the F
 /// codes and the W codes by number, then the other named codes (`PinError`).
 pub fn all() -> Vec<&'static Rule> {
-    let mut rules: Vec<&'static Rule> = inventory::iter::<Rule>.into_iter().collect();
-    rules.sort_by(|a, b| compare_codes(a.code, b.code));
-    rules
+    // Sorted once per process: a check asks for them more than once.
+    static SORTED: std::sync::OnceLock<Vec<&'static Rule>> = std::sync::OnceLock::new();
+    SORTED
+        .get_or_init(|| {
+            let mut rules: Vec<&'static Rule> = inventory::iter::<Rule>.into_iter().collect();
+            rules.sort_by(|a, b| compare_codes(a.code, b.code));
+            rules
+        })
+        .clone()
 }
 
 /// The rule with this code, ignoring ASCII case (`e079` finds `E079`).

@@ -24,6 +24,10 @@ pub use output::{print_json, print_text, Format};
 
 /// A command a plugin adds to `strata`.
 pub struct PluginCommand {
+    /// Its name, the name of its clap command (known without building the
+    /// command, which every start of `strata` would otherwise do to find
+    /// it).
+    pub name: &'static str,
     /// Where the command is listed in `strata --help` and `--list` (the
     /// built-in commands are 1 to 4 and 20 and up; ties by name).
     pub order: usize,
@@ -36,19 +40,17 @@ pub struct PluginCommand {
 inventory::collect!(PluginCommand);
 
 impl PluginCommand {
-    pub fn name(&self) -> String {
-        (self.command)().get_name().to_string()
+    pub fn name(&self) -> &'static str {
+        self.name
     }
 }
 
 /// Every registered plugin command, in listing order.
 pub fn commands() -> Vec<&'static PluginCommand> {
-    let mut all: Vec<(&'static PluginCommand, String)> = inventory::iter::<PluginCommand>
-        .into_iter()
-        .map(|c| (c, c.name()))
-        .collect();
-    all.sort_by(|a, b| a.0.order.cmp(&b.0.order).then_with(|| a.1.cmp(&b.1)));
-    all.into_iter().map(|(c, _)| c).collect()
+    let mut all: Vec<&'static PluginCommand> =
+        inventory::iter::<PluginCommand>.into_iter().collect();
+    all.sort_by(|a, b| a.order.cmp(&b.order).then_with(|| a.name.cmp(b.name)));
+    all
 }
 
 /// The clap command for a derived `Args` type: `name` with `about` (set

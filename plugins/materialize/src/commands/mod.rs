@@ -20,6 +20,7 @@ fn replay_command(matches: &clap::ArgMatches, host: &dyn Host) -> i32 {
 
 inventory::submit! {
     PluginCommand {
+        name: "run",
         order: 10,
         command: || command::<run::RunArgs>(
             "run",
@@ -32,6 +33,7 @@ inventory::submit! {
 
 inventory::submit! {
     PluginCommand {
+        name: "test",
         order: 11,
         command: || command::<run::TestArgs>(
             "test",
@@ -44,6 +46,7 @@ inventory::submit! {
 
 inventory::submit! {
     PluginCommand {
+        name: "replay",
         order: 12,
         command: || command::<replay::ReplayArgs>(
             "replay",
