@@ -488,6 +488,14 @@ mod tests {
         dir
     }
 
+    /// A fresh scratch directory holding an empty `bin` directory: both.
+    fn scratch_bin(name: &str) -> (PathBuf, PathBuf) {
+        let root = scratch(name);
+        let bin = root.join("bin");
+        std::fs::create_dir(&bin).unwrap();
+        (root, bin)
+    }
+
     #[cfg(unix)]
     fn executable(dir: &Path, name: &str, mode: u32) {
         use std::os::unix::fs::PermissionsExt;
@@ -509,9 +517,8 @@ mod tests {
     #[cfg(unix)]
     #[test]
     fn a_settled_directory_listing_comes_from_the_cache() {
-        let root = scratch("scan-cache");
-        let (bin, cache) = (root.join("bin"), root.join("cache/path-scan"));
-        std::fs::create_dir(&bin).unwrap();
+        let (root, bin) = scratch_bin("scan-cache");
+        let cache = root.join("cache/path-scan");
         executable(&bin, "strata-rule-a", 0o755);
         executable(&bin, "other", 0o755);
         set_mtime(&bin, 100);
@@ -547,9 +554,8 @@ mod tests {
     #[cfg(unix)]
     #[test]
     fn a_scan_from_the_cache_alone_needs_every_listing_current() {
-        let root = scratch("scan-cached-only");
-        let (bin, cache) = (root.join("bin"), root.join("path-scan"));
-        std::fs::create_dir(&bin).unwrap();
+        let (root, bin) = scratch_bin("scan-cached-only");
+        let cache = root.join("path-scan");
         executable(&bin, "strata-rule-a", 0o755);
         set_mtime(&bin, 100);
         // A directory that is not there needs no reading.
@@ -567,9 +573,8 @@ mod tests {
     #[cfg(unix)]
     #[test]
     fn a_directory_changed_just_now_is_read_and_not_cached() {
-        let root = scratch("scan-unsettled");
-        let (bin, cache) = (root.join("bin"), root.join("path-scan"));
-        std::fs::create_dir(&bin).unwrap();
+        let (root, bin) = scratch_bin("scan-unsettled");
+        let cache = root.join("path-scan");
         executable(&bin, "strata-rule-new", 0o755);
         let dirs = [bin.clone()];
         assert_eq!(
@@ -586,9 +591,8 @@ mod tests {
     #[cfg(unix)]
     #[test]
     fn a_damaged_cache_is_ignored() {
-        let root = scratch("scan-damaged");
-        let (bin, cache) = (root.join("bin"), root.join("path-scan"));
-        std::fs::create_dir(&bin).unwrap();
+        let (root, bin) = scratch_bin("scan-damaged");
+        let cache = root.join("path-scan");
         set_mtime(&bin, 100);
         std::fs::write(&cache, "garbage\n1\tno").unwrap();
         assert!(on_path_in(RULE_PREFIX, std::slice::from_ref(&bin), Some(&cache)).is_empty());
