@@ -30,5 +30,5 @@ pub use diag::{Diagnostic, Severity};
 pub use smol_str::SmolStr as Name;
 pub use span::{FileId, SourceMap, Span};
 
-pub use check::{check_files, check_text, fill_fingerprints, Checked};
+pub use check::{check_files, check_files_with, check_text, fill_fingerprints, Checked, OnModel};
 pub use load::LoadOptions;

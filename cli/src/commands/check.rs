@@ -7,7 +7,7 @@ use std::time::Duration;
 use serde::Serialize;
 use strata_lang::ast::JoinKind;
 use strata_lang::ir::{self, Column};
-use strata_lang::{diag::sort_diagnostics, Checked, LoadOptions};
+use strata_lang::{diag::sort_diagnostics, Checked, LoadOptions, OnModel};
 
 use crate::exit;
 use crate::external_rules;
@@ -43,8 +43,12 @@ pub struct CheckArgs {
 
 /// Check one root module completely: the front-end, then every registered
 /// rule over the typed IR. Diagnostics end up in source order.
-pub fn check_module(root: &Path, options: &LoadOptions) -> Checked {
-    let mut checked = strata_lang::check_files(&[root.to_path_buf()], options);
+pub fn check_module(root: &Path, options: &LoadOptions, on_model: Option<OnModel>) -> Checked {
+    let roots = [root.to_path_buf()];
+    let mut checked = match on_model {
+        Some(hook) => strata_lang::check_files_with(&roots, options, hook),
+        None => strata_lang::check_files(&roots, options),
+    };
     if checked.io_errors.is_empty() {
         let extra = strata_rules::run_checks(&checked.module);
         checked.diagnostics.extend(extra);
@@ -96,6 +100,18 @@ pub fn check_roots(
     format: Format,
     fingerprints: Fingerprints,
 ) -> Result<Vec<(PathBuf, Checked)>, i32> {
+    check_roots_with(paths, search_dirs, format, fingerprints, None)
+}
+
+/// [`check_roots`], with a hook called with each model as it is checked
+/// ([`strata_lang::check_files_with`]).
+fn check_roots_with(
+    paths: &[PathBuf],
+    search_dirs: &[PathBuf],
+    format: Format,
+    fingerprints: Fingerprints,
+    on_model: Option<OnModel>,
+) -> Result<Vec<(PathBuf, Checked)>, i32> {
     let roots = crate::inputs::expand_paths(paths).map_err(|e| environment_error(&e, format))?;
     let options = LoadOptions {
         search_dirs: search_dirs.to_vec(),
@@ -103,7 +119,7 @@ pub fn check_roots(
     };
     let mut out = Vec::new();
     for root in roots {
-        let checked = check_module(&root, &options);
+        let checked = check_module(&root, &options, on_model);
         if let Some((path, e)) = checked.io_errors.first() {
             return Err(environment_error(
                 &format!("cannot read {}: {e}", path.display()),
@@ -128,82 +144,113 @@ pub struct DeclaredPin {
 /// contract pins, then each annotated join (right side, then left for
 /// one_to_one).
 pub fn declared_pins(module: &ir::Module, model: &ir::Model) -> Vec<DeclaredPin> {
-    let mut pins = Vec::new();
-    if let Some(c) = model
-        .contract
-        .as_ref()
-        .and_then(|c| module.contracts.iter().find(|x| &x.name == c))
-    {
-        for col in &c.columns {
-            // `<model>.<column>: <what>, ..., type <type>`, written in place.
+    pins(contract_columns(module, model), model)
+        .map(|p| {
             let mut text = String::with_capacity(64);
-            for part in [model.name.as_str(), ".", &col.name, ": "] {
-                text.push_str(part);
-            }
-            if col.primary_key {
-                text.push_str("primary_key, ");
-            } else {
-                if !col.nullable {
-                    text.push_str("nonnull, ");
-                }
-                if col.unique {
-                    text.push_str("unique, ");
-                }
-            }
-            if let Some(values) = &col.enum_values {
-                text.push_str("enum {");
-                text.push_str(&values.join(", "));
-                text.push_str("}, ");
-            }
-            text.push_str("type ");
-            write_type(&mut text, &col.ty);
-            pins.push(DeclaredPin {
-                kind: "contract",
+            p.write(&mut text);
+            DeclaredPin {
+                kind: p.kind(),
                 text,
-            });
-        }
-    }
-    for check in strata_lang::sql::cardinality_checks(model) {
-        pins.push(DeclaredPin {
-            kind: "join_cardinality",
-            text: check.describe(),
-        });
-    }
-    pins
+            }
+        })
+        .collect()
 }
 
-/// The report's lines for every model, in order, in one or two parts: a
-/// large module's halves are written at once.
-fn report_parts(module: &ir::Module) -> [String; 2] {
-    let report = |models: &[ir::Model]| {
-        let mut text = String::with_capacity(models.len() * 256);
-        for m in models {
-            report_model(&mut text, module, m);
-        }
-        text
-    };
-    strata_lang::threads::in_halves(&module.models, PARALLEL_REPORT, report)
+/// A [`DeclaredPin`] borrowed from the IR (the report writes each one's
+/// text in place).
+enum Pin<'a> {
+    Contract(&'a str, &'a Column),
+    Join(strata_lang::sql::CheckSide<'a>),
 }
 
-/// One model's lines of the report: its outputs and declared pins.
-fn report_model(text: &mut String, module: &ir::Module, m: &ir::Model) {
+/// The columns of the contract `model` names, when the module declares it.
+fn contract_columns<'a>(module: &'a ir::Module, model: &ir::Model) -> Option<&'a [Column]> {
+    let name = model.contract.as_ref()?;
+    let contract = module.contracts.iter().find(|c| &c.name == name)?;
+    Some(&contract.columns)
+}
+
+/// [`declared_pins`], borrowed, given the columns of the model's contract.
+fn pins<'a>(contract: Option<&'a [Column]>, model: &'a ir::Model) -> impl Iterator<Item = Pin<'a>> {
+    contract
+        .unwrap_or_default()
+        .iter()
+        .map(|col| Pin::Contract(&model.name, col))
+        .chain(strata_lang::sql::check_sides(model).map(Pin::Join))
+}
+
+impl Pin<'_> {
+    fn kind(&self) -> &'static str {
+        match self {
+            Pin::Contract(..) => "contract",
+            Pin::Join(_) => "join_cardinality",
+        }
+    }
+
+    /// The pin's text, appended to `text`.
+    fn write(&self, text: &mut String) {
+        let (model, col) = match self {
+            Pin::Join(check) => return check.describe_into(text),
+            Pin::Contract(model, col) => (model, col),
+        };
+        // `<model>.<column>: <what>, ..., type <type>`.
+        for part in [model, ".", &col.name, ": "] {
+            text.push_str(part);
+        }
+        if col.primary_key {
+            text.push_str("primary_key, ");
+        } else {
+            if !col.nullable {
+                text.push_str("nonnull, ");
+            }
+            if col.unique {
+                text.push_str("unique, ");
+            }
+        }
+        if let Some(values) = &col.enum_values {
+            text.push_str("enum {");
+            for (i, v) in values.iter().enumerate() {
+                if i > 0 {
+                    text.push_str(", ");
+                }
+                text.push_str(v);
+            }
+            text.push_str("}, ");
+        }
+        text.push_str("type ");
+        write_type(text, &col.ty);
+    }
+}
+
+/// One model's lines of the report (its outputs and declared pins), given
+/// the columns of its contract: the hook of [`strata_lang::check_files_with`],
+/// so that each model's lines are written while models are still checked.
+fn model_report(m: &ir::Model, contract: Option<&[Column]>) -> String {
+    let mut text = String::with_capacity(256);
+    report_model(&mut text, m, contract);
+    text
+}
+
+/// [`model_report`], appended to `text`.
+fn report_model(text: &mut String, m: &ir::Model, contract: Option<&[Column]>) {
     text.push_str("  ok  ");
     text.push_str(&m.name);
     text.push_str("\n      outputs  ");
     write_columns(text, &m.columns);
     text.push('\n');
-    let pins = declared_pins(module, m);
-    if pins.is_empty() {
-        text.push_str("      pins     (none)\n");
-    }
-    for (i, p) in pins.iter().enumerate() {
-        text.push_str(if i == 0 {
+    let mut none = true;
+    for p in pins(contract, m) {
+        text.push_str(if none {
             "      pins     "
         } else {
             "               "
         });
-        text.push_str(&p.text);
+        none = false;
+        p.write(text);
         text.push('\n');
+    }
+    if none {
+        text.push_str("      pins     (none)\n");
     }
 }
 
@@ -341,11 +388,14 @@ pub fn run(args: CheckArgs) -> i32 {
     }
     // Beside the check: see external_rules::PathRules.
     let path_rules = (!args.no_external_rules).then(external_rules::PathRules::scan);
-    let mut results = match check_roots(
+    // The human report's lines are written as each model is checked.
+    let report: OnModel = &model_report;
+    let mut results = match check_roots_with(
         &args.paths,
         &args.search_dir,
         args.format,
         fingerprints(&args),
+        (args.format == Format::Human).then_some(report),
     ) {
         Ok(r) => r,
         Err(code) => return code,
@@ -415,9 +465,6 @@ pub fn run(args: CheckArgs) -> i32 {
     }
 }
 
-/// Models from which the report's lines are written on two threads.
-const PARALLEL_REPORT: usize = 512;
-
 fn print_report(root: &Path, c: &Checked, external: &[String]) {
     use std::io::Write as _;
     let module = &c.module;
@@ -425,8 +472,17 @@ fn print_report(root: &Path, c: &Checked, external: &[String]) {
     // thousands of lines, and stdout alone writes each line separately.
     let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
     // A closed stdout (`strata check | head`) is not an error.
-    for part in report_parts(module) {
-        let _ = out.write_all(part.as_bytes());
+    if c.model_texts.len() == module.models.len() {
+        for text in &c.model_texts {
+            let _ = out.write_all(text.as_bytes());
+        }
+    } else {
+        let mut text = String::with_capacity(1 << 12);
+        for m in &module.models {
+            text.clear();
+            report_model(&mut text, m, contract_columns(module, m));
+            let _ = out.write_all(text.as_bytes());
+        }
     }
     let n = module.models.len();
     let joins: usize = module
@@ -461,39 +517,47 @@ fn print_report(root: &Path, c: &Checked, external: &[String]) {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 
     /// A module with `n` models, each joining two sources with a declared
-    /// cardinality (so each has a pin).
-    fn module(n: usize) -> ir::Module {
+    /// cardinality (so each has a pin) and keeping a contract (a pin per
+    /// column), checked with the report's hook: the module and what the hook
+    /// made of each model.
+    fn module(n: usize) -> (ir::Module, Vec<String>) {
         let mut text = String::from(
             "source s(ns: \"x\", dataset: \"s\") { columns: { id: int64 nonnull } }\n\
-             source d(ns: \"x\", dataset: \"d\") { columns: { id: int64 nonnull primary_key, v: string } }\n",
+             source d(ns: \"x\", dataset: \"d\") { columns: { id: int64 nonnull primary_key, v: string } }\n\
+             contract C { id: int64 v: string nonnull }\n",
         );
         for i in 0..n {
             text.push_str(&format!(
-                "model m{i:04} {{ from s join_left d on s.id == d.id expect many_to_one select {{ id = s.id, v = d.v }} }}\n"
+                "model m{i:04} -> contract C {{ from s join_left d on s.id == d.id expect many_to_one select {{ id = s.id, v = coalesce(d.v, \"-\") }} }}\n"
             ));
         }
-        let checked = strata_lang::check_text("gen.strata", &text);
+        let path =
+            std::env::temp_dir().join(format!("strata-report-{}-{n}.strata", std::process::id()));
+        std::fs::write(&path, text).unwrap();
+        let checked = check_module(&path, &LoadOptions::default(), Some(&model_report));
+        let _ = std::fs::remove_file(&path);
         assert!(!checked.has_errors(), "{:#?}", checked.diagnostics);
-        checked.module
+        (checked.module, checked.model_texts)
     }
 
-    /// A large module's report, written in two halves at once, is each
-    /// model's lines in module order; a small one's is written in one part.
+    /// The report's lines made by the hook, as each model is checked (on
+    /// several threads for a large module), are those written from the
+    /// checked module, in module order.
     #[test]
-    fn report_parts_keep_model_order() {
-        for (n, halves) in [(3, false), (PARALLEL_REPORT + 3, true)] {
-            let module = module(n);
-            let parts = report_parts(&module);
-            assert_eq!(parts[1].is_empty(), !halves, "{n} models");
+    fn model_reports_match_the_checked_module() {
+        for n in [3, 600] {
+            let (module, texts) = module(n);
+            assert_eq!(texts.len(), n);
             let mut expected = String::new();
             for m in &module.models {
-                report_model(&mut expected, &module, m);
+                report_model(&mut expected, m, contract_columns(&module, m));
             }
-            assert_eq!(parts.concat(), expected);
+            assert_eq!(texts.concat(), expected);
             let names: Vec<&str> = expected
                 .lines()
                 .filter_map(|l| l.strip_prefix("  ok  "))
@@ -501,6 +565,7 @@ mod tests {
             assert_eq!(names.len(), n);
             assert!(names.windows(2).all(|w| w[0] < w[1]), "out of order");
             assert_eq!(expected.matches("many_to_one").count(), n);
+            assert_eq!(expected.matches("m0000.v: nonnull, type string").count(), 1);
         }
     }
 }

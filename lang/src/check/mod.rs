@@ -31,6 +31,24 @@ pub struct Checked {
     pub comments: Vec<ast::Comment>,
     /// Root files that could not be read: `(path, reason)`.
     pub io_errors: Vec<(PathBuf, String)>,
+    /// What the hook of [`check_files_with`] made of each model of
+    /// `module.models`, in that order (empty without a hook).
+    pub model_texts: Vec<String>,
+}
+
+/// A hook [`check_files_with`] calls with each model as soon as it is
+/// checked, on the thread that checked it, and the columns of the model's
+/// contract (when it names a declared one): text about the model, made
+/// while the model is fresh in that thread's cache and while other models
+/// are still being checked (`strata check` writes its report this way).
+pub type OnModel<'a> = &'a (dyn Fn(&ir::Model, Option<&[Column]>) -> String + Sync);
+
+/// What a check computes beyond the IR and its diagnostics.
+#[derive(Clone, Copy, Default)]
+struct Extras<'a> {
+    /// Each model's fingerprint.
+    fingerprints: bool,
+    on_model: Option<OnModel<'a>>,
 }
 
 impl Checked {
@@ -46,7 +64,7 @@ pub fn check_text(path: impl Into<PathBuf>, text: &str) -> Checked {
     let options = LoadOptions::default();
     check_loaded(
         load::load_text_with(path.clone(), text, &options, true),
-        true,
+        Extras::all(),
     )
     .unwrap_or_else(|| check_text_fully_parsed(path, text))
 }
@@ -58,9 +76,36 @@ pub fn check_text(path: impl Into<PathBuf>, text: &str) -> Checked {
 /// parse, the module is loaded again with every body parsed, so the
 /// diagnostics are always those of a full parse.
 pub fn check_files(paths: &[PathBuf], options: &LoadOptions) -> Checked {
-    let fingerprints = !options.skip_fingerprints;
-    check_loaded(load::load_files_with(paths, options, true), fingerprints)
-        .unwrap_or_else(|| check_parsed(load::load_files(paths, options), fingerprints))
+    check_files_extra(paths, options, None)
+}
+
+/// [`check_files`], calling `on_model` with each model as it is checked
+/// (see [`OnModel`]); what it returns is in [`Checked::model_texts`].
+pub fn check_files_with(paths: &[PathBuf], options: &LoadOptions, on_model: OnModel) -> Checked {
+    check_files_extra(paths, options, Some(on_model))
+}
+
+fn check_files_extra(
+    paths: &[PathBuf],
+    options: &LoadOptions,
+    on_model: Option<OnModel>,
+) -> Checked {
+    let extras = Extras {
+        fingerprints: !options.skip_fingerprints,
+        on_model,
+    };
+    check_loaded(load::load_files_with(paths, options, true), extras)
+        .unwrap_or_else(|| check_parsed(load::load_files(paths, options), extras))
+}
+
+impl Extras<'_> {
+    /// Fingerprints, no hook.
+    fn all() -> Self {
+        Extras {
+            fingerprints: true,
+            on_model: None,
+        }
+    }
 }
 
 /// [`check_text`] without skimming model bodies: what it must always equal
@@ -68,14 +113,14 @@ pub fn check_files(paths: &[PathBuf], options: &LoadOptions) -> Checked {
 pub fn check_text_fully_parsed(path: impl Into<PathBuf>, text: &str) -> Checked {
     check_parsed(
         load::load_text(path.into(), text, &LoadOptions::default()),
-        true,
+        Extras::all(),
     )
 }
 
 /// Check a module loaded without skimming.
-fn check_parsed(loaded: Loaded, fingerprints: bool) -> Checked {
+fn check_parsed(loaded: Loaded, extras: Extras) -> Checked {
     // Only a skimmed body can fail to parse at check time.
-    check_loaded(loaded, fingerprints).unwrap_or_default()
+    check_loaded(loaded, extras).unwrap_or_default()
 }
 
 /// Compute the fingerprint of every model of a module checked with
@@ -139,8 +184,11 @@ pub struct Env<'a> {
     /// The result of the model at each position, set once it is checked.
     /// A model is checked after every model it reads.
     model_results: Vec<OnceLock<ModelResult>>,
-    /// Whether each model's fingerprint is computed.
-    fingerprints: bool,
+    /// Whether each model's fingerprint is computed, and the hook for each
+    /// checked model.
+    extras: Extras<'a>,
+    /// What the hook made of the model at each position.
+    model_texts: Vec<OnceLock<String>>,
 }
 
 impl<'a> Env<'a> {
@@ -203,13 +251,13 @@ impl<'a> Env<'a> {
     }
 }
 
-/// Check a loaded module, with each model's fingerprint when `fingerprints`
-/// is set; `None` when a skimmed body does not parse, or does not name the
-/// inputs the skim noted (load it again without skimming).
-fn check_loaded(mut loaded: Loaded, fingerprints: bool) -> Option<Checked> {
+/// Check a loaded module, with the `extras` asked for; `None` when a skimmed
+/// body does not parse, or does not name the inputs the skim noted (load it
+/// again without skimming).
+fn check_loaded(mut loaded: Loaded, extras: Extras) -> Option<Checked> {
     let mut diags = loaded.diagnostics.clone();
     let bodies = take_model_bodies(&mut loaded);
-    let module = build_module(&loaded, bodies, fingerprints, &mut diags)?;
+    let (module, model_texts) = build_module(&loaded, bodies, extras, &mut diags)?;
     sort_diagnostics(&mut diags);
     diags.dedup();
     let comments = loaded
@@ -223,6 +271,7 @@ fn check_loaded(mut loaded: Loaded, fingerprints: bool) -> Option<Checked> {
         diagnostics: diags,
         comments,
         io_errors: loaded.io_errors,
+        model_texts,
     })
 }
 
@@ -409,9 +458,9 @@ struct Prepared<'a> {
 fn build_module(
     loaded: &Loaded,
     bodies: Bodies,
-    fingerprints: bool,
+    extras: Extras,
     diags: &mut Vec<Diagnostic>,
-) -> Option<ir::Module> {
+) -> Option<(ir::Module, Vec<String>)> {
     let threads = std::thread::available_parallelism()
         .map_or(1, std::num::NonZero::get)
         .min(bodies.len() / MODELS_PER_THREAD)
@@ -443,7 +492,7 @@ fn build_module(
         // However this thread leaves, the helpers stop waiting for it.
         let _stop = SetOnDrop(&stop);
         let mut found = Vec::new();
-        match prepare(loaded, &bodies, fingerprints, diags) {
+        match prepare(loaded, &bodies, extras, diags) {
             Some(p) => {
                 let p = prepared.get_or_init(|| p);
                 found.push(check_worker(&p.env, sources, &p.order, &p.queue, &bodies));
@@ -498,8 +547,12 @@ fn build_module(
         .map(|t| check_test(t, &env, &ir_models, diags))
         .collect();
     let ir_pipelines = pipelines.iter().map(|p| pipeline(p, diags)).collect();
+    let model_texts = std::mem::take(&mut env.model_texts)
+        .into_iter()
+        .filter_map(OnceLock::into_inner)
+        .collect();
 
-    Some(ir::Module {
+    let module = ir::Module {
         sources: source_order
             .iter()
             .map(|s| ir::Source {
@@ -530,7 +583,8 @@ fn build_module(
         models: ir_models,
         pipelines: ir_pipelines,
         tests: ir_tests,
-    })
+    };
+    Some((module, model_texts))
 }
 
 /// Sets its flag when dropped.
@@ -549,7 +603,7 @@ impl Drop for SetOnDrop<'_> {
 fn prepare<'a>(
     loaded: &'a Loaded,
     bodies: &Bodies,
-    fingerprints: bool,
+    extras: Extras<'a>,
     diags: &mut Vec<Diagnostic>,
 ) -> Option<Prepared<'a>> {
     let mut sources: HashMap<&str, &ast::SourceDecl> = HashMap::default();
@@ -623,7 +677,8 @@ fn prepare<'a>(
         models,
         model_pos: HashMap::default(),
         model_results: Vec::new(),
-        fingerprints,
+        extras,
+        model_texts: Vec::new(),
     };
 
     // Source and contract columns.
@@ -652,6 +707,9 @@ fn prepare<'a>(
         .map(|(pos, o)| (o.decl.name.name.as_str(), pos))
         .collect();
     env.model_results = order.iter().map(|_| OnceLock::new()).collect();
+    if env.extras.on_model.is_some() {
+        env.model_texts = order.iter().map(|_| OnceLock::new()).collect();
+    }
     let slots: Vec<Slot> = order
         .iter()
         .map(|o| {
@@ -1077,9 +1135,12 @@ fn check_worker(
             queue.wake.notify_all();
             return diags;
         };
-        let (model, result) = check_one(env, &order[pos], items, &mut diags);
+        let (model, result, text) = check_one(env, &order[pos], items, &mut diags);
         // Set once: each position is taken from the queue once.
         let _ = env.model_results[pos].set(result);
+        if let (Some(text), Some(slot)) = (text, env.model_texts.get(pos)) {
+            let _ = slot.set(text);
+        }
         let mut state = lock();
         state.slots[pos] = Slot::Done(model);
         state.left -= 1;
@@ -1100,14 +1161,14 @@ fn check_worker(
     }
 }
 
-/// Check one model (its body is dropped after); its IR and its result for
-/// the models that read it.
+/// Check one model (its body is dropped after); its IR, its result for the
+/// models that read it and what the hook made of it.
 fn check_one(
     env: &Env,
     o: &Ordered,
     items: Vec<ast::Item>,
     diags: &mut Vec<Diagnostic>,
-) -> (ir::Model, ModelResult) {
+) -> (ir::Model, ModelResult, Option<String>) {
     let m = &ast::ModelDecl {
         name: o.decl.name.clone(),
         name_quoted: o.decl.name_quoted,
@@ -1136,18 +1197,27 @@ fn check_one(
     } else {
         model::ModelChecker::new(env, m, diags).check()
     };
-    if env.fingerprints {
+    if env.extras.fingerprints {
         model.fingerprint = crate::fingerprint::model_fingerprint(m, &model, |name| {
             env.model_result(name).map(|r| r.fingerprint.as_str())
         });
     }
+    let text = env.extras.on_model.map(|hook| {
+        let contract = model.contract.as_deref();
+        hook(
+            &model,
+            contract
+                .and_then(|c| env.contract_columns(c))
+                .map(Vec::as_slice),
+        )
+    });
     // The schema moves to the models that read it; it comes back at the end.
     let result = ModelResult {
         columns: Arc::new(std::mem::take(&mut model.columns)),
         ok: model.schema_complete,
         fingerprint: model.fingerprint.clone(),
     };
-    (model, result)
+    (model, result, text)
 }
 
 /// Validate a declarative test against its model's output schema.

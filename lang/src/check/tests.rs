@@ -2,6 +2,7 @@
 //! (section 7) with their verdicts and schemas, and the join-cardinality
 //! shape table (JOIN-CARDINALITY.md section 3).
 
+use super::Extras;
 use crate::ir::{JoinKeys, ShapeViolation};
 use crate::Checked;
 
@@ -720,7 +721,7 @@ fn a_skimmed_body_that_does_not_parse_is_checked_as_fully_parsed() {
         let options = LoadOptions::default();
         let skimmed = load::load_text_with("m.strata".into(), &text, &options, true);
         assert!(!skimmed.deferred.is_empty());
-        assert!(check_loaded(skimmed, true).is_none(), "{body}");
+        assert!(check_loaded(skimmed, Extras::all()).is_none(), "{body}");
         let checked = check_text("m.strata", &text);
         let full = check_text_fully_parsed("m.strata", &text);
         assert_eq!(checked.diagnostics, full.diagnostics, "{body}");
@@ -732,7 +733,7 @@ fn a_skimmed_body_that_does_not_parse_is_checked_as_fully_parsed() {
         format!("{head}model a {{ from s }}\nmodel b {{ from a join_left s on a.x == s.x }}\n");
     let skimmed = check_loaded(
         load::load_text_with("m.strata".into(), &text, &LoadOptions::default(), true),
-        true,
+        Extras::all(),
     );
     let full = check_text_fully_parsed("m.strata", &text);
     let skimmed = skimmed.expect("every body parses");
@@ -777,11 +778,11 @@ fn skimmed_bodies_find_their_models_in_any_order() {
             })
             .collect()
     };
-    let in_order = check_loaded(load(), true).expect("every body parses");
+    let in_order = check_loaded(load(), Extras::all()).expect("every body parses");
     let mut reversed = load();
     assert_eq!(reversed.deferred.len(), 3);
     reversed.deferred.reverse();
-    let reversed = check_loaded(reversed, true).expect("every body parses");
+    let reversed = check_loaded(reversed, Extras::all()).expect("every body parses");
     assert_eq!(schemas(&in_order), schemas(&reversed));
     assert_eq!(in_order.diagnostics, reversed.diagnostics);
     let full = check_text_fully_parsed("m.strata", text);

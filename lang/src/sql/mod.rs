@@ -213,33 +213,58 @@ impl CardinalityCheck {
     /// `<model> <kind> <joined input>`: the bracket of reports and failures.
     pub fn bracket(&self) -> String {
         let mut s = String::new();
-        self.write_bracket(&mut s);
+        write_bracket(&mut s, &self.model, self.join_kind, &self.join_input);
         s
     }
+}
 
-    fn write_bracket(&self, s: &mut String) {
-        for part in [
-            self.model.as_str(),
-            " ",
-            self.join_kind.name(),
-            " ",
-            &self.join_input,
-        ] {
-            s.push_str(part);
+/// `<model> <kind> <joined input>`, appended to `s`.
+fn write_bracket(s: &mut String, model: &str, kind: JoinKind, join_input: &str) {
+    for part in [model, " ", kind.name(), " ", join_input] {
+        s.push_str(part);
+    }
+}
+
+/// A [`CardinalityCheck`] borrowed from the model's IR: what
+/// [`cardinality_checks`] makes, without allocating (`check` describes every
+/// check of a module).
+#[derive(Clone, Copy, Debug)]
+pub struct CheckSide<'a> {
+    pub model: &'a str,
+    pub join_kind: JoinKind,
+    pub join_input: &'a str,
+    pub cardinality: Cardinality,
+    /// Index of the checked input in `Model::inputs`.
+    pub input: usize,
+    pub table: &'a str,
+    pub keys: &'a [crate::Name],
+    /// `false` for the right side, `true` for the left side of a one_to_one.
+    pub left_side: bool,
+}
+
+impl CheckSide<'_> {
+    pub fn to_check(&self) -> CardinalityCheck {
+        CardinalityCheck {
+            model: self.model.to_string(),
+            join_kind: self.join_kind,
+            join_input: self.join_input.to_string(),
+            cardinality: self.cardinality,
+            input: self.input,
+            table: self.table.to_string(),
+            keys: self.keys.iter().map(|k| k.to_string()).collect(),
+            left_side: self.left_side,
         }
     }
 
-    /// `<bracket>: <cardinality> (<table> unique on <keys>)`: what the check
-    /// proves when it passes.
-    pub fn describe(&self) -> String {
-        // Written piece by piece: `check` describes every check of a module.
-        let mut s = String::with_capacity(64);
-        self.write_bracket(&mut s);
+    /// `<bracket>: <cardinality> (<table> unique on <keys>)`, appended to
+    /// `s`: what the check proves when it passes.
+    pub fn describe_into(&self, s: &mut String) {
+        write_bracket(s, self.model, self.join_kind, self.join_input);
         for part in [
             ": ",
             self.cardinality.as_str(),
             " (",
-            &self.table,
+            self.table,
             " unique on ",
         ] {
             s.push_str(part);
@@ -251,14 +276,17 @@ impl CardinalityCheck {
             s.push_str(k);
         }
         s.push(')');
-        s
     }
 }
 
 /// The runtime cardinality checks of a model, in the order they run: per
 /// annotated join, the right side, then the left side for one_to_one.
 pub fn cardinality_checks(model: &ir::Model) -> Vec<CardinalityCheck> {
-    let mut out = Vec::new();
+    check_sides(model).map(|c| c.to_check()).collect()
+}
+
+/// [`cardinality_checks`], borrowed.
+pub fn check_sides(model: &ir::Model) -> impl Iterator<Item = CheckSide<'_>> {
     let mut join_inputs = model
         .inputs
         .iter()
@@ -269,37 +297,36 @@ pub fn cardinality_checks(model: &ir::Model) -> Vec<CardinalityCheck> {
         .inputs
         .iter()
         .position(|i| i.role == ir::InputRole::From);
-    for j in &model.joins {
-        let input = join_inputs.next();
-        let (Some(card), Some(keys), Some(input)) = (j.expect, j.keys(), input) else {
-            continue;
-        };
-        out.push(CardinalityCheck {
-            model: model.name.clone(),
-            join_kind: j.kind,
-            join_input: j.input.to_string(),
-            cardinality: card,
-            input,
-            table: j.input.to_string(),
-            keys: keys.right.iter().map(|k| k.to_string()).collect(),
-            left_side: false,
-        });
-        if card == Cardinality::OneToOne {
-            if let Some(from) = from {
-                out.push(CardinalityCheck {
-                    model: model.name.clone(),
-                    join_kind: j.kind,
-                    join_input: j.input.to_string(),
-                    cardinality: card,
+    model
+        .joins
+        .iter()
+        .flat_map(move |j| {
+            let input = join_inputs.next();
+            let (Some(card), Some(keys), Some(input)) = (j.expect, j.keys(), input) else {
+                return [None, None];
+            };
+            let right = CheckSide {
+                model: &model.name,
+                join_kind: j.kind,
+                join_input: &j.input,
+                cardinality: card,
+                input,
+                table: &j.input,
+                keys: &keys.right,
+                left_side: false,
+            };
+            let left = from
+                .filter(|_| card == Cardinality::OneToOne)
+                .map(|from| CheckSide {
                     input: from,
-                    table: j.left_input.to_string(),
-                    keys: keys.left.iter().map(|k| k.to_string()).collect(),
+                    table: &j.left_input,
+                    keys: &keys.left,
                     left_side: true,
+                    ..right
                 });
-            }
-        }
-    }
-    out
+            [Some(right), left]
+        })
+        .flatten()
 }
 
 impl Lower<'_> {
