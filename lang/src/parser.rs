@@ -190,7 +190,7 @@ fn decl_line_after(text: &str, from: usize) -> Option<usize> {
 /// How many pieces [`parse_pieces`] cuts a file into: the two threads take
 /// them in turn, so a helper that starts late (a core waking up) leaves more
 /// of them to the first thread instead of making it wait for its half.
-const PIECES: usize = 8;
+const PIECES: usize = 16;
 
 /// Where a large file is cut for [`parse_pieces`]: a declaration line near
 /// each of the [`PIECES`]` - 1` evenly spaced points, in order, without
