@@ -1103,8 +1103,8 @@ mod tests {
 
     #[test]
     fn arithmetic_table() {
-        let usd = Type::Money("USD".into());
-        let eur = Type::Money("EUR".into());
+        let usd = Type::Money(Box::new("USD".into()));
+        let eur = Type::Money(Box::new("EUR".into()));
         assert_eq!(
             arithmetic(BinOp::Add, &Type::Int64, &Type::Int64),
             Ok(Type::Int64)

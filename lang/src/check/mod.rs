@@ -240,7 +240,7 @@ impl<'a> Env<'a> {
         {
             let cur = cur.trim();
             if !cur.is_empty() && cur.chars().all(|c| c.is_alphanumeric() || c == '_') {
-                return Ok(Type::Money(cur.to_string()));
+                return Ok(Type::Money(Box::new(cur.to_string())));
             }
         }
         if let Some(Some(t)) = self.domains.get(name) {
@@ -810,7 +810,9 @@ fn builtin_type(k: &TypeRefKind) -> Option<Type> {
         TypeRefKind::Uuid => Type::Uuid,
         TypeRefKind::Json => Type::Json,
         TypeRefKind::Decimal(p, s) => Type::Decimal(*p, *s),
-        TypeRefKind::Money(c) => Type::Money(c.clone().unwrap_or_else(|| "USD".to_string())),
+        TypeRefKind::Money(c) => {
+            Type::Money(Box::new(c.clone().unwrap_or_else(|| "USD".to_string())))
+        }
         TypeRefKind::Array(_) | TypeRefKind::Named(_) => return None,
     })
 }
