@@ -795,11 +795,12 @@ impl<'a, const SKIM: bool> Lexer<'a, SKIM> {
             }
         }
         let w = self.text.get(start..self.pos).unwrap_or("");
-        match keyword(w) {
-            Some(Reserved::Keyword(k)) => self.push(TokenKind::Keyword(k), start, self.pos),
-            Some(Reserved::Type(k)) => self.push(TokenKind::TypeKeyword(k), start, self.pos),
-            None => self.push(TokenKind::Ident(w), start, self.pos),
-        }
+        let kind = match keyword(w) {
+            Some(Reserved::Keyword(k)) => TokenKind::Keyword(k),
+            Some(Reserved::Type(k)) => TokenKind::TypeKeyword(k),
+            None => TokenKind::Ident(w),
+        };
+        self.push(kind, start, self.pos);
     }
 
     fn digits(&mut self) {

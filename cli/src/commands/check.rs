@@ -209,12 +209,7 @@ impl Pin<'_> {
         }
         if let Some(values) = &col.enum_values {
             text.push_str("enum {");
-            for (i, v) in values.iter().enumerate() {
-                if i > 0 {
-                    text.push_str(", ");
-                }
-                text.push_str(v);
-            }
+            text.push_str(&values.join(", "));
             text.push_str("}, ");
         }
         text.push_str("type ");

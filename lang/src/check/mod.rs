@@ -44,7 +44,7 @@ pub struct Checked {
 pub type OnModel<'a> = &'a (dyn Fn(&ir::Model, Option<&[Column]>) -> String + Sync);
 
 /// What a check computes beyond the IR and its diagnostics.
-#[derive(Clone, Copy, Default)]
+#[derive(Clone, Copy)]
 struct Extras<'a> {
     /// Each model's fingerprint.
     fingerprints: bool,
