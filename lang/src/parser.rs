@@ -128,17 +128,20 @@ fn lex(file: FileId, text: &str, start: usize, skim: bool) -> lexer::Lexed<'_> {
 /// then between two tokens); `None` otherwise. (Only the short-lived tokens
 /// come from the second thread.)
 fn lex_halves(file: FileId, text: &str, at: usize, skim: bool) -> Option<lexer::Lexed<'_>> {
-    let (mut first, second) = std::thread::scope(|s| {
-        let second = crate::threads::spawn_scoped(s, std::thread::Builder::new(), || {
+    let second = std::sync::OnceLock::new();
+    let mut first = std::thread::scope(|s| {
+        let started = crate::threads::spawn_into(s, std::thread::Builder::new(), &second, || {
             lex(file, text, at, skim)
-        })
-        .ok()?;
+        });
         // Room for the whole file's tokens: the second half's are appended
         // without reallocating (a copy of all of them at once).
         let capacity = lexer::token_capacity(text.len(), skim);
-        let first = lexer::lex_into(file, text.get(..at)?, 0, capacity, skim);
-        Some((first, second.join().ok()?))
+        if !started {
+            return None;
+        }
+        Some(lexer::lex_into(file, text.get(..at)?, 0, capacity, skim))
     })?;
+    let second = second.into_inner()?;
     if !first.diagnostics.is_empty() {
         return None;
     }

@@ -15,7 +15,7 @@
 //! later: its creator does not yield.
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::thread::{Builder, JoinHandle, Scope, ScopedJoinHandle};
 use std::time::{Duration, Instant};
 
@@ -52,10 +52,37 @@ where
     Ok(handle)
 }
 
+/// [`spawn_scoped`] for a thread whose result is wanted only when its scope
+/// ends: the thread leaves it in `slot`, and `false` when the thread could
+/// not start. The scope's end waits for `f` alone, where a join also waits
+/// for the thread to exit: its thread-local destructors (the allocator
+/// hands its heap over) and the release of its stack. A panic in `f` makes
+/// the scope panic (its message was printed where it happened).
+pub fn spawn_into<'scope, T, F>(
+    scope: &'scope Scope<'scope, '_>,
+    builder: Builder,
+    slot: &'scope OnceLock<T>,
+    f: F,
+) -> bool
+where
+    F: FnOnce() -> T + Send + 'scope,
+    T: Send + Sync + 'scope,
+{
+    spawn_scoped(scope, builder, move || {
+        // The slot is this thread's alone: it cannot be set already.
+        let _ = slot.set(f());
+    })
+    .is_ok()
+}
+
 /// `f(0)`, ..., `f(n - 1)`, their results in that order, computed by this
 /// thread and a helper (started with `builder`) that take the next number in
 /// turn: a helper that starts late, or not at all, leaves more of them here.
-pub fn in_turn<R: Send>(builder: Builder, n: usize, f: impl Fn(usize) -> R + Sync) -> Vec<R> {
+pub fn in_turn<R: Send + Sync>(
+    builder: Builder,
+    n: usize,
+    f: impl Fn(usize) -> R + Sync,
+) -> Vec<R> {
     let next = AtomicUsize::new(0);
     let work = || {
         let mut done = Vec::new();
@@ -67,19 +94,14 @@ pub fn in_turn<R: Send>(builder: Builder, n: usize, f: impl Fn(usize) -> R + Syn
             done.push((i, f(i)));
         }
     };
-    let (mut all, theirs) = std::thread::scope(|s| {
-        let helper = (n > 1)
-            .then(|| spawn_scoped(s, builder, work).ok())
-            .flatten();
-        let mine = work();
-        let theirs = match helper.map(ScopedJoinHandle::join) {
-            Some(Ok(theirs)) => theirs,
-            Some(Err(panic)) => std::panic::resume_unwind(panic),
-            None => Vec::new(),
-        };
-        (mine, theirs)
+    let theirs = OnceLock::new();
+    let mut all = std::thread::scope(|s| {
+        if n > 1 {
+            spawn_into(s, builder, &theirs, work);
+        }
+        work()
     });
-    all.extend(theirs);
+    all.extend(theirs.into_inner().unwrap_or_default());
     all.sort_by_key(|(i, _)| *i);
     all.into_iter().map(|(_, r)| r).collect()
 }
@@ -87,7 +109,7 @@ pub fn in_turn<R: Send>(builder: Builder, n: usize, f: impl Fn(usize) -> R + Syn
 /// `f` over the two halves of `items`, at once when there are at least
 /// `min` of them ([`in_turn`]); below `min`, over all of them here and then
 /// over none.
-pub fn in_halves<T: Sync, R: Send>(
+pub fn in_halves<T: Sync, R: Send + Sync>(
     items: &[T],
     min: usize,
     f: impl Fn(&[T]) -> R + Sync,
@@ -198,6 +220,17 @@ mod tests {
             (0..50).map(|i| i * 2).collect::<Vec<_>>()
         );
         assert!(in_turn(Builder::new(), 0, |i| i).is_empty());
+    }
+
+    /// A helper's result is in its slot once the scope has ended.
+    #[test]
+    fn spawn_into_leaves_the_result_in_the_slot() {
+        let slot = OnceLock::new();
+        let mine = std::thread::scope(|s| {
+            assert!(spawn_into(s, Builder::new(), &slot, || (0..1000u64).sum::<u64>()));
+            7
+        });
+        assert_eq!((mine, slot.into_inner()), (7, Some(499_500)));
     }
 
     /// The core read from /proc is one the thread may run on.

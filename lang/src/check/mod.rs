@@ -469,45 +469,39 @@ fn build_module(
     let prepared: OnceLock<Prepared> = OnceLock::new();
     // Set when the preparation fails: the helpers then stop.
     let stop = std::sync::atomic::AtomicBool::new(false);
-    let found: Vec<Vec<Diagnostic>> = std::thread::scope(|s| {
+    // What each helper found.
+    let theirs: Vec<OnceLock<Vec<Diagnostic>>> = (1..threads).map(|_| OnceLock::new()).collect();
+    let mine = std::thread::scope(|s| {
         // A helper that cannot start leaves its share to the others.
-        let helpers: Vec<_> = (1..threads)
-            .filter_map(|_| {
-                crate::threads::spawn_scoped(s, std::thread::Builder::new(), || loop {
-                    if let Some(p) = prepared.get() {
-                        return check_worker(&p.env, sources, &p.order, &p.queue, &bodies);
-                    }
-                    if stop.load(std::sync::atomic::Ordering::Relaxed) {
-                        return Vec::new();
-                    }
-                    // With every body parsed, wait for the queue (a
-                    // preparation takes about a millisecond at 2,000 models).
-                    if !bodies.parse_ahead(sources) {
-                        std::thread::yield_now();
-                    }
-                })
-                .ok()
-            })
-            .collect();
+        for slot in &theirs {
+            crate::threads::spawn_into(s, std::thread::Builder::new(), slot, || loop {
+                if let Some(p) = prepared.get() {
+                    return check_worker(&p.env, sources, &p.order, &p.queue, &bodies);
+                }
+                if stop.load(std::sync::atomic::Ordering::Relaxed) {
+                    return Vec::new();
+                }
+                // With every body parsed, wait for the queue (a
+                // preparation takes about a millisecond at 2,000 models).
+                if !bodies.parse_ahead(sources) {
+                    std::thread::yield_now();
+                }
+            });
+        }
         // However this thread leaves, the helpers stop waiting for it.
         let _stop = SetOnDrop(&stop);
-        let mut found = Vec::new();
         match prepare(loaded, &bodies, extras, diags) {
             Some(p) => {
                 let p = prepared.get_or_init(|| p);
-                found.push(check_worker(&p.env, sources, &p.order, &p.queue, &bodies));
+                check_worker(&p.env, sources, &p.order, &p.queue, &bodies)
             }
-            None => stop.store(true, std::sync::atomic::Ordering::Relaxed),
-        }
-        drop(_stop);
-        for h in helpers {
-            match h.join() {
-                Ok(d) => found.push(d),
-                Err(panic) => std::panic::resume_unwind(panic),
+            None => {
+                stop.store(true, std::sync::atomic::Ordering::Relaxed);
+                Vec::new()
             }
         }
-        found
     });
+    let found = std::iter::once(mine).chain(theirs.into_iter().filter_map(OnceLock::into_inner));
     let Prepared {
         mut env,
         queue,
