@@ -20,6 +20,9 @@
 #   REF_TIMEOUT       seconds before a reference run is abandoned (default 300)
 #   NO_HYPERFINE=1    time with a python3 loop even if hyperfine is installed
 #   REF_ONCE_FROM     size from which the reference is run once only (default 20000)
+#   PAUSE             seconds to wait before each timed run where the two are
+#                     timed in alternation (default 0: back to back); a check
+#                     is usually typed after a pause, see bench/README.md
 set -uo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -34,6 +37,7 @@ RUNS="${RUNS:-10}"
 REF_RUNS="${REF_RUNS:-3}"
 REF_TIMEOUT="${REF_TIMEOUT:-300}"
 BIG="${REF_ONCE_FROM:-20000}"   # from this size on the reference is run once, under REF_TIMEOUT
+export PAUSE="${PAUSE:-0}"     # read by interleave.py
 
 mkdir -p "$OUT"
 log() { printf '%s\n' "$*" >&2; }
@@ -226,7 +230,7 @@ except ValueError:
 
 load_after="$(cut -d' ' -f1-3 /proc/loadavg)"
 echo
-echo "Run $(date -u '+%Y-%m-%d %H:%M UTC') on $(nproc) cores, ${cpu:-unknown CPU}; load average after: $load_after; seed $SEED; $RUNS runs of ours (after 2 warm-ups), $REF_RUNS of strata-lang, in alternation (bench/interleave.py); from $(fmt_int "$BIG") models 1 of strata-lang, after ours"
+echo "Run $(date -u '+%Y-%m-%d %H:%M UTC') on $(nproc) cores, ${cpu:-unknown CPU}; load average after: $load_after; seed $SEED; $RUNS runs of ours (after 2 warm-ups), $REF_RUNS of strata-lang, in alternation (bench/interleave.py), each after a pause of ${PAUSE} s; from $(fmt_int "$BIG") models 1 of strata-lang, after ours"
 for c in $COMMANDS; do
   echo
   echo "\`$c\`, wall time (median) and peak RSS:"

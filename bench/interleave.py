@@ -10,6 +10,11 @@ reference's runs the next ten: on a machine shared with other virtual
 machines the two then see different loads, and the speed-up swings with
 whichever minute each landed in. Alternating puts both under the same load.
 
+With PAUSE (environment, seconds) set, each timed run waits that long
+first, as a check typed now and then does: on a virtual machine that hands
+free memory back to its host, memory freed seconds ago costs more to touch
+again than memory freed by the run just before (bench/README.md).
+
 usage: bench/interleave.py ROUNDS PER_ROUND WARMUP OURS... -- REF...
 """
 import os
@@ -52,10 +57,12 @@ def main():
         if run(ours) is None:
             print("ERR")
             return
+    pause = float(os.environ.get("PAUSE") or 0)
     times = {"ours": [], "ref": []}
     for _ in range(rounds):
         for name, cmd, n in (("ours", ours, per_round), ("ref", ref, 1)):
             for _ in range(n):
+                time.sleep(pause)
                 r = run(cmd)
                 if r is None:
                     print("ERR")
