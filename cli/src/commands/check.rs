@@ -100,26 +100,31 @@ pub fn check_roots(
     format: Format,
     fingerprints: Fingerprints,
 ) -> Result<Vec<(PathBuf, Checked)>, i32> {
-    check_roots_with(paths, search_dirs, format, fingerprints, None)
+    let options = load_options(search_dirs, fingerprints);
+    check_roots_with(paths, &options, format, None)
 }
 
-/// [`check_roots`], with a hook called with each model as it is checked
-/// ([`strata_lang::check_files_with`]).
+/// How `check_roots` loads a module (the whole IR of every model).
+fn load_options(search_dirs: &[PathBuf], fingerprints: Fingerprints) -> LoadOptions {
+    LoadOptions {
+        search_dirs: search_dirs.to_vec(),
+        skip_fingerprints: fingerprints == Fingerprints::Skip,
+        outputs_only: false,
+    }
+}
+
+/// [`check_roots`] with `options`, and a hook called with each model as it
+/// is checked ([`strata_lang::check_files_with`]).
 fn check_roots_with(
     paths: &[PathBuf],
-    search_dirs: &[PathBuf],
+    options: &LoadOptions,
     format: Format,
-    fingerprints: Fingerprints,
     on_model: Option<OnModel>,
 ) -> Result<Vec<(PathBuf, Checked)>, i32> {
     let roots = crate::inputs::expand_paths(paths).map_err(|e| environment_error(&e, format))?;
-    let options = LoadOptions {
-        search_dirs: search_dirs.to_vec(),
-        skip_fingerprints: fingerprints == Fingerprints::Skip,
-    };
     let mut out = Vec::new();
     for root in roots {
-        let checked = check_module(&root, &options, on_model);
+        let checked = check_module(&root, options, on_model);
         if let Some((path, e)) = checked.io_errors.first() {
             return Err(environment_error(
                 &format!("cannot read {}: {e}", path.display()),
@@ -322,10 +327,14 @@ struct ExternalRun {
 
 /// Run the project's external rules over each checked root, adding their
 /// diagnostics; or the exit code of a failure (already reported).
+///
+/// A module checked with [`LoadOptions::outputs_only`] is checked again in
+/// full by `recheck` before any rule sees it.
 fn run_external_rules(
     results: &mut [(PathBuf, Checked)],
     args: &CheckArgs,
     path_rules: Option<external_rules::PathRules>,
+    recheck: Option<&dyn Fn(&Path) -> Checked>,
 ) -> Result<ExternalRun, i32> {
     let timeout = Duration::try_from_secs_f64(args.rule_timeout.max(0.0)).unwrap_or(
         Duration::from_secs_f64(external_rules::DEFAULT_TIMEOUT_SECS),
@@ -345,6 +354,9 @@ fn run_external_rules(
         })?;
         let rules = external_rules::discover(&config, &mut path_rules)
             .map_err(|e| environment_error(&e, args.format))?;
+        if let (false, Some(recheck)) = (rules.is_empty(), recheck) {
+            *checked = recheck(root);
+        }
         // The rules are given each model's fingerprint.
         if !rules.is_empty() && fingerprints(args) == Fingerprints::Skip {
             strata_lang::fill_fingerprints(checked);
@@ -385,20 +397,29 @@ pub fn run(args: CheckArgs) -> i32 {
     let path_rules = (!args.no_external_rules).then(external_rules::PathRules::scan);
     // The human report's lines are written as each model is checked.
     let report: OnModel = &model_report;
-    let mut results = match check_roots_with(
-        &args.paths,
-        &args.search_dir,
-        args.format,
-        fingerprints(&args),
-        (args.format == Format::Human).then_some(report),
-    ) {
+    let on_model = (args.format == Format::Human).then_some(report);
+    let full = load_options(&args.search_dir, fingerprints(&args));
+    // The report reads each model's outputs and pins; lints and external
+    // rules read the whole IR (a module that turns out to have external
+    // rules is checked again).
+    let outputs_only = LoadOptions {
+        outputs_only: !args.lints,
+        ..full.clone()
+    };
+    let mut results = match check_roots_with(&args.paths, &outputs_only, args.format, on_model) {
         Ok(r) => r,
         Err(code) => return code,
     };
+    let recheck = |root: &Path| check_module(root, &full, on_model);
     let ExternalRun {
         ran: external,
         configs,
-    } = match run_external_rules(&mut results, &args, path_rules) {
+    } = match run_external_rules(
+        &mut results,
+        &args,
+        path_rules,
+        outputs_only.outputs_only.then_some(&recheck),
+    ) {
         Ok(run) => run,
         Err(code) => return code,
     };
@@ -534,7 +555,13 @@ mod tests {
         let path =
             std::env::temp_dir().join(format!("strata-report-{}-{n}.strata", std::process::id()));
         std::fs::write(&path, text).unwrap();
-        let checked = check_module(&path, &LoadOptions::default(), Some(&model_report));
+        // As `strata check` does: the report must not need what
+        // `outputs_only` drops.
+        let options = LoadOptions {
+            outputs_only: true,
+            ..LoadOptions::default()
+        };
+        let checked = check_module(&path, &options, Some(&model_report));
         let _ = std::fs::remove_file(&path);
         assert!(!checked.has_errors(), "{:#?}", checked.diagnostics);
         (checked.module, checked.model_texts)

@@ -49,6 +49,8 @@ struct Extras<'a> {
     /// Each model's fingerprint.
     fingerprints: bool,
     on_model: Option<OnModel<'a>>,
+    /// [`LoadOptions::outputs_only`].
+    outputs_only: bool,
 }
 
 impl Checked {
@@ -93,6 +95,7 @@ fn check_files_extra(
     let extras = Extras {
         fingerprints: !options.skip_fingerprints,
         on_model,
+        outputs_only: options.outputs_only,
     };
     check_loaded(load::load_files_with(paths, options, true), extras)
         .unwrap_or_else(|| check_parsed(load::load_files(paths, options), extras))
@@ -104,6 +107,7 @@ impl Extras<'_> {
         Extras {
             fingerprints: true,
             on_model: None,
+            outputs_only: false,
         }
     }
 }
@@ -1207,6 +1211,12 @@ fn check_one(
                 .map(Vec::as_slice),
         )
     });
+    if env.extras.outputs_only {
+        model.steps = Vec::new();
+        model.step_spans = Vec::new();
+        model.lineage = Vec::new();
+        model.output_refs = Vec::new();
+    }
     // The schema moves to the models that read it; it comes back at the end.
     let result = ModelResult {
         columns: Arc::new(std::mem::take(&mut model.columns)),

@@ -865,3 +865,68 @@ fn large_modules_check_the_same_on_several_threads() {
         assert_eq!(other.diagnostics, first.diagnostics);
     }
 }
+
+/// Checked with `outputs_only`, every program of the corpus, and a module
+/// large enough to be checked on several threads, gives the diagnostics,
+/// inputs, columns and joins of a full check, with no steps, lineage or
+/// output references left.
+#[test]
+fn outputs_only_keeps_the_diagnostics_and_outputs() {
+    use crate::load::LoadOptions;
+    let corpus = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/corpus");
+    let mut paths: Vec<std::path::PathBuf> = std::fs::read_dir(&corpus)
+        .expect("tests/corpus")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "strata"))
+        .collect();
+    paths.sort();
+    assert!(paths.len() > 400, "{}", paths.len());
+    let dir = std::env::temp_dir().join(format!("strata-outputs-only-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let large = dir.join("large.strata");
+    let mut src = format!("{OC}\n");
+    for i in 0..4 * super::MODELS_PER_THREAD {
+        let from = if i == 0 {
+            "o".to_string()
+        } else {
+            format!("m{}", i / 2)
+        };
+        let filter = if i % 101 == 7 { "nope > 1" } else { "cid > 1" };
+        src.push_str(&format!(
+            "model m{i} {{ from {from} where {filter} select {{ cid = cid, x = cid * 2 }} }}\n"
+        ));
+    }
+    std::fs::write(&large, src).expect("write large");
+    paths.push(large);
+    let outputs_only = LoadOptions {
+        outputs_only: true,
+        ..LoadOptions::default()
+    };
+    let mut models = 0;
+    for path in &paths {
+        let full = crate::check_files(std::slice::from_ref(path), &LoadOptions::default());
+        let kept = crate::check_files(std::slice::from_ref(path), &outputs_only);
+        let name = path.display();
+        assert_eq!(kept.diagnostics, full.diagnostics, "{name}");
+        assert_eq!(kept.module.models.len(), full.module.models.len(), "{name}");
+        for (k, f) in kept.module.models.iter().zip(&full.module.models) {
+            // (Debug: inputs are not comparable.)
+            assert_eq!(
+                format!("{:?}", (&k.name, &k.inputs, &k.columns, &k.joins, k.ok)),
+                format!("{:?}", (&f.name, &f.inputs, &f.columns, &f.joins, f.ok)),
+                "{name}"
+            );
+            assert!(
+                k.steps.is_empty()
+                    && k.step_spans.is_empty()
+                    && k.lineage.is_empty()
+                    && k.output_refs.is_empty(),
+                "{name}: {}",
+                k.name
+            );
+            models += usize::from(!f.steps.is_empty());
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(models > 4 * super::MODELS_PER_THREAD, "{models}");
+}
