@@ -2,8 +2,8 @@
 //! aid for the front-end alone (`cargo run --release -p strata-lang
 //! --example check_file -- FILE`); `bench/` measures the whole CLI.
 //!
-//! It does what `strata check` does: mimalloc, no fingerprints, and the
-//! result is not freed.
+//! It does what `strata check` does: mimalloc, no fingerprints, only the
+//! outputs kept, and the result is not freed.
 
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
@@ -18,6 +18,7 @@ fn main() {
     let start = Instant::now();
     let options = strata_lang::LoadOptions {
         skip_fingerprints: true,
+        outputs_only: true,
         ..strata_lang::LoadOptions::default()
     };
     let checked = strata_lang::check_files(&[path.into()], &options);
