@@ -1211,6 +1211,7 @@ fn check_one(
                 .map(Vec::as_slice),
         )
     });
+    // (The lineage was not even built.)
     if env.extras.outputs_only {
         model.steps = Vec::new();
         model.step_spans = Vec::new();

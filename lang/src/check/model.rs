@@ -1089,8 +1089,11 @@ impl<'a> ModelChecker<'a> {
         } else {
             self.outputs.len()
         };
+        // Not even built when only the outputs are kept (check_one drops the
+        // rest).
+        let keep_lineage = !self.env.extras.outputs_only;
         let mut columns = Vec::with_capacity(n);
-        let mut lineage = Vec::with_capacity(n);
+        let mut lineage = Vec::with_capacity(if keep_lineage { n } else { 0 });
         let mut refs = Vec::with_capacity(n);
         // Few outputs (a scan) or many (a set), as a scope looks names up.
         let outs: Option<HashSet<&str>> = (self.outputs.len() >= super::scope::INDEXED)
@@ -1108,11 +1111,13 @@ impl<'a> ModelChecker<'a> {
                 name: name.clone(),
                 ..Column::clone(&e.col)
             };
-            lineage.push(ir::Lineage {
-                column: name.clone(),
-                from: self.source_names(&e.sources),
-                how: e.how,
-            });
+            if keep_lineage {
+                lineage.push(ir::Lineage {
+                    column: name.clone(),
+                    from: self.source_names(&e.sources),
+                    how: e.how,
+                });
+            }
             refs.push(ColumnRef::Local(name.clone()));
             columns.push(col);
         }
@@ -1143,11 +1148,13 @@ impl<'a> ModelChecker<'a> {
                         column: c.name.clone(),
                     });
                     let name = passthrough_name(&columns, &alias, &c.name);
-                    lineage.push(ir::Lineage {
-                        column: name.clone(),
-                        from: vec![(alias.clone(), c.name.clone())],
-                        how: "joined",
-                    });
+                    if keep_lineage {
+                        lineage.push(ir::Lineage {
+                            column: name.clone(),
+                            from: vec![(alias.clone(), c.name.clone())],
+                            how: "joined",
+                        });
+                    }
                     let mut col = c;
                     col.name = name;
                     columns.push(col);
