@@ -257,10 +257,18 @@ fn parse_pieces(file: FileId, text: &str, cuts: &[usize], defer: bool) -> Option
 fn parse_tokens<'a>(file: FileId, text: &'a str, lexed: lexer::Lexed<'a>, defer: bool) -> Parsed {
     let mut p = Parser::new(file, text, lexed.tokens);
     if defer {
-        p.deferred = Some(Vec::new());
+        p.deferred = Some(Vec::with_capacity(lexed.bodies.len()));
         p.bodies = lexed.bodies.into_iter().map(Some).collect();
     }
-    let mut decls = Vec::new();
+    // Room for every declaration at once (a declaration is large, and a
+    // growing list moves into fresh memory each time): about one per
+    // declaration keyword.
+    let starts = p
+        .toks
+        .iter()
+        .filter(|t| matches!(t.kind, TokenKind::Keyword(k) if TOP_KEYWORDS.contains(&k)))
+        .count();
+    let mut decls = Vec::with_capacity(starts);
     let mut diags = Vec::new();
     // Token ranges skipped by recovery (after each failing token).
     let mut skipped = Vec::new();

@@ -397,9 +397,17 @@ impl Bodies {
 /// so the syntax of a large module and its whole IR are never in memory
 /// together.
 fn take_model_bodies(loaded: &mut Loaded) -> Bodies {
-    let mut index = HashMap::default();
-    let mut inputs = Vec::new();
-    let mut cells = Vec::new();
+    // Room for all of them at once: the lists are large, and growing them
+    // moves them (into fresh memory, each time).
+    let models = loaded
+        .files
+        .iter()
+        .flat_map(|(_, f)| &f.decls)
+        .filter(|d| matches!(d, Decl::Model(_)))
+        .count();
+    let mut index = HashMap::with_capacity_and_hasher(models, Default::default());
+    let mut inputs = Vec::with_capacity(models);
+    let mut cells = Vec::with_capacity(models);
     // The skimmed bodies come in the order of the models' declarations, so
     // each is the next one. From the first model that is not (a body that
     // was parsed, not skimmed, or an order the loader never makes), the rest
