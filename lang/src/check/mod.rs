@@ -1219,7 +1219,8 @@ fn check_one(
                 .map(Vec::as_slice),
         )
     });
-    // (The lineage was not even built.)
+    // Only the outputs kept: what SQL, lints and lineage read goes now, so
+    // that the next models reuse its memory (the lineage was not even built).
     if env.extras.outputs_only {
         model.steps = Vec::new();
         model.step_spans = Vec::new();
