@@ -16,10 +16,10 @@ pub struct LoadOptions {
     /// ([`crate::check::fill_fingerprints`]). Hashing every model's syntax
     /// tree is about a twentieth of a check.
     pub skip_fingerprints: bool,
-    /// Keep of each model only what a report of outputs and pins reads: its
-    /// steps, lineage and output references are dropped as soon as it is
-    /// checked (and the hook of [`crate::check_files_with`] has seen it), so
-    /// that the next models reuse their memory. The diagnostics are the same;
+    /// Keep of each model only what a report of outputs and pins reads (the
+    /// hook of [`crate::check_files_with`] among them): its steps and output
+    /// references are dropped as soon as it is checked, and its lineage is
+    /// not built, so that the next models reuse their memory. The diagnostics are the same;
     /// the module can no longer be compiled, built, linted or handed to an
     /// external rule. At 2,000 models a check then touches 6 MB less fresh
     /// memory: 3,534 -> 1,888 page faults.

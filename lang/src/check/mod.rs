@@ -1219,14 +1219,6 @@ fn check_one(
                 .map(Vec::as_slice),
         )
     });
-    // Only the outputs kept: what SQL, lints and lineage read goes now, so
-    // that the next models reuse its memory (the lineage was not even built).
-    if env.extras.outputs_only {
-        model.steps = Vec::new();
-        model.step_spans = Vec::new();
-        model.lineage = Vec::new();
-        model.output_refs = Vec::new();
-    }
     // The schema moves to the models that read it; it comes back at the end.
     let result = ModelResult {
         columns: Arc::new(std::mem::take(&mut model.columns)),

@@ -348,10 +348,19 @@ impl<'a> ModelChecker<'a> {
         let (mut columns, mut lineage, mut output_refs) = self.finish_outputs();
         // The IR of every model stays alive until the end: no slack.
         columns.shrink_to_fit();
-        lineage.shrink_to_fit();
-        output_refs.shrink_to_fit();
-        self.steps.shrink_to_fit();
-        self.step_spans.shrink_to_fit();
+        if self.env.extras.outputs_only {
+            // Only the outputs kept: what SQL and lints read goes now, so
+            // that the next models reuse its memory (and no lineage was
+            // built).
+            output_refs = Vec::new();
+            self.steps = Vec::new();
+            self.step_spans = Vec::new();
+        } else {
+            lineage.shrink_to_fit();
+            output_refs.shrink_to_fit();
+            self.steps.shrink_to_fit();
+            self.step_spans.shrink_to_fit();
+        }
         self.end_of_model_checks(&columns);
         self.check_contract(&columns);
         ir::Model {
@@ -1089,7 +1098,7 @@ impl<'a> ModelChecker<'a> {
         } else {
             self.outputs.len()
         };
-        // Not even built when only the outputs are kept (check_one drops the
+        // Not even built when only the outputs are kept (`check` drops the
         // rest).
         let keep_lineage = !self.env.extras.outputs_only;
         let mut columns = Vec::with_capacity(n);
