@@ -97,6 +97,16 @@ impl ExprCtx {
 }
 
 impl ModelChecker<'_> {
+    /// The typed node `build` makes, or an empty one when the checker keeps
+    /// no typed trees ([`ModelChecker::lean`]).
+    fn node(&self, build: impl FnOnce() -> TExprKind) -> TExprKind {
+        if self.lean {
+            TExprKind::Lit(Literal::Null)
+        } else {
+            build()
+        }
+    }
+
     /// Type an expression. `None` means an error was reported inside it (or it
     /// depends on something that already failed); callers stay silent then.
     pub fn infer(&mut self, e: &Expr, ctx: ExprCtx) -> Option<Ty> {
@@ -106,10 +116,11 @@ impl ModelChecker<'_> {
             }
             ExprKind::Float(_, text) => Some(
                 Ty::new(Type::Float64, false)
-                    .with_node(TExprKind::Lit(Literal::Float(text.clone()))),
+                    .with_node(self.node(|| TExprKind::Lit(Literal::Float(text.clone())))),
             ),
             ExprKind::Str(v) => Some(
-                Ty::new(Type::String, false).with_node(TExprKind::Lit(Literal::Str(v.clone()))),
+                Ty::new(Type::String, false)
+                    .with_node(self.node(|| TExprKind::Lit(Literal::Str(v.clone())))),
             ),
             ExprKind::Bool(v) => {
                 Some(Ty::new(Type::Bool, false).with_node(TExprKind::Lit(Literal::Bool(*v))))
@@ -161,10 +172,10 @@ impl ModelChecker<'_> {
             ExprKind::Unary { op, operand } => {
                 let mut t = self.infer(operand, ctx)?;
                 self.unary_operand(*op, &t.ty, e.span)?;
-                let node = TExprKind::Unary {
+                let node = self.node(|| TExprKind::Unary {
                     op: *op,
                     operand: Box::new(t.texpr()),
-                };
+                });
                 Some(
                     match op {
                         UnaryOp::Not => Ty {
@@ -197,26 +208,25 @@ impl ModelChecker<'_> {
         let aggregate = l.aggregate || r.aggregate;
         let mut sources = l.sources;
         sources.merge(&r.sources);
-        let lhs = TExpr {
-            kind: l.node,
-            ty: l.ty,
-            nullable: l.nullable,
-        };
-        let rhs = TExpr {
-            kind: r.node,
-            ty: r.ty,
-            nullable: r.nullable,
-        };
+        let node = self.node(|| TExprKind::Binary {
+            op,
+            lhs: Box::new(TExpr {
+                kind: l.node,
+                ty: l.ty,
+                nullable: l.nullable,
+            }),
+            rhs: Box::new(TExpr {
+                kind: r.node,
+                ty: r.ty,
+                nullable: r.nullable,
+            }),
+        });
         Some(Ty {
             ty,
             nullable,
             sources,
             aggregate,
-            node: TExprKind::Binary {
-                op,
-                lhs: Box::new(lhs),
-                rhs: Box::new(rhs),
-            },
+            node,
         })
     }
 
@@ -428,20 +438,22 @@ impl ModelChecker<'_> {
             let mut sort = Vec::new();
             for p in &w.partition_by {
                 match self.infer(p, arg_ctx) {
-                    Some(mut t) => partition_by.push(t.texpr()),
+                    Some(mut t) if !self.lean => partition_by.push(t.texpr()),
+                    Some(_) => {}
                     None => ok = false,
                 }
             }
             for (s, desc) in &w.sort {
                 match self.infer(s, arg_ctx) {
-                    Some(mut t) => sort.push((t.texpr(), *desc)),
+                    Some(mut t) if !self.lean => sort.push((t.texpr(), *desc)),
+                    Some(_) => {}
                     None => ok = false,
                 }
             }
             if !ok {
                 return None;
             }
-            window = Some(Box::new(TWindow { partition_by, sort }));
+            window = (!self.lean).then(|| Box::new(TWindow { partition_by, sort }));
         } else if func.window && !func.aggregate {
             self.error(
                 Diagnostic::error(
@@ -543,33 +555,37 @@ impl ModelChecker<'_> {
             sources.merge(&a.sources);
         }
         let ty = self.call_result(func, call, span, &args)?;
-        let targs = if star_count {
-            vec![TExpr {
-                kind: TExprKind::Star,
-                ty: Type::Unknown,
-                nullable: false,
-            }]
-        } else {
-            args.iter_mut().map(Ty::texpr).collect()
-        };
-        let unit = if is_date_add {
-            call.args
-                .get(1)
-                .and_then(|a| a.name.as_ref())
-                .map(|n| n.name.clone())
-        } else {
-            None
-        };
-        Some(Ty {
-            sources,
-            aggregate: (func.aggregate && call.over.is_none()) || args.iter().any(|a| a.aggregate),
-            node: TExprKind::Call(Box::new(TCall {
+        let aggregate = (func.aggregate && call.over.is_none()) || args.iter().any(|a| a.aggregate);
+        let node = self.node(|| {
+            let targs = if star_count {
+                vec![TExpr {
+                    kind: TExprKind::Star,
+                    ty: Type::Unknown,
+                    nullable: false,
+                }]
+            } else {
+                args.iter_mut().map(Ty::texpr).collect()
+            };
+            let unit = if is_date_add {
+                call.args
+                    .get(1)
+                    .and_then(|a| a.name.as_ref())
+                    .map(|n| n.name.clone())
+            } else {
+                None
+            };
+            TExprKind::Call(Box::new(TCall {
                 name: crate::Name::new(name),
                 distinct: call.distinct,
                 args: targs,
                 unit,
                 window,
-            })),
+            }))
+        });
+        Some(Ty {
+            sources,
+            aggregate,
+            node,
             ..ty
         })
     }
@@ -990,10 +1006,10 @@ impl ModelChecker<'_> {
                 return None;
             }
         };
-        let node = TExprKind::Cast {
+        let node = self.node(|| TExprKind::Cast {
             expr: Box::new(value.texpr()),
             to: ty.clone(),
-        };
+        });
         Some(Ty {
             ty,
             nullable: value.nullable,

@@ -58,13 +58,17 @@ pub struct ModelChecker<'a> {
     steps: Vec<Step>,
     /// The span of the clause each step came from (parallel to `steps`).
     step_spans: Vec<Span>,
+    /// No steps and no typed expression trees are built: the module is
+    /// checked with [`crate::LoadOptions::outputs_only`], which drops them.
+    pub(super) lean: bool,
     /// The clause being checked.
     clause_span: Span,
 }
 
 impl<'a> ModelChecker<'a> {
     pub fn new(env: &'a Env<'a>, model: &'a ModelDecl, diags: &'a mut Vec<Diagnostic>) -> Self {
-        let steps = step_estimate(&model.items);
+        let lean = env.extras.outputs_only;
+        let steps = if lean { 0 } else { step_estimate(&model.items) };
         ModelChecker {
             env,
             diags,
@@ -99,13 +103,17 @@ impl<'a> ModelChecker<'a> {
             from_poisoned: false,
             steps: Vec::with_capacity(steps),
             step_spans: Vec::with_capacity(steps),
+            lean,
             clause_span: model.span,
         }
     }
 
-    fn push_step(&mut self, step: Step) {
-        self.steps.push(step);
-        self.step_spans.push(self.clause_span);
+    /// Add the step `step` makes, unless the checker is [`Self::lean`].
+    fn push_step(&mut self, step: impl FnOnce() -> Step) {
+        if !self.lean {
+            self.steps.push(step());
+            self.step_spans.push(self.clause_span);
+        }
     }
 
     /// Resolve a column reference, bare or qualified (notes 4.4).
@@ -348,13 +356,11 @@ impl<'a> ModelChecker<'a> {
         let (mut columns, mut lineage, mut output_refs) = self.finish_outputs();
         // The IR of every model stays alive until the end: no slack.
         columns.shrink_to_fit();
-        if self.env.extras.outputs_only {
+        if self.lean {
             // Only the outputs kept: what SQL and lints read goes now, so
-            // that the next models reuse its memory (and no lineage was
-            // built).
+            // that the next models reuse its memory (and no lineage or
+            // steps were built).
             output_refs = Vec::new();
-            self.steps = Vec::new();
-            self.step_spans = Vec::new();
         } else {
             lineage.shrink_to_fit();
             output_refs.shrink_to_fit();
@@ -414,17 +420,20 @@ impl<'a> ModelChecker<'a> {
             ItemKind::Join(j) => self.join(j),
             ItemKind::Filter { expr, .. } => {
                 if let Some(mut t) = self.infer(expr, ExprCtx::at(Place::Filter)) {
-                    let e = t.texpr();
-                    self.push_step(if self.in_group {
-                        Step::Having(e)
-                    } else {
-                        Step::Filter(e)
+                    let in_group = self.in_group;
+                    self.push_step(|| {
+                        let e = t.texpr();
+                        if in_group {
+                            Step::Having(e)
+                        } else {
+                            Step::Filter(e)
+                        }
                     });
                 }
             }
             ItemKind::Let { name, expr } => {
                 if let Some(mut t) = self.infer(expr, ExprCtx::at(Place::Let)) {
-                    self.push_step(Step::Let {
+                    self.push_step(|| Step::Let {
                         name: name.name.clone(),
                         expr: t.texpr(),
                     });
@@ -455,11 +464,13 @@ impl<'a> ModelChecker<'a> {
             ItemKind::Group(g) => self.group(g),
             ItemKind::Sort(keys) => {
                 self.shaped = true;
-                let mut sorted = Vec::with_capacity(keys.len());
+                let mut sorted = Vec::with_capacity(if self.lean { 0 } else { keys.len() });
                 self.sort_keys.reserve(keys.len());
                 for k in keys {
                     if let Some(mut t) = self.infer(&k.expr, ExprCtx::at(Place::Sort)) {
-                        sorted.push((t.texpr(), k.desc));
+                        if !self.lean {
+                            sorted.push((t.texpr(), k.desc));
+                        }
                     }
                     let plain = match &k.expr.kind {
                         ExprKind::Column {
@@ -470,11 +481,11 @@ impl<'a> ModelChecker<'a> {
                     };
                     self.sort_keys.push((plain, k.expr.span));
                 }
-                self.push_step(Step::Sort(sorted));
+                self.push_step(|| Step::Sort(sorted));
             }
             ItemKind::Take { start, end } => {
                 self.shaped = true;
-                self.push_step(Step::Take {
+                self.push_step(|| Step::Take {
                     start: *start,
                     end: *end,
                 });
@@ -615,7 +626,7 @@ impl<'a> ModelChecker<'a> {
         if input.poisoned {
             self.from_poisoned = true;
         }
-        self.push_step(Step::From { input: index });
+        self.push_step(|| Step::From { input: index });
         self.inputs.push(input);
     }
 
@@ -633,9 +644,10 @@ impl<'a> ModelChecker<'a> {
         }
         let typed = on.is_some();
         if let Some(mut on) = on {
-            self.push_step(Step::Join {
-                input: self.inputs.len() - 1,
-                join: self.joins.len(),
+            let (input, join) = (self.inputs.len() - 1, self.joins.len());
+            self.push_step(|| Step::Join {
+                input,
+                join,
                 on: on.texpr(),
             });
         }
@@ -688,7 +700,7 @@ impl<'a> ModelChecker<'a> {
     fn output(&mut self, a: &ast::Assign) {
         match self.infer(&a.expr, ExprCtx::at(Place::Output)) {
             Some(mut t) => {
-                self.push_step(Step::Output {
+                self.push_step(|| Step::Output {
                     name: a.name.name.clone(),
                     expr: t.texpr(),
                 });
@@ -764,7 +776,9 @@ impl<'a> ModelChecker<'a> {
             match (col, t) {
                 (Some(mut col), Some(mut t)) => {
                     col.name = name.clone();
-                    step_keys.push((name.clone(), t.texpr()));
+                    if !self.lean {
+                        step_keys.push((name.clone(), t.texpr()));
+                    }
                     self.register_output(&name, col, Origin::GroupKey, t.sources, "group_key");
                 }
                 _ => {
@@ -777,7 +791,7 @@ impl<'a> ModelChecker<'a> {
         if !g.keys.is_empty() {
             self.grouped = true;
         }
-        self.push_step(Step::Group { keys: step_keys });
+        self.push_step(|| Step::Group { keys: step_keys });
         self.in_group = true;
         for item in &g.body {
             self.item(item);
@@ -788,7 +802,7 @@ impl<'a> ModelChecker<'a> {
         let live: HashSet<Name> = self.outputs[first_output..].iter().cloned().collect();
         self.scope.retain(|name| live.contains(name));
         self.consumed_by_group = Some(self.inputs.len());
-        self.push_step(Step::EndGroup);
+        self.push_step(|| Step::EndGroup);
     }
 
     /// The declared flags of a column reference (for group keys).
@@ -813,7 +827,7 @@ impl<'a> ModelChecker<'a> {
                 name: key,
             } if self.group_keys.contains(&key.name) => {
                 if let Some(e) = self.scope.get(&key.name).cloned() {
-                    self.push_step(Step::GroupOutput {
+                    self.push_step(|| Step::GroupOutput {
                         name: name.clone(),
                         expr: ir::TExpr {
                             kind: TExprKind::Column(ColumnRef::Local(key.name.clone())),
@@ -832,7 +846,7 @@ impl<'a> ModelChecker<'a> {
                 if is_agg {
                     match self.infer(&a.expr, ExprCtx::at(Place::GroupBody)) {
                         Some(mut t) => {
-                            self.push_step(Step::GroupOutput {
+                            self.push_step(|| Step::GroupOutput {
                                 name: name.clone(),
                                 expr: t.texpr(),
                             });
@@ -945,7 +959,7 @@ impl<'a> ModelChecker<'a> {
             }
             None => column.name.clone(),
         };
-        self.push_step(Step::Expand {
+        self.push_step(|| Step::Expand {
             column: column.name.clone(),
             name: target.clone(),
         });
@@ -985,10 +999,8 @@ impl<'a> ModelChecker<'a> {
         let right = self.resolve_input(input, InputRole::SetOp);
         let poisoned = right.poisoned;
         let right_cols = right.columns.clone();
-        self.push_step(Step::SetOp {
-            kind,
-            input: self.inputs.len(),
-        });
+        let at = self.inputs.len();
+        self.push_step(|| Step::SetOp { kind, input: at });
         self.inputs.push(right);
         if poisoned {
             return;
@@ -1056,7 +1068,7 @@ impl<'a> ModelChecker<'a> {
         match by {
             None => {
                 self.dedup_full = Some(span);
-                self.push_step(Step::Dedup { by: None });
+                self.push_step(|| Step::Dedup { by: None });
             }
             Some(keys) => {
                 let mut names = Vec::new();
@@ -1081,7 +1093,7 @@ impl<'a> ModelChecker<'a> {
                         }
                     }
                 }
-                self.push_step(Step::Dedup {
+                self.push_step(|| Step::Dedup {
                     by: Some(names.iter().map(|(n, _)| n.clone()).collect()),
                 });
                 self.dedup_by = Some(names);
@@ -1100,7 +1112,7 @@ impl<'a> ModelChecker<'a> {
         };
         // Not even built when only the outputs are kept (`check` drops the
         // rest).
-        let keep_lineage = !self.env.extras.outputs_only;
+        let keep_lineage = !self.lean;
         let mut columns = Vec::with_capacity(n);
         let mut lineage = Vec::with_capacity(if keep_lineage { n } else { 0 });
         let mut refs = Vec::with_capacity(n);
