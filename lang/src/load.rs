@@ -32,6 +32,8 @@ pub struct LoadOptions {
 #[derive(Debug, Default)]
 pub struct Loaded {
     pub sources: SourceMap,
+    /// The files, each in one or more consecutive parts (a large file is
+    /// parsed in pieces, see [`crate::parser::parse_deferred`]).
     pub files: Vec<(FileId, ast::File)>,
     /// `(index into files, index into that file's decls)`, merged order.
     pub order: Vec<(usize, usize)>,
@@ -39,11 +41,11 @@ pub struct Loaded {
     /// Root files that could not be read: `(path, reason)`.
     pub io_errors: Vec<(PathBuf, String)>,
     /// The model bodies skimmed, not parsed, while loading (their items are
-    /// empty in `files`), each with its (file, start of the model's span), in
-    /// the order of `files` and of the text: the checker parses each just
-    /// before checking its model. Empty unless loaded with skimming (see
-    /// [`crate::parser::parse_deferred`]).
-    pub deferred: Vec<((FileId, u32), crate::parser::DeferredBody)>,
+    /// empty in `files`), each with the start of the model's span, by file
+    /// part, in the order of `files` and of the text: the checker parses
+    /// each just before checking its model. Empty unless loaded with
+    /// skimming (see [`crate::parser::parse_deferred`]).
+    pub deferred: Vec<(FileId, Vec<(u32, crate::parser::DeferredBody)>)>,
 }
 
 impl Loaded {
@@ -60,7 +62,7 @@ struct Loader<'o> {
     skim: bool,
     root_dir: PathBuf,
     out: Loaded,
-    /// Canonical paths of loaded files, parallel to `out.files`.
+    /// Canonical paths of the files loaded.
     canonical: Vec<PathBuf>,
     /// Import chain being loaded: (canonical path, module name).
     stack: Vec<(PathBuf, String)>,
@@ -124,42 +126,43 @@ impl<'o> Loader<'o> {
         }
         let id = self.out.sources.add(path, text);
         let text = &self.out.sources.get(id).text;
-        let (file, diags, deferred) = if self.skim {
-            crate::parser::parse_deferred(id, text)
+        let (parts, diags) = if self.skim {
+            crate::parser::parse_deferred_parts(id, text)
         } else {
             let (file, diags) = crate::parser::parse(id, text);
-            (file, diags, Vec::new())
+            (vec![(file, Vec::new())], diags)
         };
         self.out.diagnostics.extend(diags);
-        self.out.deferred.extend(
-            deferred
-                .into_iter()
-                .map(|(start, body)| ((id, start), body)),
-        );
-        let index = self.out.files.len();
-        let imports: Vec<(usize, ast::ImportDecl)> = file
-            .decls
-            .iter()
-            .enumerate()
-            .filter_map(|(i, d)| match d {
-                Decl::Import(imp) => Some((i, imp.clone())),
-                _ => None,
-            })
-            .collect();
-        let ndecls = file.decls.len();
-        self.out.files.push((id, file));
         self.canonical.push(canonical.clone());
         self.stack.push((canonical, module_name));
+        let ndecls: usize = parts.iter().map(|(f, _)| f.decls.len()).sum();
         self.out.order.reserve(ndecls);
-        let mut next_import = imports.into_iter().peekable();
-        for d in 0..ndecls {
-            if next_import.peek().is_some_and(|(i, _)| *i == d) {
-                if let Some((_, imp)) = next_import.next() {
-                    self.import(&imp);
-                }
-                continue;
+        for (file, deferred) in parts {
+            if !deferred.is_empty() {
+                self.out.deferred.push((id, deferred));
             }
-            self.out.order.push((index, d));
+            let imports: Vec<(usize, ast::ImportDecl)> = file
+                .decls
+                .iter()
+                .enumerate()
+                .filter_map(|(i, d)| match d {
+                    Decl::Import(imp) => Some((i, imp.clone())),
+                    _ => None,
+                })
+                .collect();
+            let index = self.out.files.len();
+            let ndecls = file.decls.len();
+            self.out.files.push((id, file));
+            let mut next_import = imports.into_iter().peekable();
+            for d in 0..ndecls {
+                if next_import.peek().is_some_and(|(i, _)| *i == d) {
+                    if let Some((_, imp)) = next_import.next() {
+                        self.import(&imp);
+                    }
+                    continue;
+                }
+                self.out.order.push((index, d));
+            }
         }
         self.stack.pop();
     }

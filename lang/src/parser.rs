@@ -70,6 +70,23 @@ pub fn parse_deferred(file: FileId, text: &str) -> Parsed {
     parse_file(file, text, true)
 }
 
+/// A file parsed in consecutive parts, each a file of its own declarations
+/// and comments with the bodies it deferred; and the whole file's
+/// diagnostics.
+pub(crate) type Parts = (Vec<(ast::File, Vec<(u32, DeferredBody)>)>, Vec<Diagnostic>);
+
+/// [`parse_deferred`], in the parts the file was parsed in (see
+/// [`parse_pieces`]): joining them into one list of declarations would copy
+/// every declaration once more.
+pub(crate) fn parse_deferred_parts(file: FileId, text: &str) -> Parts {
+    let parts = parse_parts_once(file, text, true);
+    if !parts.1.is_empty() {
+        let (whole, diags, deferred) = parse_file_once(file, text, false);
+        return (vec![(whole, deferred)], diags);
+    }
+    parts
+}
+
 /// Parse a body that [`parse_deferred`] skimmed: its items, or `None` when it
 /// does not parse (or does not end at the `}` the skim matched).
 pub fn parse_body(file: FileId, text: &str, body: Span) -> Option<Vec<ast::Item>> {
@@ -101,17 +118,28 @@ fn parse_file(file: FileId, text: &str, defer: bool) -> Parsed {
 }
 
 fn parse_file_once(file: FileId, text: &str, defer: bool) -> Parsed {
+    let (parts, diags) = parse_parts_once(file, text, defer);
+    let (whole, deferred) = join_parts(parts);
+    (whole, diags, deferred)
+}
+
+/// The file parsed once, in parts when it is large (see [`parse_pieces`]).
+fn parse_parts_once(file: FileId, text: &str, defer: bool) -> Parts {
     if let Some(at) = split_point(text) {
-        let parsed = if text.len() < PARALLEL_TO {
+        let parts = if text.len() < PARALLEL_TO {
             parse_pieces(file, text, &cut_points(text), defer)
         } else {
-            lex_halves(file, text, at, defer).map(|lexed| parse_tokens(file, text, lexed, defer))
+            lex_halves(file, text, at, defer).map(|lexed| {
+                let (whole, diags, deferred) = parse_tokens(file, text, lexed, defer);
+                (vec![(whole, deferred)], diags)
+            })
         };
-        if let Some(parsed) = parsed {
-            return parsed;
+        if let Some(parts) = parts {
+            return parts;
         }
     }
-    parse_tokens(file, text, lex(file, text, 0, defer), defer)
+    let (whole, diags, deferred) = parse_tokens(file, text, lex(file, text, 0, defer), defer);
+    (vec![(whole, deferred)], diags)
 }
 
 /// Lex `text` from `start`, skimming model bodies when `skim` is set.
@@ -210,10 +238,11 @@ fn cut_points(text: &str) -> Vec<usize> {
 }
 
 /// Lex and parse the pieces of `text` between the `cuts` on two threads.
-/// The result is the whole file's when every piece is free of errors (each
-/// cut is then between two declarations); `None` otherwise, and the file is
-/// parsed whole, so diagnostics and recovery never depend on the cuts.
-fn parse_pieces(file: FileId, text: &str, cuts: &[usize], defer: bool) -> Option<Parsed> {
+/// The result is the whole file's, in parts, when every piece is free of
+/// errors (each cut is then between two declarations); `None` otherwise, and
+/// the file is parsed whole, so diagnostics and recovery never depend on the
+/// cuts.
+fn parse_pieces(file: FileId, text: &str, cuts: &[usize], defer: bool) -> Option<Parts> {
     let starts = std::iter::once(0).chain(cuts.iter().copied());
     let ends = cuts.iter().copied().chain(std::iter::once(text.len()));
     let pieces: Vec<(usize, usize)> = starts.zip(ends).collect();
@@ -233,24 +262,37 @@ fn parse_pieces(file: FileId, text: &str, cuts: &[usize], defer: bool) -> Option
     if parts.iter().any(|p| !p.1.is_empty()) {
         return None;
     }
+    let parts = parts
+        .into_iter()
+        .map(|(file, _, deferred)| (file, deferred))
+        .collect();
+    Some((parts, Vec::new()))
+}
+
+/// The parts of a file joined into one.
+fn join_parts(
+    parts: Vec<(ast::File, Vec<(u32, DeferredBody)>)>,
+) -> (ast::File, Vec<(u32, DeferredBody)>) {
     // Room for all of them at once: declarations are large, and growing the
-    // first piece's lists piece by piece moved them several times.
+    // first part's lists part by part moved them several times.
     let decls: usize = parts.iter().map(|p| p.0.decls.len()).sum();
     let comments: usize = parts.iter().map(|p| p.0.comments.len()).sum();
-    let bodies: usize = parts.iter().map(|p| p.2.len()).sum();
+    let bodies: usize = parts.iter().map(|p| p.1.len()).sum();
     let mut parts = parts.into_iter();
-    let (mut whole, _, mut deferred) = parts.next()?;
+    let Some((mut whole, mut deferred)) = parts.next() else {
+        return (ast::File::default(), Vec::new());
+    };
     whole.decls.reserve_exact(decls - whole.decls.len());
     whole
         .comments
         .reserve_exact(comments - whole.comments.len());
     deferred.reserve_exact(bodies - deferred.len());
-    for (rest, _, more) in parts {
+    for (rest, more) in parts {
         whole.decls.extend(rest.decls);
         whole.comments.extend(rest.comments);
         deferred.extend(more);
     }
-    Some((whole, Vec::new(), deferred))
+    (whole, deferred)
 }
 
 /// Parse a file's tokens.

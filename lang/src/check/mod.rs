@@ -412,7 +412,14 @@ fn take_model_bodies(loaded: &mut Loaded) -> Bodies {
     // each is the next one. From the first model that is not (a body that
     // was parsed, not skimmed, or an order the loader never makes), the rest
     // are looked up by key.
-    let mut deferred = std::mem::take(&mut loaded.deferred).into_iter().peekable();
+    let mut deferred = std::mem::take(&mut loaded.deferred)
+        .into_iter()
+        .flat_map(|(file, bodies)| {
+            bodies
+                .into_iter()
+                .map(move |(start, body)| ((file, start), body))
+        })
+        .peekable();
     let mut by_key: HashMap<BodyKey, crate::parser::DeferredBody> = HashMap::default();
     let mut skimmed = |key: BodyKey| {
         if by_key.is_empty() {

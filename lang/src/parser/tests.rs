@@ -1770,8 +1770,10 @@ fn halves_parse_like_the_whole_file() {
     assert_eq!(cuts.len(), PIECES - 1);
     assert!(cuts.windows(2).all(|w| w[0] < w[1]), "{cuts:?}");
     for defer in [false, true] {
-        let (file, diags, _) = parse_pieces(F, &clean, &cuts, defer).expect("parses in pieces");
+        let (parts, diags) = parse_pieces(F, &clean, &cuts, defer).expect("parses in pieces");
         assert!(diags.is_empty());
+        assert_eq!(parts.len(), PIECES);
+        let (file, _) = join_parts(parts);
         if !defer {
             assert_eq!((file, diags), whole(&clean));
         }
@@ -1807,8 +1809,8 @@ fn halves_parse_like_the_whole_file() {
     ];
     for text in variants.iter().chain([&clean]) {
         assert_eq!(parse(F, text), whole(text));
-        if let Some((file, diags, _)) = parse_pieces(F, text, &cut_points(text), false) {
-            assert_eq!((file, diags), whole(text));
+        if let Some((parts, diags)) = parse_pieces(F, text, &cut_points(text), false) {
+            assert_eq!((join_parts(parts).0, diags), whole(text));
         }
         let (file, diags, _) = parse_deferred(F, text);
         if !diags.is_empty() {
@@ -1890,6 +1892,16 @@ model c { from s2from join_left y_1 on y_1.k == 2 }"#;
         assert!(full_diags.is_empty(), "{full_diags:?}");
         let (file, diags, deferred) = parse_deferred(F, text);
         assert!(diags.is_empty());
+        // The loader's parts are the same file, cut between declarations
+        // (the large file in PIECES parts).
+        let (parts, parts_diags) = parse_deferred_parts(F, text);
+        assert!(parts_diags.is_empty());
+        assert_eq!(parts.len(), if skims == big_models { PIECES } else { 1 });
+        let (joined, joined_deferred) = join_parts(parts);
+        assert_eq!(joined, file);
+        let spans =
+            |d: &[(u32, DeferredBody)]| d.iter().map(|(s, b)| (*s, b.span)).collect::<Vec<_>>();
+        assert_eq!(spans(&joined_deferred), spans(&deferred));
         assert_eq!(file.decls.len(), full.decls.len());
         assert_eq!(file.comments, full.comments);
         for (d, f) in file.decls.iter().zip(&full.decls) {
