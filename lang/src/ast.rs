@@ -35,7 +35,9 @@ pub enum Decl {
     Model(ModelDecl),
     Pipeline(PipelineDecl),
     Test(TestDecl),
-    Fn(FnDecl),
+    /// Boxed: the largest declaration, and the rarest; every declaration
+    /// is as large as its largest kind.
+    Fn(Box<FnDecl>),
     /// A top-level call such as `by_country(countries())` that expands into
     /// models at load time.
     Generator(Expr),

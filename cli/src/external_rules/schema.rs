@@ -321,8 +321,8 @@ fn column(c: &ir::Column) -> Column {
         unique: c.unique,
         primary_key: c.primary_key,
         protected: c.protected,
-        enum_values: c.enum_values.clone(),
-        classification: c.classification.clone(),
+        enum_values: c.enum_values.as_deref().cloned(),
+        classification: c.classification.as_deref().cloned(),
     }
 }
 

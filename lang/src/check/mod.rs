@@ -914,9 +914,9 @@ fn field_column(f: &FieldDef, ty: Type) -> Column {
             }
             Annotation::Protected(_) => c.protected = true,
             Annotation::Enum(values, _) => {
-                c.enum_values = Some(values.iter().map(|(v, _)| v.clone()).collect())
+                c.enum_values = Some(Box::new(values.iter().map(|(v, _)| v.clone()).collect()))
             }
-            Annotation::Classification(v, _) => c.classification = Some(v.clone()),
+            Annotation::Classification(v, _) => c.classification = Some(Box::new(v.clone())),
         }
     }
     c

@@ -27,7 +27,7 @@ impl Parser<'_> {
             }
             TokenKind::Keyword("pipeline") => self.pipeline_decl().map(Decl::Pipeline),
             TokenKind::Keyword("test") => self.test_decl().map(Decl::Test),
-            TokenKind::Keyword("fn") => self.fn_decl().map(Decl::Fn),
+            TokenKind::Keyword("fn") => self.fn_decl().map(|f| Decl::Fn(Box::new(f))),
             TokenKind::Ident(name) if self.is_sym_at(1, "(") => {
                 let span = self.bump();
                 self.call_rest(Ident {

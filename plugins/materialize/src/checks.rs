@@ -174,7 +174,7 @@ pub fn pins(
             "enum" => (
                 format!(
                     "pin FAILED [{field}] enum: {bad} of {total} rows have a value outside {{{}}}",
-                    col.enum_values.as_deref().unwrap_or_default().join(", ")
+                    col.enum_values.as_deref().map_or(String::new(), |v| v.join(", "))
                 ),
                 Some(format!(
                     "SELECT CAST({c} AS VARCHAR), COUNT(*) AS n FROM {} WHERE {cond} GROUP BY 1 ORDER BY n DESC, 1 LIMIT {SAMPLES}",
