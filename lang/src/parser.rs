@@ -158,16 +158,15 @@ fn lex(file: FileId, text: &str, start: usize, skim: bool) -> lexer::Lexed<'_> {
 fn lex_halves(file: FileId, text: &str, at: usize, skim: bool) -> Option<lexer::Lexed<'_>> {
     let second = std::sync::OnceLock::new();
     let mut first = std::thread::scope(|s| {
-        let started = crate::threads::spawn_into(s, std::thread::Builder::new(), &second, || {
+        let helper = crate::threads::spawn_into(s, std::thread::Builder::new(), &second, || {
             lex(file, text, at, skim)
-        });
+        })?;
         // Room for the whole file's tokens: the second half's are appended
         // without reallocating (a copy of all of them at once).
         let capacity = lexer::token_capacity(text.len(), skim);
-        if !started {
-            return None;
-        }
-        Some(lexer::lex_into(file, text.get(..at)?, 0, capacity, skim))
+        let first = lexer::lex_into(file, text.get(..at)?, 0, capacity, skim);
+        helper.finish(crate::threads::FINISH);
+        Some(first)
     })?;
     let second = second.into_inner()?;
     if !first.diagnostics.is_empty() {

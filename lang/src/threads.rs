@@ -22,6 +22,11 @@ use std::time::{Duration, Instant};
 /// How long a new thread gets to start on another core by itself.
 const GRACE: Duration = Duration::from_micros(30);
 
+/// How long a thread whose share of some work is done spins for its helper
+/// to finish (at most one item's work in [`in_turn`]), before it sleeps
+/// until it has.
+pub(crate) const FINISH: Duration = Duration::from_millis(2);
+
 /// [`Builder::spawn`] for work wanted only later (a scan of `PATH` while
 /// the module is checked): the creator goes on at once, and the new thread
 /// leaves its creator's core if it runs there (yielding to it cost the
@@ -46,15 +51,61 @@ where
     F: FnOnce() -> T + Send + 'scope,
     T: Send + 'scope,
 {
+    spawn_flagged(scope, builder, f).map(|(handle, _)| handle)
+}
+
+/// [`spawn_scoped`], and the flag the new thread sets when it starts.
+fn spawn_flagged<'scope, T, F>(
+    scope: &'scope Scope<'scope, '_>,
+    builder: Builder,
+    f: F,
+) -> std::io::Result<(ScopedJoinHandle<'scope, T>, Arc<AtomicBool>)>
+where
+    F: FnOnce() -> T + Send + 'scope,
+    T: Send + 'scope,
+{
     let (started, f) = flagged(current_cpu(), f);
     let handle = builder.spawn_scoped(scope, f)?;
     make_room(&started);
-    Ok(handle)
+    Ok((handle, started))
+}
+
+/// A thread started by [`spawn_into`].
+pub struct Helper<'scope> {
+    handle: ScopedJoinHandle<'scope, ()>,
+    started: Arc<AtomicBool>,
+}
+
+impl Helper<'_> {
+    /// Wait for the thread to finish, spinning for at most `limit`, when it
+    /// has started: for a thread whose work is about to end (its scope would
+    /// otherwise put this thread to sleep until it ends, see [`spin_while`]).
+    pub fn finish(&self, limit: Duration) {
+        if self.started.load(Ordering::Relaxed) {
+            spin_while(limit, || !self.handle.is_finished());
+        }
+    }
+}
+
+/// Spin while `waiting()` holds, for at most `limit`; whether it stopped
+/// holding. For waits of a fraction of a millisecond: a thread that sleeps
+/// instead is woken 0.1-0.5 ms after the event on the virtual machines here
+/// (its core, idle, must be woken first), a fiftieth of a whole `strata
+/// check` of 2,000 models.
+pub fn spin_while(limit: Duration, mut waiting: impl FnMut() -> bool) -> bool {
+    let since = Instant::now();
+    while waiting() {
+        if since.elapsed() >= limit {
+            return false;
+        }
+        std::hint::spin_loop();
+    }
+    true
 }
 
 /// [`spawn_scoped`] for a thread whose result is wanted only when its scope
-/// ends: the thread leaves it in `slot`, and `false` when the thread could
-/// not start. The scope's end waits for `f` alone, where a join also waits
+/// ends: the thread leaves it in `slot`; `None` when the thread could not
+/// start. The scope's end waits for `f` alone, where a join also waits
 /// for the thread to exit: its thread-local destructors (the allocator
 /// hands its heap over) and the release of its stack. A panic in `f` makes
 /// the scope panic (its message was printed where it happened).
@@ -63,16 +114,17 @@ pub fn spawn_into<'scope, T, F>(
     builder: Builder,
     slot: &'scope OnceLock<T>,
     f: F,
-) -> bool
+) -> Option<Helper<'scope>>
 where
     F: FnOnce() -> T + Send + 'scope,
     T: Send + Sync + 'scope,
 {
-    spawn_scoped(scope, builder, move || {
+    let (handle, started) = spawn_flagged(scope, builder, move || {
         // The slot is this thread's alone: it cannot be set already.
         let _ = slot.set(f());
     })
-    .is_ok()
+    .ok()?;
+    Some(Helper { handle, started })
 }
 
 /// `f(0)`, ..., `f(n - 1)`, their results in that order, computed by this
@@ -96,10 +148,17 @@ pub fn in_turn<R: Send + Sync>(
     };
     let theirs = OnceLock::new();
     let mut all = std::thread::scope(|s| {
-        if n > 1 {
-            spawn_into(s, builder, &theirs, work);
+        let helper = if n > 1 {
+            spawn_into(s, builder, &theirs, work)
+        } else {
+            None
+        };
+        let mine = work();
+        // The helper is on its last item, if any.
+        if let Some(helper) = helper {
+            helper.finish(FINISH);
         }
-        work()
+        mine
     });
     all.extend(theirs.into_inner().unwrap_or_default());
     all.sort_by_key(|(i, _)| *i);
@@ -227,10 +286,38 @@ mod tests {
     fn spawn_into_leaves_the_result_in_the_slot() {
         let slot = OnceLock::new();
         let mine = std::thread::scope(|s| {
-            assert!(spawn_into(s, Builder::new(), &slot, || (0..1000u64).sum::<u64>()));
+            let helper = spawn_into(s, Builder::new(), &slot, || (0..1000u64).sum::<u64>());
+            assert!(helper.is_some());
             7
         });
         assert_eq!((mine, slot.into_inner()), (7, Some(499_500)));
+    }
+
+    /// A spin ends when its condition stops holding, or at its limit; a
+    /// finished helper is seen as such at once.
+    #[test]
+    fn spins_end_on_the_event_or_at_the_limit() {
+        let set = AtomicBool::new(false);
+        let since = Instant::now();
+        std::thread::scope(|s| {
+            s.spawn(|| set.store(true, Ordering::Relaxed));
+            assert!(spin_while(Duration::from_secs(10), || !set.load(Ordering::Relaxed)));
+        });
+        assert!(since.elapsed() < Duration::from_secs(10));
+        let since = Instant::now();
+        assert!(!spin_while(Duration::from_millis(5), || true));
+        assert!(since.elapsed() >= Duration::from_millis(5));
+        let slot = OnceLock::new();
+        std::thread::scope(|s| {
+            let helper = spawn_into(s, Builder::new(), &slot, || 7).expect("a helper");
+            // Started or not, finish returns; once it has returned with the
+            // helper started, the helper is done.
+            helper.finish(Duration::from_secs(10));
+            if helper.started.load(Ordering::Relaxed) {
+                assert!(helper.handle.is_finished());
+            }
+        });
+        assert_eq!(slot.into_inner(), Some(7));
     }
 
     /// The core read from /proc is one the thread may run on.

@@ -7,6 +7,7 @@ mod expr;
 mod model;
 mod scope;
 
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, OnceLock, PoisonError};
 
 use crate::hash::FastMap as HashMap;
@@ -365,9 +366,7 @@ impl Bodies {
     /// Parse the next skimmed body ahead of its check; `false` once every
     /// body has been looked at.
     fn parse_ahead(&self, sources: &SourceMap) -> bool {
-        let i = self
-            .ahead
-            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let i = self.ahead.fetch_add(1, Ordering::Relaxed);
         let Some(mut body) = self.lock(i) else {
             return false;
         };
@@ -492,12 +491,13 @@ fn build_module(
     let theirs: Vec<OnceLock<Vec<Diagnostic>>> = (1..threads).map(|_| OnceLock::new()).collect();
     let mine = std::thread::scope(|s| {
         // A helper that cannot start leaves its share to the others.
+        let mut helpers = Vec::with_capacity(theirs.len());
         for slot in &theirs {
-            crate::threads::spawn_into(s, std::thread::Builder::new(), slot, || loop {
+            let help = || loop {
                 if let Some(p) = prepared.get() {
                     return check_worker(&p.env, sources, &p.order, &p.queue, &bodies);
                 }
-                if stop.load(std::sync::atomic::Ordering::Relaxed) {
+                if stop.load(Ordering::Relaxed) {
                     return Vec::new();
                 }
                 // With every body parsed, wait for the queue (a
@@ -505,17 +505,24 @@ fn build_module(
                 if !bodies.parse_ahead(sources) {
                     std::thread::yield_now();
                 }
-            });
+            };
+            let builder = std::thread::Builder::new();
+            helpers.extend(crate::threads::spawn_into(s, builder, slot, help));
         }
         // However this thread leaves, the helpers stop waiting for it.
         let _stop = SetOnDrop(&stop);
         match prepare(loaded, &bodies, extras, diags) {
             Some(p) => {
                 let p = prepared.get_or_init(|| p);
-                check_worker(&p.env, sources, &p.order, &p.queue, &bodies)
+                let mine = check_worker(&p.env, sources, &p.order, &p.queue, &bodies);
+                // Every model is checked: the helpers are returning.
+                for helper in &helpers {
+                    helper.finish(crate::threads::FINISH);
+                }
+                mine
             }
             None => {
-                stop.store(true, std::sync::atomic::Ordering::Relaxed);
+                stop.store(true, Ordering::Relaxed);
                 Vec::new()
             }
         }
@@ -605,7 +612,7 @@ struct SetOnDrop<'a>(&'a std::sync::atomic::AtomicBool);
 
 impl Drop for SetOnDrop<'_> {
     fn drop(&mut self) {
-        self.0.store(true, std::sync::atomic::Ordering::Relaxed);
+        self.0.store(true, Ordering::Relaxed);
     }
 }
 
@@ -1069,10 +1076,28 @@ impl Queue {
                 slots,
             }),
             wake: Condvar::new(),
+            events: AtomicUsize::new(0),
             readers,
         }
     }
+
+    /// Note an event (under the state's lock) and wake the threads that
+    /// sleep, if any.
+    fn signal(&self, state: std::sync::MutexGuard<'_, QueueState>) {
+        self.events.fetch_add(1, Ordering::Relaxed);
+        // Waking is a system call: only when a thread sleeps.
+        let wake = state.sleeping > 0;
+        drop(state);
+        if wake {
+            self.wake.notify_all();
+        }
+    }
 }
+
+/// How long a checking thread with no model ready spins for one (the other
+/// threads are checking the models it waits for) before it sleeps: only the
+/// last models of a module keep a thread waiting, for less than this.
+const SPIN: std::time::Duration = std::time::Duration::from_millis(1);
 
 /// A model's place in the queue: where its body is until a worker takes it,
 /// then its IR once checked (so the IR is gathered in dependency order
@@ -1090,6 +1115,9 @@ struct Queue {
     state: Mutex<QueueState>,
     /// Signalled when a model becomes ready or the last one is done.
     wake: Condvar,
+    /// Counts those events (and a failure), for a thread that waits for one
+    /// spinning (see [`check_worker`]).
+    events: AtomicUsize,
     /// The positions of the models reading each model.
     readers: Vec<Vec<usize>>,
 }
@@ -1123,6 +1151,7 @@ fn check_worker(
     loop {
         let (pos, body) = {
             let mut state = lock();
+            let mut spun = false;
             loop {
                 if state.failed {
                     return diags;
@@ -1137,6 +1166,18 @@ fn check_worker(
                 if state.left == 0 {
                     return diags;
                 }
+                if !spun {
+                    // Spin first: another thread is about to make a model
+                    // ready, or to finish the last one.
+                    spun = true;
+                    let seen = queue.events.load(Ordering::Relaxed);
+                    drop(state);
+                    crate::threads::spin_while(SPIN, || {
+                        queue.events.load(Ordering::Relaxed) == seen
+                    });
+                    state = lock();
+                    continue;
+                }
                 state.sleeping += 1;
                 state = queue
                     .wake
@@ -1146,8 +1187,9 @@ fn check_worker(
             }
         };
         let Some(items) = body.map_or(Some(Vec::new()), |i| bodies.take(i, sources)) else {
-            lock().failed = true;
-            queue.wake.notify_all();
+            let mut state = lock();
+            state.failed = true;
+            queue.signal(state);
             return diags;
         };
         let (model, result, text) = check_one(env, &order[pos], items, &mut diags);
@@ -1167,11 +1209,8 @@ fn check_worker(
                 woke = true;
             }
         }
-        // Waking is a system call: only when a thread sleeps.
-        let wake = woke && state.sleeping > 0;
-        drop(state);
-        if wake {
-            queue.wake.notify_all();
+        if woke {
+            queue.signal(state);
         }
     }
 }
