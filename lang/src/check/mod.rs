@@ -183,9 +183,8 @@ pub struct Env<'a> {
     pub contracts: HashMap<&'a str, &'a ast::ContractDecl>,
     contract_cols: HashMap<&'a str, Option<Vec<Column>>>,
     pub domains: HashMap<&'a str, Option<Type>>,
-    pub models: HashMap<&'a str, &'a ast::ModelDecl>,
     /// Each model's position in dependency order.
-    model_pos: HashMap<&'a str, usize>,
+    pub models: HashMap<&'a str, usize>,
     /// The result of the model at each position, set once it is checked.
     /// A model is checked after every model it reads.
     model_results: Vec<OnceLock<ModelResult>>,
@@ -209,8 +208,13 @@ impl<'a> Env<'a> {
     }
 
     pub fn model_result(&self, name: &str) -> Option<&ModelResult> {
-        let pos = self.model_pos.get(name)?;
-        self.model_results.get(*pos)?.get()
+        self.result_at(*self.models.get(name)?)
+    }
+
+    /// The result of the model at position `pos` in dependency order, once
+    /// it is checked.
+    pub fn result_at(&self, pos: usize) -> Option<&ModelResult> {
+        self.model_results.get(pos)?.get()
     }
 
     /// The type a `cast(x, "name")` produces.
@@ -629,7 +633,9 @@ fn prepare<'a>(
     let mut sources: HashMap<&str, &ast::SourceDecl> = HashMap::default();
     let mut contracts: HashMap<&str, &ast::ContractDecl> = HashMap::default();
     let mut domain_decls: HashMap<&str, &ast::DomainDecl> = HashMap::default();
-    let mut models: HashMap<&str, &ast::ModelDecl> = HashMap::default();
+    // Each model's index in `model_order`, then its position in dependency
+    // order.
+    let mut models: HashMap<&str, usize> = HashMap::default();
     let mut source_order = Vec::new();
     let mut contract_order = Vec::new();
     let mut model_order = Vec::new();
@@ -659,9 +665,12 @@ fn prepare<'a>(
                 }
             },
             Decl::Model(m) => match models.get(m.name.name.as_str()) {
-                Some(first) => diags.push(duplicate("model", &m.name, &first.name)),
+                Some(&first) => {
+                    let first: &ast::ModelDecl = model_order[first];
+                    diags.push(duplicate("model", &m.name, &first.name));
+                }
                 None => {
-                    models.insert(&m.name.name, m);
+                    models.insert(&m.name.name, model_order.len());
                     model_order.push(m);
                 }
             },
@@ -695,7 +704,6 @@ fn prepare<'a>(
         contract_cols: HashMap::default(),
         domains,
         models,
-        model_pos: HashMap::default(),
         model_results: Vec::new(),
         extras,
         model_texts: Vec::new(),
@@ -720,12 +728,10 @@ fn prepare<'a>(
     }
 
     // Models in dependency order, checked in parallel as their inputs are.
-    let order = dependency_order(&model_order, bodies, diags);
-    env.model_pos = order
-        .iter()
-        .enumerate()
-        .map(|(pos, o)| (o.decl.name.name.as_str(), pos))
-        .collect();
+    let (order, positions) = dependency_order(&model_order, &env.models, bodies, diags);
+    for at in env.models.values_mut() {
+        *at = positions[*at];
+    }
     env.model_results = order.iter().map(|_| OnceLock::new()).collect();
     if env.extras.on_model.is_some() {
         env.model_texts = order.iter().map(|_| OnceLock::new()).collect();
@@ -929,24 +935,22 @@ fn field_column(f: &FieldDef, ty: Type) -> Column {
     c
 }
 
-/// Topological order of the models (upstream first, otherwise source order);
-/// models on a dependency cycle are reported (F001) and flagged.
+/// Topological order of the `models` (upstream first, otherwise source
+/// order), and each one's position in it; models on a dependency cycle are
+/// reported (F001) and flagged. `index` gives each model's name its index in
+/// `models`.
 fn dependency_order<'a>(
     models: &[&'a ast::ModelDecl],
+    index: &HashMap<&str, usize>,
     bodies: &Bodies,
     diags: &mut Vec<Diagnostic>,
-) -> Vec<Ordered<'a>> {
+) -> (Vec<Ordered<'a>>, Vec<usize>) {
     #[derive(Clone, Copy, PartialEq)]
     enum Mark {
         New,
         Active,
         Done,
     }
-    let index: HashMap<&str, usize> = models
-        .iter()
-        .enumerate()
-        .map(|(i, m)| (m.name.name.as_str(), i))
-        .collect();
     let deps: Vec<Vec<usize>> = models
         .iter()
         .map(|m| {
@@ -1027,7 +1031,8 @@ fn dependency_order<'a>(
     for (p, &i) in out.iter().enumerate() {
         pos[i] = p;
     }
-    out.iter()
+    let order = out
+        .iter()
         .enumerate()
         .map(|(p, &i)| Ordered {
             decl: models[i],
@@ -1035,7 +1040,8 @@ fn dependency_order<'a>(
             // Inputs later in the order close a cycle: no result to wait for.
             reads: deps[i].iter().map(|&d| pos[d]).filter(|&d| d < p).collect(),
         })
-        .collect()
+        .collect();
+    (order, pos)
 }
 
 /// A model in dependency order.

@@ -571,9 +571,9 @@ impl<'a> ModelChecker<'a> {
             }
             return state;
         }
-        if self.env.models.contains_key(name.name.as_str()) {
+        if let Some(&pos) = self.env.models.get(name.name.as_str()) {
             state.kind = InputKind::Model;
-            if let Some(res) = self.env.model_result(&name.name) {
+            if let Some(res) = self.env.result_at(pos) {
                 state.columns = Arc::clone(&res.columns);
                 state.poisoned = !res.ok;
             }
