@@ -91,14 +91,22 @@ impl Helper<'_> {
 /// holding. For waits of a fraction of a millisecond: a thread that sleeps
 /// instead is woken 0.1-0.5 ms after the event on the virtual machines here
 /// (its core, idle, must be woken first), a fiftieth of a whole `strata
-/// check` of 2,000 models.
+/// check` of 2,000 models. Every few turns the spinning thread yields its
+/// core, so that the thread it waits for runs even when they share one
+/// (a single core, or a crowded machine).
 pub fn spin_while(limit: Duration, mut waiting: impl FnMut() -> bool) -> bool {
     let since = Instant::now();
+    let mut turns = 0u32;
     while waiting() {
         if since.elapsed() >= limit {
             return false;
         }
-        std::hint::spin_loop();
+        turns = turns.wrapping_add(1);
+        if turns.is_multiple_of(64) {
+            std::thread::yield_now();
+        } else {
+            std::hint::spin_loop();
+        }
     }
     true
 }
