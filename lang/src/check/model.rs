@@ -356,12 +356,9 @@ impl<'a> ModelChecker<'a> {
         let (mut columns, mut lineage, mut output_refs) = self.finish_outputs();
         // The IR of every model stays alive until the end: no slack.
         columns.shrink_to_fit();
-        if self.lean {
-            // Only the outputs kept: what SQL and lints read goes now, so
-            // that the next models reuse its memory (and no lineage or
-            // steps were built).
-            output_refs = Vec::new();
-        } else {
+        // Lean, only the outputs are built (no lineage, output references
+        // or steps: what SQL and lints read).
+        if !self.lean {
             lineage.shrink_to_fit();
             output_refs.shrink_to_fit();
             self.steps.shrink_to_fit();
@@ -1112,34 +1109,32 @@ impl<'a> ModelChecker<'a> {
         };
         // Not even built when only the outputs are kept (`check` drops the
         // rest).
-        let keep_lineage = !self.lean;
+        let keep = !self.lean;
         let mut columns = Vec::with_capacity(n);
-        let mut lineage = Vec::with_capacity(if keep_lineage { n } else { 0 });
-        let mut refs = Vec::with_capacity(n);
-        // Few outputs (a scan) or many (a set), as a scope looks names up.
-        let outs: Option<HashSet<&str>> = (self.outputs.len() >= super::scope::INDEXED)
-            .then(|| self.outputs.iter().map(Name::as_str).collect());
-        let is_output = |name: &str| match &outs {
-            Some(set) => set.contains(name),
-            None => self.outputs.is_empty() || self.outputs.iter().any(|o| o == name),
-        };
-        for (name, e) in self.scope.iter() {
-            if !is_output(name) {
-                continue;
+        let mut lineage = Vec::with_capacity(if keep { n } else { 0 });
+        let mut refs = Vec::with_capacity(if keep { n } else { 0 });
+        // The scope entries that are outputs, found as the scope looks a
+        // name up (not by comparing every entry's name with every output's).
+        let mut is_output = vec![self.outputs.is_empty(); self.scope.len()];
+        for o in &self.outputs {
+            if let Some(at) = self.scope.position(o) {
+                is_output[at] = true;
             }
+        }
+        for ((name, e), _) in self.scope.iter().zip(&is_output).filter(|(_, out)| **out) {
             // The entry's column under the output's name.
             let col = Column {
                 name: name.clone(),
                 ..Column::clone(&e.col)
             };
-            if keep_lineage {
+            if keep {
                 lineage.push(ir::Lineage {
                     column: name.clone(),
                     from: self.source_names(&e.sources),
                     how: e.how,
                 });
+                refs.push(ColumnRef::Local(name.clone()));
             }
-            refs.push(ColumnRef::Local(name.clone()));
             columns.push(col);
         }
         if self.outputs.is_empty() {
@@ -1164,12 +1159,12 @@ impl<'a> ModelChecker<'a> {
                 .collect();
             for (index, alias, cols) in joined {
                 for c in cols {
-                    refs.push(ColumnRef::Input {
-                        input: index,
-                        column: c.name.clone(),
-                    });
                     let name = passthrough_name(&columns, &alias, &c.name);
-                    if keep_lineage {
+                    if keep {
+                        refs.push(ColumnRef::Input {
+                            input: index,
+                            column: c.name.clone(),
+                        });
                         lineage.push(ir::Lineage {
                             column: name.clone(),
                             from: vec![(alias.clone(), c.name.clone())],

@@ -141,7 +141,8 @@ fn name_key(name: &str) -> u64 {
 }
 
 impl Scope {
-    fn position(&self, name: &str) -> Option<usize> {
+    /// The position of `name`, in insertion order.
+    pub fn position(&self, name: &str) -> Option<usize> {
         if self.order.len() >= INDEXED {
             return self.index.get(name).copied();
         }
