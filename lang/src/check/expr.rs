@@ -99,7 +99,7 @@ impl ExprCtx {
 impl ModelChecker<'_> {
     /// The typed node `build` makes, or an empty one when the checker keeps
     /// no typed trees ([`ModelChecker::lean`]).
-    fn node(&self, build: impl FnOnce() -> TExprKind) -> TExprKind {
+    pub(super) fn node(&self, build: impl FnOnce() -> TExprKind) -> TExprKind {
         if self.lean {
             TExprKind::Lit(Literal::Null)
         } else {

@@ -124,14 +124,14 @@ impl<'a> ModelChecker<'a> {
                 if self.poisoned_names.contains(n) {
                     return None;
                 }
-                let r = match &e.origin {
+                let lean = self.lean;
+                return Some(entry_ty(e, lean, || match &e.origin {
                     Origin::Input { index, .. } => ColumnRef::Input {
                         input: *index,
                         column: e.col.name.clone(),
                     },
                     _ => ColumnRef::Local(name.name.clone()),
-                };
-                return Some(entry_ty(e, r));
+                }));
             }
             if self.from_poisoned {
                 return None;
@@ -204,7 +204,8 @@ impl<'a> ModelChecker<'a> {
                     if e.origin == Origin::GroupKey
                         && matches!(e.sources.as_slice(), [s] if self.source_is(*s, &q.name, n))
                     {
-                        return Some(entry_ty(e, ColumnRef::Local(name.name.clone())));
+                        let lean = self.lean;
+                        return Some(entry_ty(e, lean, || ColumnRef::Local(name.name.clone())));
                     }
                 }
                 if input.poisoned && input.column(n).is_none() {
@@ -233,9 +234,11 @@ impl<'a> ModelChecker<'a> {
                     nullable: c.nullable || input.nullable_side,
                     sources: Sources::One((index as u32, ci as u32)),
                     aggregate: false,
-                    node: TExprKind::Column(ColumnRef::Input {
-                        input: index,
-                        column: name.name.clone(),
+                    node: self.node(|| {
+                        TExprKind::Column(ColumnRef::Input {
+                            input: index,
+                            column: name.name.clone(),
+                        })
                     }),
                 });
             }
@@ -261,7 +264,8 @@ impl<'a> ModelChecker<'a> {
             .find(|i| i.alias == q.name && i.role == InputRole::SetOp)
         {
             if let Some(e) = self.scope.get(n) {
-                return Some(entry_ty(e, ColumnRef::Local(name.name.clone())));
+                let lean = self.lean;
+                return Some(entry_ty(e, lean, || ColumnRef::Local(name.name.clone())));
             }
             if input.poisoned {
                 return None;
@@ -1433,13 +1437,16 @@ fn how_of(t: &Ty, e: &ast::Expr) -> &'static str {
     }
 }
 
-/// The typed reference to a scope entry, read through `r`.
-fn entry_ty(e: &Entry, r: ColumnRef) -> Ty {
+/// The typed reference to a scope entry, read through the reference `r`
+/// makes (not made for a lean check, see [`ModelChecker::lean`]).
+fn entry_ty(e: &Entry, lean: bool, r: impl FnOnce() -> ColumnRef) -> Ty {
+    let t = Ty::new(e.col.ty.clone(), e.col.nullable);
     Ty {
-        ty: e.col.ty.clone(),
-        nullable: e.col.nullable,
         sources: e.sources.clone(),
-        aggregate: false,
-        node: TExprKind::Column(r),
+        ..if lean {
+            t
+        } else {
+            t.with_node(TExprKind::Column(r()))
+        }
     }
 }
