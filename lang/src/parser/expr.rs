@@ -13,24 +13,33 @@ impl Parser<'_> {
         r
     }
 
-    /// The binary operator at the current token, if any.
+    /// The binary operator at the current token, if any. (Asked after
+    /// every operand: the token's bytes are matched as slices, which
+    /// compiles to a few byte tests, where a chain of string patterns
+    /// compared each in turn.)
     fn peek_binop(&self) -> Option<BinOp> {
         Some(match self.kind() {
-            TokenKind::Keyword("or") => BinOp::Or,
-            TokenKind::Keyword("and") => BinOp::And,
-            TokenKind::Keyword("in") => BinOp::In,
-            TokenKind::Sym("==") => BinOp::Eq,
-            TokenKind::Sym("!=") => BinOp::Ne,
-            TokenKind::Sym("<") => BinOp::Lt,
-            TokenKind::Sym("<=") => BinOp::Le,
-            TokenKind::Sym(">") => BinOp::Gt,
-            TokenKind::Sym(">=") => BinOp::Ge,
-            TokenKind::Sym("+") => BinOp::Add,
-            TokenKind::Sym("-") => BinOp::Sub,
-            TokenKind::Sym("||") => BinOp::Concat,
-            TokenKind::Sym("*") => BinOp::Mul,
-            TokenKind::Sym("/") => BinOp::Div,
-            TokenKind::Sym("%") => BinOp::Mod,
+            TokenKind::Keyword(k) => match k.as_bytes() {
+                b"or" => BinOp::Or,
+                b"and" => BinOp::And,
+                b"in" => BinOp::In,
+                _ => return None,
+            },
+            TokenKind::Sym(s) => match s.as_bytes() {
+                [b'=', b'='] => BinOp::Eq,
+                [b'!', b'='] => BinOp::Ne,
+                [b'<'] => BinOp::Lt,
+                [b'<', b'='] => BinOp::Le,
+                [b'>'] => BinOp::Gt,
+                [b'>', b'='] => BinOp::Ge,
+                [b'+'] => BinOp::Add,
+                [b'-'] => BinOp::Sub,
+                [b'|', b'|'] => BinOp::Concat,
+                [b'*'] => BinOp::Mul,
+                [b'/'] => BinOp::Div,
+                [b'%'] => BinOp::Mod,
+                _ => return None,
+            },
             _ => return None,
         })
     }
