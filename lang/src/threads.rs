@@ -318,10 +318,11 @@ mod tests {
         let slot = OnceLock::new();
         std::thread::scope(|s| {
             let helper = spawn_into(s, Builder::new(), &slot, || 7).expect("a helper");
-            // Started or not, finish returns; once it has returned with the
-            // helper started, the helper is done.
+            // Started or not, finish returns; a helper that had started
+            // before it was called is done when it returns.
+            let started = helper.started.load(Ordering::Relaxed);
             helper.finish(Duration::from_secs(10));
-            if helper.started.load(Ordering::Relaxed) {
+            if started {
                 assert!(helper.handle.is_finished());
             }
         });

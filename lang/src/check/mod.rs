@@ -183,7 +183,8 @@ pub struct Env<'a> {
     pub contracts: HashMap<&'a str, &'a ast::ContractDecl>,
     contract_cols: HashMap<&'a str, Option<Vec<Column>>>,
     pub domains: HashMap<&'a str, Option<Type>>,
-    /// Each model's position in dependency order.
+    /// Each model's position in dependency order (its index among the
+    /// models in declaration order until `prepare` has ordered them).
     pub models: HashMap<&'a str, usize>,
     /// The result of the model at each position, set once it is checked.
     /// A model is checked after every model it reads.
@@ -269,11 +270,14 @@ fn check_loaded(mut loaded: Loaded, extras: Extras) -> Option<Checked> {
     let (module, model_texts) = build_module(&loaded, bodies, extras, &mut diags)?;
     sort_diagnostics(&mut diags);
     diags.dedup();
-    let comments = loaded
+    let mut comments: Vec<ast::Comment> = loaded
         .files
         .iter()
         .flat_map(|(_, f)| f.comments.iter().cloned())
         .collect();
+    // By file, in the text's order: a file loaded in parts has its imports'
+    // files between its parts.
+    comments.sort_by_key(|c| (c.span.file, c.span.start));
     Some(Checked {
         sources: loaded.sources,
         module,

@@ -124,8 +124,7 @@ impl<'a> ModelChecker<'a> {
                 if self.poisoned_names.contains(n) {
                     return None;
                 }
-                let lean = self.lean;
-                return Some(entry_ty(e, lean, || match &e.origin {
+                return Some(entry_ty(e, self.lean, || match &e.origin {
                     Origin::Input { index, .. } => ColumnRef::Input {
                         input: *index,
                         column: e.col.name.clone(),
@@ -204,8 +203,9 @@ impl<'a> ModelChecker<'a> {
                     if e.origin == Origin::GroupKey
                         && matches!(e.sources.as_slice(), [s] if self.source_is(*s, &q.name, n))
                     {
-                        let lean = self.lean;
-                        return Some(entry_ty(e, lean, || ColumnRef::Local(name.name.clone())));
+                        return Some(entry_ty(e, self.lean, || {
+                            ColumnRef::Local(name.name.clone())
+                        }));
                     }
                 }
                 if input.poisoned && input.column(n).is_none() {
@@ -264,8 +264,9 @@ impl<'a> ModelChecker<'a> {
             .find(|i| i.alias == q.name && i.role == InputRole::SetOp)
         {
             if let Some(e) = self.scope.get(n) {
-                let lean = self.lean;
-                return Some(entry_ty(e, lean, || ColumnRef::Local(name.name.clone())));
+                return Some(entry_ty(e, self.lean, || {
+                    ColumnRef::Local(name.name.clone())
+                }));
             }
             if input.poisoned {
                 return None;

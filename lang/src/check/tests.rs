@@ -933,3 +933,45 @@ fn outputs_only_keeps_the_diagnostics_and_outputs() {
     let _ = std::fs::remove_dir_all(&dir);
     assert!(models > 4 * super::MODELS_PER_THREAD, "{models}");
 }
+
+/// A large root file is loaded in parts, with an imported file's
+/// declarations between two of them: its models are all checked, and the
+/// comments come in file order, each file's in the text's order.
+#[test]
+fn a_file_loaded_in_parts_keeps_its_imports_and_comments_in_order() {
+    use crate::load::{self, LoadOptions};
+    let dir = std::env::temp_dir().join(format!("strata-parts-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    std::fs::write(
+        dir.join("lib.strata"),
+        format!("# lib\n{OC}\nmodel shared {{ from o select {{ x = cid }} }}\n"),
+    )
+    .expect("write lib");
+    let mut root = String::new();
+    let mut i = 0;
+    while root.len() < 3 * 128 * 1024 {
+        if i == 1000 {
+            root.push_str("import lib\n");
+        }
+        root.push_str(&format!(
+            "# model {i}\nmodel m{i} {{\n  from shared # reads shared\n  select {{ y = x }}\n}}\n"
+        ));
+        i += 1;
+    }
+    let path = dir.join("root.strata");
+    std::fs::write(&path, &root).expect("write root");
+    let options = LoadOptions::default();
+    let loaded = load::load_files_with(std::slice::from_ref(&path), &options, true);
+    assert!(loaded.files.len() > 3, "{} parts", loaded.files.len());
+    let checked = crate::check_files(&[path], &options);
+    assert!(checked.diagnostics.is_empty(), "{:?}", checked.diagnostics);
+    assert_eq!(checked.module.models.len(), i + 1);
+    assert_eq!(checked.comments.len(), 2 * i + 1);
+    let at: Vec<_> = checked
+        .comments
+        .iter()
+        .map(|c| (c.span.file, c.span.start))
+        .collect();
+    assert!(at.windows(2).all(|w| w[0] < w[1]));
+    let _ = std::fs::remove_dir_all(&dir);
+}
