@@ -652,6 +652,14 @@ fn named_fingerprints(c: &Checked) -> Vec<(String, String)> {
         .collect()
 }
 
+/// A fresh directory for test `name` holding `lib.strata` with `lib`.
+fn dir_with_lib(name: &str, lib: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("strata-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    std::fs::write(dir.join("lib.strata"), lib).expect("write lib");
+    dir
+}
+
 /// A module checked without fingerprints, then given them by
 /// `fill_fingerprints`, has the fingerprints of a plain check: with
 /// imports, a model declared twice (in the root and in an import, either
@@ -660,13 +668,10 @@ fn named_fingerprints(c: &Checked) -> Vec<(String, String)> {
 #[test]
 fn filled_fingerprints_are_those_of_a_check() {
     use crate::load::LoadOptions;
-    let dir = std::env::temp_dir().join(format!("strata-fill-fp-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    std::fs::write(
-        dir.join("lib.strata"),
-        format!("{OC}\nmodel shared {{ from o select {{ x = cid }} }}\nmodel dup {{ from o }}\n"),
-    )
-    .expect("write lib");
+    let dir = dir_with_lib(
+        "fill-fp",
+        &format!("{OC}\nmodel shared {{ from o select {{ x = cid }} }}\nmodel dup {{ from o }}\n"),
+    );
     for root in [
         "import lib\nmodel dup { from shared }\nmodel n { from dup join_left m on dup.x == m.x }\nmodel m { from shared }\n",
         "model dup { from o }\nimport lib\nmodel c1 { from c2 }\nmodel c2 { from c1 }\nmodel r { from c1 }\n",
@@ -940,13 +945,10 @@ fn outputs_only_keeps_the_diagnostics_and_outputs() {
 #[test]
 fn a_file_loaded_in_parts_keeps_its_imports_and_comments_in_order() {
     use crate::load::{self, LoadOptions};
-    let dir = std::env::temp_dir().join(format!("strata-parts-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    std::fs::write(
-        dir.join("lib.strata"),
-        format!("# lib\n{OC}\nmodel shared {{ from o select {{ x = cid }} }}\n"),
-    )
-    .expect("write lib");
+    let dir = dir_with_lib(
+        "parts",
+        &format!("# lib\n{OC}\nmodel shared {{ from o select {{ x = cid }} }}\n"),
+    );
     let mut root = String::new();
     let mut i = 0;
     while root.len() < 3 * 128 * 1024 {
