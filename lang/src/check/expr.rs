@@ -100,7 +100,7 @@ impl ModelChecker<'_> {
     /// The typed node `build` makes, or an empty one when the checker keeps
     /// no typed trees ([`ModelChecker::lean`]).
     pub(super) fn node(&self, build: impl FnOnce() -> TExprKind) -> TExprKind {
-        if self.lean {
+        if self.lean() {
             TExprKind::Lit(Literal::Null)
         } else {
             build()
@@ -438,14 +438,14 @@ impl ModelChecker<'_> {
             let mut sort = Vec::new();
             for p in &w.partition_by {
                 match self.infer(p, arg_ctx) {
-                    Some(mut t) if !self.lean => partition_by.push(t.texpr()),
+                    Some(mut t) if !self.lean() => partition_by.push(t.texpr()),
                     Some(_) => {}
                     None => ok = false,
                 }
             }
             for (s, desc) in &w.sort {
                 match self.infer(s, arg_ctx) {
-                    Some(mut t) if !self.lean => sort.push((t.texpr(), *desc)),
+                    Some(mut t) if !self.lean() => sort.push((t.texpr(), *desc)),
                     Some(_) => {}
                     None => ok = false,
                 }
@@ -453,7 +453,7 @@ impl ModelChecker<'_> {
             if !ok {
                 return None;
             }
-            window = (!self.lean).then(|| Box::new(TWindow { partition_by, sort }));
+            window = (!self.lean()).then(|| Box::new(TWindow { partition_by, sort }));
         } else if func.window && !func.aggregate {
             self.error(
                 Diagnostic::error(

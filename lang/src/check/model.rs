@@ -58,17 +58,17 @@ pub struct ModelChecker<'a> {
     steps: Vec<Step>,
     /// The span of the clause each step came from (parallel to `steps`).
     step_spans: Vec<Span>,
-    /// No steps and no typed expression trees are built: the module is
-    /// checked with [`crate::LoadOptions::outputs_only`], which drops them.
-    pub(super) lean: bool,
     /// The clause being checked.
     clause_span: Span,
 }
 
 impl<'a> ModelChecker<'a> {
     pub fn new(env: &'a Env<'a>, model: &'a ModelDecl, diags: &'a mut Vec<Diagnostic>) -> Self {
-        let lean = env.extras.outputs_only;
-        let steps = if lean { 0 } else { step_estimate(&model.items) };
+        let steps = if env.extras.outputs_only {
+            0
+        } else {
+            step_estimate(&model.items)
+        };
         ModelChecker {
             env,
             diags,
@@ -103,14 +103,19 @@ impl<'a> ModelChecker<'a> {
             from_poisoned: false,
             steps: Vec::with_capacity(steps),
             step_spans: Vec::with_capacity(steps),
-            lean,
             clause_span: model.span,
         }
     }
 
+    /// No steps and no typed expression trees are built: the module is
+    /// checked with [`crate::LoadOptions::outputs_only`], which drops them.
+    pub(super) fn lean(&self) -> bool {
+        self.env.extras.outputs_only
+    }
+
     /// Add the step `step` makes, unless the checker is [`Self::lean`].
     fn push_step(&mut self, step: impl FnOnce() -> Step) {
-        if !self.lean {
+        if !self.lean() {
             self.steps.push(step());
             self.step_spans.push(self.clause_span);
         }
@@ -124,7 +129,7 @@ impl<'a> ModelChecker<'a> {
                 if self.poisoned_names.contains(n) {
                     return None;
                 }
-                return Some(entry_ty(e, self.lean, || match &e.origin {
+                return Some(entry_ty(e, self.lean(), || match &e.origin {
                     Origin::Input { index, .. } => ColumnRef::Input {
                         input: *index,
                         column: e.col.name.clone(),
@@ -203,7 +208,7 @@ impl<'a> ModelChecker<'a> {
                     if e.origin == Origin::GroupKey
                         && matches!(e.sources.as_slice(), [s] if self.source_is(*s, &q.name, n))
                     {
-                        return Some(entry_ty(e, self.lean, || {
+                        return Some(entry_ty(e, self.lean(), || {
                             ColumnRef::Local(name.name.clone())
                         }));
                     }
@@ -264,7 +269,7 @@ impl<'a> ModelChecker<'a> {
             .find(|i| i.alias == q.name && i.role == InputRole::SetOp)
         {
             if let Some(e) = self.scope.get(n) {
-                return Some(entry_ty(e, self.lean, || {
+                return Some(entry_ty(e, self.lean(), || {
                     ColumnRef::Local(name.name.clone())
                 }));
             }
@@ -363,7 +368,7 @@ impl<'a> ModelChecker<'a> {
         columns.shrink_to_fit();
         // Lean, only the outputs are built (no lineage, output references
         // or steps: what SQL and lints read).
-        if !self.lean {
+        if !self.lean() {
             lineage.shrink_to_fit();
             output_refs.shrink_to_fit();
             self.steps.shrink_to_fit();
@@ -466,11 +471,11 @@ impl<'a> ModelChecker<'a> {
             ItemKind::Group(g) => self.group(g),
             ItemKind::Sort(keys) => {
                 self.shaped = true;
-                let mut sorted = Vec::with_capacity(if self.lean { 0 } else { keys.len() });
+                let mut sorted = Vec::with_capacity(if self.lean() { 0 } else { keys.len() });
                 self.sort_keys.reserve(keys.len());
                 for k in keys {
                     if let Some(mut t) = self.infer(&k.expr, ExprCtx::at(Place::Sort)) {
-                        if !self.lean {
+                        if !self.lean() {
                             sorted.push((t.texpr(), k.desc));
                         }
                     }
@@ -778,7 +783,7 @@ impl<'a> ModelChecker<'a> {
             match (col, t) {
                 (Some(mut col), Some(mut t)) => {
                     col.name = name.clone();
-                    if !self.lean {
+                    if !self.lean() {
                         step_keys.push((name.clone(), t.texpr()));
                     }
                     self.register_output(&name, col, Origin::GroupKey, t.sources, "group_key");
@@ -1114,7 +1119,7 @@ impl<'a> ModelChecker<'a> {
         };
         // Not even built when only the outputs are kept (`check` drops the
         // rest).
-        let keep = !self.lean;
+        let keep = !self.lean();
         let mut columns = Vec::with_capacity(n);
         let mut lineage = Vec::with_capacity(if keep { n } else { 0 });
         let mut refs = Vec::with_capacity(if keep { n } else { 0 });
