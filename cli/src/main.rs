@@ -1,9 +1,8 @@
-// mimalloc (version 2): checking allocates many small, short-lived values,
-// and mimalloc serves them with transparent huge pages and without the lock
-// contention glibc's arenas have between threads: `strata check` of 2,000
-// models takes ~31 ms instead of ~48 ms (bench/README.md). Memory stays in
-// budget because model bodies are only skimmed while loading and parsed just
-// before each model is checked (`strata_lang::parser::parse_deferred`).
+// mimalloc (version 2, built with its `no_thp` feature): checking allocates
+// many small, short-lived values, which mimalloc serves faster than glibc's
+// allocator (bench/README.md). `no_thp` keeps it from asking for transparent
+// huge pages, which on a virtual machine that hands free memory back to its
+// host must be brought back whole after every pause.
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
