@@ -100,15 +100,17 @@ fn is_code(s: &str) -> bool {
 /// Our verdict on one root program: the set of error codes (empty = `ok`).
 fn our_codes(file: &str) -> BTreeSet<String> {
     let path = corpus_dir().join(file);
-    let checked = strata_lang::check_files(&[path], &strata_lang::LoadOptions::default());
+    let checked = strata_rules::check_module(
+        strata_rules::ModuleInput::Files(&[path]),
+        &strata_lang::LoadOptions::default(),
+    );
     assert!(
         checked.io_errors.is_empty(),
         "{file}: cannot read: {:?}",
         checked.io_errors
     );
-    let mut diagnostics = checked.diagnostics;
-    diagnostics.extend(strata_rules::run_checks(&checked.module));
-    diagnostics
+    checked
+        .diagnostics
         .iter()
         .filter(|d| d.is_error())
         .map(|d| d.code.to_string())

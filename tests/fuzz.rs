@@ -5,15 +5,14 @@
 //! mutations (byte-range deletion, duplication and swap, token insertion,
 //! truncation, splicing two programs, deep nesting, long operator chains, very
 //! long identifiers, random bytes) and runs, each under `catch_unwind`:
-//! `parser::parse`, `check_text` plus `strata_rules::run_checks`, the lints
+//! `parser::parse`, `strata_rules::check_module` (the checker and every
+//! compile-time rule), the lints
 //! with their suppression comments (`strata_rules::lint::lint`, every lint
 //! at `warn`), and `fmt::format_source`. It also checks two properties:
 //! * every diagnostic span (primary and labels) lies within its file:
 //!   `start <= end <= len`, both on char boundaries;
 //! * formatter soundness: whatever the formatter returns re-parses without
-//!   errors and formats to itself;
-//! * skimmed bodies: `check_text` (whose loader skims model bodies) gives the
-//!   diagnostics of `check_text_fully_parsed`.
+//!   errors and formats to itself.
 //!
 //! Environment: `STRATA_FUZZ_CASES` (default 100 000 in release, 2 000 in a
 //! debug build), `STRATA_FUZZ_SEED` (the first case's seed; case `i` uses
@@ -333,8 +332,8 @@ fn run_case(seed: u64, text: &str) -> Result<(), String> {
     })?;
     check_spans("parse", &parse_diags, &main_file)?;
 
-    let checked = guarded("check_text", || {
-        strata_lang::check_text("fuzz.strata", text)
+    let checked = guarded("check_module", || {
+        strata_rules::check_module_text("fuzz.strata", text)
     })?;
     let files: Vec<(FileId, &str)> = checked
         .sources
@@ -342,32 +341,6 @@ fn run_case(seed: u64, text: &str) -> Result<(), String> {
         .map(|(id, f)| (id, f.text.as_str()))
         .collect();
     check_spans("check", &checked.diagnostics, &files)?;
-
-    // check_text skims model bodies and parses each just before its check,
-    // falling back to a full parse when one does not parse: its diagnostics
-    // must be those of checking a full parse.
-    let full = guarded("check_text_fully_parsed", || {
-        strata_lang::check::check_text_fully_parsed("fuzz.strata", text)
-    })?;
-    if full.diagnostics != checked.diagnostics {
-        return Err("check_text's diagnostics differ from a full parse's".into());
-    }
-    // Fingerprints hash each model's syntax: the same bodies were checked.
-    let models = |c: &strata_lang::Checked| -> Vec<(String, String)> {
-        c.module
-            .models
-            .iter()
-            .map(|m| (m.name.clone(), m.fingerprint.clone()))
-            .collect()
-    };
-    if models(&full) != models(&checked) {
-        return Err("check_text's models differ from a full parse's".into());
-    }
-
-    let rule_diags = guarded("strata_rules::run_checks", || {
-        strata_rules::run_checks(&checked.module)
-    })?;
-    check_spans("rules", &rule_diags, &files)?;
 
     let lint_diags = guarded("strata_rules::lint::lint", || {
         let mut levels = strata_rules::lint::Levels::defaults();

@@ -268,10 +268,9 @@ fn every_rule_is_explained() {
 /// errors, and every lint that fires (all lints at `warn`, suppression
 /// comments applied).
 fn codes_of(program: &str) -> BTreeSet<&'static str> {
-    let checked = strata_lang::check_text("example.strata", program);
-    let mut diags = checked.diagnostics.clone();
-    diags.extend(strata_rules::run_checks(&checked.module));
-    let mut codes: BTreeSet<&'static str> = diags
+    let checked = strata_rules::check_module_text("example.strata", program);
+    let mut codes: BTreeSet<&'static str> = checked
+        .diagnostics
         .iter()
         .filter(|d| d.is_error())
         .map(|d| d.code)

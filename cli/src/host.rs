@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use strata_lang::{Checked, Diagnostic, SourceMap};
 use strata_plugin::{Host, Progress};
 
-use crate::commands::check::{check_roots, environment_error, Fingerprints};
+use crate::commands::check::{check_roots, environment_error};
 use crate::exit;
 use crate::render::{self, Format};
 
@@ -23,7 +23,6 @@ impl Host for CliHost {
             &[file.to_path_buf()],
             search_dirs,
             format,
-            Fingerprints::Compute,
         )?;
         let Some((root, checked)) = results.pop() else {
             return Err(exit::USAGE);

@@ -186,10 +186,8 @@ pub struct Model {
     #[serde(skip)]
     pub name_span: Span,
     pub contract: Option<String>,
-    /// First 16 hex digits of the model's content hash (text + upstream);
-    /// empty when the module was checked with
-    /// [`crate::LoadOptions::skip_fingerprints`] (see
-    /// [`crate::fill_fingerprints`]).
+    /// The model's fingerprint (see [`crate::fingerprint`]): a change to the
+    /// model or to anything upstream changes it, reformatting does not.
     pub fingerprint: String,
     pub inputs: Vec<Input>,
     /// The output schema, in schema order.

@@ -14,7 +14,7 @@
 //! parser stops there without a second message) and a diagnostic with the
 //! code `ParseError` in [`Lexed::diagnostics`].
 
-use crate::ast::{Comment, Ident, StrPart};
+use crate::ast::{Comment, StrPart};
 use crate::diag::Diagnostic;
 use crate::span::{FileId, Span};
 
@@ -237,9 +237,6 @@ pub enum TokenKind<'a> {
     /// Text that could not be lexed; its diagnostic is in
     /// [`Lexed::diagnostics`].
     Error,
-    /// A top-level model body, braces included, that [`lex_skimming`]
-    /// skimmed instead of lexing: its index in [`Lexed::bodies`].
-    Body(u32),
     /// The end of the input (always the last token).
     Eof,
 }
@@ -257,21 +254,6 @@ pub struct Lexed<'a> {
     pub tokens: Vec<Token<'a>>,
     pub comments: Vec<Comment>,
     pub diagnostics: Vec<Diagnostic>,
-    /// The bodies of the [`TokenKind::Body`] tokens (only from
-    /// [`lex_skimming`]).
-    pub bodies: Vec<DeferredBody>,
-}
-
-/// A model body skimmed, not lexed (see [`lex_skimming`]).
-#[derive(Clone, Debug)]
-pub struct DeferredBody {
-    /// The body, braces included, to parse with
-    /// [`crate::parser::parse_body`].
-    pub span: Span,
-    /// The inputs its clauses seem to name (`from`, joins, set operations),
-    /// in order: what [`crate::ast::model_inputs`] gives for the parsed
-    /// body, when it parses.
-    pub inputs: Vec<Ident>,
 }
 
 /// The text of string parts with each `${var}` replaced by its own name (how
@@ -325,207 +307,41 @@ pub fn lex(file: FileId, text: &str) -> Lexed<'_> {
 /// Lex `text` from byte `start` (a token boundary) to its end; spans are
 /// offsets into the whole `text`.
 pub fn lex_from(file: FileId, text: &str, start: usize) -> Lexed<'_> {
-    lex_into(
-        file,
-        text,
-        start,
-        token_capacity(text.len() - start.min(text.len()), false),
-        false,
-    )
-}
-
-/// [`lex_from`], except that the body of each top-level model (`model name
-/// [-> contract C] { ... }` outside any bracket) is skimmed, not lexed: its
-/// brackets matched, its comments kept and the inputs its clauses name noted
-/// (a `from`, join or set-operation keyword at the body's own level, then a
-/// name), without making its tokens. It becomes one [`TokenKind::Body`]
-/// token. A body is lexed as usual when it holds non-ASCII text outside its
-/// strings and comments, or its brackets do not match, or the text ends in it.
-///
-/// Errors inside skimmed bodies are not found here: the body's own parse
-/// ([`crate::parser::parse_body`]) finds them.
-pub fn lex_skimming(file: FileId, text: &str, start: usize) -> Lexed<'_> {
-    lex_into(
-        file,
-        text,
-        start,
-        token_capacity(text.len() - start.min(text.len()), true),
-        true,
-    )
-}
-
-/// About how many tokens `len` bytes of typical source make: one per 4
-/// bytes, one per 32 when model bodies are skimmed.
-pub(crate) fn token_capacity(len: usize, skim: bool) -> usize {
-    len / if skim { 32 } else { 4 } + 1
-}
-
-/// [`lex_from`] (or [`lex_skimming`] when `skim`) into a token list with room
-/// for `capacity` tokens (more than this text's when more tokens will be
-/// appended).
-pub(crate) fn lex_into(
-    file: FileId,
-    text: &str,
-    start: usize,
-    capacity: usize,
-    skim: bool,
-) -> Lexed<'_> {
     let out = Lexed {
-        tokens: Vec::with_capacity(capacity),
+        // About one token per 4 bytes of typical source.
+        tokens: Vec::with_capacity((text.len() - start.min(text.len())) / 4 + 1),
         ..Lexed::default()
     };
-    if skim {
-        Lexer::<true>::new(file, text, start, out, Some(Skim::default())).run()
-    } else {
-        Lexer::<false>::new(file, text, start, out, None).run()
-    }
+    Lexer::new(file, text, start, out).run()
 }
 
-/// The lexer; `SKIM` when model bodies are skimmed ([`lex_skimming`]), so
-/// that the plain lexer, which lexes every model body, has no skim to
-/// consult at each token.
-struct Lexer<'a, const SKIM: bool> {
+/// The lexer.
+struct Lexer<'a> {
     file: FileId,
     text: &'a str,
     /// Byte offset of the next character; always on a char boundary.
     pos: usize,
     out: Lexed<'a>,
-    /// Set when model bodies are skimmed (always, when `SKIM`).
-    skim: Option<Skim>,
-}
-
-/// Where a skimming lexer is: how deep in brackets, and how far into a
-/// top-level `model name [-> contract C] {`.
-#[derive(Default)]
-struct Skim {
-    depth: usize,
-    step: SkimStep,
-}
-
-#[derive(Clone, Copy, Default, PartialEq)]
-enum SkimStep {
-    #[default]
-    Other,
-    /// After `model`.
-    Model,
-    /// After the model's name, or its contract's.
-    Named,
-    /// After `->`.
-    Arrow,
-    /// After `-> contract`.
-    Contract,
-}
-
-impl Skim {
-    /// Note the next token; whether it is the `{` of a top-level model body.
-    fn opens_body(&mut self, kind: &TokenKind) -> bool {
-        let (top, step) = (self.depth == 0, self.step);
-        self.step = SkimStep::Other;
-        match kind {
-            TokenKind::Sym("{") if top && step == SkimStep::Named => return true,
-            TokenKind::Sym("{" | "(" | "[") => self.depth += 1,
-            TokenKind::Sym("}" | ")" | "]") => self.depth = self.depth.saturating_sub(1),
-            _ if !top => {}
-            TokenKind::Keyword("model") => self.step = SkimStep::Model,
-            TokenKind::Ident(_) | TokenKind::Str(_) if step == SkimStep::Model => {
-                self.step = SkimStep::Named;
-            }
-            TokenKind::Sym("->") if step == SkimStep::Named => self.step = SkimStep::Arrow,
-            TokenKind::Keyword("contract") if step == SkimStep::Arrow => {
-                self.step = SkimStep::Contract;
-            }
-            TokenKind::Ident(_) if step == SkimStep::Contract => self.step = SkimStep::Named,
-            _ => {}
-        }
-        false
-    }
-}
-
-/// Whether a clause starting with keyword `k` names an input next.
-fn names_an_input(k: &[u8]) -> bool {
-    match k.len() {
-        4 => k == b"from",
-        5 => k == b"union",
-        6 => k == b"except",
-        9 => matches!(k, b"join_left" | b"join_anti" | b"join_semi" | b"intersect"),
-        10 => k == b"join_inner",
-        _ => false,
-    }
-}
-
-/// What a byte is to the body skim ([`Lexer::scan_body`]) and to words.
-#[derive(Clone, Copy, PartialEq)]
-enum SkimByte {
-    /// Nothing the skim looks at: whitespace, most symbols.
-    Other,
-    /// An ASCII letter, digit or `_`.
-    Word,
-    Quote,
-    /// `#`, which starts a comment.
-    Hash,
-    /// `/`, which may start a comment.
-    Slash,
-    Open,
-    Close,
-    /// Non-ASCII: a body holding it is lexed.
-    NonAscii,
-}
-
-const SKIM_BYTES: [SkimByte; 256] = {
-    let mut t = [SkimByte::Other; 256];
-    let mut b = 0;
-    while b < 256 {
-        let c = b as u8;
-        t[b] = match c {
-            b'a'..=b'z' | b'A'..=b'Z' | b'0'..=b'9' | b'_' => SkimByte::Word,
-            b'"' => SkimByte::Quote,
-            b'#' => SkimByte::Hash,
-            b'/' => SkimByte::Slash,
-            b'{' | b'(' | b'[' => SkimByte::Open,
-            b'}' | b')' | b']' => SkimByte::Close,
-            0x80.. => SkimByte::NonAscii,
-            _ => SkimByte::Other,
-        };
-        b += 1;
-    }
-    t
-};
-
-/// The end of the string whose opening quote is before `i`: after its
-/// closing quote; `None` when it is not closed. (Its errors, such as a bad
-/// `${`, are the lexer's.)
-fn string_end(bytes: &[u8], mut i: usize) -> Option<usize> {
-    loop {
-        i += bytes
-            .get(i..)?
-            .iter()
-            .position(|b| matches!(b, b'"' | b'\\'))?;
-        if bytes.get(i) == Some(&b'"') {
-            return Some(i + 1);
-        }
-        i += 2; // an escape and the byte it escapes
-    }
 }
 
 /// The end of the run of ASCII word characters from `i`.
 fn word_end(bytes: &[u8], mut i: usize) -> usize {
     while bytes
         .get(i)
-        .is_some_and(|b| SKIM_BYTES[usize::from(*b)] == SkimByte::Word)
+        .is_some_and(|b| b.is_ascii_alphanumeric() || *b == b'_')
     {
         i += 1;
     }
     i
 }
 
-impl<'a, const SKIM: bool> Lexer<'a, SKIM> {
-    fn new(file: FileId, text: &'a str, start: usize, out: Lexed<'a>, skim: Option<Skim>) -> Self {
+impl<'a> Lexer<'a> {
+    fn new(file: FileId, text: &'a str, start: usize, out: Lexed<'a>) -> Self {
         let mut lx = Lexer {
             file,
             text,
             pos: start,
             out,
-            skim,
         };
         // A byte-order mark at the very start is not part of the program.
         if start == 0 && text.starts_with('\u{feff}') {
@@ -560,151 +376,8 @@ impl<'a, const SKIM: bool> Lexer<'a, SKIM> {
     // Inlined: called for every token.
     #[inline(always)]
     fn push(&mut self, kind: TokenKind<'a>, start: usize, end: usize) {
-        if SKIM && self.push_body(&kind, start) {
-            return;
-        }
         let span = self.span(start, end);
         self.out.tokens.push(Token { kind, span });
-    }
-
-    /// When skimming, and `kind` (just lexed, from `start`) opens a
-    /// top-level model body: skim the body and push it as one token. Whether
-    /// it did.
-    #[inline(never)]
-    fn push_body(&mut self, kind: &TokenKind<'a>, start: usize) -> bool {
-        let Some(skim) = &mut self.skim else {
-            return false;
-        };
-        if !skim.opens_body(kind) {
-            return false;
-        }
-        let (pos, comments) = (self.pos, self.out.comments.len());
-        let Some(inputs) = self.scan_body() else {
-            // Lexed as usual from its `{`.
-            self.pos = pos;
-            self.out.comments.truncate(comments);
-            if let Some(skim) = &mut self.skim {
-                skim.depth += 1;
-            }
-            return false;
-        };
-        let span = self.span(start, self.pos);
-        let index = u32::try_from(self.out.bodies.len()).unwrap_or(u32::MAX);
-        self.out.bodies.push(DeferredBody { span, inputs });
-        self.out.tokens.push(Token {
-            kind: TokenKind::Body(index),
-            span,
-        });
-        true
-    }
-
-    /// After a model body's `{`: move past its matching `}`, keeping its
-    /// comments; the inputs its clauses name. `None` when the body must be
-    /// lexed (see [`lex_skimming`]). Only what can change where the body
-    /// ends is looked at: brackets, strings, comments; and the words after
-    /// which an input is named. (A skim that goes wrong, on text that does
-    /// not lex, is caught by the body's own parse, and the module is then
-    /// parsed in full.)
-    fn scan_body(&mut self) -> Option<Vec<Ident>> {
-        let bytes = self.text.as_bytes();
-        let mut depth = 0usize;
-        let mut inputs = Vec::new();
-        let mut i = self.pos;
-        loop {
-            let b = *bytes.get(i)?;
-            match SKIM_BYTES[usize::from(b)] {
-                SkimByte::Other => i += 1,
-                SkimByte::Word => {
-                    let start = i;
-                    i = word_end(bytes, i + 1);
-                    if depth == 0 && names_an_input(bytes.get(start..i)?) {
-                        self.pos = i;
-                        inputs.extend(self.skim_input(&bytes[start..i]));
-                        i = self.pos;
-                    }
-                }
-                SkimByte::Quote => i = string_end(bytes, i + 1)?,
-                SkimByte::Hash | SkimByte::Slash => {
-                    self.pos = i;
-                    match self.skip_comment() {
-                        Some(true) => i = self.pos,
-                        Some(false) => i += 1,
-                        None => return None,
-                    }
-                }
-                SkimByte::Open => {
-                    depth += 1;
-                    i += 1;
-                }
-                SkimByte::Close => {
-                    if b == b'}' && depth == 0 {
-                        self.pos = i + 1;
-                        return Some(inputs);
-                    }
-                    depth = depth.checked_sub(1)?;
-                    i += 1;
-                }
-                SkimByte::NonAscii => return None,
-            }
-        }
-    }
-
-    /// After an input-naming keyword `kw` in a skimmed body: the name that
-    /// follows (after `all` for `union all`), taken, if one does. Anything
-    /// else is left for the scan (a keyword there may name an input itself).
-    fn skim_input(&mut self, kw: &[u8]) -> Option<Ident> {
-        self.skip_trivia()?;
-        if kw == b"union" && self.ascii_word_at(self.pos) == "all" {
-            self.pos += "all".len();
-            self.skip_trivia()?;
-        }
-        let at = self.pos;
-        let word = self.ascii_word_at(at);
-        if !(self.byte(at).is_ascii_alphabetic() || self.byte(at) == b'_')
-            || keyword(word).is_some()
-        {
-            return None;
-        }
-        self.pos += word.len();
-        Some(Ident {
-            name: crate::Name::new(word),
-            span: self.span(at, self.pos),
-        })
-    }
-
-    /// Skip whitespace and comments; `None` at an unterminated comment.
-    fn skip_trivia(&mut self) -> Option<()> {
-        loop {
-            match self.byte(self.pos) {
-                b' ' | b'\t' | b'\r' | b'\n' => self.pos += 1,
-                b'#' | b'/' => {
-                    if !self.skip_comment()? {
-                        return Some(());
-                    }
-                }
-                _ => return Some(()),
-            }
-        }
-    }
-
-    /// Skip the comment at `pos`, keeping it: whether there was one; `None`
-    /// when a block comment is not closed (the lexer reports it).
-    fn skip_comment(&mut self) -> Option<bool> {
-        match (self.byte(self.pos), self.byte(self.pos + 1)) {
-            (b'/', b'*') => {
-                self.text.get(self.pos + 2..)?.find("*/")?;
-                self.block_comment();
-            }
-            (b'#', _) | (b'/', b'/') => self.line_comment(),
-            _ => return Some(false),
-        }
-        Some(true)
-    }
-
-    /// The run of ASCII word characters at `at` (maybe empty).
-    fn ascii_word_at(&self, at: usize) -> &'a str {
-        let end = word_end(self.text.as_bytes(), at);
-        self.text.get(at..end).unwrap_or("")
     }
 
     fn error(&mut self, start: usize, end: usize, message: String, help: Option<&str>) {

@@ -20,7 +20,6 @@ pub mod parser;
 pub mod span;
 pub mod sql;
 pub mod suggest;
-pub mod threads;
 pub mod types;
 
 pub use diag::{Diagnostic, Severity};
@@ -30,5 +29,5 @@ pub use diag::{Diagnostic, Severity};
 pub use smol_str::SmolStr as Name;
 pub use span::{FileId, SourceMap, Span};
 
-pub use check::{check_files, check_files_with, check_text, fill_fingerprints, Checked, OnModel};
+pub use check::{check_files, check_text, Checked};
 pub use load::LoadOptions;

@@ -32,284 +32,12 @@ pub const MAX_DEPTH: u32 = 200;
 /// The diagnostic code of every lex and parse error.
 pub const PARSE_ERROR: &str = "ParseError";
 
-/// Files from this size on are lexed on two threads; up to [`PARALLEL_TO`]
-/// also parsed on two threads, in [`PIECES`] pieces.
-const PARALLEL_FROM: usize = 128 * 1024;
-
-/// From this size on only the lexing is shared: the second thread's syntax
-/// trees would live in its own malloc arena, where the memory they free (each
-/// model's body, once checked) cannot be reused for the IR, so a very large
-/// module would peak 20% higher (187 -> 231 MB at 20,000 models).
-const PARALLEL_TO: usize = 4 * 1024 * 1024;
-
 /// Parse one file. Declarations that parsed are kept even when others failed;
 /// the diagnostics (lex and parse errors) are in source order.
 pub fn parse(file: FileId, text: &str) -> (ast::File, Vec<Diagnostic>) {
-    let (parsed, diags, _) = parse_file(file, text, false);
-    (parsed, diags)
-}
-
-pub use crate::lexer::DeferredBody;
-
-/// A parsed file, its diagnostics, and the bodies it deferred.
-type Parsed = (ast::File, Vec<Diagnostic>, Vec<(u32, DeferredBody)>);
-
-/// [`parse`], except that the body of each top-level model is skimmed, not
-/// parsed (see [`lexer::lex_skimming`]): its items are left empty, and its
-/// extent and the inputs its clauses name are returned, keyed by the start of
-/// the model's span, for [`parse_body`] to parse just before the model is
-/// checked. So the syntax of a large module is never in memory all at once,
-/// and most of the lexing and parsing happens on the threads that check.
-///
-/// Errors inside skimmed bodies are not found here. When every body parses
-/// with [`parse_body`] and names the inputs noted, the result is [`parse`]'s
-/// with the items taken out; otherwise the caller must use [`parse`]. A file
-/// with lex or parse errors is parsed in full (how the parser recovers from
-/// an error can depend on the tokens inside a body).
-pub fn parse_deferred(file: FileId, text: &str) -> Parsed {
-    parse_file(file, text, true)
-}
-
-/// A file parsed in consecutive parts, each a file of its own declarations
-/// and comments with the bodies it deferred; and the whole file's
-/// diagnostics.
-pub(crate) type Parts = (Vec<(ast::File, Vec<(u32, DeferredBody)>)>, Vec<Diagnostic>);
-
-/// [`parse_deferred`], in the parts the file was parsed in (see
-/// [`parse_pieces`]): joining them into one list of declarations would copy
-/// every declaration once more.
-pub(crate) fn parse_deferred_parts(file: FileId, text: &str) -> Parts {
-    let parts = parse_parts_once(file, text, true);
-    if !parts.1.is_empty() {
-        let (whole, diags, deferred) = parse_file_once(file, text, false);
-        return (vec![(whole, deferred)], diags);
-    }
-    parts
-}
-
-/// Parse a body that [`parse_deferred`] skimmed: its items, or `None` when it
-/// does not parse (or does not end at the `}` the skim matched).
-pub fn parse_body(file: FileId, text: &str, body: Span) -> Option<Vec<ast::Item>> {
-    // Room for all of a body's tokens (short-lived): one per 3 bytes and
-    // some, more than most bodies have.
-    let capacity = body.end.saturating_sub(body.start) as usize / 3 + 16;
-    let lexed = lexer::lex_into(
-        file,
-        text.get(..body.end as usize)?,
-        body.start as usize,
-        capacity,
-        false,
-    );
-    if !lexed.diagnostics.is_empty() {
-        return None;
-    }
+    let lexed = lexer::lex(file, text);
     let mut p = Parser::new(file, text, lexed.tokens);
-    p.expect_sym("{", "").ok()?;
-    let items = p.model_items(false).ok()?;
-    p.at_eof().then_some(items)
-}
-
-fn parse_file(file: FileId, text: &str, defer: bool) -> Parsed {
-    let parsed = parse_file_once(file, text, defer);
-    if defer && !parsed.1.is_empty() {
-        return parse_file_once(file, text, false);
-    }
-    parsed
-}
-
-fn parse_file_once(file: FileId, text: &str, defer: bool) -> Parsed {
-    let (parts, diags) = parse_parts_once(file, text, defer);
-    let (whole, deferred) = join_parts(parts);
-    (whole, diags, deferred)
-}
-
-/// The file parsed once, in parts when it is large (see [`parse_pieces`]).
-fn parse_parts_once(file: FileId, text: &str, defer: bool) -> Parts {
-    if let Some(at) = split_point(text) {
-        let parts = if text.len() < PARALLEL_TO {
-            parse_pieces(file, text, &cut_points(text), defer)
-        } else {
-            lex_halves(file, text, at, defer).map(|lexed| {
-                let (whole, diags, deferred) = parse_tokens(file, text, lexed, defer);
-                (vec![(whole, deferred)], diags)
-            })
-        };
-        if let Some(parts) = parts {
-            return parts;
-        }
-    }
-    let (whole, diags, deferred) = parse_tokens(file, text, lex(file, text, 0, defer), defer);
-    (vec![(whole, deferred)], diags)
-}
-
-/// Lex `text` from `start`, skimming model bodies when `skim` is set.
-fn lex(file: FileId, text: &str, start: usize, skim: bool) -> lexer::Lexed<'_> {
-    if skim {
-        lexer::lex_skimming(file, text, start)
-    } else {
-        lexer::lex_from(file, text, start)
-    }
-}
-
-/// Lex `text[..at]` and `text[at..]` on two threads and join the tokens:
-/// the whole file's when the first half lexed without errors (the cut is
-/// then between two tokens); `None` otherwise. (Only the short-lived tokens
-/// come from the second thread.)
-fn lex_halves(file: FileId, text: &str, at: usize, skim: bool) -> Option<lexer::Lexed<'_>> {
-    let second = std::sync::OnceLock::new();
-    let mut first = std::thread::scope(|s| {
-        let helper = crate::threads::spawn_into(s, std::thread::Builder::new(), &second, || {
-            lex(file, text, at, skim)
-        })?;
-        // Room for the whole file's tokens: the second half's are appended
-        // without reallocating (a copy of all of them at once).
-        let capacity = lexer::token_capacity(text.len(), skim);
-        let first = lexer::lex_into(file, text.get(..at)?, 0, capacity, skim);
-        helper.finish(crate::threads::FINISH);
-        Some(first)
-    })?;
-    let second = second.into_inner()?;
-    if !first.diagnostics.is_empty() {
-        return None;
-    }
-    // The first half's end of file goes; the second half's bodies are
-    // numbered after the first half's.
-    first.tokens.pop();
-    let offset = u32::try_from(first.bodies.len()).ok()?;
-    first.tokens.extend(second.tokens.into_iter().map(|mut t| {
-        if let TokenKind::Body(i) = &mut t.kind {
-            *i += offset;
-        }
-        t
-    }));
-    first.bodies.extend(second.bodies);
-    first.comments.extend(second.comments);
-    first.diagnostics = second.diagnostics;
-    Some(first)
-}
-
-/// Where a large file can be cut in two for [`lex_halves`]: the start of a
-/// line that starts a top-level declaration, near the middle.
-fn split_point(text: &str) -> Option<usize> {
-    if text.len() < PARALLEL_FROM {
-        return None;
-    }
-    decl_line_after(text, text.len() / 2)
-}
-
-/// The first start of a line from `from` on that starts a top-level
-/// declaration (within 10,000 lines).
-fn decl_line_after(text: &str, from: usize) -> Option<usize> {
-    let bytes = text.as_bytes();
-    bytes
-        .get(from..)?
-        .iter()
-        .enumerate()
-        .filter(|(_, b)| **b == b'\n')
-        .map(|(i, _)| from + i + 1)
-        .take(10_000)
-        .find(|&at| {
-            let rest = bytes.get(at..).unwrap_or(&[]);
-            TOP_KEYWORDS.iter().any(|k| {
-                rest.starts_with(k.as_bytes())
-                    && rest.get(k.len()).is_some_and(u8::is_ascii_whitespace)
-            })
-        })
-}
-
-/// How many pieces [`parse_pieces`] cuts a file into: the two threads take
-/// them in turn, so a helper that starts late (a core waking up) leaves more
-/// of them to the first thread instead of making it wait for its half.
-const PIECES: usize = 16;
-
-/// Where a large file is cut for [`parse_pieces`]: a declaration line near
-/// each of the [`PIECES`]` - 1` evenly spaced points, in order, without
-/// repeats.
-fn cut_points(text: &str) -> Vec<usize> {
-    let mut cuts: Vec<usize> = Vec::with_capacity(PIECES);
-    for k in 1..PIECES {
-        let from = (text.len() * k / PIECES).max(cuts.last().map_or(0, |c| c + 1));
-        if let Some(at) = decl_line_after(text, from) {
-            cuts.push(at);
-        }
-    }
-    cuts
-}
-
-/// Lex and parse the pieces of `text` between the `cuts` on two threads.
-/// The result is the whole file's, in parts, when every piece is free of
-/// errors (each cut is then between two declarations); `None` otherwise, and
-/// the file is parsed whole, so diagnostics and recovery never depend on the
-/// cuts.
-fn parse_pieces(file: FileId, text: &str, cuts: &[usize], defer: bool) -> Option<Parts> {
-    let starts = std::iter::once(0).chain(cuts.iter().copied());
-    let ends = cuts.iter().copied().chain(std::iter::once(text.len()));
-    let pieces: Vec<(usize, usize)> = starts.zip(ends).collect();
-    // As much stack as the main thread: parsing recurses (MAX_DEPTH).
-    let builder = std::thread::Builder::new().stack_size(8 << 20);
-    let parts = crate::threads::in_turn(builder, pieces.len(), |i| {
-        let (start, end) = pieces[i];
-        let upto = text.get(..end)?;
-        Some(parse_tokens(
-            file,
-            text,
-            lex(file, upto, start, defer),
-            defer,
-        ))
-    });
-    let parts: Vec<Parsed> = parts.into_iter().collect::<Option<_>>()?;
-    if parts.iter().any(|p| !p.1.is_empty()) {
-        return None;
-    }
-    let parts = parts
-        .into_iter()
-        .map(|(file, _, deferred)| (file, deferred))
-        .collect();
-    Some((parts, Vec::new()))
-}
-
-/// The parts of a file joined into one.
-fn join_parts(
-    parts: Vec<(ast::File, Vec<(u32, DeferredBody)>)>,
-) -> (ast::File, Vec<(u32, DeferredBody)>) {
-    // Room for all of them at once: declarations are large, and growing the
-    // first part's lists part by part moved them several times.
-    let decls: usize = parts.iter().map(|p| p.0.decls.len()).sum();
-    let comments: usize = parts.iter().map(|p| p.0.comments.len()).sum();
-    let bodies: usize = parts.iter().map(|p| p.1.len()).sum();
-    let mut parts = parts.into_iter();
-    let Some((mut whole, mut deferred)) = parts.next() else {
-        return (ast::File::default(), Vec::new());
-    };
-    whole.decls.reserve_exact(decls - whole.decls.len());
-    whole
-        .comments
-        .reserve_exact(comments - whole.comments.len());
-    deferred.reserve_exact(bodies - deferred.len());
-    for (rest, more) in parts {
-        whole.decls.extend(rest.decls);
-        whole.comments.extend(rest.comments);
-        deferred.extend(more);
-    }
-    (whole, deferred)
-}
-
-/// Parse a file's tokens.
-fn parse_tokens<'a>(file: FileId, text: &'a str, lexed: lexer::Lexed<'a>, defer: bool) -> Parsed {
-    let mut p = Parser::new(file, text, lexed.tokens);
-    if defer {
-        p.deferred = Some(Vec::with_capacity(lexed.bodies.len()));
-        p.bodies = lexed.bodies.into_iter().map(Some).collect();
-    }
-    // Room for every declaration at once (a declaration is large, and a
-    // growing list moves into fresh memory each time): about one per
-    // declaration keyword.
-    let starts = p
-        .toks
-        .iter()
-        .filter(|t| matches!(t.kind, TokenKind::Keyword(k) if TOP_KEYWORDS.contains(&k)))
-        .count();
-    let mut decls = Vec::with_capacity(starts);
+    let mut decls = Vec::new();
     let mut diags = Vec::new();
     // Token ranges skipped by recovery (after each failing token).
     let mut skipped = Vec::new();
@@ -353,7 +81,6 @@ fn parse_tokens<'a>(file: FileId, text: &'a str, lexed: lexer::Lexed<'a>, defer:
             comments: lexed.comments,
         },
         diags,
-        p.deferred.unwrap_or_default(),
     )
 }
 
@@ -429,10 +156,6 @@ pub(crate) struct Parser<'a> {
     /// Span of the last consumed token.
     prev: Span,
     depth: u32,
-    /// Set by [`parse_deferred`]: the bodies skimmed so far.
-    deferred: Option<Vec<(u32, DeferredBody)>>,
-    /// The bodies of the [`TokenKind::Body`] tokens, until taken.
-    bodies: Vec<Option<DeferredBody>>,
     /// Errors that do not stop the declaration's parse (a repeated key).
     errors: Vec<Diagnostic>,
 }
@@ -452,8 +175,6 @@ impl<'a> Parser<'a> {
             pos: 0,
             prev: Span::new(file, 0, 0),
             depth: 0,
-            deferred: None,
-            bodies: Vec::new(),
             errors: Vec::new(),
         }
     }
@@ -626,7 +347,6 @@ impl<'a> Parser<'a> {
             TokenKind::Str(_) => format!("string {}", shorten(src, 40)),
             TokenKind::Sym(s) => format!("'{s}'"),
             TokenKind::Error => format!("'{}'", shorten(src, 40)),
-            TokenKind::Body(_) => "a model body".to_string(),
             TokenKind::Eof => "end of file".to_string(),
         }
     }
@@ -679,10 +399,7 @@ impl<'a> Parser<'a> {
     /// Whether the current token can be taken as `ANY` (a single token whose
     /// text is used).
     fn at_any(&self) -> bool {
-        !matches!(
-            self.kind(),
-            TokenKind::Eof | TokenKind::Error | TokenKind::Body(_)
-        )
+        !matches!(self.kind(), TokenKind::Eof | TokenKind::Error)
     }
 
     /// Take any single token as text: `(text, quoted, span)`.
@@ -700,7 +417,7 @@ impl<'a> Parser<'a> {
             TokenKind::Int(_) => (self.int_text(t.span), false),
             TokenKind::Float(_, text) => (text.replace('_', ""), false),
             TokenKind::Str(parts) => (lexer::flatten_parts(parts), true),
-            TokenKind::Error | TokenKind::Eof | TokenKind::Body(_) => (String::new(), false),
+            TokenKind::Error | TokenKind::Eof => (String::new(), false),
         };
         Ok((text, quoted, t.span))
     }

@@ -20,6 +20,9 @@ pub use strata_lang::Severity;
 pub use strata_rules_macros::rule;
 
 mod level;
+mod module;
+
+pub use module::{check_module, check_module_text, ModuleInput};
 
 pub mod columns;
 pub mod contracts;

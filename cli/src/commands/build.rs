@@ -7,7 +7,7 @@ use serde::Serialize;
 use strata_lang::ir::{self, Column, JoinKeys};
 use strata_lang::Diagnostic;
 
-use super::check::{check_roots, columns_text, Fingerprints};
+use super::check::{check_roots, columns_text};
 use crate::exit;
 use crate::render::{self, Format};
 
@@ -54,7 +54,6 @@ pub fn run(args: BuildArgs) -> i32 {
         std::slice::from_ref(&args.file),
         &args.search_dir,
         args.format,
-        Fingerprints::Compute,
     ) {
         Ok(r) => r,
         Err(code) => return code,

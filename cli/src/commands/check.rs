@@ -7,7 +7,8 @@ use std::time::Duration;
 use serde::Serialize;
 use strata_lang::ast::JoinKind;
 use strata_lang::ir::{self, Column};
-use strata_lang::{diag::sort_diagnostics, Checked, LoadOptions, OnModel};
+use strata_lang::{diag::sort_diagnostics, Checked, LoadOptions};
+use strata_rules::ModuleInput;
 
 use crate::exit;
 use crate::external_rules;
@@ -41,22 +42,6 @@ pub struct CheckArgs {
     pub levels: crate::commands::lint::LevelArgs,
 }
 
-/// Check one root module completely: the front-end, then every registered
-/// rule over the typed IR. Diagnostics end up in source order.
-pub fn check_module(root: &Path, options: &LoadOptions, on_model: Option<OnModel>) -> Checked {
-    let roots = [root.to_path_buf()];
-    let mut checked = match on_model {
-        Some(hook) => strata_lang::check_files_with(&roots, options, hook),
-        None => strata_lang::check_files(&roots, options),
-    };
-    if checked.io_errors.is_empty() {
-        let extra = strata_rules::run_checks(&checked.module);
-        checked.diagnostics.extend(extra);
-        sort_diagnostics(&mut checked.diagnostics);
-    }
-    checked
-}
-
 /// Report an environment failure (exit 4): on stderr, and with
 /// `--format json` also as the JSON document on stdout.
 pub fn environment_error(message: &str, format: Format) -> i32 {
@@ -84,47 +69,21 @@ pub fn require_models(module: &ir::Module, wanted: &[String], root: &Path) -> Re
     Ok(())
 }
 
-/// Whether the models' fingerprints are computed: only a command that shows
-/// or stores them needs them ([`LoadOptions::skip_fingerprints`]).
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub enum Fingerprints {
-    Compute,
-    Skip,
-}
-
-/// Expand the paths and check each root; `Err(code)` on a usage/environment
-/// problem (already reported).
+/// Expand the paths and check each root ([`strata_rules::check_module`]);
+/// `Err(code)` on a usage/environment problem (already reported).
 pub fn check_roots(
     paths: &[PathBuf],
     search_dirs: &[PathBuf],
     format: Format,
-    fingerprints: Fingerprints,
 ) -> Result<Vec<(PathBuf, Checked)>, i32> {
-    let options = load_options(search_dirs, fingerprints);
-    check_roots_with(paths, &options, format, None)
-}
-
-/// How `check_roots` loads a module (the whole IR of every model).
-fn load_options(search_dirs: &[PathBuf], fingerprints: Fingerprints) -> LoadOptions {
-    LoadOptions {
+    let options = LoadOptions {
         search_dirs: search_dirs.to_vec(),
-        skip_fingerprints: fingerprints == Fingerprints::Skip,
-        outputs_only: false,
-    }
-}
-
-/// [`check_roots`] with `options`, and a hook called with each model as it
-/// is checked ([`strata_lang::check_files_with`]).
-fn check_roots_with(
-    paths: &[PathBuf],
-    options: &LoadOptions,
-    format: Format,
-    on_model: Option<OnModel>,
-) -> Result<Vec<(PathBuf, Checked)>, i32> {
+    };
     let roots = crate::inputs::expand_paths(paths).map_err(|e| environment_error(&e, format))?;
     let mut out = Vec::new();
     for root in roots {
-        let checked = check_module(&root, options, on_model);
+        let checked =
+            strata_rules::check_module(ModuleInput::Files(std::slice::from_ref(&root)), &options);
         if let Some((path, e)) = checked.io_errors.first() {
             return Err(environment_error(
                 &format!("cannot read {}: {e}", path.display()),
@@ -223,15 +182,7 @@ impl Pin<'_> {
 }
 
 /// One model's lines of the report (its outputs and declared pins), given
-/// the columns of its contract: the hook of [`strata_lang::check_files_with`],
-/// so that each model's lines are written while models are still checked.
-fn model_report(m: &ir::Model, contract: Option<&[Column]>) -> String {
-    let mut text = String::with_capacity(256);
-    report_model(&mut text, m, contract);
-    text
-}
-
-/// [`model_report`], appended to `text`.
+/// the columns of its contract, appended to `text`.
 fn report_model(text: &mut String, m: &ir::Model, contract: Option<&[Column]>) {
     text.push_str("  ok  ");
     text.push_str(&m.name);
@@ -327,14 +278,10 @@ struct ExternalRun {
 
 /// Run the project's external rules over each checked root, adding their
 /// diagnostics; or the exit code of a failure (already reported).
-///
-/// A module checked with [`LoadOptions::outputs_only`] is checked again in
-/// full by `recheck` before any rule sees it.
 fn run_external_rules(
     results: &mut [(PathBuf, Checked)],
     args: &CheckArgs,
     path_rules: Option<external_rules::PathRules>,
-    recheck: Option<&dyn Fn(&Path) -> Checked>,
 ) -> Result<ExternalRun, i32> {
     let timeout = Duration::try_from_secs_f64(args.rule_timeout.max(0.0)).unwrap_or(
         Duration::from_secs_f64(external_rules::DEFAULT_TIMEOUT_SECS),
@@ -354,13 +301,6 @@ fn run_external_rules(
         })?;
         let rules = external_rules::discover(&config, &mut path_rules)
             .map_err(|e| environment_error(&e, args.format))?;
-        if let (false, Some(recheck)) = (rules.is_empty(), recheck) {
-            *checked = recheck(root);
-        }
-        // The rules are given each model's fingerprint.
-        if !rules.is_empty() && fingerprints(args) == Fingerprints::Skip {
-            strata_lang::fill_fingerprints(checked);
-        }
         let found = external_rules::run_all(&rules, root, checked, timeout)
             .map_err(|e| environment_error(&e, args.format))?;
         checked.diagnostics.extend(found);
@@ -372,15 +312,6 @@ fn run_external_rules(
         ran,
         configs: Some(configs),
     })
-}
-
-/// The report shows no fingerprints, the JSON document does (external rules
-/// get them filled in when there are any).
-fn fingerprints(args: &CheckArgs) -> Fingerprints {
-    match args.format {
-        Format::Human => Fingerprints::Skip,
-        Format::Json => Fingerprints::Compute,
-    }
 }
 
 pub fn run(args: CheckArgs) -> i32 {
@@ -395,31 +326,14 @@ pub fn run(args: CheckArgs) -> i32 {
     }
     // Beside the check: see external_rules::PathRules.
     let path_rules = (!args.no_external_rules).then(external_rules::PathRules::scan);
-    // The human report's lines are written as each model is checked.
-    let report: OnModel = &model_report;
-    let on_model = (args.format == Format::Human).then_some(report);
-    let full = load_options(&args.search_dir, fingerprints(&args));
-    // The report reads each model's outputs and pins; lints and external
-    // rules read the whole IR (a module that turns out to have external
-    // rules is checked again).
-    let outputs_only = LoadOptions {
-        outputs_only: !args.lints,
-        ..full.clone()
-    };
-    let mut results = match check_roots_with(&args.paths, &outputs_only, args.format, on_model) {
+    let mut results = match check_roots(&args.paths, &args.search_dir, args.format) {
         Ok(r) => r,
         Err(code) => return code,
     };
-    let recheck = |root: &Path| check_module(root, &full, on_model);
     let ExternalRun {
         ran: external,
         configs,
-    } = match run_external_rules(
-        &mut results,
-        &args,
-        path_rules,
-        outputs_only.outputs_only.then_some(&recheck),
-    ) {
+    } = match run_external_rules(&mut results, &args, path_rules) {
         Ok(run) => run,
         Err(code) => return code,
     };
@@ -470,10 +384,6 @@ pub fn run(args: CheckArgs) -> i32 {
             }
         }
     }
-    // The process exits right after this: freeing a large module's syntax
-    // trees and IR piece by piece would only cost time (8% of a check of
-    // 2,000 models).
-    std::mem::forget(results);
     if any_errors {
         exit::MODULE_ERRORS
     } else {
@@ -488,17 +398,11 @@ fn print_report(root: &Path, c: &Checked, external: &[String]) {
     // thousands of lines, and stdout alone writes each line separately.
     let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
     // A closed stdout (`strata check | head`) is not an error.
-    if c.model_texts.len() == module.models.len() {
-        for text in &c.model_texts {
-            let _ = out.write_all(text.as_bytes());
-        }
-    } else {
-        let mut text = String::with_capacity(1 << 12);
-        for m in &module.models {
-            text.clear();
-            report_model(&mut text, m, contract_columns(module, m));
-            let _ = out.write_all(text.as_bytes());
-        }
+    let mut text = String::with_capacity(1 << 12);
+    for m in &module.models {
+        text.clear();
+        report_model(&mut text, m, contract_columns(module, m));
+        let _ = out.write_all(text.as_bytes());
     }
     let n = module.models.len();
     let joins: usize = module
@@ -530,64 +434,4 @@ fn print_report(root: &Path, c: &Checked, external: &[String]) {
     }
     let _ = writeln!(out, "{summary}");
     let _ = out.flush();
-}
-
-#[cfg(test)]
-#[allow(clippy::unwrap_used)]
-mod tests {
-    use super::*;
-
-    /// A module with `n` models, each joining two sources with a declared
-    /// cardinality (so each has a pin) and keeping a contract (a pin per
-    /// column), checked with the report's hook: the module and what the hook
-    /// made of each model.
-    fn module(n: usize) -> (ir::Module, Vec<String>) {
-        let mut text = String::from(
-            "source s(ns: \"x\", dataset: \"s\") { columns: { id: int64 nonnull } }\n\
-             source d(ns: \"x\", dataset: \"d\") { columns: { id: int64 nonnull primary_key, v: string } }\n\
-             contract C { id: int64 v: string nonnull }\n",
-        );
-        for i in 0..n {
-            text.push_str(&format!(
-                "model m{i:04} -> contract C {{ from s join_left d on s.id == d.id expect many_to_one select {{ id = s.id, v = coalesce(d.v, \"-\") }} }}\n"
-            ));
-        }
-        let path =
-            std::env::temp_dir().join(format!("strata-report-{}-{n}.strata", std::process::id()));
-        std::fs::write(&path, text).unwrap();
-        // As `strata check` does: the report must not need what
-        // `outputs_only` drops.
-        let options = LoadOptions {
-            outputs_only: true,
-            ..LoadOptions::default()
-        };
-        let checked = check_module(&path, &options, Some(&model_report));
-        let _ = std::fs::remove_file(&path);
-        assert!(!checked.has_errors(), "{:#?}", checked.diagnostics);
-        (checked.module, checked.model_texts)
-    }
-
-    /// The report's lines made by the hook, as each model is checked (on
-    /// several threads for a large module), are those written from the
-    /// checked module, in module order.
-    #[test]
-    fn model_reports_match_the_checked_module() {
-        for n in [3, 600] {
-            let (module, texts) = module(n);
-            assert_eq!(texts.len(), n);
-            let mut expected = String::new();
-            for m in &module.models {
-                report_model(&mut expected, m, contract_columns(&module, m));
-            }
-            assert_eq!(texts.concat(), expected);
-            let names: Vec<&str> = expected
-                .lines()
-                .filter_map(|l| l.strip_prefix("  ok  "))
-                .collect();
-            assert_eq!(names.len(), n);
-            assert!(names.windows(2).all(|w| w[0] < w[1]), "out of order");
-            assert_eq!(expected.matches("many_to_one").count(), n);
-            assert_eq!(expected.matches("m0000.v: nonnull, type string").count(), 1);
-        }
-    }
 }

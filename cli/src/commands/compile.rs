@@ -8,7 +8,7 @@ use strata_lang::ir::{self, InputKind};
 use strata_lang::sql::{self, Dialect};
 use strata_lang::Diagnostic;
 
-use super::check::{check_roots, Fingerprints};
+use super::check::check_roots;
 use crate::exit;
 use crate::render::{self, Format};
 
@@ -87,12 +87,8 @@ pub struct Compiled {
     checks: Vec<JsonCheck>,
 }
 
-/// Models from which a module is compiled on two threads.
-const PARALLEL_COMPILE: usize = 512;
-
-/// Compile the selected models (all when `wanted` is empty). A large
-/// module's halves are compiled at once; the output keeps the module's
-/// order.
+/// Compile the selected models (all when `wanted` is empty), in the
+/// module's order.
 pub fn compile_module(
     module: &ir::Module,
     wanted: &[String],
@@ -104,12 +100,7 @@ pub fn compile_module(
         .iter()
         .filter(|m| wanted.is_empty() || wanted.contains(&m.name))
         .collect();
-    let [mut out, second] = strata_lang::threads::in_halves(&models, PARALLEL_COMPILE, |part| {
-        compile_models(&columns, part, d)
-    });
-    out.views.extend(second.views);
-    out.checks.extend(second.checks);
-    out.errors.extend(second.errors);
+    let out = compile_models(&columns, &models, d);
     if out.errors.is_empty() {
         Ok(Compiled {
             views: out.views,
@@ -164,7 +155,6 @@ pub fn run(args: CompileArgs) -> i32 {
         std::slice::from_ref(&args.file),
         &args.search_dir,
         args.format,
-        Fingerprints::Skip,
     ) {
         Ok(r) => r,
         Err(code) => return code,
@@ -236,45 +226,4 @@ pub fn run(args: CompileArgs) -> i32 {
         std::mem::forget((checked, compiled));
     }
     exit::OK
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// A large module compiled in two halves at once gives what compiling
-    /// its models one by one gives, in module order.
-    #[test]
-    fn compiling_in_halves_keeps_model_order() {
-        let mut text = String::from(
-            "source s(ns: \"x\", dataset: \"s\") { columns: { id: int64 nonnull } }\n\
-             source d(ns: \"x\", dataset: \"d\") { columns: { id: int64 nonnull primary_key, v: string } }\n",
-        );
-        let n = PARALLEL_COMPILE + 3;
-        for i in 0..n {
-            text.push_str(&format!(
-                "model m{i:04} {{ from s join_left d on s.id == d.id expect many_to_one filter s.id > {i} select {{ id = s.id, v = d.v }} }}\n"
-            ));
-        }
-        let checked = strata_lang::check_text("gen.strata", &text);
-        assert!(!checked.has_errors(), "{:#?}", checked.diagnostics);
-        let module = &checked.module;
-        let Ok(compiled) = compile_module(module, &[], Dialect::DuckDb) else {
-            panic!("does not compile");
-        };
-        let models: Vec<&ir::Model> = module.models.iter().collect();
-        let one_by_one = compile_models(&sql::ModuleColumns::of(module), &models, Dialect::DuckDb);
-        assert!(one_by_one.errors.is_empty());
-        assert_eq!(compiled.views.len(), n);
-        assert_eq!(compiled.checks.len(), n);
-        for (got, want) in compiled.views.iter().zip(&one_by_one.views) {
-            assert_eq!((&got.model, &got.sql), (&want.model, &want.sql));
-        }
-        for (got, want) in compiled.checks.iter().zip(&one_by_one.checks) {
-            assert_eq!((&got.model, &got.sql), (&want.model, &want.sql));
-        }
-        let names: Vec<&str> = compiled.views.iter().map(|v| v.model.as_str()).collect();
-        assert!(names.windows(2).all(|w| w[0] < w[1]), "out of order");
-        assert!(compiled.views[n - 1].sql.contains(&format!("> {}", n - 1)));
-    }
 }

@@ -11,7 +11,7 @@ use strata_lang::Checked;
 use strata_rules::lint::Levels;
 use strata_rules::Level;
 
-use crate::commands::check::{check_roots, Fingerprints};
+use crate::commands::check::check_roots;
 use crate::config;
 use crate::exit;
 use crate::render::{self, Format};
@@ -224,7 +224,6 @@ pub fn run(args: LintArgs) -> i32 {
         &args.paths,
         &args.search_dir,
         args.format.plain(),
-        Fingerprints::Skip,
     ) {
         Ok(r) => r,
         Err(code) => return code,

@@ -97,16 +97,6 @@ impl ExprCtx {
 }
 
 impl ModelChecker<'_> {
-    /// The typed node `build` makes, or an empty one when the checker keeps
-    /// no typed trees ([`ModelChecker::lean`]).
-    pub(super) fn node(&self, build: impl FnOnce() -> TExprKind) -> TExprKind {
-        if self.lean() {
-            TExprKind::Lit(Literal::Null)
-        } else {
-            build()
-        }
-    }
-
     /// Type an expression. `None` means an error was reported inside it (or it
     /// depends on something that already failed); callers stay silent then.
     pub fn infer(&mut self, e: &Expr, ctx: ExprCtx) -> Option<Ty> {
@@ -116,11 +106,11 @@ impl ModelChecker<'_> {
             }
             ExprKind::Float(_, text) => Some(
                 Ty::new(Type::Float64, false)
-                    .with_node(self.node(|| TExprKind::Lit(Literal::Float(text.clone())))),
+                    .with_node(TExprKind::Lit(Literal::Float(text.clone()))),
             ),
             ExprKind::Str(v) => Some(
                 Ty::new(Type::String, false)
-                    .with_node(self.node(|| TExprKind::Lit(Literal::Str(v.clone())))),
+                    .with_node(TExprKind::Lit(Literal::Str(v.clone()))),
             ),
             ExprKind::Bool(v) => {
                 Some(Ty::new(Type::Bool, false).with_node(TExprKind::Lit(Literal::Bool(*v))))
@@ -172,10 +162,10 @@ impl ModelChecker<'_> {
             ExprKind::Unary { op, operand } => {
                 let mut t = self.infer(operand, ctx)?;
                 self.unary_operand(*op, &t.ty, e.span)?;
-                let node = self.node(|| TExprKind::Unary {
+                let node = TExprKind::Unary {
                     op: *op,
                     operand: Box::new(t.texpr()),
-                });
+                };
                 Some(
                     match op {
                         UnaryOp::Not => Ty {
@@ -208,7 +198,7 @@ impl ModelChecker<'_> {
         let aggregate = l.aggregate || r.aggregate;
         let mut sources = l.sources;
         sources.merge(&r.sources);
-        let node = self.node(|| TExprKind::Binary {
+        let node = TExprKind::Binary {
             op,
             lhs: Box::new(TExpr {
                 kind: l.node,
@@ -220,7 +210,7 @@ impl ModelChecker<'_> {
                 ty: r.ty,
                 nullable: r.nullable,
             }),
-        });
+        };
         Some(Ty {
             ty,
             nullable,
@@ -438,22 +428,20 @@ impl ModelChecker<'_> {
             let mut sort = Vec::new();
             for p in &w.partition_by {
                 match self.infer(p, arg_ctx) {
-                    Some(mut t) if !self.lean() => partition_by.push(t.texpr()),
-                    Some(_) => {}
+                    Some(mut t) => partition_by.push(t.texpr()),
                     None => ok = false,
                 }
             }
             for (s, desc) in &w.sort {
                 match self.infer(s, arg_ctx) {
-                    Some(mut t) if !self.lean() => sort.push((t.texpr(), *desc)),
-                    Some(_) => {}
+                    Some(mut t) => sort.push((t.texpr(), *desc)),
                     None => ok = false,
                 }
             }
             if !ok {
                 return None;
             }
-            window = (!self.lean()).then(|| Box::new(TWindow { partition_by, sort }));
+            window = Some(Box::new(TWindow { partition_by, sort }));
         } else if func.window && !func.aggregate {
             self.error(
                 Diagnostic::error(
@@ -556,7 +544,7 @@ impl ModelChecker<'_> {
         }
         let ty = self.call_result(func, call, span, &args)?;
         let aggregate = (func.aggregate && call.over.is_none()) || args.iter().any(|a| a.aggregate);
-        let node = self.node(|| {
+        let node = {
             let targs = if star_count {
                 vec![TExpr {
                     kind: TExprKind::Star,
@@ -581,7 +569,7 @@ impl ModelChecker<'_> {
                 unit,
                 window,
             }))
-        });
+        };
         Some(Ty {
             sources,
             aggregate,
@@ -1006,10 +994,10 @@ impl ModelChecker<'_> {
                 return None;
             }
         };
-        let node = self.node(|| TExprKind::Cast {
+        let node = TExprKind::Cast {
             expr: Box::new(value.texpr()),
             to: ty.clone(),
-        });
+        };
         Some(Ty {
             ty,
             nullable: value.nullable,

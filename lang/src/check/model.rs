@@ -64,11 +64,7 @@ pub struct ModelChecker<'a> {
 
 impl<'a> ModelChecker<'a> {
     pub fn new(env: &'a Env<'a>, model: &'a ModelDecl, diags: &'a mut Vec<Diagnostic>) -> Self {
-        let steps = if env.extras.outputs_only {
-            0
-        } else {
-            step_estimate(&model.items)
-        };
+        let steps = step_estimate(&model.items);
         ModelChecker {
             env,
             diags,
@@ -107,18 +103,10 @@ impl<'a> ModelChecker<'a> {
         }
     }
 
-    /// No steps and no typed expression trees are built: the module is
-    /// checked with [`crate::LoadOptions::outputs_only`], which drops them.
-    pub(super) fn lean(&self) -> bool {
-        self.env.extras.outputs_only
-    }
-
-    /// Add the step `step` makes, unless the checker is [`Self::lean`].
+    /// Add the step `step` makes, from the clause being checked.
     fn push_step(&mut self, step: impl FnOnce() -> Step) {
-        if !self.lean() {
-            self.steps.push(step());
-            self.step_spans.push(self.clause_span);
-        }
+        self.steps.push(step());
+        self.step_spans.push(self.clause_span);
     }
 
     /// Resolve a column reference, bare or qualified (notes 4.4).
@@ -129,7 +117,7 @@ impl<'a> ModelChecker<'a> {
                 if self.poisoned_names.contains(n) {
                     return None;
                 }
-                return Some(entry_ty(e, self.lean(), || match &e.origin {
+                return Some(entry_ty(e, || match &e.origin {
                     Origin::Input { index, .. } => ColumnRef::Input {
                         input: *index,
                         column: e.col.name.clone(),
@@ -208,7 +196,7 @@ impl<'a> ModelChecker<'a> {
                     if e.origin == Origin::GroupKey
                         && matches!(e.sources.as_slice(), [s] if self.source_is(*s, &q.name, n))
                     {
-                        return Some(entry_ty(e, self.lean(), || {
+                        return Some(entry_ty(e, || {
                             ColumnRef::Local(name.name.clone())
                         }));
                     }
@@ -239,12 +227,12 @@ impl<'a> ModelChecker<'a> {
                     nullable: c.nullable || input.nullable_side,
                     sources: Sources::One((index as u32, ci as u32)),
                     aggregate: false,
-                    node: self.node(|| {
+                    node: {
                         TExprKind::Column(ColumnRef::Input {
                             input: index,
                             column: name.name.clone(),
                         })
-                    }),
+                    },
                 });
             }
             if input.poisoned {
@@ -269,7 +257,7 @@ impl<'a> ModelChecker<'a> {
             .find(|i| i.alias == q.name && i.role == InputRole::SetOp)
         {
             if let Some(e) = self.scope.get(n) {
-                return Some(entry_ty(e, self.lean(), || {
+                return Some(entry_ty(e, || {
                     ColumnRef::Local(name.name.clone())
                 }));
             }
@@ -366,14 +354,10 @@ impl<'a> ModelChecker<'a> {
         let (mut columns, mut lineage, mut output_refs) = self.finish_outputs();
         // The IR of every model stays alive until the end: no slack.
         columns.shrink_to_fit();
-        // Lean, only the outputs are built (no lineage, output references
-        // or steps: what SQL and lints read).
-        if !self.lean() {
-            lineage.shrink_to_fit();
-            output_refs.shrink_to_fit();
-            self.steps.shrink_to_fit();
-            self.step_spans.shrink_to_fit();
-        }
+        lineage.shrink_to_fit();
+        output_refs.shrink_to_fit();
+        self.steps.shrink_to_fit();
+        self.step_spans.shrink_to_fit();
         self.end_of_model_checks(&columns);
         self.check_contract(&columns);
         ir::Model {
@@ -471,13 +455,11 @@ impl<'a> ModelChecker<'a> {
             ItemKind::Group(g) => self.group(g),
             ItemKind::Sort(keys) => {
                 self.shaped = true;
-                let mut sorted = Vec::with_capacity(if self.lean() { 0 } else { keys.len() });
+                let mut sorted = Vec::with_capacity(keys.len());
                 self.sort_keys.reserve(keys.len());
                 for k in keys {
                     if let Some(mut t) = self.infer(&k.expr, ExprCtx::at(Place::Sort)) {
-                        if !self.lean() {
-                            sorted.push((t.texpr(), k.desc));
-                        }
+                        sorted.push((t.texpr(), k.desc));
                     }
                     let plain = match &k.expr.kind {
                         ExprKind::Column {
@@ -783,9 +765,7 @@ impl<'a> ModelChecker<'a> {
             match (col, t) {
                 (Some(mut col), Some(mut t)) => {
                     col.name = name.clone();
-                    if !self.lean() {
-                        step_keys.push((name.clone(), t.texpr()));
-                    }
+                    step_keys.push((name.clone(), t.texpr()));
                     self.register_output(&name, col, Origin::GroupKey, t.sources, "group_key");
                 }
                 _ => {
@@ -1108,43 +1088,36 @@ impl<'a> ModelChecker<'a> {
         }
     }
 
-    /// Outputs: the registered ones in scope order, or the passthrough.
+    /// Outputs: the registered ones in the order they were registered (group
+    /// keys, then the assignments in statement order, each name once, where
+    /// it was first assigned), or the passthrough: every scope entry in scope
+    /// order.
     fn finish_outputs(&mut self) -> (Vec<Column>, Vec<ir::Lineage>, Vec<ColumnRef>) {
-        // Scope entries that are outputs: all of them for the passthrough,
-        // else the registered ones (in scope order either way).
-        let n = if self.outputs.is_empty() {
-            self.scope.len()
+        let at: Vec<usize> = if self.outputs.is_empty() {
+            (0..self.scope.len()).collect()
         } else {
-            self.outputs.len()
+            let mut seen = vec![false; self.scope.len()];
+            self.outputs
+                .iter()
+                .filter_map(|o| self.scope.position(o))
+                .filter(|&at| !std::mem::replace(&mut seen[at], true))
+                .collect()
         };
-        // Not even built when only the outputs are kept (`check` drops the
-        // rest).
-        let keep = !self.lean();
-        let mut columns = Vec::with_capacity(n);
-        let mut lineage = Vec::with_capacity(if keep { n } else { 0 });
-        let mut refs = Vec::with_capacity(if keep { n } else { 0 });
-        // The scope entries that are outputs, found as the scope looks a
-        // name up (not by comparing every entry's name with every output's).
-        let mut is_output = vec![self.outputs.is_empty(); self.scope.len()];
-        for o in &self.outputs {
-            if let Some(at) = self.scope.position(o) {
-                is_output[at] = true;
-            }
-        }
-        for ((name, e), _) in self.scope.iter().zip(&is_output).filter(|(_, out)| **out) {
+        let mut columns = Vec::with_capacity(at.len());
+        let mut lineage = Vec::with_capacity(at.len());
+        let mut refs = Vec::with_capacity(at.len());
+        for (name, e) in at.into_iter().map(|i| self.scope.at(i)) {
             // The entry's column under the output's name.
             let col = Column {
                 name: name.clone(),
                 ..Column::clone(&e.col)
             };
-            if keep {
-                lineage.push(ir::Lineage {
-                    column: name.clone(),
-                    from: self.source_names(&e.sources),
-                    how: e.how,
-                });
-                refs.push(ColumnRef::Local(name.clone()));
-            }
+            lineage.push(ir::Lineage {
+                column: name.clone(),
+                from: self.source_names(&e.sources),
+                how: e.how,
+            });
+            refs.push(ColumnRef::Local(name.clone()));
             columns.push(col);
         }
         if self.outputs.is_empty() {
@@ -1170,17 +1143,15 @@ impl<'a> ModelChecker<'a> {
             for (index, alias, cols) in joined {
                 for c in cols {
                     let name = passthrough_name(&columns, &alias, &c.name);
-                    if keep {
-                        refs.push(ColumnRef::Input {
-                            input: index,
-                            column: c.name.clone(),
-                        });
-                        lineage.push(ir::Lineage {
-                            column: name.clone(),
-                            from: vec![(alias.clone(), c.name.clone())],
-                            how: "joined",
-                        });
-                    }
+                    refs.push(ColumnRef::Input {
+                        input: index,
+                        column: c.name.clone(),
+                    });
+                    lineage.push(ir::Lineage {
+                        column: name.clone(),
+                        from: vec![(alias.clone(), c.name.clone())],
+                        how: "joined",
+                    });
                     let mut col = c;
                     col.name = name;
                     columns.push(col);
@@ -1444,15 +1415,10 @@ fn how_of(t: &Ty, e: &ast::Expr) -> &'static str {
 }
 
 /// The typed reference to a scope entry, read through the reference `r`
-/// makes (not made for a lean check, see [`ModelChecker::lean`]).
-fn entry_ty(e: &Entry, lean: bool, r: impl FnOnce() -> ColumnRef) -> Ty {
-    let t = Ty::new(e.col.ty.clone(), e.col.nullable);
+/// makes.
+fn entry_ty(e: &Entry, r: impl FnOnce() -> ColumnRef) -> Ty {
     Ty {
         sources: e.sources.clone(),
-        ..if lean {
-            t
-        } else {
-            t.with_node(TExprKind::Column(r()))
-        }
+        ..Ty::new(e.col.ty.clone(), e.col.nullable).with_node(TExprKind::Column(r()))
     }
 }

@@ -199,9 +199,9 @@ impl Scope {
         self.position(name).is_some()
     }
 
-    /// Names and entries in insertion order.
-    pub fn iter(&self) -> impl Iterator<Item = (&Name, &Entry)> {
-        self.order.iter().zip(&self.entries)
+    /// The name and entry at position `i` of the insertion order.
+    pub fn at(&self, i: usize) -> (&Name, &Entry) {
+        (&self.order[i], &self.entries[i])
     }
 
     pub fn names(&self) -> impl Iterator<Item = &str> {
@@ -322,7 +322,7 @@ mod tests {
                 s.get(&format!("c{}", n - 1)).map(|e| e.how),
                 Some("derived")
             );
-            let names: Vec<&str> = s.iter().map(|(n, _)| n.as_str()).collect();
+            let names: Vec<&str> = s.names().collect();
             assert_eq!(names.len(), n - 1);
         }
     }

@@ -2,7 +2,6 @@
 //! (section 7) with their verdicts and schemas, and the join-cardinality
 //! shape table (JOIN-CARDINALITY.md section 3).
 
-use super::Extras;
 use crate::ir::{JoinKeys, ShapeViolation};
 use crate::Checked;
 
@@ -125,7 +124,7 @@ model carrier_daily {{
     let c = assert_ok(&src);
     assert_eq!(
         schema(&c, "carrier_daily"),
-        "shipped_on: date nonnull, carrier_name: string nonnull, n: int64 nonnull, total: money(USD) nonnull, first_id: int64 nonnull"
+        "carrier_name: string nonnull, shipped_on: date nonnull, n: int64 nonnull, total: money(USD) nonnull, first_id: int64 nonnull"
     );
 }
 
@@ -197,13 +196,29 @@ model joined { from events join_left refs on events.id == refs.id }"#,
     );
 }
 
+/// The schema is in `select` order (strata-lang keeps a same-name output at
+/// its input's place and puts renamed ones last): group keys first, then the
+/// assignments in statement order, a name assigned twice where it was first
+/// assigned; `derive` appends.
 #[test]
-fn schema_order_is_scope_order() {
+fn schema_order_is_select_order() {
     let c = assert_ok(
-        r#"source s(ns: "l", dataset: "s") { columns: { x: int64, y: string } }
-model m { from s select { y = y, z = 1, x = x } }"#,
+        r#"source s(ns: "l", dataset: "s") { columns: { id: int64, first_name: string, last_name: string, x: int64, y: string } }
+model m { from s select { y = y, z = 1, x = x } }
+model people { from s select { customer_id = id, first_name = first_name, surname = last_name, x = x } }
+model twice { from s select { a = x, y = y, a = id } derive { b = 2 } }
+model grouped { from s group { y, first_name } ( aggregate { n = count() } ) }"#,
     );
-    assert_eq!(schema(&c, "m"), "x: int64, y: string, z: int64 nonnull");
+    assert_eq!(schema(&c, "m"), "y: string, z: int64 nonnull, x: int64");
+    assert_eq!(
+        schema(&c, "people"),
+        "customer_id: int64, first_name: string, surname: string, x: int64"
+    );
+    assert_eq!(schema(&c, "twice"), "a: int64, y: string, b: int64 nonnull");
+    assert_eq!(
+        schema(&c, "grouped"),
+        "y: string, first_name: string, n: int64 nonnull"
+    );
 }
 
 #[test]
@@ -660,41 +675,6 @@ fn dir_with_lib(name: &str, lib: &str) -> std::path::PathBuf {
     dir
 }
 
-/// A module checked without fingerprints, then given them by
-/// `fill_fingerprints`, has the fingerprints of a plain check: with
-/// imports, a model declared twice (in the root and in an import, either
-/// first), a dependency cycle and upstream models declared after their
-/// readers.
-#[test]
-fn filled_fingerprints_are_those_of_a_check() {
-    use crate::load::LoadOptions;
-    let dir = dir_with_lib(
-        "fill-fp",
-        &format!("{OC}\nmodel shared {{ from o select {{ x = cid }} }}\nmodel dup {{ from o }}\n"),
-    );
-    for root in [
-        "import lib\nmodel dup { from shared }\nmodel n { from dup join_left m on dup.x == m.x }\nmodel m { from shared }\n",
-        "model dup { from o }\nimport lib\nmodel c1 { from c2 }\nmodel c2 { from c1 }\nmodel r { from c1 }\n",
-        "import lib\nmodel late { from early select { y = x } }\nmodel early { from shared where x > 1 }\n",
-    ] {
-        let path = dir.join("root.strata");
-        std::fs::write(&path, root).expect("write root");
-        let full = crate::check_files(std::slice::from_ref(&path), &LoadOptions::default());
-        let skip = LoadOptions {
-            skip_fingerprints: true,
-            ..LoadOptions::default()
-        };
-        let mut filled = crate::check_files(&[path], &skip);
-        assert!(filled.module.models.iter().all(|m| m.fingerprint.is_empty()), "{root}");
-        super::fill_fingerprints(&mut filled);
-        assert!(full.module.models.len() >= 3, "{root}");
-        assert!(full.module.models.iter().all(|m| m.fingerprint.len() == 16), "{root}");
-        assert_eq!(named_fingerprints(&filled), named_fingerprints(&full), "{root}");
-        assert_eq!(filled.diagnostics, full.diagnostics, "{root}");
-    }
-    let _ = std::fs::remove_dir_all(&dir);
-}
-
 #[test]
 fn fingerprints_survive_formatting() {
     let src = format!("{OC}\nmodel m {{ from o where cid > 1 select {{ x = (cid + 1) }} }}");
@@ -707,109 +687,14 @@ fn fingerprints_survive_formatting() {
     );
 }
 
-/// `check_text` skims model bodies while loading; when a skimmed body does
-/// not parse, it checks a full parse instead: the diagnostics are the same
-/// as [`check_text_fully_parsed`]'s, including for a model declared twice
-/// whose second body does not parse (a full parse drops that declaration,
-/// so there is no E025).
-#[test]
-fn a_skimmed_body_that_does_not_parse_is_checked_as_fully_parsed() {
-    use super::{check_loaded, check_text, check_text_fully_parsed};
-    use crate::load::{self, LoadOptions};
-    let head = "source s(ns: \"n\", dataset: \"d\") {\n  columns: { x: int64 }\n}\n";
-    for body in [
-        "model a { from s filter x > }\nmodel b { from a }\n",
-        "model a { from s }\nmodel a { from s select { y = } }\n",
-        "model a { from s }\nmodel b { from a join_left c on }\nmodel c { from s }\n",
-    ] {
-        let text = format!("{head}{body}");
-        let options = LoadOptions::default();
-        let skimmed = load::load_text_with("m.strata".into(), &text, &options, true);
-        assert!(!skimmed.deferred.is_empty());
-        assert!(check_loaded(skimmed, Extras::all()).is_none(), "{body}");
-        let checked = check_text("m.strata", &text);
-        let full = check_text_fully_parsed("m.strata", &text);
-        assert_eq!(checked.diagnostics, full.diagnostics, "{body}");
-        assert!(checked.diagnostics.iter().any(|d| d.code == "ParseError"));
-        assert!(checked.diagnostics.iter().all(|d| d.code != "E025"));
-    }
-    // A valid module is checked from the skim, as a full parse would be.
-    let text =
-        format!("{head}model a {{ from s }}\nmodel b {{ from a join_left s on a.x == s.x }}\n");
-    let skimmed = check_loaded(
-        load::load_text_with("m.strata".into(), &text, &LoadOptions::default(), true),
-        Extras::all(),
-    );
-    let full = check_text_fully_parsed("m.strata", &text);
-    let skimmed = skimmed.expect("every body parses");
-    assert_eq!(skimmed.diagnostics, full.diagnostics);
-    let fingerprints = |c: &Checked| -> Vec<String> {
-        c.module
-            .models
-            .iter()
-            .map(|m| m.fingerprint.clone())
-            .collect()
-    };
-    assert_eq!(fingerprints(&skimmed), fingerprints(&full));
-}
-
-/// The skimmed bodies are matched to their models walking both in order; a
-/// model whose body was lexed instead (it holds non-ASCII text), or a list
-/// out of that order (which the loader never makes), still gives every
-/// model its own body.
-#[test]
-fn skimmed_bodies_find_their_models_in_any_order() {
-    use super::{check_loaded, check_text_fully_parsed};
-    use crate::load::{self, LoadOptions};
-    let text = "source s(ns: \"n\", dataset: \"d\") {\n  columns: { x: int64, y: string }\n}\n\
-                model a { from s select { x = x } }\n\
-                model d { from s select { café = x } }\n\
-                model b { from s select { x = x, y = y } }\n\
-                model c { from a join_left b on a.x == b.x }\n";
-    let load = || load::load_text_with("m.strata".into(), text, &LoadOptions::default(), true);
-    let schemas = |c: &Checked| -> Vec<String> {
-        c.module
-            .models
-            .iter()
-            .map(|m| {
-                format!(
-                    "{}: {:?}",
-                    m.name,
-                    m.columns
-                        .iter()
-                        .map(|c| c.name.as_str())
-                        .collect::<Vec<_>>()
-                )
-            })
-            .collect()
-    };
-    let in_order = check_loaded(load(), Extras::all()).expect("every body parses");
-    let mut reversed = load();
-    // One file, in one part.
-    assert_eq!(reversed.deferred.len(), 1);
-    let bodies = &mut reversed.deferred[0].1;
-    assert_eq!(bodies.len(), 3);
-    bodies.reverse();
-    let reversed = check_loaded(reversed, Extras::all()).expect("every body parses");
-    assert_eq!(schemas(&in_order), schemas(&reversed));
-    assert_eq!(in_order.diagnostics, reversed.diagnostics);
-    let full = check_text_fully_parsed("m.strata", text);
-    assert_eq!(schemas(&in_order), schemas(&full));
-    assert!(
-        schemas(&full).contains(&"d: [\"café\"]".to_string()),
-        "{:?}",
-        schemas(&full)
-    );
-}
-
-/// A module large enough to be checked on several threads gives the same
-/// result every time, whatever order the threads take the models in: every
+/// A large module, its models checked on several threads a dependency level
+/// at a time, gives the same result every time: every
 /// model in dependency order, the same fingerprints, and exactly the errors
 /// of the broken models, in source order (a model reading a broken one is
 /// still checked against its schema).
 #[test]
 fn large_modules_check_the_same_on_several_threads() {
-    let models = 4 * super::MODELS_PER_THREAD + 100;
+    let models = 1124;
     let mut src = String::from(
         "source s(ns: \"a\", dataset: \"b\") { columns: { id: int64 nonnull primary_key, v: float64 } }\n",
     );
@@ -874,101 +759,31 @@ fn large_modules_check_the_same_on_several_threads() {
     }
 }
 
-/// Checked with `outputs_only`, every program of the corpus, and a module
-/// large enough to be checked on several threads, gives the diagnostics,
-/// inputs, columns and joins of a full check, with no steps, lineage or
-/// output references left.
+/// A root file with an import between its declarations: its models are all
+/// checked, and the comments come in file order, each file's in the text's
+/// order.
 #[test]
-fn outputs_only_keeps_the_diagnostics_and_outputs() {
-    use crate::load::LoadOptions;
-    let corpus = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/corpus");
-    let mut paths: Vec<std::path::PathBuf> = std::fs::read_dir(&corpus)
-        .expect("tests/corpus")
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "strata"))
-        .collect();
-    paths.sort();
-    assert!(paths.len() > 400, "{}", paths.len());
-    let dir = std::env::temp_dir().join(format!("strata-outputs-only-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    let large = dir.join("large.strata");
-    let mut src = format!("{OC}\n");
-    for i in 0..4 * super::MODELS_PER_THREAD {
-        let from = if i == 0 {
-            "o".to_string()
-        } else {
-            format!("m{}", i / 2)
-        };
-        let filter = if i % 101 == 7 { "nope > 1" } else { "cid > 1" };
-        src.push_str(&format!(
-            "model m{i} {{ from {from} where {filter} select {{ cid = cid, x = cid * 2 }} }}\n"
-        ));
-    }
-    std::fs::write(&large, src).expect("write large");
-    paths.push(large);
-    let outputs_only = LoadOptions {
-        outputs_only: true,
-        ..LoadOptions::default()
-    };
-    let mut models = 0;
-    for path in &paths {
-        let full = crate::check_files(std::slice::from_ref(path), &LoadOptions::default());
-        let kept = crate::check_files(std::slice::from_ref(path), &outputs_only);
-        let name = path.display();
-        assert_eq!(kept.diagnostics, full.diagnostics, "{name}");
-        assert_eq!(kept.module.models.len(), full.module.models.len(), "{name}");
-        for (k, f) in kept.module.models.iter().zip(&full.module.models) {
-            // (Debug: inputs are not comparable.)
-            assert_eq!(
-                format!("{:?}", (&k.name, &k.inputs, &k.columns, &k.joins, k.ok)),
-                format!("{:?}", (&f.name, &f.inputs, &f.columns, &f.joins, f.ok)),
-                "{name}"
-            );
-            assert!(
-                k.steps.is_empty()
-                    && k.step_spans.is_empty()
-                    && k.lineage.is_empty()
-                    && k.output_refs.is_empty(),
-                "{name}: {}",
-                k.name
-            );
-            models += usize::from(!f.steps.is_empty());
-        }
-    }
-    let _ = std::fs::remove_dir_all(&dir);
-    assert!(models > 4 * super::MODELS_PER_THREAD, "{models}");
-}
-
-/// A large root file is loaded in parts, with an imported file's
-/// declarations between two of them: its models are all checked, and the
-/// comments come in file order, each file's in the text's order.
-#[test]
-fn a_file_loaded_in_parts_keeps_its_imports_and_comments_in_order() {
-    use crate::load::{self, LoadOptions};
+fn imports_keep_the_comments_in_file_order() {
     let dir = dir_with_lib(
-        "parts",
+        "comments",
         &format!("# lib\n{OC}\nmodel shared {{ from o select {{ x = cid }} }}\n"),
     );
     let mut root = String::new();
-    let mut i = 0;
-    while root.len() < 3 * 128 * 1024 {
-        if i == 1000 {
+    let n = 200;
+    for i in 0..n {
+        if i == 100 {
             root.push_str("import lib\n");
         }
         root.push_str(&format!(
             "# model {i}\nmodel m{i} {{\n  from shared # reads shared\n  select {{ y = x }}\n}}\n"
         ));
-        i += 1;
     }
     let path = dir.join("root.strata");
     std::fs::write(&path, &root).expect("write root");
-    let options = LoadOptions::default();
-    let loaded = load::load_files_with(std::slice::from_ref(&path), &options, true);
-    assert!(loaded.files.len() > 3, "{} parts", loaded.files.len());
-    let checked = crate::check_files(&[path], &options);
+    let checked = crate::check_files(&[path], &crate::LoadOptions::default());
     assert!(checked.diagnostics.is_empty(), "{:?}", checked.diagnostics);
-    assert_eq!(checked.module.models.len(), i + 1);
-    assert_eq!(checked.comments.len(), 2 * i + 1);
+    assert_eq!(checked.module.models.len(), n + 1);
+    assert_eq!(checked.comments.len(), 2 * n + 1);
     let at: Vec<_> = checked
         .comments
         .iter()

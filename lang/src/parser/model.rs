@@ -90,30 +90,11 @@ impl Parser<'_> {
             self.expect_kw("contract", "after '->'")?;
             contract = Some(self.ident("a contract name")?);
         }
-        let skimmed = match *self.kind() {
-            TokenKind::Body(i) if !in_fn => self.bodies.get_mut(i as usize).and_then(Option::take),
-            _ => None,
-        };
-        let items = match (skimmed, self.deferred.is_some()) {
-            (Some(body), true) => {
-                self.bump();
-                if let Some(deferred) = &mut self.deferred {
-                    deferred.push((kw.start, body));
-                }
-                Vec::new()
-            }
-            _ => {
-                self.expect_sym(
-                    "{",
-                    Lazy(|| format!("to open the body of model '{}'", name.name)),
-                )?;
-                // Kept until the model is checked (a deferred body's are
-                // checked at once): no slack.
-                let mut items = self.model_items(in_fn)?;
-                items.shrink_to_fit();
-                items
-            }
-        };
+        self.expect_sym(
+            "{",
+            Lazy(|| format!("to open the body of model '{}'", name.name)),
+        )?;
+        let items = self.model_items(in_fn)?;
         Ok(ModelDecl {
             name,
             name_quoted,
