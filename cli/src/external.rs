@@ -1,11 +1,12 @@
 //! Cargo-style external commands: `strata foo ARGS` runs the executable
 //! `strata-foo` found on `PATH` when `foo` is not a built-in command, with
 //! `STRATA=<absolute path of this strata>` in its environment, and exits
-//! with its exit code. The same `PATH` scan finds the external rule
-//! executables (`strata-rule-<name>`) that `strata check` runs.
+//! with its exit code. The same listing of `PATH` finds the external rule
+//! executables (`strata-rule-<name>`) that `strata check` runs when a
+//! project asks for them (`[rules] path-discovery = true`).
 
 use std::collections::BTreeMap;
-use std::ffi::OsString;
+use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
 
 use crate::exit;
@@ -15,13 +16,12 @@ pub const COMMAND_PREFIX: &str = "strata-";
 /// The file-name prefix of an external rule executable (not a command).
 pub const RULE_PREFIX: &str = "strata-rule-";
 
-/// The directories of `PATH`, in order; a directory listed twice, or under
-/// two names (`/bin` linked to `/usr/bin`), once, so that scanning `PATH`
-/// reads each directory once.
-fn path_dirs() -> Vec<PathBuf> {
+/// The directories of a `PATH` value, in order; a directory listed twice,
+/// or under two names (`/bin` linked to `/usr/bin`), once, so that listing
+/// `PATH` reads each directory once.
+fn path_dirs(path: Option<&OsStr>) -> Vec<PathBuf> {
     let mut seen = std::collections::HashSet::new();
-    std::env::var_os("PATH")
-        .map(|p| std::env::split_paths(&p).collect::<Vec<_>>())
+    path.map(|p| std::env::split_paths(p).collect::<Vec<_>>())
         .unwrap_or_default()
         .into_iter()
         .filter(|dir| seen.insert(dir_identity(dir)))
@@ -43,7 +43,7 @@ fn dir_identity(dir: &Path) -> PathBuf {
     std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf())
 }
 
-/// Whether a file may be executed by us.
+/// Whether a file may be executed (by someone: the mode's execute bits).
 fn is_executable(path: &Path) -> bool {
     let Ok(meta) = std::fs::metadata(path) else {
         return false;
@@ -74,228 +74,35 @@ fn name_after<'a>(file_name: &'a str, prefix: &str) -> Option<&'a str> {
 /// name after the prefix (sorted); a name found in several directories is
 /// the one earliest on `PATH`, as a shell would run it.
 pub fn on_path(prefix: &str) -> BTreeMap<String, PathBuf> {
-    on_path_in(prefix, &path_dirs(), scan_cache_file().as_deref())
+    on_path_in(prefix, &path_dirs(std::env::var_os("PATH").as_deref()))
 }
 
-/// [`on_path`] when every `PATH` directory's listing is in the cache and
-/// current (a `stat` per directory, no directory read); `None` otherwise.
-pub fn on_path_cached(prefix: &str) -> Option<BTreeMap<String, PathBuf>> {
-    on_path_cached_in(prefix, &path_dirs(), &scan_cache_file()?)
-}
-
-/// [`on_path_cached`] over `dirs` with the cache `cache`.
-fn on_path_cached_in(
-    prefix: &str,
-    dirs: &[PathBuf],
-    cache: &Path,
-) -> Option<BTreeMap<String, PathBuf>> {
-    let mut listings = ScanCache::load(Some(cache));
-    dirs.iter()
-        .all(|dir| listings.is_current(dir))
-        .then(|| found_in(prefix, dirs, &mut listings))
-}
-
-/// [`on_path`] over `dirs`, with the directory listings cached in `cache`
-/// (see [`ScanCache`]).
-fn on_path_in(prefix: &str, dirs: &[PathBuf], cache: Option<&Path>) -> BTreeMap<String, PathBuf> {
-    let mut listings = ScanCache::load(cache);
-    let found = found_in(prefix, dirs, &mut listings);
-    if let Some(cache) = cache {
-        listings.save(cache);
-    }
-    found
-}
-
-/// The executables named `prefix...` in `dirs` (the first of each name),
-/// with their listings from (or read into) `listings`.
-fn found_in(prefix: &str, dirs: &[PathBuf], listings: &mut ScanCache) -> BTreeMap<String, PathBuf> {
-    debug_assert!(
-        prefix.starts_with(COMMAND_PREFIX),
-        "the cache keeps only these"
-    );
+/// [`on_path`] over `dirs`: each directory is read once; nothing is
+/// remembered between runs.
+fn on_path_in(prefix: &str, dirs: &[PathBuf]) -> BTreeMap<String, PathBuf> {
     let mut found = BTreeMap::new();
     for dir in dirs {
-        for file_name in listings.names(dir) {
-            let Some(name) = name_after(file_name, prefix) else {
+        // A directory that cannot be read has nothing to run.
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let Ok(file_name) = entry.file_name().into_string() else {
                 continue;
             };
-            let path = dir.join(file_name);
-            if !found.contains_key(name) && is_executable(&path) {
+            let Some(name) = name_after(&file_name, prefix) else {
+                continue;
+            };
+            if found.contains_key(name) {
+                continue;
+            }
+            let path = dir.join(&file_name);
+            if is_executable(&path) {
                 found.insert(name.to_string(), path);
             }
         }
     }
     found
-}
-
-/// Where the `PATH` listings are cached: `$XDG_CACHE_HOME/strata`, else
-/// `$HOME/.cache/strata`; none without either.
-fn scan_cache_file() -> Option<PathBuf> {
-    let base = std::env::var_os("XDG_CACHE_HOME")
-        .map(PathBuf::from)
-        .filter(|p| p.is_absolute())
-        .or_else(|| {
-            std::env::var_os("HOME")
-                .map(PathBuf::from)
-                .filter(|p| p.is_absolute())
-                .map(|h| h.join(".cache"))
-        })?;
-    Some(base.join("strata").join("path-scan-v1"))
-}
-
-/// A directory's listing is trusted from the cache only when the directory
-/// was last changed at least this long before the listing was read: a file
-/// added in the same tick of the file system's clock as the reading would
-/// not change the modification time the cache compares.
-const SETTLED: std::time::Duration = std::time::Duration::from_secs(2);
-
-/// The file names starting with [`COMMAND_PREFIX`] in each `PATH`
-/// directory, by the directory's modification time. Reading the `PATH`
-/// directories (1,500 entries here) took about 1.5 ms of CPU in every
-/// `strata check`; the cache replaces that with a `stat` per directory. A
-/// directory's modification time changes whenever a file is added to,
-/// removed from or renamed in it, and its listing is then read again.
-/// Whether a file is executable is never cached. The cache is a text file
-/// (a line per directory: modification time in nanoseconds, the directory,
-/// then its names, separated by tabs), written whole to a temporary file
-/// and renamed into place; a cache that cannot be read or written is only
-/// slower.
-#[derive(Default)]
-struct ScanCache {
-    /// Directory -> (modification time in ns, names).
-    dirs: std::collections::HashMap<PathBuf, (u128, Vec<String>)>,
-    changed: bool,
-}
-
-const SCAN_CACHE_HEADER: &str = "strata PATH scan cache v1";
-
-impl ScanCache {
-    fn load(file: Option<&Path>) -> ScanCache {
-        let mut cache = ScanCache::default();
-        let Some(text) = file.and_then(|f| std::fs::read_to_string(f).ok()) else {
-            return cache;
-        };
-        let mut lines = text.lines();
-        if lines.next() != Some(SCAN_CACHE_HEADER) {
-            return cache;
-        }
-        for line in lines {
-            let mut fields = line.split('\t');
-            let (Some(mtime), Some(dir)) = (fields.next(), fields.next()) else {
-                continue;
-            };
-            let Ok(mtime) = mtime.parse() else { continue };
-            // Only plain file names: a cache edited by hand must not name
-            // a file outside its directory.
-            let names = fields
-                .filter(|n| name_after(n, COMMAND_PREFIX).is_some() && !n.contains(['/', '\\']))
-                .map(str::to_string)
-                .collect();
-            cache.dirs.insert(PathBuf::from(dir), (mtime, names));
-        }
-        cache
-    }
-
-    /// Whether the listing of `dir` needs no reading: it is cached and the
-    /// directory has not changed since, or the directory is not there.
-    fn is_current(&self, dir: &Path) -> bool {
-        modified(dir).is_none_or(|mtime| {
-            self.dirs
-                .get(dir)
-                .is_some_and(|(cached, _)| *cached == mtime.as_nanos())
-        })
-    }
-
-    /// The names in `dir` that start with [`COMMAND_PREFIX`]: cached when
-    /// the directory has not changed since, else read (none when it cannot
-    /// be read).
-    fn names(&mut self, dir: &Path) -> &[String] {
-        let Some(mtime) = modified(dir) else {
-            return &[];
-        };
-        let fresh = self
-            .dirs
-            .get(dir)
-            .is_some_and(|(cached, _)| *cached == mtime.as_nanos());
-        if !fresh {
-            let names = read_prefixed(dir);
-            let now = std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .unwrap_or_default();
-            let settled = now.saturating_sub(mtime) >= SETTLED;
-            // Names that cannot be written on one line are not cached.
-            let plain = dir.to_str().is_some_and(|d| !d.contains(['\t', '\n']))
-                && names.iter().all(|n| !n.contains(['\t', '\n']));
-            if settled && plain {
-                self.changed = true;
-                self.dirs
-                    .insert(dir.to_path_buf(), (mtime.as_nanos(), names));
-            } else {
-                if self.dirs.remove(dir).is_some() {
-                    self.changed = true;
-                }
-                self.dirs.insert(dir.to_path_buf(), (u128::MAX, names));
-            }
-        }
-        self.dirs
-            .get(dir)
-            .map_or(&[], |(_, names)| names.as_slice())
-    }
-
-    fn save(&self, file: &Path) {
-        if !self.changed {
-            return;
-        }
-        let mut out = format!("{SCAN_CACHE_HEADER}\n");
-        let mut dirs: Vec<_> = self
-            .dirs
-            .iter()
-            .filter(|(_, (m, _))| *m != u128::MAX)
-            .collect();
-        dirs.sort();
-        for (dir, (mtime, names)) in dirs {
-            let Some(dir) = dir.to_str() else { continue };
-            out.push_str(&format!("{mtime}\t{dir}"));
-            for name in names {
-                out.push('\t');
-                out.push_str(name);
-            }
-            out.push('\n');
-        }
-        let Some(parent) = file.parent() else { return };
-        // A name of its own per write, so that two scans at once (two
-        // processes, or two threads of one) never write into one file.
-        static WRITES: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        let n = WRITES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let temp = parent.join(format!(".path-scan-{}-{n}", std::process::id()));
-        let written = std::fs::create_dir_all(parent)
-            .and_then(|()| std::fs::write(&temp, out))
-            .and_then(|()| std::fs::rename(&temp, file));
-        if written.is_err() {
-            let _ = std::fs::remove_file(&temp);
-        }
-    }
-}
-
-/// When `dir` was last changed, since the epoch; `None` when it cannot be
-/// read.
-fn modified(dir: &Path) -> Option<std::time::Duration> {
-    std::fs::metadata(dir)
-        .and_then(|m| m.modified())
-        .ok()
-        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-}
-
-/// The UTF-8 file names in `dir` that start with [`COMMAND_PREFIX`].
-fn read_prefixed(dir: &Path) -> Vec<String> {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return Vec::new();
-    };
-    entries
-        .flatten()
-        .filter_map(|e| e.file_name().into_string().ok())
-        .filter(|name| name.starts_with(COMMAND_PREFIX))
-        .collect()
 }
 
 /// The external commands on `PATH`: `strata-*` executables, without the
@@ -308,6 +115,7 @@ pub fn commands() -> BTreeMap<String, PathBuf> {
 }
 
 /// Where an executable of a given file name is on `PATH`.
+#[derive(Debug, PartialEq, Eq)]
 pub enum Lookup {
     /// The first executable file of that name.
     Found(PathBuf),
@@ -316,22 +124,35 @@ pub enum Lookup {
     Missing,
 }
 
-/// Find the executable `file_name` on `PATH`: the first executable one
-/// wins; a file without execute permission is reported only when nothing
-/// executable is found.
-pub fn lookup(file_name: &str) -> Lookup {
-    let file_name = format!("{file_name}{}", std::env::consts::EXE_SUFFIX);
-    let mut not_executable = None;
-    for dir in path_dirs() {
-        let path = dir.join(&file_name);
-        if is_executable(&path) {
-            return Lookup::Found(path);
+/// Find the executable `file_name` (a file name, never a path) on `PATH`:
+/// the first executable one wins; a file without execute permission is
+/// reported only when nothing executable is found.
+pub fn lookup(file_name: impl AsRef<OsStr>) -> Lookup {
+    lookup_in(file_name.as_ref(), std::env::var_os("PATH").as_deref())
+}
+
+/// [`lookup`] over the `PATH` value `path`. A relative directory of `PATH`
+/// stays relative (to the current directory), as the shell runs it.
+fn lookup_in(file_name: &OsStr, path: Option<&OsStr>) -> Lookup {
+    let Some(path) = path else {
+        return Lookup::Missing;
+    };
+    if let Some(found) = which::which_in_global(file_name, Some(path))
+        .ok()
+        .and_then(|mut all| all.next())
+    {
+        // An empty `PATH` entry is the current directory: `./name`, so that
+        // running it does not search `PATH` again.
+        if found.parent() == Some(Path::new("")) {
+            return Lookup::Found(Path::new(".").join(found));
         }
-        if not_executable.is_none() && path.is_file() {
-            not_executable = Some(path);
-        }
+        return Lookup::Found(found);
     }
-    not_executable.map_or(Lookup::Missing, Lookup::NotExecutable)
+    path_dirs(Some(path))
+        .into_iter()
+        .map(|dir| dir.join(file_name))
+        .find(|p| p.is_file())
+        .map_or(Lookup::Missing, Lookup::NotExecutable)
 }
 
 /// How a child process ended, in words, and the exit code strata passes on:
@@ -488,14 +309,6 @@ mod tests {
         dir
     }
 
-    /// A fresh scratch directory holding an empty `bin` directory: both.
-    fn scratch_bin(name: &str) -> (PathBuf, PathBuf) {
-        let root = scratch(name);
-        let bin = root.join("bin");
-        std::fs::create_dir(&bin).unwrap();
-        (root, bin)
-    }
-
     #[cfg(unix)]
     fn executable(dir: &Path, name: &str, mode: u32) {
         use std::os::unix::fs::PermissionsExt;
@@ -504,118 +317,72 @@ mod tests {
         std::fs::set_permissions(&path, std::fs::Permissions::from_mode(mode)).unwrap();
     }
 
-    /// Set a directory's modification time to `secs` seconds after 2020-01-01.
-    fn set_mtime(dir: &Path, secs: u64) {
-        let t = std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_577_836_800 + secs);
-        std::fs::File::open(dir).unwrap().set_modified(t).unwrap();
-    }
-
     fn names(found: &BTreeMap<String, PathBuf>) -> Vec<&str> {
         found.keys().map(String::as_str).collect()
     }
 
     #[cfg(unix)]
     #[test]
-    fn a_settled_directory_listing_comes_from_the_cache() {
-        let (root, bin) = scratch_bin("scan-cache");
-        let cache = root.join("cache/path-scan");
-        executable(&bin, "strata-rule-a", 0o755);
-        executable(&bin, "other", 0o755);
-        set_mtime(&bin, 100);
-        let dirs = [bin.clone()];
-        assert_eq!(names(&on_path_in(RULE_PREFIX, &dirs, Some(&cache))), ["a"]);
-        let text = std::fs::read_to_string(&cache).unwrap();
-        assert!(
-            text.contains("strata-rule-a") && !text.contains("other"),
-            "{text}"
-        );
-
-        // A file added without changing the directory's time is not seen:
-        // the listing came from the cache.
-        executable(&bin, "strata-rule-b", 0o755);
-        set_mtime(&bin, 100);
-        assert_eq!(names(&on_path_in(RULE_PREFIX, &dirs, Some(&cache))), ["a"]);
-        // Whether a file is executable is looked at every time.
-        executable(&bin, "strata-rule-a", 0o644);
-        set_mtime(&bin, 100);
-        assert!(on_path_in(RULE_PREFIX, &dirs, Some(&cache)).is_empty());
-        // Once the directory's time changes, it is read again.
-        set_mtime(&bin, 200);
-        assert_eq!(names(&on_path_in(RULE_PREFIX, &dirs, Some(&cache))), ["b"]);
-        // The same cache serves the command scan.
+    fn listing_finds_executables_by_prefix_the_first_on_path_winning() {
+        let root = scratch("on-path");
+        let (a, b) = (root.join("a"), root.join("b"));
+        std::fs::create_dir_all(&a).unwrap();
+        std::fs::create_dir_all(&b).unwrap();
+        executable(&a, "strata-rule-x", 0o755);
+        executable(&a, "strata-rule-off", 0o644);
+        executable(&a, "strata-hello", 0o755);
+        executable(&b, "strata-rule-x", 0o755);
+        executable(&b, "strata-rule-y", 0o755);
+        executable(&b, "other", 0o755);
+        // A directory is not an executable, whatever its name.
+        std::fs::create_dir(b.join("strata-rule-dir")).unwrap();
+        let dirs = [a.clone(), b.clone(), root.join("missing")];
+        let rules = on_path_in(RULE_PREFIX, &dirs);
+        assert_eq!(names(&rules), ["x", "y"]);
+        assert_eq!(rules["x"], a.join("strata-rule-x"));
         assert_eq!(
-            names(&on_path_in(COMMAND_PREFIX, &dirs, Some(&cache))),
-            ["rule-b"]
+            names(&on_path_in(COMMAND_PREFIX, &dirs)),
+            ["hello", "rule-x", "rule-y"]
         );
         std::fs::remove_dir_all(&root).unwrap();
     }
 
-    /// Without reading a directory, only when every listing is current.
     #[cfg(unix)]
     #[test]
-    fn a_scan_from_the_cache_alone_needs_every_listing_current() {
-        let (root, bin) = scratch_bin("scan-cached-only");
-        let cache = root.join("path-scan");
-        executable(&bin, "strata-rule-a", 0o755);
-        set_mtime(&bin, 100);
-        // A directory that is not there needs no reading.
-        let dirs = [bin.clone(), root.join("missing")];
-        assert!(on_path_cached_in(RULE_PREFIX, &dirs, &cache).is_none());
-        assert_eq!(names(&on_path_in(RULE_PREFIX, &dirs, Some(&cache))), ["a"]);
-        let cached = on_path_cached_in(RULE_PREFIX, &dirs, &cache).expect("current");
-        assert_eq!(names(&cached), ["a"]);
-        executable(&bin, "strata-rule-b", 0o755);
-        set_mtime(&bin, 200);
-        assert!(on_path_cached_in(RULE_PREFIX, &dirs, &cache).is_none());
+    fn a_directory_on_path_twice_is_read_once() {
+        let root = scratch("path-dirs");
+        let bin = root.join("bin");
+        std::fs::create_dir_all(&bin).unwrap();
+        std::os::unix::fs::symlink(&bin, root.join("link")).unwrap();
+        let path = std::env::join_paths([&bin, &root.join("link"), &bin]).unwrap();
+        assert_eq!(path_dirs(Some(path.as_os_str())), [bin]);
+        assert!(path_dirs(None).is_empty());
         std::fs::remove_dir_all(&root).unwrap();
     }
 
     #[cfg(unix)]
     #[test]
-    fn a_directory_changed_just_now_is_read_and_not_cached() {
-        let (root, bin) = scratch_bin("scan-unsettled");
-        let cache = root.join("path-scan");
-        executable(&bin, "strata-rule-new", 0o755);
-        let dirs = [bin.clone()];
+    fn lookup_finds_the_first_executable_else_names_a_file_that_is_not() {
+        let root = scratch("lookup");
+        let (a, b) = (root.join("a"), root.join("b"));
+        std::fs::create_dir_all(&a).unwrap();
+        std::fs::create_dir_all(&b).unwrap();
+        executable(&a, "strata-x", 0o644);
+        executable(&b, "strata-x", 0o755);
+        executable(&a, "strata-off", 0o644);
+        let path = std::env::join_paths([&a, &b]).unwrap();
+        let path = Some(path.as_os_str());
+        let name = |n: &str| OsString::from(n);
         assert_eq!(
-            names(&on_path_in(RULE_PREFIX, &dirs, Some(&cache))),
-            ["new"]
+            lookup_in(&name("strata-x"), path),
+            Lookup::Found(b.join("strata-x"))
         );
-        let text = std::fs::read_to_string(&cache).unwrap_or_default();
-        assert!(!text.contains("strata-rule-new"), "{text}");
-        // Without a cache file the scan works the same.
-        assert_eq!(names(&on_path_in(RULE_PREFIX, &dirs, None)), ["new"]);
-        std::fs::remove_dir_all(&root).unwrap();
-    }
-
-    #[cfg(unix)]
-    #[test]
-    fn a_damaged_cache_is_ignored() {
-        let (root, bin) = scratch_bin("scan-damaged");
-        let cache = root.join("path-scan");
-        set_mtime(&bin, 100);
-        std::fs::write(&cache, "garbage\n1\tno").unwrap();
-        assert!(on_path_in(RULE_PREFIX, std::slice::from_ref(&bin), Some(&cache)).is_empty());
-        // A name with a path in it is not taken from the cache (here it
-        // would lead, through a directory, to an executable outside).
-        executable(&root, "strata-rule-out", 0o755);
-        std::fs::create_dir(bin.join("strata-rule-x")).unwrap();
-        set_mtime(&bin, 100);
-        assert!(bin.join("strata-rule-x/../../strata-rule-out").is_file());
-        let mtime = std::fs::metadata(&bin).unwrap().modified().unwrap();
-        let ns = mtime
-            .duration_since(std::time::UNIX_EPOCH)
-            .unwrap()
-            .as_nanos();
-        std::fs::write(
-            &cache,
-            format!(
-                "{SCAN_CACHE_HEADER}\n{ns}\t{}\tstrata-rule-x/../../strata-rule-out\n",
-                bin.display()
-            ),
-        )
-        .unwrap();
-        assert!(on_path_in(RULE_PREFIX, &[bin], Some(&cache)).is_empty());
+        assert_eq!(
+            lookup_in(&name("strata-off"), path),
+            Lookup::NotExecutable(a.join("strata-off"))
+        );
+        assert_eq!(lookup_in(&name("strata-none"), path), Lookup::Missing);
+        assert_eq!(lookup_in(&name("strata-x"), None), Lookup::Missing);
         std::fs::remove_dir_all(&root).unwrap();
     }
 

@@ -50,11 +50,12 @@ pub struct Cli {
 pub enum Command {
     /// Parse, resolve and type-check modules; report every error (exit 1 on any).
     ///
-    /// After the built-in rules, `check` runs the project's external rules:
-    /// those listed in strata.toml `[rules] external`, and every
-    /// `strata-rule-<name>` executable on PATH (unless strata.toml says
-    /// `[rules] path-discovery = false`). Each reads the typed module as JSON
-    /// on stdin and answers diagnostics as JSON on stdout
+    /// After the built-in rules, `check` runs the external rules it is asked
+    /// to: those listed in strata.toml `[rules] external`, and every
+    /// `strata-rule-<name>` executable on PATH only when strata.toml says
+    /// `[rules] path-discovery = true` (a rule sees the module's full text:
+    /// nothing runs merely for being on PATH). Each reads the typed module as
+    /// JSON on stdin and answers diagnostics as JSON on stdout
     /// (docs/external-rules.md); their codes read `<name>:<code>`. A rule
     /// that cannot run, fails, times out or answers malformed JSON stops the
     /// check with exit 4.

@@ -6,19 +6,21 @@
 //! `<rule>:<code>` so that they can never collide with a built-in code or
 //! with another rule's.
 //!
-//! Which rules run: those listed in strata.toml `[rules] external` (a name
-//! with a `/` is a path relative to the strata.toml; a bare name is looked
-//! up on `PATH`), then every `strata-rule-<name>` executable on `PATH`
-//! unless `[rules] path-discovery = false`. Anything that goes wrong with a
-//! rule (it cannot start, fails, times out, crashes or answers something
-//! malformed) is an environment failure naming the rule, never a crash.
+//! A rule is handed the module's full text, so only rules the user asked
+//! for run ([`resolve`]): those named with `strata check --rule`, those
+//! listed in strata.toml `[rules] external` (in both, a name with a `/` is a
+//! path, a bare name is looked up on `PATH`), and the `strata-rule-<name>`
+//! executables on `PATH` only when strata.toml says `[rules] path-discovery
+//! = true`. Anything that goes wrong with a rule (it cannot start, fails,
+//! times out, crashes or answers something malformed) is an environment
+//! failure naming the rule, never a crash.
 
 pub mod process;
 pub mod schema;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Mutex, OnceLock};
 use std::time::Duration;
 
 use strata_lang::{Checked, Diagnostic, SourceMap, Span};
@@ -56,108 +58,105 @@ impl ExternalRule {
     }
 }
 
-/// The `strata-rule-*` executables on `PATH`, by name. When the cache of
-/// `PATH` listings is current ([`external::on_path_cached`]), found at once;
-/// otherwise scanned on a thread of its own from [`PathRules::scan`] on
-/// (reading the `PATH` directories takes about a millisecond, as long as
-/// loading a large module), so that the scan is done by the time the module
-/// is checked.
-pub struct PathRules {
-    scan: Option<std::thread::JoinHandle<BTreeMap<String, PathBuf>>>,
-    found: BTreeMap<String, PathBuf>,
-}
-
-impl PathRules {
-    /// Start scanning `PATH`.
-    pub fn scan() -> PathRules {
-        // With every listing cached, the scan is a `stat` per directory:
-        // cheaper here than a thread of its own.
-        if let Some(found) = external::on_path_cached(RULE_PREFIX) {
-            return PathRules { scan: None, found };
-        }
-        let builder = std::thread::Builder::new().name("path-rules".into());
-        let scan =
-            strata_lang::threads::spawn_background(builder, || external::on_path(RULE_PREFIX));
-        match scan {
-            Ok(scan) => PathRules {
-                scan: Some(scan),
-                found: BTreeMap::new(),
-            },
-            Err(_) => PathRules {
-                scan: None,
-                found: external::on_path(RULE_PREFIX),
-            },
-        }
-    }
-
-    /// The rules found, once the scan is done.
-    fn found(&mut self) -> &BTreeMap<String, PathBuf> {
-        if let Some(scan) = self.scan.take() {
-            self.found = scan
-                .join()
-                .unwrap_or_else(|_| external::on_path(RULE_PREFIX));
-        }
-        &self.found
-    }
-}
-
-/// The rules a project runs: those its strata.toml lists, in order, then
-/// the `strata-rule-*` executables on `PATH` (by name; one already listed
-/// under the same name is not run twice), unless the project turned PATH
-/// discovery off.
-pub fn discover(
-    config: &ProjectConfig,
-    path_rules: &mut PathRules,
-) -> Result<Vec<ExternalRule>, String> {
+/// The rules to run over a project's modules, in order: those named on the
+/// command line (`strata check --rule`, `cli_rules`), then those its
+/// strata.toml lists, then, only when the strata.toml turns PATH discovery
+/// on, the `strata-rule-*` executables on `PATH`. A name runs once, the
+/// first of that name winning (so `--rule` can stand in for a listed rule).
+/// A rule named on the command line or listed that is missing or not
+/// executable is an error.
+///
+/// In `cli_rules` and the strata.toml's list alike, an entry with a `/` is
+/// a path (relative to the current directory, or to the strata.toml's
+/// directory); a bare name is an executable on `PATH`.
+pub fn resolve(config: &ProjectConfig, cli_rules: &[PathBuf]) -> Result<Vec<ExternalRule>, String> {
     let mut rules: Vec<ExternalRule> = Vec::new();
+    let mut add = |rule: ExternalRule| {
+        if !rules.iter().any(|r| r.name == rule.name) {
+            rules.push(rule);
+        }
+    };
+    for entry in cli_rules {
+        add(ExternalRule::from_path(find(entry, None, "--rule")?));
+    }
     let config_file = config
         .path
         .as_deref()
         .map_or_else(|| "strata.toml".to_string(), |p| p.display().to_string());
     for entry in &config.external_rules {
-        let path = if entry.contains('/') || entry.contains(std::path::MAIN_SEPARATOR) {
-            let path = config
-                .dir()
-                .map_or_else(|| PathBuf::from(entry), |d| d.join(entry));
-            if !path.is_file() {
-                return Err(format!(
-                    "{config_file}: external rule `{entry}` not found ({} is not a file)",
-                    path.display()
-                ));
-            }
-            path
-        } else {
-            match external::lookup(entry) {
-                Lookup::Found(path) => path,
-                Lookup::NotExecutable(path) => {
-                    return Err(format!(
-                        "{config_file}: external rule `{entry}` is not executable ({})",
-                        path.display()
-                    ))
-                }
-                Lookup::Missing => {
-                    return Err(format!(
-                        "{config_file}: external rule `{entry}` not found on PATH"
-                    ))
-                }
-            }
-        };
-        let rule = ExternalRule::from_path(path);
-        if !rules.iter().any(|r| r.name == rule.name) {
-            rules.push(rule);
-        }
+        add(ExternalRule::from_path(find(
+            Path::new(entry),
+            config.dir(),
+            &config_file,
+        )?));
     }
     if config.path_rules {
-        for (name, path) in path_rules.found() {
-            if !rules.iter().any(|r| &r.name == name) {
-                rules.push(ExternalRule {
-                    name: name.clone(),
-                    path: path.clone(),
-                });
-            }
+        for (name, path) in rules_on_path() {
+            add(ExternalRule {
+                name: name.clone(),
+                path: path.clone(),
+            });
         }
     }
     Ok(rules)
+}
+
+/// The `strata-rule-*` executables on `PATH`, read once per run (a project
+/// of many modules asks for them once per module).
+fn rules_on_path() -> &'static BTreeMap<String, PathBuf> {
+    static FOUND: OnceLock<BTreeMap<String, PathBuf>> = OnceLock::new();
+    FOUND.get_or_init(|| external::on_path(RULE_PREFIX))
+}
+
+/// The executable a rule entry names: a path (joined to `base` when
+/// relative and there is one) that must be a file, or a bare name looked
+/// up on `PATH`. `origin` (the strata.toml, or `--rule`) starts each
+/// message.
+fn find(entry: &Path, base: Option<&Path>, origin: &str) -> Result<PathBuf, String> {
+    let shown = entry.display();
+    // A bare name is its own file name (`a/`, `./a` and `..` are paths).
+    if entry.file_name() != Some(entry.as_os_str()) {
+        let path = base.map_or_else(|| entry.to_path_buf(), |d| d.join(entry));
+        if !path.is_file() {
+            return Err(format!(
+                "{origin}: external rule `{shown}` not found ({} is not a file)",
+                path.display()
+            ));
+        }
+        return Ok(path);
+    }
+    match external::lookup(entry) {
+        Lookup::Found(path) => Ok(path),
+        Lookup::NotExecutable(path) => Err(format!(
+            "{origin}: external rule `{shown}` is not executable ({})",
+            path.display()
+        )),
+        Lookup::Missing => Err(format!(
+            "{origin}: external rule `{shown}` not found on PATH"
+        )),
+    }
+}
+
+/// Transitional, until `commands/check.rs` passes its `--rule` paths to
+/// [`resolve`]: what it builds today before checking. It no longer scans
+/// `PATH` (rules run only when asked for, see [`resolve`]), and names no
+/// rule.
+pub struct PathRules;
+
+impl PathRules {
+    /// Transitional: see [`PathRules`].
+    pub fn scan() -> PathRules {
+        PathRules
+    }
+}
+
+/// Transitional, until `commands/check.rs` calls [`resolve`]: the rules
+/// of `config`, none named on the command line.
+pub fn discover(
+    config: &ProjectConfig,
+    _path_rules: &mut PathRules,
+) -> Result<Vec<ExternalRule>, String> {
+    resolve(config, &[])
 }
 
 /// Run every rule over one checked module; their diagnostics, or the first
@@ -217,9 +216,23 @@ fn run_one(
         Err(Unfinished::Wait(e)) => {
             return Err(format!("{} could not be waited for: {e}", rule.describe()));
         }
-        Err(Unfinished::TimedOut { stderr }) => {
+        Err(Unfinished::TimedOut {
+            stderr,
+            exited: false,
+        }) => {
             return Err(format!(
                 "{} did not answer within {} s and was stopped (raise the limit with --rule-timeout){}",
+                rule.describe(),
+                timeout.as_secs_f64(),
+                stderr_tail(&stderr)
+            ));
+        }
+        Err(Unfinished::TimedOut {
+            stderr,
+            exited: true,
+        }) => {
+            return Err(format!(
+                "{} exited, but a process it started still held its stdout or stderr open after {} s and was stopped{}",
                 rule.describe(),
                 timeout.as_secs_f64(),
                 stderr_tail(&stderr)
@@ -480,6 +493,89 @@ mod tests {
         let a = intern("x:A".to_string());
         let b = intern("x:A".to_string());
         assert!(std::ptr::eq(a, b));
+    }
+
+    /// A fresh directory holding the executables `names` (and nothing on
+    /// any `PATH`).
+    #[cfg(unix)]
+    fn tools(test: &str, names: &[&str]) -> PathBuf {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = std::env::temp_dir().join(format!("strata-{test}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("temp dir");
+        for name in names {
+            let path = dir.join(name);
+            std::fs::write(&path, "#!/bin/sh\n").expect("write");
+            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+        }
+        dir
+    }
+
+    fn config_in(dir: &Path, external: &[&str]) -> ProjectConfig {
+        ProjectConfig {
+            path: Some(dir.join("strata.toml")),
+            external_rules: external.iter().map(|e| e.to_string()).collect(),
+            ..ProjectConfig::default()
+        }
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn command_line_rules_run_first_and_win_by_name() {
+        let dir = tools("resolve-order", &["strata-rule-a", "b"]);
+        std::fs::create_dir(dir.join("x")).expect("mkdir");
+        std::fs::copy(dir.join("b"), dir.join("x/strata-rule-a")).expect("copy");
+        let config = config_in(&dir, &["./b", "x/strata-rule-a"]);
+        let cli = [dir.join("strata-rule-a")];
+        let rules = resolve(&config, &cli).expect("all found");
+        let found: Vec<(&str, &Path)> = rules
+            .iter()
+            .map(|r| (r.name.as_str(), r.path.as_path()))
+            .collect();
+        assert_eq!(
+            found,
+            [
+                ("a", dir.join("strata-rule-a").as_path()),
+                ("b", dir.join("./b").as_path())
+            ]
+        );
+        // Without `--rule`, the listed `a` runs.
+        let rules = resolve(&config, &[]).expect("all found");
+        assert_eq!(rules[1].path, dir.join("x/strata-rule-a"));
+        // Nothing asked for, nothing runs: PATH discovery is off by default.
+        assert!(resolve(&config_in(&dir, &[]), &[])
+            .expect("none")
+            .is_empty());
+        std::fs::remove_dir_all(&dir).ok();
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_missing_rule_is_an_error_naming_where_it_was_asked_for() {
+        let dir = tools("resolve-missing", &[]);
+        let config = config_in(&dir, &["tools/nope"]);
+        let e = resolve(&config, &[]).expect_err("missing");
+        assert!(
+            e.starts_with(&format!(
+                "{}: external rule `tools/nope` not found",
+                dir.join("strata.toml").display()
+            )),
+            "{e}"
+        );
+        let e = resolve(&config_in(&dir, &[]), &[dir.join("nope")]).expect_err("missing");
+        assert!(e.starts_with("--rule: external rule `"), "{e}");
+        assert!(e.ends_with("is not a file)"), "{e}");
+        // A bare name is looked up on PATH, never in the current directory.
+        let e = resolve(
+            &config_in(&dir, &[]),
+            &[PathBuf::from("strata-rule-surely-not-installed")],
+        )
+        .expect_err("missing");
+        assert_eq!(
+            e,
+            "--rule: external rule `strata-rule-surely-not-installed` not found on PATH"
+        );
+        std::fs::remove_dir_all(&dir).ok();
     }
 
     #[test]

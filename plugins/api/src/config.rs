@@ -9,7 +9,7 @@
 //!
 //! [rules]                 # external rule executables run by `strata check`
 //! external = ["tools/strata-rule-naming", "strata-rule-pii"]
-//! path-discovery = false  # do not also run every strata-rule-* on PATH
+//! path-discovery = true   # also run every strata-rule-* on PATH (off by default)
 //!
 //! [run]
 //! cardinality-sample-rows = 1000000
@@ -42,7 +42,9 @@ pub struct ProjectConfig {
     /// looked up on `PATH`.
     pub external_rules: Vec<String>,
     /// `[rules] path-discovery`: whether `strata check` also runs every
-    /// `strata-rule-*` executable found on `PATH` (default true).
+    /// `strata-rule-*` executable found on `PATH`. Off by default: a rule
+    /// is handed the module's full text, so only rules the project (or the
+    /// command line) names run unless it opts in.
     pub path_rules: bool,
     /// `[run] cardinality-sample-rows`.
     pub cardinality_sample_rows: Option<u64>,
@@ -54,7 +56,7 @@ impl Default for ProjectConfig {
             path: None,
             lints: BTreeMap::new(),
             external_rules: Vec::new(),
-            path_rules: true,
+            path_rules: false,
             cardinality_sample_rows: None,
         }
     }
@@ -160,7 +162,7 @@ pub fn parse(text: &str, path: &Path) -> Result<ProjectConfig, ConfigError> {
         path: Some(path.to_path_buf()),
         lints: raw.lints,
         external_rules: raw.rules.external,
-        path_rules: raw.rules.path_discovery.unwrap_or(true),
+        path_rules: raw.rules.path_discovery.unwrap_or(false),
         cardinality_sample_rows: raw.run.cardinality_sample_rows,
     })
 }
@@ -192,15 +194,16 @@ mod tests {
         assert_eq!(c.lints.get("W002"), Some(&Level::Allow));
         assert_eq!(c.lints.get("warnings"), Some(&Level::Deny));
         assert_eq!(c.external_rules, vec!["tools/strata-rule-x".to_string()]);
-        assert!(c.path_rules, "PATH discovery is on by default");
+        assert!(!c.path_rules, "PATH discovery is off by default");
         assert_eq!(c.cardinality_sample_rows, Some(1000));
+        assert!(parse_ok("[rules]\npath-discovery = true\n").path_rules);
         assert!(!parse_ok("[rules]\npath-discovery = false\n").path_rules);
     }
 
     #[test]
     fn empty_file_is_the_defaults() {
         let c = parse_ok("");
-        assert!(c.lints.is_empty() && c.external_rules.is_empty() && c.path_rules);
+        assert!(c.lints.is_empty() && c.external_rules.is_empty() && !c.path_rules);
         assert_eq!(ProjectConfig { path: None, ..c }, ProjectConfig::default());
         assert_eq!(c.cardinality_sample_rows, None);
     }
