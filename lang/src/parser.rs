@@ -21,6 +21,8 @@ pub(crate) use model::{ATTRS, CARDINALITIES};
 #[cfg(test)]
 pub(crate) use model::{FN_MODEL_KEYWORDS, MODEL_KEYWORDS};
 
+use strata_codes as codes;
+
 use crate::ast::{self, Ident};
 use crate::diag::{sort_diagnostics, Diagnostic};
 use crate::lexer::{self, shorten, Token, TokenKind};
@@ -28,9 +30,6 @@ use crate::span::{FileId, Span};
 
 /// How deeply expressions, types and model values may nest.
 pub const MAX_DEPTH: u32 = 200;
-
-/// The diagnostic code of every lex and parse error.
-pub const PARSE_ERROR: &str = "ParseError";
 
 /// Files from this size on are lexed on two threads; up to [`PARALLEL_TO`]
 /// also parsed on two threads, in [`PIECES`] pieces.
@@ -556,8 +555,8 @@ impl<'a> Parser<'a> {
         if matches!(tok.kind, TokenKind::Error) {
             return Fail(None);
         }
-        Fail(Some(Box::new(Diagnostic::error(
-            PARSE_ERROR,
+        Fail(Some(Box::new(Diagnostic::new(
+            &codes::ParseError,
             tok.span,
             message,
         ))))
@@ -574,8 +573,8 @@ impl<'a> Parser<'a> {
             return true;
         };
         self.errors.push(
-            Diagnostic::error(
-                "E025",
+            Diagnostic::new(
+                &codes::E025,
                 at,
                 format!("{kind} key '{key}' is given more than once"),
             )
@@ -609,7 +608,7 @@ impl<'a> Parser<'a> {
     fn fail_into_diag(&self, f: Fail) -> Diagnostic {
         match f.0 {
             Some(d) => *d,
-            None => Diagnostic::error(PARSE_ERROR, self.peek().span, "invalid token"),
+            None => Diagnostic::new(&codes::ParseError, self.peek().span, "invalid token"),
         }
     }
 
