@@ -67,23 +67,42 @@ fn codes_in(text: &str) -> impl Iterator<Item = &str> {
 }
 
 fn declared_codes() -> BTreeSet<&'static str> {
-    strata_rules::all().iter().map(|r| r.code).collect()
+    strata_codes::ALL.iter().map(|c| c.code()).collect()
 }
 
-/// The codes of the `#[rule(code = "...")]` attributes in a source text.
+/// The arguments of the `#[rule(...)]` attributes in a source text (lines
+/// that start with one, so not doc comments that mention one), as written:
+/// `E040`, `crate::W020`.
 fn rule_attribute_codes(text: &str) -> Vec<String> {
-    text.match_indices("#[rule(")
-        .filter_map(|(at, _)| {
-            let rest = &text[at..];
-            let start = rest.find("code = \"")? + "code = \"".len();
-            let end = rest[start..].find('"')? + start;
-            Some(rest[start..end].to_owned())
+    text.lines()
+        .filter_map(|line| {
+            let rest = line.trim_start().strip_prefix("#[rule(")?;
+            let end = rest.find(")]")?;
+            Some(rest[..end].trim().trim_end_matches(',').trim().to_owned())
         })
         .collect()
 }
 
-/// The rules that plugin crates (`plugins/*/src`) declare, by code, with
-/// the plugin's directory. They are not linked into `strata` (this test's
+/// The codes a source text declares with `Code::error("...", ...)` or
+/// `Code::warning("...", ...)`, as a rule crate outside strata does.
+fn code_declarations(text: &str) -> Vec<String> {
+    let mut codes = Vec::new();
+    for constructor in ["Code::error(", "Code::warning("] {
+        for (at, open) in text.match_indices(constructor) {
+            let rest = text[at + open.len()..].trim_start();
+            let Some(rest) = rest.strip_prefix('"') else {
+                continue;
+            };
+            if let Some(end) = rest.find('"') {
+                codes.push(rest[..end].to_owned());
+            }
+        }
+    }
+    codes
+}
+
+/// The codes that plugin crates (`plugins/*/src`) declare, with the
+/// plugin's directory. They are not linked into `strata` (this test's
 /// registry); each plugin's own tests run its binary.
 fn plugin_declared_codes() -> BTreeMap<String, PathBuf> {
     let mut codes = BTreeMap::new();
@@ -92,7 +111,7 @@ fn plugin_declared_codes() -> BTreeMap<String, PathBuf> {
     };
     for plugin in plugins.flatten().map(|p| p.path()) {
         for path in files_under(&plugin.join("src"), ".rs") {
-            for code in rule_attribute_codes(&read(&path)) {
+            for code in code_declarations(&read(&path)) {
                 codes.insert(code, plugin.clone());
             }
         }
@@ -132,8 +151,9 @@ fn codes_and_names_are_unique() {
     );
 }
 
-/// Each file under rules/src/<family>/ declares exactly one rule, named after
-/// its code (`e040_unknown_column.rs`, `parse_error.rs`), and every declared
+/// Each file under rules/src/<family>/ documents exactly one code, with a
+/// `#[rule]` naming its constant in `strata-codes` (`#[rule(E040)]`), and is
+/// named after it (`e040_unknown_column.rs`, `parse_error.rs`); every such
 /// rule is in the registry: a rule missing from `strata_rules::all()` was
 /// dropped by the linker.
 #[test]
@@ -150,6 +170,12 @@ fn every_rule_file_declares_one_registered_rule() {
         match codes.as_slice() {
             [] if is_family_module => {}
             [code] if !is_family_module => {
+                if !declared_codes().contains(code.as_str()) {
+                    problems.push(format!(
+                        "{}: #[rule({code})] does not name a code of strata-codes",
+                        relative(&path)
+                    ));
+                }
                 if !file_name.starts_with(&file_prefix(code)) {
                     problems.push(format!(
                         "{}: declares {code}; name the file `{}_<name>.rs`",
@@ -630,6 +656,21 @@ fn helpers_find_codes_where_they_should() {
     );
     assert_eq!(file_prefix("E040"), "e040");
     assert_eq!(file_prefix("ParseError"), "parse_error");
+
+    assert_eq!(
+        rule_attribute_codes(
+            "/// See `#[rule(E041)]`.\n#[rule(E040)]\npub struct A;\n#[rule( crate::W020, )]\nfn b() {}"
+        ),
+        ["E040", "crate::W020"]
+    );
+    assert_eq!(
+        code_declarations(
+            "pub const W020: Code = Code::warning(\n    \"W020\",\n    \"x\",\n);\n\
+             const E: Code = Code::error(\"E900\", \"y\", Phase::Check);\n\
+             let c = Code::error(name, \"z\", p);"
+        ),
+        ["E900", "W020"]
+    );
 
     let source = r####"
 /// Doc comment "E901"
