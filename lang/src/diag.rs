@@ -58,14 +58,6 @@ impl Diagnostic {
         }
     }
 
-    pub fn error(code: &'static str, span: Span, message: impl Into<String>) -> Diagnostic {
-        Diagnostic::make(code, Severity::Error, span, message.into())
-    }
-
-    pub fn warning(code: &'static str, span: Span, message: impl Into<String>) -> Diagnostic {
-        Diagnostic::make(code, Severity::Warning, span, message.into())
-    }
-
     pub fn with_label(mut self, label: impl Into<String>) -> Diagnostic {
         self.label = Some(label.into());
         self
