@@ -21,6 +21,8 @@ pub(crate) use model::{ATTRS, CARDINALITIES};
 #[cfg(test)]
 pub(crate) use model::{FN_MODEL_KEYWORDS, MODEL_KEYWORDS};
 
+use strata_codes as codes;
+
 use crate::ast::{self, Ident};
 use crate::diag::{sort_diagnostics, Diagnostic};
 use crate::lexer::{self, shorten, Token, TokenKind};
@@ -29,8 +31,6 @@ use crate::span::{FileId, Span};
 /// How deeply expressions, types and model values may nest.
 pub const MAX_DEPTH: u32 = 200;
 
-/// The diagnostic code of every lex and parse error.
-pub const PARSE_ERROR: &str = "ParseError";
 
 /// Parse one file. Declarations that parsed are kept even when others failed;
 /// the diagnostics (lex and parse errors) are in source order.
@@ -277,8 +277,8 @@ impl<'a> Parser<'a> {
         if matches!(tok.kind, TokenKind::Error) {
             return Fail(None);
         }
-        Fail(Some(Box::new(Diagnostic::error(
-            PARSE_ERROR,
+        Fail(Some(Box::new(Diagnostic::new(
+            &codes::ParseError,
             tok.span,
             message,
         ))))
@@ -295,8 +295,8 @@ impl<'a> Parser<'a> {
             return true;
         };
         self.errors.push(
-            Diagnostic::error(
-                "E025",
+            Diagnostic::new(
+                &codes::E025,
                 at,
                 format!("{kind} key '{key}' is given more than once"),
             )
@@ -330,7 +330,7 @@ impl<'a> Parser<'a> {
     fn fail_into_diag(&self, f: Fail) -> Diagnostic {
         match f.0 {
             Some(d) => *d,
-            None => Diagnostic::error(PARSE_ERROR, self.peek().span, "invalid token"),
+            None => Diagnostic::new(&codes::ParseError, self.peek().span, "invalid token"),
         }
     }
 

@@ -21,7 +21,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::Duration;
 
-use strata_lang::{Checked, Diagnostic, SourceMap, Span};
+use strata_lang::{Checked, Diagnostic, Severity, SourceMap, Span};
 
 use crate::config::ProjectConfig;
 use crate::external::{self, Lookup, RULE_PREFIX};
@@ -329,10 +329,11 @@ fn diagnostic(
     }
     let code = intern(format!("{rule}:{}", d.code));
     let span = span(&d.span, sources)?;
-    let mut out = match d.severity {
-        AnswerSeverity::Error => Diagnostic::error(code, span, d.message),
-        AnswerSeverity::Warning => Diagnostic::warning(code, span, d.message),
+    let severity = match d.severity {
+        AnswerSeverity::Error => Severity::Error,
+        AnswerSeverity::Warning => Severity::Warning,
     };
+    let mut out = Diagnostic::external(code, severity, span, d.message);
     out.label = d.label;
     out.help = d.help;
     out.notes = d.notes;

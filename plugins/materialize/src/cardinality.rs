@@ -35,6 +35,7 @@ use std::collections::{BTreeSet, HashMap};
 use std::time::Instant;
 
 use sha2::{Digest, Sha256};
+use strata_codes as codes;
 use strata_lang::ast::Cardinality;
 use strata_lang::ir;
 use strata_lang::sql::{self, CardinalityCheck};
@@ -607,7 +608,7 @@ fn failure(
         counted.groups,
     );
     let span = join.expect_span.unwrap_or(join.keyword_span);
-    let d = Diagnostic::error("PinError", span, text)
+    let d = Diagnostic::new(&codes::PinError, span, text)
         .with_label(promise(join, check.cardinality))
         .with_note(format!("e.g. {}", samples.join(", ")))
         .with_note("nothing was published: the live data is unchanged")
