@@ -186,7 +186,8 @@ pub struct Model {
     #[serde(skip)]
     pub name_span: Span,
     pub contract: Option<String>,
-    /// First 16 hex digits of the model's content hash (text + upstream);
+    /// SHA-256 of the model's canonical text, contract and upstream
+    /// fingerprints, as 64 lowercase hex digits ([`crate::fingerprint`]);
     /// empty when the module was checked with
     /// [`crate::LoadOptions::skip_fingerprints`] (see
     /// [`crate::fill_fingerprints`]).

@@ -621,7 +621,7 @@ fn fingerprints_ignore_layout_and_follow_upstream() {
         fp(&c, "n"),
         "upstream change must change downstream fingerprint"
     );
-    assert_eq!(fp(&a, "m").map(|f| f.len()), Some(16));
+    assert_eq!(fp(&a, "m").map(|f| f.len()), Some(crate::fingerprint::LEN));
 }
 
 #[test]
@@ -688,7 +688,7 @@ fn filled_fingerprints_are_those_of_a_check() {
         assert!(filled.module.models.iter().all(|m| m.fingerprint.is_empty()), "{root}");
         super::fill_fingerprints(&mut filled);
         assert!(full.module.models.len() >= 3, "{root}");
-        assert!(full.module.models.iter().all(|m| m.fingerprint.len() == 16), "{root}");
+        assert!(full.module.models.iter().all(|m| m.fingerprint.len() == crate::fingerprint::LEN), "{root}");
         assert_eq!(named_fingerprints(&filled), named_fingerprints(&full), "{root}");
         assert_eq!(filled.diagnostics, full.diagnostics, "{root}");
     }
