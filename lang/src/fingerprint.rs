@@ -24,7 +24,10 @@
 //! Anything that changes these bytes for an unchanged model (a new field, a
 //! change of the formatter's style) changes every fingerprint: bump the
 //! version line when doing so on purpose, and expect the pinned test in
-//! `tests` below to fail until its value is updated.
+//! `tests` below to fail until its value is updated. A stored fingerprint is
+//! compared with a current one through [`compare_recorded`], which tells a
+//! fingerprint of an older format (16 hex digits, before v2) from a changed
+//! model.
 
 use sha2::{Digest, Sha256};
 
@@ -96,6 +99,39 @@ pub fn model_fingerprint<'u>(
 
 const HEX: &[u8; 16] = b"0123456789abcdef";
 
+/// Whether `fp` has the form of a fingerprint of the current format.
+pub fn is_current_format(fp: &str) -> bool {
+    fp.len() == LEN && fp.bytes().all(|b| HEX.contains(&b))
+}
+
+/// How a fingerprint recorded earlier (in a warehouse's run history)
+/// compares with a model's current one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Recorded {
+    /// The model is the one recorded.
+    Same,
+    /// The model, or a model upstream of it, changed since.
+    Changed,
+    /// The recorded fingerprint is not of the current format (16 hex
+    /// digits, as strata wrote before fingerprint v2): it cannot tell
+    /// whether the model changed.
+    OlderFormat,
+}
+
+/// Compare a recorded fingerprint with the current one (`current` as
+/// [`model_fingerprint`] computes it). Every comparison of a stored
+/// fingerprint goes through here, so that a format change is never taken
+/// for a changed model.
+pub fn compare_recorded(recorded: &str, current: &str) -> Recorded {
+    if recorded == current {
+        Recorded::Same
+    } else if !is_current_format(recorded) {
+        Recorded::OlderFormat
+    } else {
+        Recorded::Changed
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -131,7 +167,7 @@ mod tests {
     fn the_seed_enriched_fingerprint_is_pinned() {
         let fp = fingerprint(&checked(SEED), "enriched");
         assert_eq!(fp, ENRICHED);
-        assert_eq!(fp.len(), LEN);
+        assert!(is_current_format(&fp));
     }
 
     /// What `enriched` hashes, byte for byte: the format is the one the
@@ -191,7 +227,7 @@ mod tests {
         let c = checked(&base);
         let (spend, profiles) = (fingerprint(&c, "spend"), fingerprint(&c, "profiles"));
         assert_eq!(fingerprint(&c, "enriched"), ENRICHED);
-        assert_eq!(spend.len(), LEN);
+        assert!(is_current_format(&spend));
         // A change to `spend` alone.
         let own = base.replace(
             "select { order_id = order_id } }",
@@ -245,5 +281,24 @@ mod tests {
         field(&mut none, None);
         field(&mut dash, Some("-"));
         assert_ne!(none, dash);
+    }
+
+    #[test]
+    fn a_recorded_fingerprint_is_same_changed_or_of_an_older_format() {
+        let other = ENRICHED.replace('9', "8");
+        assert_eq!(compare_recorded(ENRICHED, ENRICHED), Recorded::Same);
+        assert_eq!(compare_recorded(&other, ENRICHED), Recorded::Changed);
+        // What strata wrote before v2: 16 hex digits.
+        assert_eq!(
+            compare_recorded("6088cd087778d30e", ENRICHED),
+            Recorded::OlderFormat
+        );
+        // Nor is anything else of the current format a changed model.
+        assert_eq!(compare_recorded("", ENRICHED), Recorded::OlderFormat);
+        assert_eq!(
+            compare_recorded(&ENRICHED.to_uppercase(), ENRICHED),
+            Recorded::OlderFormat
+        );
+        assert!(!is_current_format(&ENRICHED[..63]));
     }
 }
