@@ -119,9 +119,12 @@ pub enum Recorded {
 }
 
 /// Compare a recorded fingerprint with the current one (`current` as
-/// [`model_fingerprint`] computes it). Every comparison of a stored
-/// fingerprint goes through here, so that a format change is never taken
-/// for a changed model.
+/// [`model_fingerprint`] computes it: not the empty string of a module
+/// checked with [`crate::LoadOptions::skip_fingerprints`]). Every comparison
+/// of a stored fingerprint goes through here, so that a format change is
+/// never taken for a changed model. The format is told by the recorded
+/// text alone: a later format must not also be 64 lowercase hex digits
+/// (give it a prefix, say), or it would compare as [`Recorded::Changed`].
 pub fn compare_recorded(recorded: &str, current: &str) -> Recorded {
     if recorded == current {
         Recorded::Same
