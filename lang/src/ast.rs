@@ -684,8 +684,10 @@ impl Expr {
     }
 }
 
-// Structural hashing for fingerprints: spans are ignored (see `Span`'s
-// `Hash`), floats hash as written, and `where` hashes like `filter`.
+// Structural hashing: spans are ignored (see `Span`'s `Hash`), floats hash
+// as written, and `where` hashes like `filter`. Model fingerprints do not use
+// it (a `derive(Hash)` is not stable across Rust releases or enum edits):
+// they hash the model's canonical text, see `crate::fingerprint`.
 
 impl std::hash::Hash for ExprKind {
     fn hash<H: std::hash::Hasher>(&self, h: &mut H) {

@@ -186,8 +186,10 @@ pub struct Model {
     #[serde(skip)]
     pub name_span: Span,
     pub contract: Option<String>,
-    /// The model's fingerprint (see [`crate::fingerprint`]): a change to the
-    /// model or to anything upstream changes it, reformatting does not.
+    /// SHA-256 of the model's canonical text, contract and upstream
+    /// fingerprints, as 64 lowercase hex digits ([`crate::fingerprint`]): a
+    /// change to the model or to anything upstream changes it, reformatting
+    /// does not.
     pub fingerprint: String,
     pub inputs: Vec<Input>,
     /// The output schema, in schema order.

@@ -636,7 +636,7 @@ fn fingerprints_ignore_layout_and_follow_upstream() {
         fp(&c, "n"),
         "upstream change must change downstream fingerprint"
     );
-    assert_eq!(fp(&a, "m").map(|f| f.len()), Some(16));
+    assert_eq!(fp(&a, "m").map(|f| f.len()), Some(crate::fingerprint::LEN));
 }
 
 #[test]
