@@ -14,13 +14,6 @@ pub struct Span {
     pub end: u32,
 }
 
-/// Spans do not take part in hashing: a syntax tree hashes by its content,
-/// wherever the text sits. (Model fingerprints do not hash syntax trees; see
-/// [`crate::fingerprint`].)
-impl std::hash::Hash for Span {
-    fn hash<H: std::hash::Hasher>(&self, _: &mut H) {}
-}
-
 impl Span {
     pub fn new(file: FileId, start: usize, end: usize) -> Span {
         Span {
