@@ -536,39 +536,6 @@ impl<'a> Parser<'a> {
     }
 }
 
-/// Levenshtein distance (by chars).
-pub(crate) fn edit_distance(a: &str, b: &str) -> usize {
-    let a: Vec<char> = a.chars().collect();
-    let b: Vec<char> = b.chars().collect();
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    let mut cur = vec![0; b.len() + 1];
-    for (i, ca) in a.iter().enumerate() {
-        cur[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let sub = prev[j] + usize::from(ca != cb);
-            cur[j + 1] = sub.min(prev[j + 1] + 1).min(cur[j] + 1);
-        }
-        std::mem::swap(&mut prev, &mut cur);
-    }
-    prev[b.len()]
-}
-
-/// The words of `candidates` close to `word` (edit distance at most 2,
-/// scaled down for short words), closest first.
-pub(crate) fn close_words<'c>(word: &str, candidates: &[&'c str]) -> Vec<&'c str> {
-    if word.chars().count() > 40 {
-        return Vec::new();
-    }
-    let max = if word.chars().count() <= 3 { 1 } else { 2 };
-    let mut found: Vec<(usize, &str)> = candidates
-        .iter()
-        .map(|c| (edit_distance(word, c), *c))
-        .filter(|(d, _)| *d <= max)
-        .collect();
-    found.sort_by_key(|(d, _)| *d);
-    found.into_iter().map(|(_, c)| c).collect()
-}
-
 /// `'a'`, `'a' or 'b'`, `'a', 'b' or 'c'`.
 pub(crate) fn or_list(words: &[&str]) -> String {
     let quoted: Vec<String> = words.iter().map(|w| format!("'{w}'")).collect();

@@ -1,6 +1,7 @@
 //! Top-level declarations, fields and types.
 
-use super::{close_words, or_list, Lazy, PResult, Parser, TOP_KEYWORDS};
+use super::{or_list, Lazy, PResult, Parser, TOP_KEYWORDS};
+use crate::suggest::close_words;
 use crate::ast::*;
 use crate::lexer::TokenKind;
 

@@ -1,6 +1,7 @@
 //! Model declarations (and model values in fn bodies) and their clauses.
 
-use super::{edit_distance, or_list, Lazy, PResult, Parser};
+use super::{or_list, Lazy, PResult, Parser};
+use crate::suggest::edit_distance;
 use crate::ast::*;
 use crate::lexer::{self, TokenKind};
 use crate::span::Span;
