@@ -1,6 +1,7 @@
 //! Join cardinality at compile time: extract the keys an annotated join's
 //! `on` condition equates, or say why counting keys cannot prove the promise
-//! (JOIN-CARDINALITY.md section 3). The result is stored in the IR and is
+//! (E079: the condition must be an `and` of `==` on plain right columns).
+//! The result is stored in the IR and is
 //! exactly what the materialize-time check counts.
 
 use crate::ast::{BinOp, Cardinality, Expr, ExprKind, JoinClause, JoinKind};

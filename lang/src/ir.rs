@@ -96,7 +96,8 @@ pub struct Input {
 }
 
 /// The keys a cardinality check counts: the compile-time analysis of an
-/// annotated join's `on` condition (JOIN-CARDINALITY.md section 3).
+/// annotated join's `on` condition: an `and` of `==` conjuncts, each a
+/// left/right column pair or a right column against something not on the right.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct JoinKeys {
     /// Left (from-input) columns of the key pairs, first-seen order, unique.

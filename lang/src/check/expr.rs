@@ -1,4 +1,5 @@
-//! Typing expressions (reference notes, sections 3.3-3.8 and 5).
+//! Typing expressions: literals, operators, unification, casts and calls
+//! against the function catalog.
 
 use strata_codes as codes;
 

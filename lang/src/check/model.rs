@@ -1,5 +1,5 @@
 //! Checking one model: its clauses in order against a growing scope
-//! (reference notes, section 4), producing its IR.
+//! (name resolution as in the reference), producing its IR.
 
 use std::sync::Arc;
 
@@ -111,7 +111,8 @@ impl<'a> ModelChecker<'a> {
         self.step_spans.push(self.clause_span);
     }
 
-    /// Resolve a column reference, bare or qualified (notes 4.4).
+    /// Resolve a column reference: a bare name in the scope, `Q.name` in
+    /// input Q's original columns (shadowing ignored) or a set-op's scope.
     pub(super) fn resolve_column(&mut self, qualifier: Option<&Ident>, name: &Ident) -> Option<Ty> {
         let n = name.name.as_str();
         let Some(q) = qualifier else {
@@ -1123,8 +1124,8 @@ impl<'a> ModelChecker<'a> {
             columns.push(col);
         }
         if self.outputs.is_empty() {
-            // Passthrough of joined columns (our rule, see LANGUAGE.md notes in
-            // docs): left/inner joins add their input's columns after the
+            // Passthrough of joined columns (our rule, see README.md "Language
+            // notes"): left/inner joins add their input's columns after the
             // scope's, renamed `<input>_<column>` when the name is taken.
             let joined: Vec<(usize, Name, Vec<Column>)> = self
                 .inputs

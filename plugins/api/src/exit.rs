@@ -1,4 +1,4 @@
-//! Exit codes, the same for every command (see LIFECYCLE.md).
+//! Exit codes, the same for every command; no command ends in a panic.
 
 /// Success.
 pub const OK: i32 = 0;

@@ -18,7 +18,7 @@ use strata_rules::rule;
 /// Writing `expect many_to_one` makes the declaration a checked promise:
 /// `strata run` counts duplicate key groups of the right input before
 /// publishing, and aborts with the duplicated keys if there are any. A
-/// declared flag alone proves nothing (JOIN-CARDINALITY.md).
+/// declared flag alone proves nothing: data can violate it.
 ///
 /// The keys are the ones `expect many_to_one` would count: the right columns
 /// the `on` condition equates, in the shape E079 accepts (an `and` of `==`

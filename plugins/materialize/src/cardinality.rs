@@ -1,4 +1,4 @@
-//! Join cardinality checks at run time (JOIN-CARDINALITY.md, sections 4-5):
+//! Join cardinality checks at run time, before anything is published:
 //! duplicate key groups counted on exactly the relation each annotated join
 //! read, with the uniqueness proofs of a run reused and an opt-in bounded
 //! sample for huge relations.
