@@ -1,5 +1,5 @@
 //! The function catalog: arity, argument kinds and result types of every
-//! scalar, aggregate and window function the reference implementation knows.
+//! scalar, aggregate and window function of the language.
 
 /// What an argument must be.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -96,8 +96,8 @@ pub struct Input {
 }
 
 /// The keys a cardinality check counts: the compile-time analysis of an
-/// annotated join's `on` condition: an `and` of `==` conjuncts, each a
-/// left/right column pair or a right column against something not on the right.
+/// annotated join's `on` condition, an `and` of `==`: left/right column
+/// pairs, and right columns equated to something not on the right.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct JoinKeys {
     /// Left (from-input) columns of the key pairs, first-seen order, unique.

@@ -1,7 +1,7 @@
 //! The recursive-descent parser: text to [`ast::File`] plus diagnostics.
 //!
-//! It accepts the reference implementation's language (its tokens and
-//! grammar, as `strata grammar` prints them) with these differences:
+//! It accepts the reference implementation's language (`strata-lang`
+//! 0.1.6: its tokens and grammar) with these differences:
 //! every error is a `ParseError` diagnostic saying what was expected and what
 //! was found, on the offending token; after an error the parser skips to the
 //! next top-level declaration keyword and goes on, so one run reports the

@@ -1,5 +1,5 @@
 //! Checking one model: its clauses in order against a growing scope
-//! (name resolution as in the reference), producing its IR.
+//! (resolving names as the reference does), producing its IR.
 
 use std::sync::Arc;
 

@@ -1,4 +1,4 @@
-//! Exit codes, the same for every command; no command ends in a panic.
+//! Exit codes, the same for every command (README.md lists them).
 
 /// Success.
 pub const OK: i32 = 0;

@@ -82,7 +82,7 @@ fn contract_pins(cx: &mut CheckContext) -> Result<(), Failure> {
 }
 
 /// The join cardinality checks of a model's annotated joins, on exactly the
-/// relations it read, right side first (and the left for `one_to_one`).
+/// relations it read: the right side, and for `one_to_one` the left too.
 fn join_cardinality(cx: &mut CheckContext) -> Result<(), Failure> {
     cx.ledger
         .check_model(cx.wh, cx.model, cx.relation, cx.report, cx.progress)
