@@ -71,6 +71,17 @@ const SEED: &str = include_str!("../examples/seed/orders.strata");
 
 const ORDERS: &str = "order_id,customer_id,amount\n1,10,5.0\n2,10,7.5\n3,20,1.0\n4,,2.0\n";
 const CUSTOMERS: &str = "customer_id,country\n10,ES\n20,FR\n30,DE\n";
+/// `enriched` of the seed, from the CSV files of [`seed_dir`], into `wh.duckdb`.
+const ENRICHED_FROM_CSV: [&str; 8] = [
+    "orders.strata",
+    "enriched",
+    "-o",
+    "wh.duckdb",
+    "--source",
+    "orders=orders.csv",
+    "--source",
+    "customers=customers.csv",
+];
 const CUSTOMERS_DUP: &str = "customer_id,country\n10,ES\n10,PT\n10,IT\n20,FR\n20,BE\n30,DE\n";
 
 fn seed_dir(name: &str) -> PathBuf {
@@ -864,16 +875,7 @@ fn sampled_runs_are_recorded_and_replayed_with_their_sample() {
 fn a_warehouse_from_before_sampling_is_upgraded() {
     let dir = seed_dir("upgrade");
     let db = dir.join("wh.duckdb");
-    let args = [
-        "orders.strata",
-        "enriched",
-        "-o",
-        "wh.duckdb",
-        "--source",
-        "orders=orders.csv",
-        "--source",
-        "customers=customers.csv",
-    ];
+    let args = ENRICHED_FROM_CSV;
     assert_exit(&strata(&dir, &[&["run"][..], &args[..]].concat()), 0);
     {
         let wh = Warehouse::open(&db.display().to_string(), Duration::from_secs(5)).expect("open");
@@ -907,16 +909,7 @@ fn a_run_with_old_format_fingerprints_replays_as_a_format_change() {
             "model enriched {\n  owner: \"sales\"\n  from orders",
         ),
     );
-    let args = [
-        "orders.strata",
-        "enriched",
-        "-o",
-        "wh.duckdb",
-        "--source",
-        "orders=orders.csv",
-        "--source",
-        "customers=customers.csv",
-    ];
+    let args = ENRICHED_FROM_CSV;
     assert_exit(&strata(&dir, &[&["run"][..], &args[..]].concat()), 0);
     let id = query(&db, "SELECT run_id FROM _strata_runs")
         .pop()

@@ -107,6 +107,15 @@ impl Compound<'_> {
     }
 }
 
+/// Numbers written as their widest type.
+macro_rules! widened {
+    ($($method:ident($t:ty) => $wide:ident,)*) => {
+        $(fn $method(self, v: $t) -> Result<(), Never> {
+            self.$wide(v.into())
+        })*
+    };
+}
+
 impl<'a> ser::Serializer for &'a mut Canon {
     type Ok = ();
     type Error = Never;
@@ -122,34 +131,22 @@ impl<'a> ser::Serializer for &'a mut Canon {
         self.0.extend_from_slice(if v { b"true" } else { b"false" });
         Ok(())
     }
-    fn serialize_i8(self, v: i8) -> Result<(), Never> {
-        self.serialize_i64(v.into())
-    }
-    fn serialize_i16(self, v: i16) -> Result<(), Never> {
-        self.serialize_i64(v.into())
-    }
-    fn serialize_i32(self, v: i32) -> Result<(), Never> {
-        self.serialize_i64(v.into())
+    widened! {
+        serialize_i8(i8) => serialize_i64,
+        serialize_i16(i16) => serialize_i64,
+        serialize_i32(i32) => serialize_i64,
+        serialize_u8(u8) => serialize_u64,
+        serialize_u16(u16) => serialize_u64,
+        serialize_u32(u32) => serialize_u64,
+        serialize_f32(f32) => serialize_f64,
     }
     fn serialize_i64(self, v: i64) -> Result<(), Never> {
         self.number(v);
         Ok(())
     }
-    fn serialize_u8(self, v: u8) -> Result<(), Never> {
-        self.serialize_u64(v.into())
-    }
-    fn serialize_u16(self, v: u16) -> Result<(), Never> {
-        self.serialize_u64(v.into())
-    }
-    fn serialize_u32(self, v: u32) -> Result<(), Never> {
-        self.serialize_u64(v.into())
-    }
     fn serialize_u64(self, v: u64) -> Result<(), Never> {
         self.number(v);
         Ok(())
-    }
-    fn serialize_f32(self, v: f32) -> Result<(), Never> {
-        self.serialize_f64(v.into())
     }
     fn serialize_f64(self, v: f64) -> Result<(), Never> {
         self.0.push(b'f');
