@@ -77,7 +77,7 @@ impl PathRules {
         }
         let builder = std::thread::Builder::new().name("path-rules".into());
         let scan =
-            strata_lang::threads::spawn_background(builder, || external::on_path(RULE_PREFIX));
+            builder.spawn(|| external::on_path(RULE_PREFIX));
         match scan {
             Ok(scan) => PathRules {
                 scan: Some(scan),
