@@ -5,7 +5,7 @@
 //! one, `reference.tsv` records the reference's `strata check` verdict
 //! (`ok`, an error code, or `ParseError`; written by `record-reference.sh`,
 //! since CI has no reference), and `differences.tsv` lists the programs where
-//! our verdict deliberately differs (LANGUAGE.md, JOIN-CARDINALITY.md).
+//! our verdict deliberately differs, with the reason for each.
 //!
 //! Our verdict is `ok` when the checker and the rules report no error, else
 //! the set of error codes. A program agrees when both say `ok`, or when the

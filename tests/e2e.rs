@@ -71,6 +71,17 @@ const SEED: &str = include_str!("../examples/seed/orders.strata");
 
 const ORDERS: &str = "order_id,customer_id,amount\n1,10,5.0\n2,10,7.5\n3,20,1.0\n4,,2.0\n";
 const CUSTOMERS: &str = "customer_id,country\n10,ES\n20,FR\n30,DE\n";
+/// `enriched` of the seed, from the CSV files of [`seed_dir`], into `wh.duckdb`.
+const ENRICHED_FROM_CSV: [&str; 8] = [
+    "orders.strata",
+    "enriched",
+    "-o",
+    "wh.duckdb",
+    "--source",
+    "orders=orders.csv",
+    "--source",
+    "customers=customers.csv",
+];
 const CUSTOMERS_DUP: &str = "customer_id,country\n10,ES\n10,PT\n10,IT\n20,FR\n20,BE\n30,DE\n";
 
 fn seed_dir(name: &str) -> PathBuf {
@@ -864,16 +875,7 @@ fn sampled_runs_are_recorded_and_replayed_with_their_sample() {
 fn a_warehouse_from_before_sampling_is_upgraded() {
     let dir = seed_dir("upgrade");
     let db = dir.join("wh.duckdb");
-    let args = [
-        "orders.strata",
-        "enriched",
-        "-o",
-        "wh.duckdb",
-        "--source",
-        "orders=orders.csv",
-        "--source",
-        "customers=customers.csv",
-    ];
+    let args = ENRICHED_FROM_CSV;
     assert_exit(&strata(&dir, &[&["run"][..], &args[..]].concat()), 0);
     {
         let wh = Warehouse::open(&db.display().to_string(), Duration::from_secs(5)).expect("open");
@@ -887,5 +889,87 @@ fn a_warehouse_from_before_sampling_is_upgraded() {
     assert_eq!(
         query(&db, "SELECT COUNT(*), COUNT(sampling) FROM _strata_runs"),
         ["2|0"]
+    );
+}
+
+/// A run recorded by a strata from before fingerprint v2 (16 hex digits per
+/// model): `replay --execute` says the fingerprint format changed, and not
+/// that the model changed; with a fingerprint of the current format, a
+/// model edited since the run is reported as changed.
+#[test]
+fn a_run_with_old_format_fingerprints_replays_as_a_format_change() {
+    let dir = seed_dir("old-fingerprints");
+    let db = dir.join("wh.duckdb");
+    // `owner:` changes the fingerprint, not the rows.
+    write(
+        &dir,
+        "edited.strata",
+        &SEED.replace(
+            "model enriched {\n  from orders",
+            "model enriched {\n  owner: \"sales\"\n  from orders",
+        ),
+    );
+    let args = ENRICHED_FROM_CSV;
+    assert_exit(&strata(&dir, &[&["run"][..], &args[..]].concat()), 0);
+    let id = query(&db, "SELECT run_id FROM _strata_runs")
+        .pop()
+        .expect("a recorded run");
+    let replay = |file: &str, format: &str| {
+        strata(
+            &dir,
+            &[
+                "replay",
+                file,
+                &id,
+                "--execute",
+                "-o",
+                "wh.duckdb",
+                "--format",
+                format,
+            ],
+        )
+    };
+    let format_note = "note: model enriched: fingerprint format changed since the run";
+    let changed_note = "note: model enriched changed since the run (fingerprint differs)";
+
+    // The model edited since the run: changed.
+    let edited = replay("edited.strata", "human");
+    assert_exit(&edited, 0);
+    assert!(text(&edited).contains(changed_note), "{}", text(&edited));
+    assert!(!text(&edited).contains(format_note), "{}", text(&edited));
+
+    // The run as an older strata recorded it.
+    {
+        let wh = Warehouse::open(&db.display().to_string(), Duration::from_secs(5)).expect("open");
+        wh.exec(r#"UPDATE _strata_runs SET fingerprints = '{"enriched":"6088cd087778d30e"}'"#)
+            .expect("old fingerprints");
+    }
+    for file in ["orders.strata", "edited.strata"] {
+        let o = replay(file, "human");
+        assert_exit(&o, 0);
+        let out = text(&o);
+        assert!(out.contains(format_note), "{file}: {out}");
+        assert!(!out.contains(changed_note), "{file}: {out}");
+        assert!(
+            out.contains("outputs equal the recorded snapshots"),
+            "{file}: {out}"
+        );
+    }
+    let json = replay("orders.strata", "json");
+    assert_exit(&json, 0);
+    let v: serde_json::Value = serde_json::from_slice(&json.stdout).expect("json");
+    assert_eq!(v["changed_models"], serde_json::json!([]), "{v}");
+    assert_eq!(
+        v["fingerprint_format_changed"],
+        serde_json::json!(["enriched"]),
+        "{v}"
+    );
+    // `replay RUN_ID` still shows what was recorded.
+    let show = strata(&dir, &["replay", "orders.strata", &id, "-o", "wh.duckdb"]);
+    assert_exit(&show, 0);
+    assert!(
+        text(&show).contains("model      enriched  fingerprint 6088cd087778d30e"),
+        "{}",
+        text(&show)
     );
 }

@@ -1,11 +1,17 @@
 //! Discipline checks over the rule registry and the source tree, in the
 //! spirit of rustc's tidy for error codes:
 //!
-//! * every code is declared once, in its own file, and registered (linked);
+//! * every code declared in `strata-codes` has exactly one `#[rule]`, in its
+//!   own file, and it is registered (linked);
 //! * every declared rule documents what it means, a failing example and the
 //!   fix;
 //! * every declared code is triggered by at least one trycmd case;
-//! * every code the source emits is declared.
+//! * a plugin's codes are not built-in codes, and only external rules make
+//!   diagnostics of codes that are not declared.
+//!
+//! That every code the source emits is declared is not checked here: a
+//! diagnostic is made from a code's constant (`Diagnostic::new(&codes::E040,
+//! ...)`), so an undeclared code does not compile.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
@@ -50,40 +56,43 @@ fn relative(path: &Path) -> String {
         .to_string()
 }
 
-/// `E\d{3}|F\d{3}|W\d{3}|ParseError|PinError`, the shape of every code.
-fn is_code(word: &str) -> bool {
-    let bytes = word.as_bytes();
-    word == "ParseError"
-        || word == "PinError"
-        || (bytes.len() == 4
-            && matches!(bytes[0], b'E' | b'F' | b'W')
-            && bytes[1..].iter().all(u8::is_ascii_digit))
-}
-
-/// The code-shaped words of a text (maximal runs of ASCII letters and digits).
-fn codes_in(text: &str) -> impl Iterator<Item = &str> {
-    text.split(|c: char| !c.is_ascii_alphanumeric())
-        .filter(|word| is_code(word))
-}
-
 fn declared_codes() -> BTreeSet<&'static str> {
-    strata_rules::all().iter().map(|r| r.code).collect()
+    strata_codes::ALL.iter().map(|c| c.code()).collect()
 }
 
-/// The codes of the `#[rule(code = "...")]` attributes in a source text.
+/// The arguments of the `#[rule(...)]` attributes in a source text (lines
+/// that start with one, so not doc comments that mention one), as written:
+/// `E040`, `crate::W020`.
 fn rule_attribute_codes(text: &str) -> Vec<String> {
-    text.match_indices("#[rule(")
-        .filter_map(|(at, _)| {
-            let rest = &text[at..];
-            let start = rest.find("code = \"")? + "code = \"".len();
-            let end = rest[start..].find('"')? + start;
-            Some(rest[start..end].to_owned())
+    text.lines()
+        .filter_map(|line| {
+            let rest = line.trim_start().strip_prefix("#[rule(")?;
+            let end = rest.find(")]")?;
+            Some(rest[..end].trim().trim_end_matches(',').trim().to_owned())
         })
         .collect()
 }
 
-/// The rules that plugin crates (`plugins/*/src`) declare, by code, with
-/// the plugin's directory. They are not linked into `strata` (this test's
+/// The codes a source text declares with `Code::error("...", ...)` or
+/// `Code::warning("...", ...)`, as a rule crate outside strata does.
+fn code_declarations(text: &str) -> Vec<String> {
+    let mut codes = Vec::new();
+    for constructor in ["Code::error(", "Code::warning("] {
+        for (at, open) in text.match_indices(constructor) {
+            let rest = text[at + open.len()..].trim_start();
+            let Some(rest) = rest.strip_prefix('"') else {
+                continue;
+            };
+            if let Some(end) = rest.find('"') {
+                codes.push(rest[..end].to_owned());
+            }
+        }
+    }
+    codes
+}
+
+/// The codes that plugin crates (`plugins/*/src`) declare, with the
+/// plugin's directory. They are not linked into `strata` (this test's
 /// registry); each plugin's own tests run its binary.
 fn plugin_declared_codes() -> BTreeMap<String, PathBuf> {
     let mut codes = BTreeMap::new();
@@ -92,7 +101,7 @@ fn plugin_declared_codes() -> BTreeMap<String, PathBuf> {
     };
     for plugin in plugins.flatten().map(|p| p.path()) {
         for path in files_under(&plugin.join("src"), ".rs") {
-            for code in rule_attribute_codes(&read(&path)) {
+            for code in code_declarations(&read(&path)) {
                 codes.insert(code, plugin.clone());
             }
         }
@@ -103,28 +112,48 @@ fn plugin_declared_codes() -> BTreeMap<String, PathBuf> {
 // ---------------------------------------------------------------------------
 // (a) unique codes and names; one registered rule per rule file
 
+/// Each declared code has exactly one registered rule (two `#[rule(E040)]`
+/// would register two), and every registered rule documents a code of
+/// `strata-codes` (this test links only the built-in rules).
 #[test]
-fn codes_and_names_are_unique() {
-    let mut codes: BTreeMap<String, usize> = BTreeMap::new();
-    let mut names: BTreeMap<&str, usize> = BTreeMap::new();
-    for rule in strata_rules::all() {
-        *codes.entry(rule.code.to_ascii_uppercase()).or_default() += 1;
-        *names.entry(rule.name).or_default() += 1;
+fn every_declared_code_has_one_rule() {
+    let mut problems = Vec::new();
+    for code in strata_codes::ALL {
+        let rules = strata_rules::all()
+            .into_iter()
+            .filter(|r| r.declared() == *code)
+            .count();
+        if rules != 1 {
+            problems.push(format!("{} has {rules} #[rule]s", code.code()));
+        }
     }
-    let dup_codes: Vec<_> = codes.iter().filter(|(_, n)| **n > 1).collect();
-    let dup_names: Vec<_> = names.iter().filter(|(_, n)| **n > 1).collect();
+    for rule in strata_rules::all() {
+        if !strata_codes::ALL.contains(&rule.declared()) {
+            problems.push(format!(
+                "{} is registered but not declared in strata-codes",
+                rule.code
+            ));
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+/// A plugin's codes must not collide with the built-in ones (`strata rules`
+/// and `strata explain` would show two rules for one code).
+#[test]
+fn plugin_codes_are_not_built_in_codes() {
+    let plugin_codes = plugin_declared_codes();
     assert!(
-        dup_codes.is_empty(),
-        "codes declared more than once: {dup_codes:?}"
+        !plugin_codes.is_empty(),
+        "no plugin declares a code: the example rule crate's W020 is not found"
     );
-    assert!(
-        dup_names.is_empty(),
-        "rule names declared more than once: {dup_names:?}"
-    );
-    // A plugin's codes must not collide with the built-in ones either.
-    let clashing: Vec<String> = plugin_declared_codes()
-        .into_keys()
-        .filter(|code| codes.contains_key(&code.to_ascii_uppercase()))
+    let built_in: BTreeSet<String> = declared_codes()
+        .iter()
+        .map(|c| c.to_ascii_uppercase())
+        .collect();
+    let clashing: Vec<&String> = plugin_codes
+        .keys()
+        .filter(|code| built_in.contains(&code.to_ascii_uppercase()))
         .collect();
     assert!(
         clashing.is_empty(),
@@ -132,8 +161,9 @@ fn codes_and_names_are_unique() {
     );
 }
 
-/// Each file under rules/src/<family>/ declares exactly one rule, named after
-/// its code (`e040_unknown_column.rs`, `parse_error.rs`), and every declared
+/// Each file under rules/src/<family>/ documents exactly one code, with a
+/// `#[rule]` naming its constant in `strata-codes` (`#[rule(E040)]`), and is
+/// named after it (`e040_unknown_column.rs`, `parse_error.rs`); every such
 /// rule is in the registry: a rule missing from `strata_rules::all()` was
 /// dropped by the linker.
 #[test]
@@ -150,6 +180,12 @@ fn every_rule_file_declares_one_registered_rule() {
         match codes.as_slice() {
             [] if is_family_module => {}
             [code] if !is_family_module => {
+                if !declared_codes().contains(code.as_str()) {
+                    problems.push(format!(
+                        "{}: #[rule({code})] does not name a code of strata-codes",
+                        relative(&path)
+                    ));
+                }
                 if !file_name.starts_with(&file_prefix(code)) {
                     problems.push(format!(
                         "{}: declares {code}; name the file `{}_<name>.rs`",
@@ -336,7 +372,13 @@ fn example_roles(doc: &str) -> Vec<(bool, String)> {
 #[test]
 fn rule_examples_fail_and_fixes_pass() {
     // E014 needs `build --strict`, F045 two files, E070 `compile`, PinError data.
-    let outside_check = ["E014", "F045", "E070", "PinError"];
+    let outside_check = [
+        strata_codes::E014,
+        strata_codes::F045,
+        strata_codes::E070,
+        strata_codes::PinError,
+    ]
+    .map(|c| c.code());
     let mut problems = Vec::new();
     let mut checked = 0;
     for rule in strata_rules::all() {
@@ -447,130 +489,10 @@ fn every_code_has_a_trycmd_case() {
 }
 
 // ---------------------------------------------------------------------------
-// (d) emitted codes are declared
+// (d) undeclared codes only from external rules
 
-/// The string literals of Rust source, with the line each starts on. Comments
-/// (doc comments included) are skipped; char literals and lifetimes are told
-/// apart from strings; raw strings are read to their closing delimiter.
-fn string_literals(source: &str) -> Vec<(usize, String)> {
-    let chars: Vec<char> = source.chars().collect();
-    let mut literals = Vec::new();
-    let mut line = 1;
-    let mut i = 0;
-    let is_ident = |c: char| c.is_alphanumeric() || c == '_';
-    while i < chars.len() {
-        let c = chars[i];
-        let next = chars.get(i + 1).copied();
-        match c {
-            '\n' => {
-                line += 1;
-                i += 1;
-            }
-            '/' if next == Some('/') => {
-                while i < chars.len() && chars[i] != '\n' {
-                    i += 1;
-                }
-            }
-            '/' if next == Some('*') => {
-                let mut depth = 0;
-                while i < chars.len() {
-                    if chars[i] == '/' && chars.get(i + 1) == Some(&'*') {
-                        depth += 1;
-                        i += 2;
-                    } else if chars[i] == '*' && chars.get(i + 1) == Some(&'/') {
-                        depth -= 1;
-                        i += 2;
-                        if depth == 0 {
-                            break;
-                        }
-                    } else {
-                        if chars[i] == '\n' {
-                            line += 1;
-                        }
-                        i += 1;
-                    }
-                }
-            }
-            '\'' => {
-                if next == Some('\\') {
-                    // An escaped char literal: '\n', '\'', '\u{1F600}'.
-                    i += 3;
-                    while i < chars.len() && chars[i] != '\'' {
-                        i += 1;
-                    }
-                    i += 1;
-                } else if chars.get(i + 2) == Some(&'\'') {
-                    i += 3;
-                } else {
-                    i += 1; // a lifetime or label
-                }
-            }
-            'r' if (i == 0
-                || !is_ident(chars[i - 1])
-                || (chars[i - 1] == 'b' && (i < 2 || !is_ident(chars[i - 2]))))
-                && matches!(next, Some('#' | '"')) =>
-            {
-                let mut j = i + 1;
-                while chars.get(j) == Some(&'#') {
-                    j += 1;
-                }
-                if chars.get(j) != Some(&'"') {
-                    i += 1;
-                    continue;
-                }
-                let hashes = j - i - 1;
-                let start_line = line;
-                let mut text = String::new();
-                j += 1;
-                while j < chars.len() {
-                    if chars[j] == '"' && (1..=hashes).all(|k| chars.get(j + k) == Some(&'#')) {
-                        break;
-                    }
-                    if chars[j] == '\n' {
-                        line += 1;
-                    }
-                    text.push(chars[j]);
-                    j += 1;
-                }
-                literals.push((start_line, text));
-                i = j + 1 + hashes;
-            }
-            '"' => {
-                let start_line = line;
-                let mut text = String::new();
-                i += 1;
-                while i < chars.len() && chars[i] != '"' {
-                    if chars[i] == '\\' {
-                        text.push(' ');
-                        i += 1;
-                    } else {
-                        text.push(chars[i]);
-                    }
-                    if chars.get(i) == Some(&'\n') {
-                        line += 1;
-                    }
-                    i += 1;
-                }
-                literals.push((start_line, text));
-                i += 1;
-            }
-            _ => i += 1,
-        }
-    }
-    literals
-}
-
-/// The non-test part of a source file: everything before its first
-/// `#[cfg(test)]` (unit tests sit at the end of a file and may name
-/// undeclared codes on purpose).
-fn non_test_part(source: &str) -> &str {
-    source
-        .match_indices("#[cfg(test)]")
-        .find(|(at, _)| source[..*at].ends_with('\n') || *at == 0)
-        .map_or(source, |(at, _)| &source[..at])
-}
-
-fn scanned_source_files() -> Vec<PathBuf> {
+/// The Rust sources of strata and its plugins.
+fn source_files() -> Vec<PathBuf> {
     let root = workspace_root();
     let mut dirs = vec![
         root.join("lang/src"),
@@ -578,41 +500,79 @@ fn scanned_source_files() -> Vec<PathBuf> {
         root.join("cli/src"),
     ];
     if let Ok(plugins) = fs::read_dir(root.join("plugins")) {
-        let mut plugin_dirs: Vec<PathBuf> =
-            plugins.flatten().map(|p| p.path().join("src")).collect();
-        plugin_dirs.sort();
-        dirs.extend(plugin_dirs);
+        dirs.extend(plugins.flatten().map(|p| p.path().join("src")));
     }
-    dirs.iter()
-        .flat_map(|dir| files_under(dir, ".rs"))
-        .filter(|path| {
-            !path
-                .components()
-                .any(|c| c.as_os_str() == "tests" || c.as_os_str() == "tests.rs")
-        })
-        .collect()
+    let mut files: Vec<PathBuf> = dirs.iter().flat_map(|d| files_under(d, ".rs")).collect();
+    files.sort();
+    files
 }
 
-#[test]
-fn every_emitted_code_is_declared() {
-    let plugin_codes = plugin_declared_codes();
-    let mut declared = declared_codes();
-    declared.extend(plugin_codes.keys().map(String::as_str));
-    let mut undeclared = Vec::new();
-    for path in scanned_source_files() {
-        let source = read(&path);
-        for (line, literal) in string_literals(non_test_part(&source)) {
-            for code in codes_in(&literal) {
-                if !declared.contains(code) {
-                    undeclared.push(format!("{}:{line}: {code}", relative(&path)));
-                }
+/// Where a text makes a diagnostic without a declared code: a call of
+/// `Diagnostic::external` or a `Diagnostic { ... }` literal (not, say,
+/// `JsonDiagnostic {`, `-> Diagnostic {` or `impl Diagnostic {`), as 1-based
+/// line numbers. Comment lines are skipped.
+fn undeclared_code_sites(text: &str) -> Vec<usize> {
+    let mut lines = Vec::new();
+    for needle in ["Diagnostic::external(", "Diagnostic {"] {
+        for (at, _) in text.match_indices(needle) {
+            let before = text[..at].trim_end();
+            if text[..at]
+                .chars()
+                .next_back()
+                .is_some_and(|c| c.is_alphanumeric() || c == '_')
+            {
+                continue;
             }
+            let previous_word = before
+                .rsplit(|c: char| !(c.is_alphanumeric() || c == '_'))
+                .next()
+                .unwrap_or("");
+            if needle == "Diagnostic {"
+                && (before.ends_with("->")
+                    || ["impl", "for", "struct", "enum"].contains(&previous_word))
+            {
+                continue;
+            }
+            let line_start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+            let line = text[line_start..].trim_start();
+            if line.starts_with("//") {
+                continue;
+            }
+            lines.push(text[..at].matches('\n').count() + 1);
         }
     }
+    lines.sort_unstable();
+    lines
+}
+
+/// The compiler checks that `Diagnostic::new` gets a declared code;
+/// `Diagnostic::external` takes any string, for the `<rule>:<code>` of an
+/// external rule, so it is called there only (and the struct is built in
+/// diag.rs only).
+#[test]
+fn only_external_rules_make_undeclared_codes() {
+    let allowed = ["lang/src/diag.rs", "cli/src/external_rules/mod.rs"];
+    let mut sites = Vec::new();
+    let mut allowed_seen = 0;
+    for path in source_files() {
+        let rel = relative(&path);
+        let found = undeclared_code_sites(&read(&path));
+        if allowed.contains(&rel.as_str()) {
+            allowed_seen += usize::from(!found.is_empty());
+        } else {
+            sites.extend(found.into_iter().map(|line| format!("{rel}:{line}")));
+        }
+    }
+    assert_eq!(
+        allowed_seen,
+        allowed.len(),
+        "the scan no longer finds the diagnostics of diag.rs and external_rules"
+    );
     assert!(
-        undeclared.is_empty(),
-        "codes used in source but not declared with #[rule] under rules/src/ (or in a plugin):\n{}",
-        undeclared.join("\n")
+        sites.is_empty(),
+        "diagnostics made without a declared code (use Diagnostic::new with a code of \
+         strata-codes, or declare the code):\n{}",
+        sites.join("\n")
     );
 }
 
@@ -621,31 +581,32 @@ fn every_emitted_code_is_declared() {
 
 #[test]
 fn helpers_find_codes_where_they_should() {
-    assert!(is_code("E040") && is_code("W001") && is_code("PinError"));
-    assert!(!is_code("E40") && !is_code("E0400") && !is_code("e040"));
-    assert_eq!(
-        codes_in("error[E040]: see E079, not E0790 or xE079").collect::<Vec<_>>(),
-        ["E040", "E079"]
-    );
     assert_eq!(file_prefix("E040"), "e040");
     assert_eq!(file_prefix("ParseError"), "parse_error");
 
-    let source = r####"
-/// Doc comment "E901"
-// comment "E902"
-/* block /* nested "E903" */ still "E904" */
-fn f<'a>(x: &'a str) -> char {
-    let q = '"'; let e = '\''; let u = '\u{22}';
-    let s = "E040 \" E041";
-    let r = r#"raw "E042""#;
-    let b = br"E043";
-    q
-}
-"####;
-    let literals = string_literals(source);
-    let codes: Vec<&str> = literals.iter().flat_map(|(_, l)| codes_in(l)).collect();
-    assert_eq!(codes, ["E040", "E041", "E042", "E043"], "{literals:?}");
-    assert_eq!(literals[0].0, 7);
+    assert_eq!(
+        rule_attribute_codes(
+            "/// See `#[rule(E041)]`.\n#[rule(E040)]\npub struct A;\n#[rule( crate::W020, )]\nfn b() {}"
+        ),
+        ["E040", "crate::W020"]
+    );
+    assert_eq!(
+        code_declarations(
+            "pub const W020: Code = Code::warning(\n    \"W020\",\n    \"x\",\n);\n\
+             const E: Code = Code::error(\"E900\", \"y\", Phase::Check);\n\
+             let c = Code::error(name, \"z\", p);"
+        ),
+        ["E900", "W020"]
+    );
+
+    let source = "impl Diagnostic {\n    fn f() -> Diagnostic {\n        Diagnostic {\n\
+                  // Diagnostic::external(\n\
+                  let j = JsonDiagnostic {\n\
+                  Diagnostic::external(code, s, span, m)\n\
+                  impl From<X> for Diagnostic {\n\
+                  pub struct Diagnostic {\n\
+                  let d = Diagnostic { code, ..d };\n";
+    assert_eq!(undeclared_code_sites(source), [3, 6, 9]);
 
     assert_eq!(
         first_arg("bin.name = \"strata\"\nargs = [\"rules\", \"--format\", \"json\"]"),
@@ -653,9 +614,4 @@ fn f<'a>(x: &'a str) -> char {
     );
     assert_eq!(first_arg("args = \"check e040.strata\""), Some("check"));
     assert_eq!(first_arg("bin.name = \"strata\""), None);
-
-    assert_eq!(
-        non_test_part("fn a() {}\n#[cfg(test)]\nmod tests {}"),
-        "fn a() {}\n"
-    );
 }

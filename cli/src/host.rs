@@ -19,11 +19,7 @@ impl Host for CliHost {
         search_dirs: &[PathBuf],
         format: Format,
     ) -> Result<Checked, i32> {
-        let mut results = check_roots(
-            &[file.to_path_buf()],
-            search_dirs,
-            format,
-        )?;
+        let mut results = check_roots(&[file.to_path_buf()], search_dirs, format)?;
         let Some((root, checked)) = results.pop() else {
             return Err(exit::USAGE);
         };

@@ -140,6 +140,7 @@ fn uri(path: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use strata_codes as codes;
 
     #[test]
     fn paths_become_uri_references() {
@@ -159,7 +160,7 @@ mod tests {
     fn results_name_their_rule_and_region() {
         let mut sources = SourceMap::new();
         let file = sources.add("m.strata", "model m {\n  from s\n}\n");
-        let d = Diagnostic::warning("W002", strata_lang::Span::new(file, 6, 7), "no owner")
+        let d = Diagnostic::new(&codes::W002, strata_lang::Span::new(file, 6, 7), "no owner")
             .with_help("add one");
         let log = log(&[(&sources, std::slice::from_ref(&d))]);
         let run = &log["runs"][0];

@@ -5,14 +5,14 @@ use crate::span::Span;
 use crate::Name;
 
 /// A name as written, with its span.
-#[derive(Clone, Debug, PartialEq, Hash)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct Ident {
     pub name: Name,
     pub span: Span,
 }
 
 /// A comment kept for the formatter.
-#[derive(Clone, Debug, PartialEq, Hash)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct Comment {
     /// The full comment text, including its `//`, `#` or `/* */` markers.
     pub text: String,
@@ -20,13 +20,13 @@ pub struct Comment {
 }
 
 /// One parsed file.
-#[derive(Clone, Debug, PartialEq, Default, Hash)]
+#[derive(Clone, Debug, PartialEq, Default, serde::Serialize)]
 pub struct File {
     pub decls: Vec<Decl>,
     pub comments: Vec<Comment>,
 }
 
-#[derive(Clone, Debug, PartialEq, Hash)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub enum Decl {
     Import(ImportDecl),
     Source(SourceDecl),
@@ -60,7 +60,7 @@ impl Decl {
 }
 
 /// `import a.b` (loads `a/b.strata`).
-#[derive(Clone, Debug, PartialEq, Hash)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct ImportDecl {
     pub path: Vec<Ident>,
     pub span: Span,
@@ -69,7 +69,7 @@ pub struct ImportDecl {
 /// `key: value` where the value is a single token kept as text
 /// (source resource arguments, free source properties, pipeline override
 /// arguments, model attributes).
-#[derive(Clone, Debug, PartialEq, Hash)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct KeyValue {
     pub key: Ident,
     pub value: String,
@@ -79,7 +79,7 @@ pub struct KeyValue {
 }
 
 /// `source name(ns: "..", dataset: "..") { columns: { .. } other: value }`
-#[derive(Clone, Debug, PartialEq, Hash)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct SourceDecl {
     pub name: Ident,
     pub args: Vec<KeyValue>,
@@ -94,7 +94,7 @@ pub struct SourceDecl {
 }
 
 /// `contract Name { field: type annotations... }`
-#[derive(Clone, Debug, PartialEq, Hash)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct ContractDecl {
     pub name: Ident,
     pub fields: Vec<FieldDef>,
@@ -102,7 +102,7 @@ pub struct ContractDecl {
 }
 
 /// `domain name = type`
-#[derive(Clone, Debug, PartialEq, Hash)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct DomainDecl {
     pub name: Ident,
     pub ty: TypeRef,
@@ -110,7 +110,7 @@ pub struct DomainDecl {
 }
 
 /// A column declaration in a source or contract: `name: type flags...`.
-#[derive(Clone, Debug, PartialEq, Hash)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct FieldDef {
     pub name: Ident,
     pub ty: TypeRef,
@@ -119,13 +119,13 @@ pub struct FieldDef {
 }
 
 /// A written type.
-#[derive(Clone, Debug, PartialEq, Hash)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct TypeRef {
     pub kind: TypeRefKind,
     pub span: Span,
 }
 
-#[derive(Clone, Debug, PartialEq, Hash)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub enum TypeRefKind {
     Int64,
     Float64,
@@ -145,7 +145,7 @@ pub enum TypeRefKind {
     Named(String),
 }
 
-#[derive(Clone, Debug, PartialEq, Hash)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub enum Annotation {
     Nonnull(Span),
     Unique(Span),
@@ -171,7 +171,7 @@ impl Annotation {
 }
 
 /// `model name [-> contract C] { items }`
-#[derive(Clone, Debug, PartialEq, Hash)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct ModelDecl {
     /// The model name; for a string name (`model "m_${c}"`) the flattened text
     /// with the span of the string.
@@ -195,13 +195,13 @@ pub fn model_inputs(items: &[Item]) -> impl Iterator<Item = &Ident> {
 }
 
 /// One clause or attribute of a model body.
-#[derive(Clone, Debug, PartialEq, Hash)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct Item {
     pub kind: ItemKind,
     pub span: Span,
 }
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub enum ItemKind {
     /// `owner: "x"`, `reason`, `description`, `label`, `staleness_ok`.
     Attr(KeyValue),
@@ -210,6 +210,8 @@ pub enum ItemKind {
     /// `filter e` or `where e` (`where_kw` records which word was written).
     Filter {
         expr: Expr,
+        /// Written `where` (the same clause as `filter`).
+        #[serde(skip)]
         where_kw: bool,
     },
     Let {
@@ -247,7 +249,7 @@ pub enum ItemKind {
     Incremental(Incremental),
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum JoinKind {
     Left,
@@ -278,7 +280,7 @@ impl JoinKind {
     }
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Cardinality {
     ManyToOne,
@@ -295,14 +297,14 @@ impl Cardinality {
 }
 
 /// `expect many_to_one` after a join; `span` covers both words.
-#[derive(Clone, Debug, PartialEq, Hash)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct Expect {
     pub cardinality: Cardinality,
     pub span: Span,
 }
 
 /// `join_<kind> input on expr [expect card]`
-#[derive(Clone, Debug, PartialEq, Hash)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct JoinClause {
     pub kind: JoinKind,
     /// Span of the `join_<kind>` keyword.
@@ -312,7 +314,7 @@ pub struct JoinClause {
     pub expect: Option<Expect>,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 pub enum AssignKind {
     Select,
     Derive,
@@ -330,7 +332,7 @@ impl AssignKind {
 }
 
 /// `name = expr` in a select/derive/aggregate block.
-#[derive(Clone, Debug, PartialEq, Hash)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct Assign {
     pub name: Ident,
     pub expr: Expr,
@@ -338,14 +340,14 @@ pub struct Assign {
 }
 
 /// `group { keys } ( body )`
-#[derive(Clone, Debug, PartialEq, Hash)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct GroupClause {
     pub keys: Vec<Expr>,
     /// Only `Filter`, `Assign(Aggregate, ..)`, `Sort` and `Take` items.
     pub body: Vec<Item>,
 }
 
-#[derive(Clone, Debug, PartialEq, Hash)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct SortKey {
     pub expr: Expr,
     pub desc: bool,
@@ -353,7 +355,7 @@ pub struct SortKey {
     pub asc_written: bool,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 pub enum SetOpKind {
     Union,
     UnionAll,
@@ -373,7 +375,7 @@ impl SetOpKind {
 }
 
 /// `freshness [:] vals [freshness_column: c] [incremental ..]`
-#[derive(Clone, Debug, PartialEq, Hash)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct Freshness {
     /// Each value as text (`1h`, `daily`, a custom SQL string, ...).
     pub values: Vec<(String, Span)>,
@@ -382,7 +384,7 @@ pub struct Freshness {
 }
 
 /// `incremental [merge_strategy: s] [merge_keys: [..]] [cdc_column: c]`
-#[derive(Clone, Debug, PartialEq, Hash)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct Incremental {
     pub strategy: Option<Ident>,
     pub merge_keys: Option<Vec<Expr>>,
@@ -391,7 +393,7 @@ pub struct Incremental {
 }
 
 /// `pipeline name [env: e] { models: [..], env: e, sources: { .. } }`
-#[derive(Clone, Debug, PartialEq, Hash)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct PipelineDecl {
     pub name: Ident,
     pub env: Option<Ident>,
@@ -402,7 +404,7 @@ pub struct PipelineDecl {
 }
 
 /// `orders: from(dataset: "orders_dev")` in a pipeline's `sources` block.
-#[derive(Clone, Debug, PartialEq, Hash)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct SourceOverride {
     pub source: Ident,
     /// The word before the parentheses (conventionally `from`); `None` for a
@@ -413,14 +415,14 @@ pub struct SourceOverride {
 }
 
 /// `test model { expect ... }`
-#[derive(Clone, Debug, PartialEq, Hash)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct TestDecl {
     pub model: Ident,
     pub checks: Vec<TestCheck>,
     pub span: Span,
 }
 
-#[derive(Clone, Debug, PartialEq, Hash)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct TestCheck {
     /// `row_count` or a column name.
     pub target: Ident,
@@ -428,7 +430,7 @@ pub struct TestCheck {
     pub span: Span,
 }
 
-#[derive(Clone, Debug, PartialEq, Hash)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub enum TestCheckKind {
     Compare {
         op: CompareOp,
@@ -441,13 +443,13 @@ pub enum TestCheckKind {
     },
 }
 
-#[derive(Clone, Debug, PartialEq, Hash)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct TestLit {
     pub kind: TestLitKind,
     pub span: Span,
 }
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub enum TestLitKind {
     Int(i64),
     /// The value and its text as written.
@@ -457,7 +459,7 @@ pub enum TestLitKind {
     Null,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 pub enum CompareOp {
     Eq,
     Ne,
@@ -481,7 +483,7 @@ impl CompareOp {
 }
 
 /// `fn name(params) -> type { body }` (compile-time generators).
-#[derive(Clone, Debug, PartialEq, Hash)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct FnDecl {
     pub name: Ident,
     pub params: Vec<(Ident, FnType)>,
@@ -493,7 +495,7 @@ pub struct FnDecl {
 }
 
 /// A fn signature type: `List<Str>`, `int64`, `Model`, ... (never checked).
-#[derive(Clone, Debug, PartialEq, Hash)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct FnType {
     /// The type as written, e.g. `List<Str>`.
     pub text: String,
@@ -501,13 +503,13 @@ pub struct FnType {
 }
 
 /// An expression.
-#[derive(Clone, Debug, PartialEq, Hash)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct Expr {
     pub kind: ExprKind,
     pub span: Span,
 }
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub enum ExprKind {
     Int(i64),
     /// The value and its text as written (for the formatter).
@@ -549,13 +551,13 @@ pub enum ExprKind {
     Model(Box<ModelDecl>),
 }
 
-#[derive(Clone, Debug, PartialEq, Hash)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub enum StrPart {
     Lit(String),
     Var(String),
 }
 
-#[derive(Clone, Debug, PartialEq, Hash)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct Call {
     pub name: Ident,
     pub distinct: bool,
@@ -566,14 +568,14 @@ pub struct Call {
 }
 
 /// A call argument, positional or `name: value`.
-#[derive(Clone, Debug, PartialEq, Hash)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct Arg {
     pub name: Option<Ident>,
     pub value: Expr,
 }
 
 /// `over (partition_by: [..], sort: [k desc, ..])`
-#[derive(Clone, Debug, PartialEq, Hash)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct Window {
     pub partition_by: Vec<Expr>,
     /// Sort keys and whether each is descending.
@@ -584,13 +586,13 @@ pub struct Window {
     pub span: Span,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 pub enum UnaryOp {
     Not,
     Neg,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 pub enum BinOp {
     Or,
     And,
@@ -680,99 +682,6 @@ impl Expr {
                 iter.walk(f);
             }
             _ => {}
-        }
-    }
-}
-
-// Structural hashing for fingerprints: spans are ignored (see `Span`'s
-// `Hash`), floats hash as written, and `where` hashes like `filter`.
-
-impl std::hash::Hash for ExprKind {
-    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
-        std::mem::discriminant(self).hash(h);
-        match self {
-            ExprKind::Int(v) => v.hash(h),
-            ExprKind::Float(_, text) => text.hash(h),
-            ExprKind::Str(s) => s.hash(h),
-            ExprKind::Template(parts) => parts.hash(h),
-            ExprKind::Bool(b) => b.hash(h),
-            ExprKind::Null | ExprKind::Star => {}
-            ExprKind::Column { qualifier, name } => {
-                qualifier.hash(h);
-                name.hash(h);
-            }
-            ExprKind::Call(c) => c.hash(h),
-            ExprKind::Unary { op, operand } => {
-                op.hash(h);
-                operand.hash(h);
-            }
-            ExprKind::Binary { op, lhs, rhs, .. } => {
-                op.hash(h);
-                lhs.hash(h);
-                rhs.hash(h);
-            }
-            ExprKind::List(items) => items.hash(h),
-            ExprKind::Comprehension { element, var, iter } => {
-                element.hash(h);
-                var.hash(h);
-                iter.hash(h);
-            }
-            ExprKind::Model(m) => m.hash(h),
-        }
-    }
-}
-
-impl std::hash::Hash for TestLitKind {
-    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
-        std::mem::discriminant(self).hash(h);
-        match self {
-            TestLitKind::Int(v) => v.hash(h),
-            TestLitKind::Float(_, text) => text.hash(h),
-            TestLitKind::Str(s) => s.hash(h),
-            TestLitKind::Bool(b) => b.hash(h),
-            TestLitKind::Null => {}
-        }
-    }
-}
-
-impl std::hash::Hash for ItemKind {
-    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
-        std::mem::discriminant(self).hash(h);
-        match self {
-            ItemKind::Attr(kv) => kv.hash(h),
-            ItemKind::From(i) => i.hash(h),
-            ItemKind::Join(j) => j.hash(h),
-            // `where` and `filter` are the same clause.
-            ItemKind::Filter { expr, .. } => expr.hash(h),
-            ItemKind::Let { name, expr } => {
-                name.hash(h);
-                expr.hash(h);
-            }
-            ItemKind::Assign(kind, assigns) => {
-                kind.hash(h);
-                assigns.hash(h);
-            }
-            ItemKind::Group(g) => g.hash(h),
-            ItemKind::Sort(keys) => keys.hash(h),
-            ItemKind::Take { start, end } => {
-                start.hash(h);
-                end.hash(h);
-            }
-            ItemKind::Expand { column, alias } => {
-                column.hash(h);
-                alias.hash(h);
-            }
-            ItemKind::SetOp { kind, input } => {
-                kind.hash(h);
-                input.hash(h);
-            }
-            ItemKind::Dedup { by } => by.hash(h),
-            ItemKind::PartitionBy { exprs, freshness } => {
-                exprs.hash(h);
-                freshness.hash(h);
-            }
-            ItemKind::Freshness(f) => f.hash(h),
-            ItemKind::Incremental(i) => i.hash(h),
         }
     }
 }

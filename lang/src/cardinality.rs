@@ -1,7 +1,8 @@
 //! Join cardinality at compile time: extract the keys an annotated join's
 //! `on` condition equates, or say why counting keys cannot prove the promise
-//! (JOIN-CARDINALITY.md section 3). The result is stored in the IR and is
-//! exactly what the materialize-time check counts.
+//! (E079: it must be an `and` of `==` using the joined side only as plain
+//! columns). The result is stored in the IR and is exactly what the
+//! materialize-time check counts.
 
 use crate::ast::{BinOp, Cardinality, Expr, ExprKind, JoinClause, JoinKind};
 use crate::ir::{JoinKeys, ShapeViolation};

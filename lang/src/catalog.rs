@@ -1,5 +1,5 @@
 //! The function catalog: arity, argument kinds and result types of every
-//! scalar, aggregate and window function (reference notes, section 5).
+//! scalar, aggregate and window function of the language.
 
 /// What an argument must be.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -1,13 +1,10 @@
 //! The one diagnostic type every part of strata reports with.
 
+use strata_codes::Code;
+
 use crate::span::Span;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Severity {
-    Error,
-    Warning,
-}
+pub use strata_codes::Severity;
 
 /// A secondary location with a message.
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
@@ -32,23 +29,32 @@ pub struct Diagnostic {
 }
 
 impl Diagnostic {
-    pub fn error(code: &'static str, span: Span, message: impl Into<String>) -> Diagnostic {
+    /// A diagnostic of a declared code, with the code's severity.
+    pub fn new(code: &'static Code, span: Span, message: impl Into<String>) -> Diagnostic {
+        Diagnostic::make(code.code(), code.severity(), span, message.into())
+    }
+
+    /// A diagnostic of a code that strata does not declare: an external
+    /// rule's `<rule>:<code>`, with the severity the rule gives it.
+    pub fn external(
+        code: &'static str,
+        severity: Severity,
+        span: Span,
+        message: impl Into<String>,
+    ) -> Diagnostic {
+        Diagnostic::make(code, severity, span, message.into())
+    }
+
+    fn make(code: &'static str, severity: Severity, span: Span, message: String) -> Diagnostic {
         Diagnostic {
             code,
-            severity: Severity::Error,
-            message: message.into(),
+            severity,
+            message,
             span,
             label: None,
             labels: Vec::new(),
             help: None,
             notes: Vec::new(),
-        }
-    }
-
-    pub fn warning(code: &'static str, span: Span, message: impl Into<String>) -> Diagnostic {
-        Diagnostic {
-            severity: Severity::Warning,
-            ..Diagnostic::error(code, span, message)
         }
     }
 

@@ -1,75 +1,89 @@
-//! Model fingerprints: 16 hex digits of a stable 64-bit hash over the model's
-//! name, its contract, its syntax tree (structurally: no spans, layout or
-//! comments) and its upstream fingerprints, so
-//! a change to a model or to anything upstream changes it, and reformatting
-//! (or editing comments) does not.
+//! Model fingerprints: SHA-256, as 64 lowercase hex digits, of a canonical
+//! serialisation of the model, so that a change to a model or to anything
+//! upstream changes it, and reformatting (or editing comments) does not.
+//!
+//! Fingerprints are stored with every run (`_strata_runs`) and compared by
+//! later builds, so the bytes hashed are spelled out here rather than left to
+//! `derive(Hash)` (whose output Rust does not promise to keep across
+//! compiler releases or enum edits). They are, in this order:
+//!
+//! ```text
+//! strata-fingerprint-v2\n
+//! contract <len>:<contract name>\n        or  contract -\n
+//! model <len>:<canonical text>\n
+//! upstream <len>:<model name> <len>:<its fingerprint>\n   (or ` -` for none)
+//! ```
+//!
+//! with one `upstream` line per input of the model that is a model, in the
+//! model's input order; `<len>` is the byte length of what follows the colon
+//! (in decimal), so no field can run into the next. The canonical text is
+//! the declaration's syntax tree as its derived `Serialize` describes it
+//! (field and variant names, values), spans left out ([`crate::canon`]):
+//! layout, comments and `where` for `filter` do not count; the model's name
+//! and contract do.
+//!
+//! Anything that changes these bytes for an unchanged model (a field of the
+//! syntax tree added or renamed) changes every fingerprint: bump the
+//! version line when doing so on purpose, and expect the pinned test in
+//! `tests` below to fail until its value is updated. A stored fingerprint is
+//! compared with a current one through [`compare_recorded`], which tells a
+//! fingerprint of an older format (16 hex digits, before v2) from a changed
+//! model.
+
+use sha2::{Digest, Sha256};
 
 use crate::ast::ModelDecl;
 use crate::ir;
 
-/// A stable, fast 64-bit hasher (multiply-rotate per word, murmur3's
-/// finaliser at the end): fingerprints must be identical across runs,
-/// platforms and Rust versions, which `std`'s hashers do not promise, and
-/// hashing every model must stay cheap.
-pub struct StableHasher(u64);
+/// The first line of the bytes hashed: the version of this encoding.
+pub const VERSION: &str = "strata-fingerprint-v2";
 
-const K: u64 = 0x9E37_79B9_7F4A_7C15;
+/// The number of hex digits of a fingerprint.
+pub const LEN: usize = 64;
 
-impl StableHasher {
-    pub fn new() -> StableHasher {
-        StableHasher(0x243F_6A88_85A3_08D3)
+/// The bytes a model's fingerprint hashes (see the module documentation).
+pub fn canonical_bytes<'u>(
+    m: &ModelDecl,
+    model: &ir::Model,
+    upstream: impl Fn(&str) -> Option<&'u str>,
+) -> Vec<u8> {
+    let text = crate::canon::canonical(m);
+    let mut out = Vec::with_capacity(text.len() + 64);
+    out.extend_from_slice(VERSION.as_bytes());
+    out.push(b'\n');
+    out.extend_from_slice(b"contract ");
+    field(&mut out, model.contract.as_deref());
+    out.extend_from_slice(b"\nmodel ");
+    field_bytes(&mut out, Some(&text));
+    out.push(b'\n');
+    for input in model
+        .inputs
+        .iter()
+        .filter(|i| i.kind == ir::InputKind::Model)
+    {
+        out.extend_from_slice(b"upstream ");
+        field(&mut out, Some(&input.name));
+        out.push(b' ');
+        field(&mut out, upstream(&input.name));
+        out.push(b'\n');
     }
-
-    fn mix(&mut self, word: u64) {
-        self.0 = (self.0.rotate_left(23) ^ word).wrapping_mul(K);
-    }
+    out
 }
 
-impl Default for StableHasher {
-    fn default() -> Self {
-        StableHasher::new()
-    }
+/// `<len>:<text>`, or `-` for no value.
+fn field(out: &mut Vec<u8>, value: Option<&str>) {
+    field_bytes(out, value.map(str::as_bytes));
 }
 
-impl std::hash::Hasher for StableHasher {
-    fn write(&mut self, bytes: &[u8]) {
-        let mut chunks = bytes.chunks_exact(8);
-        for c in &mut chunks {
-            let mut w = [0u8; 8];
-            w.copy_from_slice(c);
-            self.mix(u64::from_le_bytes(w));
+/// [`field`] of bytes.
+fn field_bytes(out: &mut Vec<u8>, value: Option<&[u8]>) {
+    match value {
+        Some(v) => {
+            out.extend_from_slice(v.len().to_string().as_bytes());
+            out.push(b':');
+            out.extend_from_slice(v);
         }
-        let rest = chunks.remainder();
-        if !rest.is_empty() {
-            let mut w = [0u8; 8];
-            w[..rest.len()].copy_from_slice(rest);
-            self.mix(u64::from_le_bytes(w) ^ ((rest.len() as u64) << 56));
-        }
-    }
-
-    fn write_u8(&mut self, v: u8) {
-        self.mix(u64::from(v));
-    }
-
-    fn write_u32(&mut self, v: u32) {
-        self.mix(u64::from(v));
-    }
-
-    fn write_u64(&mut self, v: u64) {
-        self.mix(v);
-    }
-
-    fn write_usize(&mut self, v: usize) {
-        self.mix(v as u64);
-    }
-
-    fn finish(&self) -> u64 {
-        let mut h = self.0;
-        h ^= h >> 33;
-        h = h.wrapping_mul(0xff51_afd7_ed55_8ccd);
-        h ^= h >> 33;
-        h = h.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
-        h ^ (h >> 33)
+        None => out.push(b'-'),
     }
 }
 
@@ -80,19 +94,228 @@ pub fn model_fingerprint<'u>(
     model: &ir::Model,
     upstream: impl Fn(&str) -> Option<&'u str>,
 ) -> String {
-    use std::hash::{Hash, Hasher};
-    let mut h = StableHasher::new();
-    model.name.hash(&mut h);
-    model.contract.hash(&mut h);
-    m.items.hash(&mut h);
-    for input in model
-        .inputs
-        .iter()
-        .filter(|i| i.kind == ir::InputKind::Model)
-    {
-        if let Some(fp) = upstream(&input.name) {
-            fp.hash(&mut h);
+    let digest = Sha256::digest(canonical_bytes(m, model, upstream));
+    let mut hex = String::with_capacity(LEN);
+    for b in digest {
+        hex.push(char::from(HEX[usize::from(b >> 4)]));
+        hex.push(char::from(HEX[usize::from(b & 0xf)]));
+    }
+    hex
+}
+
+const HEX: &[u8; 16] = b"0123456789abcdef";
+
+/// Whether `fp` has the form of a fingerprint of the current format.
+pub fn is_current_format(fp: &str) -> bool {
+    fp.len() == LEN && fp.bytes().all(|b| HEX.contains(&b))
+}
+
+/// How a fingerprint recorded earlier (in a warehouse's run history)
+/// compares with a model's current one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Recorded {
+    /// The model is the one recorded.
+    Same,
+    /// The model, or a model upstream of it, changed since.
+    Changed,
+    /// The recorded fingerprint is not of the current format (16 hex
+    /// digits, as strata wrote before fingerprint v2): it cannot tell
+    /// whether the model changed.
+    OlderFormat,
+}
+
+/// Compare a recorded fingerprint with the current one (as
+/// [`model_fingerprint`] computes it). Every comparison
+/// of a stored fingerprint goes through here, so that a format change is
+/// never taken for a changed model. The format is told by the recorded
+/// text alone: a later format must not also be 64 lowercase hex digits
+/// (give it a prefix, say), or it would compare as [`Recorded::Changed`].
+pub fn compare_recorded(recorded: &str, current: &str) -> Recorded {
+    if recorded == current {
+        Recorded::Same
+    } else if !is_current_format(recorded) {
+        Recorded::OlderFormat
+    } else {
+        Recorded::Changed
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Checked;
+
+    const SEED: &str = include_str!("../../examples/seed/orders.strata");
+
+    /// The seed's `enriched` model, in the current format. This value may
+    /// only change on purpose: a change invalidates every fingerprint stored
+    /// in users' warehouses (and, with `plan`, what is taken as up to date).
+    const ENRICHED: &str = "59e090762669716b054075ceefa05e4aca4aaaf7cf812c1c372d01fb70183f26";
+
+    fn checked(text: &str) -> Checked {
+        let c = crate::check_text("orders.strata", text);
+        assert!(
+            !c.diagnostics.iter().any(|d| d.is_error()),
+            "{:?}",
+            c.diagnostics
+        );
+        c
+    }
+
+    fn fingerprint(c: &Checked, model: &str) -> String {
+        c.module
+            .models
+            .iter()
+            .find(|m| m.name == model)
+            .map(|m| m.fingerprint.clone())
+            .unwrap_or_else(|| panic!("no model {model}"))
+    }
+
+    #[test]
+    fn the_seed_enriched_fingerprint_is_pinned() {
+        let fp = fingerprint(&checked(SEED), "enriched");
+        assert_eq!(fp, ENRICHED);
+        assert!(is_current_format(&fp));
+    }
+
+    /// What `enriched` hashes, byte for byte: the format is the one the
+    /// module documentation describes.
+    #[test]
+    fn the_seed_enriched_bytes_are_the_documented_encoding() {
+        let loaded = crate::parser::parse(crate::FileId(0), SEED).0;
+        let decl = loaded
+            .decls
+            .iter()
+            .find_map(|d| match d {
+                crate::ast::Decl::Model(m) if m.name.name == "enriched" => Some(m),
+                _ => None,
+            })
+            .expect("enriched is declared");
+        let c = checked(SEED);
+        let model = c
+            .module
+            .models
+            .iter()
+            .find(|m| m.name == "enriched")
+            .expect("enriched is checked");
+        let text = concat!(
+            r#"{name:{name:"enriched"},name_quoted:false,contract:null,items:["#,
+            r#"{kind:From({name:"orders"})},"#,
+            r#"{kind:Join({kind:"left",input:{name:"customers"},on:{kind:Binary{op:"Eq","#,
+            r#"lhs:{kind:Column{qualifier:{name:"orders"},name:{name:"customer_id"}}},"#,
+            r#"rhs:{kind:Column{qualifier:{name:"customers"},name:{name:"customer_id"}}}}},"#,
+            r#"expect:{cardinality:"many_to_one"}})},"#,
+            r#"{kind:Assign["Select",[{name:{name:"order_id"},expr:{kind:Column{qualifier:null,name:{name:"order_id"}}}},"#,
+            r#"{name:{name:"country"},expr:{kind:Column{qualifier:{name:"customers"},name:{name:"country"}}}}]]}]}"#,
+        );
+        let expected = format!(
+            "strata-fingerprint-v2\ncontract -\nmodel {}:{text}\n",
+            text.len()
+        );
+        let bytes = canonical_bytes(decl, model, |_| None);
+        assert_eq!(String::from_utf8_lossy(&bytes), expected);
+        let digest = Sha256::digest(expected.as_bytes());
+        let hex: String = digest.iter().map(|b| format!("{b:02x}")).collect();
+        assert_eq!(model.fingerprint, hex);
+    }
+
+    #[test]
+    fn reformatting_and_comments_leave_it_unchanged() {
+        let formatted = crate::fmt::format_source(crate::FileId(0), SEED).expect("formats");
+        let relaid = SEED.replace(
+            "model enriched {\n  from orders\n",
+            "\n\nmodel   enriched{ from orders // the orders\n\n  /* each order, with its customer */\n",
+        );
+        assert_ne!(relaid, SEED);
+        let recommented = SEED.replace(
+            "# `enriched` promises each order matches at most one customer;",
+            "# (edited) enriched: at most one customer per order",
+        );
+        assert_ne!(recommented, SEED);
+        for text in [formatted, relaid, recommented] {
+            assert_eq!(fingerprint(&checked(&text), "enriched"), ENRICHED, "{text}");
         }
     }
-    format!("{:016x}", h.finish())
+
+    #[test]
+    fn a_change_to_the_model_or_upstream_changes_it() {
+        let base =
+            format!("{SEED}model spend {{ from enriched select {{ order_id = order_id }} }}\n");
+        let c = checked(&base);
+        let (spend, profiles) = (fingerprint(&c, "spend"), fingerprint(&c, "profiles"));
+        assert_eq!(fingerprint(&c, "enriched"), ENRICHED);
+        assert!(is_current_format(&spend));
+        // A change to `spend` alone.
+        let own = base.replace(
+            "select { order_id = order_id } }",
+            "select { id = order_id } }",
+        );
+        assert_ne!(own, base);
+        let c = checked(&own);
+        assert_ne!(fingerprint(&c, "spend"), spend);
+        assert_eq!(fingerprint(&c, "enriched"), ENRICHED);
+        // A change to `enriched`, upstream of `spend`: `spend` changes too,
+        // though its own text did not; `profiles` reads no model and stays.
+        let up = base.replace("expect many_to_one", "expect one_to_one");
+        assert_ne!(up, base);
+        let c = checked(&up);
+        assert_ne!(fingerprint(&c, "enriched"), ENRICHED);
+        assert_ne!(fingerprint(&c, "spend"), spend);
+        assert_eq!(fingerprint(&c, "profiles"), profiles);
+        // So does a contract named by the model.
+        let contracted = base.replace(
+            "model enriched {",
+            "contract E { order_id: int64  country: string }\nmodel enriched -> contract E {",
+        );
+        assert_ne!(fingerprint(&checked(&contracted), "enriched"), ENRICHED);
+    }
+
+    /// A string's spaces are part of the model: the canonical text is not
+    /// whitespace-collapsed.
+    #[test]
+    fn spaces_inside_a_string_count() {
+        let with = |s: &str| {
+            let text = SEED.replace(
+                "select { order_id = order_id, country",
+                &format!(
+                    "filter customers.country != \"{s}\"\n  select {{ order_id = order_id, country"
+                ),
+            );
+            fingerprint(&checked(&text), "enriched")
+        };
+        assert_ne!(with("a b"), with("a  b"));
+    }
+
+    #[test]
+    fn fields_cannot_run_into_each_other() {
+        let (mut a, mut b) = (Vec::new(), Vec::new());
+        field(&mut a, Some("ab"));
+        field(&mut a, Some("c"));
+        field(&mut b, Some("a"));
+        field(&mut b, Some("bc"));
+        assert_ne!(a, b);
+        let (mut none, mut dash) = (Vec::new(), Vec::new());
+        field(&mut none, None);
+        field(&mut dash, Some("-"));
+        assert_ne!(none, dash);
+    }
+
+    #[test]
+    fn a_recorded_fingerprint_is_same_changed_or_of_an_older_format() {
+        let other = ENRICHED.replace('9', "8");
+        assert_eq!(compare_recorded(ENRICHED, ENRICHED), Recorded::Same);
+        assert_eq!(compare_recorded(&other, ENRICHED), Recorded::Changed);
+        // What strata wrote before v2: 16 hex digits.
+        assert_eq!(
+            compare_recorded("6088cd087778d30e", ENRICHED),
+            Recorded::OlderFormat
+        );
+        // Nor is anything else of the current format a changed model.
+        assert_eq!(compare_recorded("", ENRICHED), Recorded::OlderFormat);
+        assert_eq!(
+            compare_recorded(&ENRICHED.to_uppercase(), ENRICHED),
+            Recorded::OlderFormat
+        );
+        assert!(!is_current_format(&ENRICHED[..63]));
+    }
 }

@@ -4,13 +4,11 @@
 //! times more per lookup.
 
 use std::collections::{HashMap, HashSet};
-use std::hash::BuildHasherDefault;
 
-use crate::fingerprint::StableHasher;
-
-/// Builds [`StableHasher`]s (a multiply-rotate hash, a few instructions per
-/// word).
-pub type FastHash = BuildHasherDefault<StableHasher>;
+/// `rustc-hash`'s Fx hasher (the one rustc uses for its own tables): a
+/// multiply per word. Nothing stored or compared across runs may depend on
+/// it; model fingerprints are SHA-256 ([`crate::fingerprint`]).
+pub type FastHash = rustc_hash::FxBuildHasher;
 
 pub type FastMap<K, V> = HashMap<K, V, FastHash>;
 

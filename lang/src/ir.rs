@@ -96,7 +96,8 @@ pub struct Input {
 }
 
 /// The keys a cardinality check counts: the compile-time analysis of an
-/// annotated join's `on` condition (JOIN-CARDINALITY.md section 3).
+/// annotated join's `on` condition, an `and` of `==`: left/right column
+/// pairs, and right columns equated to something not on the right.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct JoinKeys {
     /// Left (from-input) columns of the key pairs, first-seen order, unique.
@@ -186,8 +187,10 @@ pub struct Model {
     #[serde(skip)]
     pub name_span: Span,
     pub contract: Option<String>,
-    /// The model's fingerprint (see [`crate::fingerprint`]): a change to the
-    /// model or to anything upstream changes it, reformatting does not.
+    /// SHA-256 of the model's canonical text, contract and upstream
+    /// fingerprints, as 64 lowercase hex digits ([`crate::fingerprint`]): a
+    /// change to the model or to anything upstream changes it, reformatting
+    /// does not.
     pub fingerprint: String,
     pub inputs: Vec<Input>,
     /// The output schema, in schema order.

@@ -14,6 +14,8 @@
 //! parser stops there without a second message) and a diagnostic with the
 //! code `ParseError` in [`Lexed::diagnostics`].
 
+use strata_codes as codes;
+
 use crate::ast::{Comment, StrPart};
 use crate::diag::Diagnostic;
 use crate::span::{FileId, Span};
@@ -381,7 +383,7 @@ impl<'a> Lexer<'a> {
     }
 
     fn error(&mut self, start: usize, end: usize, message: String, help: Option<&str>) {
-        let mut d = Diagnostic::error("ParseError", self.span(start, end), message);
+        let mut d = Diagnostic::new(&codes::ParseError, self.span(start, end), message);
         if let Some(h) = help {
             d = d.with_help(h);
         }

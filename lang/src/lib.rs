@@ -5,6 +5,7 @@
 //! of a module, imports resolved) -> [`check`] (typed IR + diagnostics).
 
 pub mod ast;
+pub mod canon;
 pub mod cardinality;
 pub mod catalog;
 pub mod check;

@@ -2,6 +2,8 @@
 
 use std::path::{Path, PathBuf};
 
+use strata_codes as codes;
+
 use crate::ast::{self, Decl};
 use crate::diag::Diagnostic;
 use crate::span::{FileId, SourceMap, Span};
@@ -152,8 +154,8 @@ impl<'o> Loader<'o> {
                 .map(|d| d.join(&rel).display().to_string())
                 .collect();
             self.out.diagnostics.push(
-                Diagnostic::error(
-                    "E022",
+                Diagnostic::new(
+                    &codes::E022,
                     imp.span,
                     format!("cannot find module '{dotted}' (looked for {})", looked.join(", ")),
                 )
@@ -165,8 +167,8 @@ impl<'o> Loader<'o> {
         if let Some(pos) = self.stack.iter().position(|(p, _)| *p == canonical) {
             let mut chain: Vec<String> = self.stack[pos..].iter().map(|(_, n)| n.clone()).collect();
             chain.push(dotted.clone());
-            self.out.diagnostics.push(Diagnostic::error(
-                "F045",
+            self.out.diagnostics.push(Diagnostic::new(
+                &codes::F045,
                 imp.span,
                 format!("circular import: {}", chain.join(" -> ")),
             ));
@@ -174,8 +176,8 @@ impl<'o> Loader<'o> {
         }
         match std::fs::read_to_string(&path) {
             Ok(text) => self.add_file(path, text, dotted),
-            Err(e) => self.out.diagnostics.push(Diagnostic::error(
-                "E022",
+            Err(e) => self.out.diagnostics.push(Diagnostic::new(
+                &codes::E022,
                 imp.span,
                 format!("cannot read module '{dotted}' ({}): {e}", path.display()),
             )),

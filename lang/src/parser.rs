@@ -1,7 +1,7 @@
 //! The recursive-descent parser: text to [`ast::File`] plus diagnostics.
 //!
-//! It accepts the reference implementation's language (see
-//! `strata-language-notes.md` sections 1 and 2) with these differences:
+//! It accepts the reference implementation's language (`strata-lang`
+//! 0.1.6: its tokens and grammar) with these differences:
 //! every error is a `ParseError` diagnostic saying what was expected and what
 //! was found, on the offending token; after an error the parser skips to the
 //! next top-level declaration keyword and goes on, so one run reports the
@@ -21,6 +21,8 @@ pub(crate) use model::{ATTRS, CARDINALITIES};
 #[cfg(test)]
 pub(crate) use model::{FN_MODEL_KEYWORDS, MODEL_KEYWORDS};
 
+use strata_codes as codes;
+
 use crate::ast::{self, Ident};
 use crate::diag::{sort_diagnostics, Diagnostic};
 use crate::lexer::{self, shorten, Token, TokenKind};
@@ -28,9 +30,6 @@ use crate::span::{FileId, Span};
 
 /// How deeply expressions, types and model values may nest.
 pub const MAX_DEPTH: u32 = 200;
-
-/// The diagnostic code of every lex and parse error.
-pub const PARSE_ERROR: &str = "ParseError";
 
 /// Parse one file. Declarations that parsed are kept even when others failed;
 /// the diagnostics (lex and parse errors) are in source order.
@@ -277,8 +276,8 @@ impl<'a> Parser<'a> {
         if matches!(tok.kind, TokenKind::Error) {
             return Fail(None);
         }
-        Fail(Some(Box::new(Diagnostic::error(
-            PARSE_ERROR,
+        Fail(Some(Box::new(Diagnostic::new(
+            &codes::ParseError,
             tok.span,
             message,
         ))))
@@ -295,8 +294,8 @@ impl<'a> Parser<'a> {
             return true;
         };
         self.errors.push(
-            Diagnostic::error(
-                "E025",
+            Diagnostic::new(
+                &codes::E025,
                 at,
                 format!("{kind} key '{key}' is given more than once"),
             )
@@ -330,7 +329,7 @@ impl<'a> Parser<'a> {
     fn fail_into_diag(&self, f: Fail) -> Diagnostic {
         match f.0 {
             Some(d) => *d,
-            None => Diagnostic::error(PARSE_ERROR, self.peek().span, "invalid token"),
+            None => Diagnostic::new(&codes::ParseError, self.peek().span, "invalid token"),
         }
     }
 
@@ -534,39 +533,6 @@ impl<'a> Parser<'a> {
         }
         true
     }
-}
-
-/// Levenshtein distance (by chars).
-pub(crate) fn edit_distance(a: &str, b: &str) -> usize {
-    let a: Vec<char> = a.chars().collect();
-    let b: Vec<char> = b.chars().collect();
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    let mut cur = vec![0; b.len() + 1];
-    for (i, ca) in a.iter().enumerate() {
-        cur[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let sub = prev[j] + usize::from(ca != cb);
-            cur[j + 1] = sub.min(prev[j + 1] + 1).min(cur[j] + 1);
-        }
-        std::mem::swap(&mut prev, &mut cur);
-    }
-    prev[b.len()]
-}
-
-/// The words of `candidates` close to `word` (edit distance at most 2,
-/// scaled down for short words), closest first.
-pub(crate) fn close_words<'c>(word: &str, candidates: &[&'c str]) -> Vec<&'c str> {
-    if word.chars().count() > 40 {
-        return Vec::new();
-    }
-    let max = if word.chars().count() <= 3 { 1 } else { 2 };
-    let mut found: Vec<(usize, &str)> = candidates
-        .iter()
-        .map(|c| (edit_distance(word, c), *c))
-        .filter(|(d, _)| *d <= max)
-        .collect();
-    found.sort_by_key(|(d, _)| *d);
-    found.into_iter().map(|(_, c)| c).collect()
 }
 
 /// `'a'`, `'a' or 'b'`, `'a', 'b' or 'c'`.

@@ -14,12 +14,6 @@ pub struct Span {
     pub end: u32,
 }
 
-/// Spans do not take part in hashing: a syntax tree hashes by its content
-/// (model fingerprints must not change when text moves).
-impl std::hash::Hash for Span {
-    fn hash<H: std::hash::Hasher>(&self, _: &mut H) {}
-}
-
 impl Span {
     pub fn new(file: FileId, start: usize, end: usize) -> Span {
         Span {

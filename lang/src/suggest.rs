@@ -1,20 +1,7 @@
-//! "Did you mean" suggestions by edit distance.
+//! "Did you mean" suggestions by edit distance (Levenshtein, by characters,
+//! from `strsim`).
 
-/// Levenshtein distance between two strings (by characters).
-pub fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    let mut cur = vec![0; b.len() + 1];
-    for (i, ca) in a.chars().enumerate() {
-        cur[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let cost = usize::from(ca != *cb);
-            cur[j + 1] = (prev[j] + cost).min(prev[j + 1] + 1).min(cur[j] + 1);
-        }
-        std::mem::swap(&mut prev, &mut cur);
-    }
-    prev[b.len()]
-}
+pub use strsim::levenshtein as edit_distance;
 
 /// The candidate closest to `word`, if it is close enough to be a likely typo
 /// (distance at most a third of the word's length, and at least 1 allowed).
@@ -27,6 +14,22 @@ pub fn closest<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) ->
         .filter(|(d, _)| *d <= limit)
         .min_by_key(|(d, _)| *d)
         .map(|(_, c)| c)
+}
+
+/// The words of `candidates` close to `word` (edit distance at most 2, 1 for
+/// words of up to 3 characters; none for words over 40), closest first.
+pub fn close_words<'c>(word: &str, candidates: &[&'c str]) -> Vec<&'c str> {
+    if word.chars().count() > 40 {
+        return Vec::new();
+    }
+    let max = if word.chars().count() <= 3 { 1 } else { 2 };
+    let mut found: Vec<(usize, &str)> = candidates
+        .iter()
+        .map(|c| (edit_distance(word, c), *c))
+        .filter(|(d, _)| *d <= max)
+        .collect();
+    found.sort_by_key(|(d, _)| *d);
+    found.into_iter().map(|(_, c)| c).collect()
 }
 
 #[cfg(test)]
@@ -45,5 +48,10 @@ mod tests {
         assert_eq!(closest("uper", ["upper", "lower"]), Some("upper"));
         assert_eq!(closest("chek", ["check", "build"]), Some("check"));
         assert_eq!(closest("zzzzzz", ["upper"]), None);
+        assert_eq!(
+            close_words("modle", &["model", "source", "mode"]),
+            ["mode", "model"]
+        );
+        assert!(close_words("imp", &["import"]).is_empty());
     }
 }

@@ -1,32 +1,37 @@
-//! `#[rule(...)]`: declares a strata diagnostic code and registers it in the
-//! rule registry of the `strata-rules` crate.
+//! `#[rule(CODE)]`: documents a strata diagnostic code and registers it in
+//! the rule registry of the `strata-rules` crate.
 //!
 //! ```ignore
 //! /// Unknown column.
 //! ///
 //! /// ## What it means
 //! /// ...
-//! #[rule(code = "E040", name = "unknown-column", severity = error, phase = resolve)]
+//! #[rule(E040)]
 //! pub struct UnknownColumn;
 //!
 //! /// The model has no `owner:`.
-//! #[rule(code = "W002", name = "model-without-owner", severity = warning, phase = lint, level = warn)]
+//! #[rule(W002)]
 //! pub fn model_without_owner(module: &strata_lang::ir::Module, out: &mut Vec<strata_lang::Diagnostic>) {}
 //!
-//! /// Misused join `expect`.
-//! #[rule(code = "E079", name = "join-cardinality-shape", severity = error, phase = check)]
-//! pub fn join_cardinality_shape(module: &strata_lang::ir::Module, out: &mut Vec<strata_lang::Diagnostic>) {}
+//! /// A code that a rule crate declares itself (`pub const W020: Code = ...`).
+//! #[rule(crate::W020)]
+//! pub fn join_could_promise_many_to_one(module: &strata_lang::ir::Module, out: &mut Vec<strata_lang::Diagnostic>) {}
 //! ```
 //!
-//! On a `struct` the rule is a declaration of a code that the parser, the
-//! checker or the materializer emits; on a `fn` it is also a check over the
-//! typed IR. A warning (a `W` code, a lint) declares its default `level`
-//! (`allow`, `warn` or `deny`); an error is always `deny`, so `level` may be
-//! left out (and may not be anything else). Either way the item is kept and an `::inventory::submit!` of a
-//! `::strata_rules::Rule` is emitted beside it, so a crate using the macro
-//! depends on `strata-rules`, `strata-rules-macros` and `inventory`.
+//! The argument is the code's constant: a bare name is a built-in code of
+//! `strata-codes` (`E040` is `::strata_codes::E040`), a path names a code
+//! declared elsewhere (`crate::W020`). The code's name, severity, phase and
+//! default level are the constant's; only its documentation is written
+//! here, as the doc comment.
 //!
-//! The arguments and the doc comment are validated at compile time; the
+//! On a `struct` the rule documents a code that the parser, the checker or
+//! the materializer emits; on a `fn` it is also a check over the typed IR.
+//! Either way the item is kept and an `::inventory::submit!` of a
+//! `::strata_rules::Rule` is emitted beside it, so a crate using the macro
+//! depends on `strata-rules`, `strata-rules-macros` and `inventory` (and on
+//! `strata-codes` for a bare name).
+//!
+//! The argument and the doc comment are validated at compile time; the
 //! validation is plain functions over parsed syntax ([`RuleArgs::from_args`],
 //! [`doc_text`]) so that it is unit-tested here without a compile-fail
 //! harness.
@@ -39,7 +44,7 @@ use syn::punctuated::Punctuated;
 use syn::spanned::Spanned;
 use syn::{Attribute, Expr, ExprLit, Item, Lit, LitStr, MetaNameValue, Token};
 
-/// Declare and register a rule. See the crate documentation.
+/// Document and register a rule. See the crate documentation.
 #[proc_macro_attribute]
 pub fn rule(attr: TokenStream, item: TokenStream) -> TokenStream {
     let item = TokenStream2::from(item);
@@ -54,7 +59,7 @@ pub fn rule(attr: TokenStream, item: TokenStream) -> TokenStream {
 }
 
 fn expand(attr: TokenStream2, item: TokenStream2) -> syn::Result<TokenStream2> {
-    let args = Punctuated::<MetaNameValue, Token![,]>::parse_terminated.parse2(attr)?;
+    let args = Punctuated::<Expr, Token![,]>::parse_terminated.parse2(attr)?;
     let args = RuleArgs::from_args(args.into_iter().collect())?;
     let item: Item = syn::parse2(item)?;
     let (attrs, check) = match &item {
@@ -86,11 +91,7 @@ fn registration(
     doc: &str,
     check: Option<&syn::Ident>,
 ) -> TokenStream2 {
-    let code = args.code.as_str();
-    let name = args.name.as_str();
-    let severity = syn::Ident::new(args.severity.variant(), Span::call_site());
-    let phase = syn::Ident::new(args.phase.variant(), Span::call_site());
-    let level = syn::Ident::new(args.level.variant(), Span::call_site());
+    let code = args.code_path();
     let doc = LitStr::new(doc, Span::call_site());
     let check = match check {
         Some(f) => quote!(::core::option::Option::Some(#f)),
@@ -99,213 +100,92 @@ fn registration(
     quote! {
         #item
         ::inventory::submit! {
-            ::strata_rules::Rule {
-                code: #code,
-                name: #name,
-                severity: ::strata_rules::Severity::#severity,
-                phase: ::strata_rules::Phase::#phase,
-                default_level: ::strata_rules::Level::#level,
-                doc: #doc,
-                check: #check,
-            }
+            ::strata_rules::Rule::new(&#code, #doc, #check)
         }
     }
 }
 
-/// How serious a rule's diagnostics are.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Severity {
-    Error,
-    Warning,
-}
-
-impl Severity {
-    const WORDS: &'static [(&'static str, Severity)] =
-        &[("error", Severity::Error), ("warning", Severity::Warning)];
-
-    fn variant(self) -> &'static str {
-        match self {
-            Severity::Error => "Error",
-            Severity::Warning => "Warning",
-        }
-    }
-}
-
-/// When a rule's code is reported.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Phase {
-    Parse,
-    Resolve,
-    Check,
-    Lint,
-    Materialize,
-}
-
-impl Phase {
-    const WORDS: &'static [(&'static str, Phase)] = &[
-        ("parse", Phase::Parse),
-        ("resolve", Phase::Resolve),
-        ("check", Phase::Check),
-        ("lint", Phase::Lint),
-        ("materialize", Phase::Materialize),
-    ];
-
-    fn variant(self) -> &'static str {
-        match self {
-            Phase::Parse => "Parse",
-            Phase::Resolve => "Resolve",
-            Phase::Check => "Check",
-            Phase::Lint => "Lint",
-            Phase::Materialize => "Materialize",
-        }
-    }
-}
-
-/// A rule's default level (mirrors `strata_rules::Level`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Level {
-    Allow,
-    Warn,
-    Deny,
-}
-
-impl Level {
-    const WORDS: &'static [(&'static str, Level)] = &[
-        ("allow", Level::Allow),
-        ("warn", Level::Warn),
-        ("deny", Level::Deny),
-    ];
-
-    fn variant(self) -> &'static str {
-        match self {
-            Level::Allow => "Allow",
-            Level::Warn => "Warn",
-            Level::Deny => "Deny",
-        }
-    }
-}
-
-/// The validated arguments of `#[rule(...)]`.
-#[derive(Debug)]
+/// The validated argument of `#[rule(...)]`: the path of the code's
+/// constant, as written.
 pub(crate) struct RuleArgs {
-    pub(crate) code: String,
-    pub(crate) name: String,
-    pub(crate) severity: Severity,
-    pub(crate) phase: Phase,
-    pub(crate) level: Level,
+    pub(crate) code: syn::Path,
 }
 
-const ARG_NAMES: &str = "`code`, `name`, `severity`, `phase`, `level`";
+impl std::fmt::Debug for RuleArgs {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let code = &self.code;
+        f.debug_struct("RuleArgs")
+            .field("code", &quote!(#code).to_string())
+            .finish()
+    }
+}
+
+/// What a wrong argument is told to write instead.
+const USAGE: &str = "write the code's constant: `#[rule(E040)]` for a built-in code, \
+                     `#[rule(crate::W020)]` for one the crate declares itself";
 
 impl RuleArgs {
-    /// Validate the `key = value` arguments. Every problem is reported (the
-    /// errors are combined), each at the argument it is about; a missing
-    /// argument is reported at the attribute.
-    pub(crate) fn from_args(args: Vec<MetaNameValue>) -> syn::Result<RuleArgs> {
+    /// Validate the arguments: exactly one, the path of a constant. Every
+    /// problem is reported (the errors are combined), each at the argument
+    /// it is about; a missing argument is reported at the attribute.
+    pub(crate) fn from_args(args: Vec<Expr>) -> syn::Result<RuleArgs> {
         let mut errors = Errors::default();
-        let mut code: Option<(String, Span)> = None;
-        let mut name = None;
-        let mut severity: Option<(Severity, Span)> = None;
-        let mut phase = None;
-        let mut level: Option<(Level, Span)> = None;
+        let mut paths = Vec::new();
         for arg in &args {
-            let Some(key) = arg.path.get_ident() else {
-                errors.push(arg.path.span(), format!("expected one of {ARG_NAMES}"));
-                continue;
-            };
-            let key_name = key.to_string();
-            let seen = match key_name.as_str() {
-                "code" => code.is_some(),
-                "name" => name.is_some(),
-                "severity" => severity.is_some(),
-                "phase" => phase.is_some(),
-                "level" => level.is_some(),
-                _ => {
-                    errors.push(
-                        key.span(),
-                        format!("unknown argument `{key_name}`; expected one of {ARG_NAMES}"),
-                    );
-                    continue;
+            match arg {
+                Expr::Path(p)
+                    if p.qself.is_none()
+                        && p.attrs.is_empty()
+                        && p.path.segments.iter().all(|s| s.arguments.is_none()) =>
+                {
+                    paths.push(p.path.clone())
                 }
-            };
-            if seen {
-                errors.push(key.span(), format!("duplicate argument `{key_name}`"));
-                continue;
-            }
-            let parsed = match key_name.as_str() {
-                "code" => parse_code(&arg.value).map(|c| code = Some((c, arg.value.span()))),
-                "name" => parse_name(&arg.value).map(|n| name = Some(n)),
-                "severity" => parse_word(&arg.value, "severity", Severity::WORDS)
-                    .map(|s| severity = Some((s, arg.value.span()))),
-                "level" => parse_word(&arg.value, "level", Level::WORDS)
-                    .map(|l| level = Some((l, arg.value.span()))),
-                _ => parse_word(&arg.value, "phase", Phase::WORDS).map(|p| phase = Some(p)),
-            };
-            if let Err(e) = parsed {
-                errors.add(e);
-            }
-        }
-        for (missing, example) in [
-            (code.is_none(), "code = \"E040\""),
-            (name.is_none(), "name = \"unknown-column\""),
-            (severity.is_none(), "severity = error"),
-            (phase.is_none(), "phase = resolve"),
-        ] {
-            let key = example.split(' ').next().unwrap_or(example);
-            // A key given with a bad value was reported already.
-            let given = args.iter().any(|a| a.path.is_ident(key));
-            if missing && !given {
-                errors.push(
-                    Span::call_site(),
-                    format!("missing argument `{key}` (e.g. `{example}`)"),
-                );
+                Expr::Lit(ExprLit {
+                    lit: Lit::Str(s), ..
+                }) => errors.push(
+                    s.span(),
+                    format!(
+                        "the code is its constant, not a string: write `#[rule({})]`",
+                        s.value()
+                    ),
+                ),
+                Expr::Assign(a) => errors.push(
+                    a.span(),
+                    format!(
+                        "#[rule] takes no `key = value` arguments: a code's name, severity, \
+                         phase and level are declared with the code (in strata-codes for a \
+                         built-in code); {USAGE}"
+                    ),
+                ),
+                other => errors.push(other.span(), format!("expected a code; {USAGE}")),
             }
         }
-        if let (Some((code, _)), Some((severity, span))) = (&code, &severity) {
-            let required = match code.as_bytes().first() {
-                Some(b'E' | b'F') => Some(Severity::Error),
-                Some(b'W') => Some(Severity::Warning),
-                _ => None,
-            };
-            if let Some(required) = required.filter(|r| r != severity) {
-                let word = Severity::WORDS
-                    .iter()
-                    .find(|(_, s)| *s == required)
-                    .map_or("", |(w, _)| w);
-                errors.push(
-                    *span,
-                    format!("code `{code}` must have `severity = {word}` (E and F codes are errors, W codes warnings)"),
-                );
-            }
+        if args.is_empty() {
+            errors.push(Span::call_site(), format!("missing the code; {USAGE}"));
         }
-        let level_given = args.iter().any(|a| a.path.is_ident("level"));
-        match (&severity, &level) {
-            (Some((Severity::Warning, _)), None) if !level_given => errors.push(
-                Span::call_site(),
-                "missing argument `level`: a warning is a lint and declares its default \
-                 level (`level = warn`; `allow` for a pedantic lint, `deny` for one that \
-                 fails the build)"
+        if let [_, extra, ..] = args.as_slice() {
+            errors.push(
+                extra.span(),
+                "a rule documents exactly one code: give each code its own #[rule] \
+                 (and its own file)"
                     .to_string(),
-            ),
-            (Some((Severity::Error, _)), Some((l, span))) if *l != Level::Deny => errors.push(
-                *span,
-                "an error is always `level = deny` (only warnings have a level that \
-                 can be changed); remove `level`"
-                    .to_string(),
-            ),
-            _ => {}
+            );
         }
         errors.finish()?;
-        match (code, name, severity, phase) {
-            (Some((code, _)), Some(name), Some((severity, _)), Some(phase)) => Ok(RuleArgs {
-                code,
-                name,
-                severity,
-                phase,
-                level: level.map_or(Level::Deny, |(l, _)| l),
-            }),
-            // Unreachable: every missing argument was reported above.
-            _ => Err(syn::Error::new(Span::call_site(), "incomplete #[rule]")),
+        match paths.pop() {
+            Some(code) => Ok(RuleArgs { code }),
+            // Unreachable: no argument was reported above.
+            None => Err(syn::Error::new(Span::call_site(), "incomplete #[rule]")),
+        }
+    }
+
+    /// The constant's path in the expansion: a bare name is a built-in code
+    /// of `strata-codes`; any other path is used as written.
+    fn code_path(&self) -> TokenStream2 {
+        let code = &self.code;
+        match code.get_ident() {
+            Some(ident) => quote!(::strata_codes::#ident),
+            None => quote!(#code),
         }
     }
 }
@@ -329,93 +209,6 @@ impl Errors {
     fn finish(self) -> syn::Result<()> {
         self.0.map_or(Ok(()), Err)
     }
-}
-
-fn string_literal(value: &Expr, what: &str, example: &str) -> syn::Result<String> {
-    match value {
-        Expr::Lit(ExprLit {
-            lit: Lit::Str(s), ..
-        }) => Ok(s.value()),
-        other => Err(syn::Error::new(
-            other.span(),
-            format!("`{what}` must be a string literal, e.g. `{what} = {example}`"),
-        )),
-    }
-}
-
-fn parse_code(value: &Expr) -> syn::Result<String> {
-    let code = string_literal(value, "code", "\"E040\"")?;
-    if is_valid_code(&code) {
-        Ok(code)
-    } else {
-        Err(syn::Error::new(
-            value.span(),
-            format!(
-                "invalid rule code \"{code}\": expected E, F or W followed by three digits \
-                 (\"E040\", \"F001\", \"W002\"), \"ParseError\" or \"PinError\""
-            ),
-        ))
-    }
-}
-
-/// `E\d{3}|F\d{3}|W\d{3}|ParseError|PinError`
-pub(crate) fn is_valid_code(code: &str) -> bool {
-    if code == "ParseError" || code == "PinError" {
-        return true;
-    }
-    let bytes = code.as_bytes();
-    bytes.len() == 4
-        && matches!(bytes[0], b'E' | b'F' | b'W')
-        && bytes[1..].iter().all(u8::is_ascii_digit)
-}
-
-fn parse_name(value: &Expr) -> syn::Result<String> {
-    let name = string_literal(value, "name", "\"unknown-column\"")?;
-    if is_kebab_case(&name) {
-        Ok(name)
-    } else {
-        Err(syn::Error::new(
-            value.span(),
-            format!(
-                "rule name \"{name}\" must be kebab-case: lowercase words of letters and \
-                 digits joined by single `-`, e.g. \"unknown-column\""
-            ),
-        ))
-    }
-}
-
-pub(crate) fn is_kebab_case(name: &str) -> bool {
-    name.starts_with(|c: char| c.is_ascii_lowercase())
-        && name.split('-').all(|word| {
-            !word.is_empty()
-                && word
-                    .chars()
-                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit())
-        })
-}
-
-fn parse_word<T: Copy>(value: &Expr, what: &str, words: &[(&str, T)]) -> syn::Result<T> {
-    let expected = words
-        .iter()
-        .map(|(w, _)| format!("`{w}`"))
-        .collect::<Vec<_>>()
-        .join(", ");
-    let known = |w: &str| words.iter().find(|(name, _)| *name == w).map(|(_, v)| *v);
-    let mut message = format!("`{what}` must be one of {expected}");
-    match value {
-        Expr::Path(p) => {
-            if let Some(v) = p.path.get_ident().and_then(|i| known(&i.to_string())) {
-                return Ok(v);
-            }
-        }
-        Expr::Lit(ExprLit {
-            lit: Lit::Str(s), ..
-        }) if known(&s.value()).is_some() => {
-            message = format!("write `{what} = {}`: a bare word, not a string", s.value());
-        }
-        _ => {}
-    }
-    Err(syn::Error::new(value.span(), message))
 }
 
 /// The item's doc comment as text: `#[doc]` lines joined with newlines, the
@@ -465,7 +258,7 @@ mod tests {
     use super::*;
 
     fn args(text: &str) -> syn::Result<RuleArgs> {
-        let parsed = Punctuated::<MetaNameValue, Token![,]>::parse_terminated
+        let parsed = Punctuated::<Expr, Token![,]>::parse_terminated
             .parse_str(text)
             .map_err(|e| syn::Error::new(e.span(), format!("test input does not parse: {e}")))?;
         RuleArgs::from_args(parsed.into_iter().collect())
@@ -482,162 +275,71 @@ mod tests {
         }
     }
 
-    #[test]
-    fn accepts_a_complete_declaration() {
-        let a =
-            args(r#"code = "E040", name = "unknown-column", severity = error, phase = resolve"#)
-                .expect("valid");
-        assert_eq!(a.code, "E040");
-        assert_eq!(a.name, "unknown-column");
-        assert_eq!(a.severity, Severity::Error);
-        assert_eq!(a.phase, Phase::Resolve);
+    fn path_of(text: &str) -> String {
+        let a = args(text).unwrap_or_else(|e| panic!("`{text}` is valid: {e}"));
+        a.code_path().to_string()
     }
 
     #[test]
-    fn arguments_may_come_in_any_order_with_a_trailing_comma() {
-        let a = args(
-            r#"level = allow, phase = lint, severity = warning, name = "no-owner", code = "W002","#,
-        )
-        .expect("valid");
-        assert_eq!(a.code, "W002");
-        assert_eq!(a.severity, Severity::Warning);
-        assert_eq!(a.phase, Phase::Lint);
-        assert_eq!(a.level, Level::Allow);
+    fn a_bare_name_is_a_built_in_code() {
+        assert_eq!(path_of("E040"), ":: strata_codes :: E040");
+        assert_eq!(path_of("ParseError"), ":: strata_codes :: ParseError");
+        // A trailing comma is allowed, as in any Rust argument list.
+        assert_eq!(path_of("W002,"), ":: strata_codes :: W002");
     }
 
     #[test]
-    fn a_warning_declares_its_level_and_an_error_is_deny() {
-        let err = error_of(r#"code = "W002", name = "x", severity = warning, phase = lint"#);
-        assert!(err.contains("missing argument `level`"), "{err}");
-        let err = error_of(
-            r#"code = "W002", name = "x", severity = warning, phase = lint, level = loud"#,
-        );
+    fn a_path_is_used_as_written() {
+        assert_eq!(path_of("crate::W020"), "crate :: W020");
+        assert_eq!(path_of("::strata_codes::E040"), ":: strata_codes :: E040");
+        assert_eq!(path_of("my_codes::W021"), "my_codes :: W021");
+    }
+
+    #[test]
+    fn the_code_is_a_constant_not_a_string() {
+        let err = error_of(r#""E040""#);
         assert!(
-            err.contains("`level` must be one of `allow`, `warn`, `deny`"),
-            "{err}"
-        );
-        assert!(!err.contains("missing argument `level`"), "{err}");
-        let err =
-            error_of(r#"code = "E040", name = "x", severity = error, phase = check, level = warn"#);
-        assert!(err.contains("an error is always `level = deny`"), "{err}");
-        let a =
-            args(r#"code = "E040", name = "x", severity = error, phase = check"#).expect("valid");
-        assert_eq!(a.level, Level::Deny);
-        let a = args(r#"code = "E040", name = "x", severity = error, phase = check, level = deny"#)
-            .expect("valid");
-        assert_eq!(a.level, Level::Deny);
-    }
-
-    #[test]
-    fn accepts_parse_error_and_pin_error() {
-        for code in ["ParseError", "PinError"] {
-            let text =
-                format!(r#"code = "{code}", name = "x", severity = error, phase = materialize"#);
-            assert!(args(&text).is_ok(), "{code}");
-        }
-    }
-
-    #[test]
-    fn code_must_match_the_pattern() {
-        for bad in [
-            "E40",
-            "E0400",
-            "X040",
-            "e040",
-            "E04a",
-            "",
-            "Parse",
-            "ParseErrors",
-        ] {
-            let text = format!(r#"code = "{bad}", name = "x", severity = error, phase = check"#);
-            let err = error_of(&text);
-            assert!(err.contains("invalid rule code"), "{bad}: {err}");
-        }
-    }
-
-    #[test]
-    fn code_must_be_a_string() {
-        let err = error_of(r#"code = E040, name = "x", severity = error, phase = check"#);
-        assert!(err.contains("`code` must be a string literal"), "{err}");
-    }
-
-    #[test]
-    fn severity_must_match_the_code_family() {
-        let err = error_of(r#"code = "E040", name = "x", severity = warning, phase = check"#);
-        assert!(err.contains("must have `severity = error`"), "{err}");
-        let err = error_of(r#"code = "F001", name = "x", severity = warning, phase = check"#);
-        assert!(err.contains("must have `severity = error`"), "{err}");
-        let err = error_of(r#"code = "W001", name = "x", severity = error, phase = lint"#);
-        assert!(err.contains("must have `severity = warning`"), "{err}");
-    }
-
-    #[test]
-    fn name_must_be_kebab_case() {
-        for bad in [
-            "Unknown-column",
-            "unknown_column",
-            "unknown--column",
-            "-unknown",
-            "unknown-",
-            "unknown column",
-            "1st",
-            "",
-        ] {
-            let text = format!(r#"code = "E040", name = "{bad}", severity = error, phase = check"#);
-            let err = error_of(&text);
-            assert!(err.contains("must be kebab-case"), "{bad}: {err}");
-        }
-        assert!(is_kebab_case("e2e-check-2"));
-    }
-
-    #[test]
-    fn severity_and_phase_are_checked_words() {
-        let err = error_of(r#"code = "E040", name = "x", severity = fatal, phase = check"#);
-        assert!(
-            err.contains("`severity` must be one of `error`, `warning`"),
-            "{err}"
-        );
-        let err = error_of(r#"code = "E040", name = "x", severity = "error", phase = check"#);
-        assert!(
-            err.contains("write `severity = error`: a bare word, not a string"),
-            "{err}"
-        );
-        let err = error_of(r#"code = "E040", name = "x", severity = error, phase = typing"#);
-        assert!(
-            err.contains(
-                "`phase` must be one of `parse`, `resolve`, `check`, `lint`, `materialize`"
-            ),
+            err.contains("the code is its constant, not a string: write `#[rule(E040)]`"),
             "{err}"
         );
     }
 
     #[test]
-    fn unknown_duplicate_and_missing_arguments_are_errors() {
-        let err =
-            error_of(r#"code = "E040", name = "x", severity = error, phase = check, lvl = deny"#);
-        assert!(err.contains("unknown argument `lvl`"), "{err}");
-        let err = error_of(
-            r#"code = "E040", code = "E041", name = "x", severity = error, phase = check"#,
-        );
-        assert!(err.contains("duplicate argument `code`"), "{err}");
-        let err = error_of(r#"code = "E040""#);
-        for key in ["name", "severity", "phase"] {
-            assert!(err.contains(&format!("missing argument `{key}`")), "{err}");
+    fn the_old_key_value_arguments_are_explained() {
+        let err = error_of(r#"code = "E040", name = "unknown-column", severity = error"#);
+        let told = err
+            .lines()
+            .filter(|l| l.contains("takes no `key = value` arguments"))
+            .count();
+        assert_eq!(told, 3, "{err}");
+        assert!(err.contains("declared with the code"), "{err}");
+        assert!(err.contains("`#[rule(E040)]`"), "{err}");
+    }
+
+    #[test]
+    fn other_expressions_are_not_codes() {
+        for bad in ["E040::<u8>", "1", "E040 + 1", "f()", "<T as X>::E040"] {
+            let err = error_of(bad);
+            assert!(err.contains("expected a code"), "{bad}: {err}");
         }
-        assert!(!err.contains("missing argument `code`"), "{err}");
+    }
+
+    #[test]
+    fn exactly_one_code() {
         let err = error_of("");
-        assert!(err.contains("missing argument `code`"), "{err}");
+        assert!(err.contains("missing the code"), "{err}");
+        let err = error_of("E040, E041");
+        assert!(err.contains("a rule documents exactly one code"), "{err}");
+        assert!(!err.contains("missing the code"), "{err}");
     }
 
     #[test]
     fn every_problem_is_reported_at_once() {
-        let err = error_of(r#"code = "E40", name = "Bad_Name", severity = fatal"#);
-        assert!(err.contains("invalid rule code"), "{err}");
-        assert!(err.contains("must be kebab-case"), "{err}");
-        assert!(err.contains("`severity` must be one of"), "{err}");
-        assert!(err.contains("missing argument `phase`"), "{err}");
-        // A key given with a bad value is not also reported as missing.
-        assert!(!err.contains("missing argument `code`"), "{err}");
+        let err = error_of(r#""E040", name = "x", 1"#);
+        assert!(err.contains("not a string"), "{err}");
+        assert!(err.contains("takes no `key = value` arguments"), "{err}");
+        assert!(err.contains("expected a code"), "{err}");
+        assert!(err.contains("exactly one code"), "{err}");
     }
 
     fn doc_of(item: &str) -> syn::Result<String> {
@@ -686,35 +388,40 @@ mod tests {
 
     #[test]
     fn expansion_registers_the_rule() {
-        let attr: TokenStream2 = syn::parse_str(
-            r#"code = "E079", name = "join-shape", severity = error, phase = check"#,
-        )
-        .expect("tokens");
+        let attr: TokenStream2 = syn::parse_str("E079").expect("tokens");
         let item: TokenStream2 =
             syn::parse_str("/// Summary.\npub fn join_shape(m: &M, out: &mut Vec<D>) {}")
                 .expect("tokens");
         let out = expand(attr, item).expect("expands").to_string();
         assert!(out.contains("pub fn join_shape"), "{out}");
-        assert!(out.contains(":: inventory :: submit !"), "{out}");
-        assert!(out.contains("code : \"E079\""), "{out}");
         assert!(
-            out.contains(":: strata_rules :: Severity :: Error"),
+            out.contains(
+                ":: inventory :: submit ! { :: strata_rules :: Rule :: new \
+                 (& :: strata_codes :: E079 , \"Summary.\" , \
+                 :: core :: option :: Option :: Some (join_shape)) }"
+            ),
             "{out}"
         );
-        assert!(out.contains(":: strata_rules :: Phase :: Check"), "{out}");
-        assert!(out.contains(":: strata_rules :: Level :: Deny"), "{out}");
-        assert!(out.contains("doc : \"Summary.\""), "{out}");
+    }
+
+    #[test]
+    fn expansion_of_a_struct_has_no_check() {
+        let attr: TokenStream2 = syn::parse_str("crate::W020").expect("tokens");
+        let item: TokenStream2 = syn::parse_str("/// Summary.\npub struct W;").expect("tokens");
+        let out = expand(attr, item).expect("expands").to_string();
+        assert!(out.contains("pub struct W ;"), "{out}");
         assert!(
-            out.contains(":: core :: option :: Option :: Some (join_shape)"),
+            out.contains(
+                ":: strata_rules :: Rule :: new (& crate :: W020 , \"Summary.\" , \
+                 :: core :: option :: Option :: None)"
+            ),
             "{out}"
         );
     }
 
     #[test]
     fn expansion_rejects_other_items() {
-        let attr: TokenStream2 =
-            syn::parse_str(r#"code = "E079", name = "x", severity = error, phase = check"#)
-                .expect("tokens");
+        let attr: TokenStream2 = syn::parse_str("E079").expect("tokens");
         let item: TokenStream2 = syn::parse_str("/// S.\nconst X: u8 = 1;").expect("tokens");
         let err = expand(attr, item).expect_err("const is not a rule item");
         assert!(err.to_string().contains("goes on a `struct`"), "{err}");

@@ -1,25 +1,28 @@
-//! The rule registry: every diagnostic code strata can print, declared once
-//! with [`rule`] in its own file (`<family>/<code>_<name>.rs`), and every
-//! check over the typed IR.
+//! The rule registry: every diagnostic code strata can print, documented
+//! once with [`rule`] in its own file (`<family>/<code>_<name>.rs`), and
+//! every check over the typed IR.
 //!
-//! A rule's doc comment is its explanation: the first line is the summary
-//! (`strata rules`), the whole text is what `strata explain CODE` prints.
-//! Rules register themselves through `inventory`, so the registry has no
-//! hand-kept list; a crate outside this one declares rules the same way (it
-//! depends on `strata-rules`, `strata-rules-macros` and `inventory`).
+//! A code itself (its name, severity, phase, default level) is declared in
+//! `strata-codes`; `#[rule(E040)]` adds its documentation and, on a `fn`,
+//! its check. A rule's doc comment is its explanation: the first line is
+//! the summary (`strata rules`), the whole text is what `strata explain
+//! CODE` prints. Rules register themselves through `inventory`, so the
+//! registry has no hand-kept list; a crate outside this one declares its
+//! own codes with `strata_codes::Code` and documents them the same way (it
+//! depends on `strata-codes`, `strata-rules`, `strata-rules-macros` and
+//! `inventory`).
 
 // The macro emits `::strata_rules::...` paths, which must also resolve here.
 extern crate self as strata_rules;
 
 use std::cmp::Ordering;
 
+use strata_codes::Code;
 use strata_lang::{ir, Diagnostic};
 
-pub use level::Level;
-pub use strata_lang::Severity;
+pub use strata_codes::{Level, Phase, Severity};
 pub use strata_rules_macros::rule;
 
-mod level;
 mod module;
 
 pub use module::{check_module, check_module_text, ModuleInput};
@@ -43,41 +46,9 @@ pub mod types;
 /// A check over the typed IR: reports its diagnostics into the vector.
 pub type CheckFn = fn(&ir::Module, &mut Vec<Diagnostic>);
 
-/// The stage of strata that reports a rule's code.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Phase {
-    /// Lexing and parsing.
-    Parse,
-    /// Loading the module and resolving names (inputs, columns, imports).
-    Resolve,
-    /// Type checking and the compile-time rules over the typed IR.
-    Check,
-    /// `strata lint` warnings.
-    Lint,
-    /// Running models against the warehouse (pins, cardinality counts).
-    Materialize,
-}
-
-impl Phase {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Phase::Parse => "parse",
-            Phase::Resolve => "resolve",
-            Phase::Check => "check",
-            Phase::Lint => "lint",
-            Phase::Materialize => "materialize",
-        }
-    }
-}
-
-impl std::fmt::Display for Phase {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-/// One diagnostic code and what is known about it. Built by [`rule`].
+/// One diagnostic code and what is known about it: the code's declaration
+/// (in `strata-codes`, or in the crate that declares its own codes) and its
+/// documentation. Built by [`rule`].
 #[derive(Debug)]
 pub struct Rule {
     /// `E040`, `F001`, `W002`, `ParseError`, `PinError`.
@@ -94,9 +65,29 @@ pub struct Rule {
     /// The check over the typed IR, for rules that are checks; `None` for
     /// codes that the parser, the checker or the materializer reports.
     pub check: Option<CheckFn>,
+    declared: &'static Code,
 }
 
 impl Rule {
+    /// The rule of a declared code (what `#[rule(E040)]` expands to).
+    pub const fn new(code: &'static Code, doc: &'static str, check: Option<CheckFn>) -> Rule {
+        Rule {
+            code: code.code(),
+            name: code.name(),
+            severity: code.severity(),
+            phase: code.phase(),
+            default_level: code.default_level(),
+            doc,
+            check,
+            declared: code,
+        }
+    }
+
+    /// The declaration of the rule's code.
+    pub fn declared(&self) -> &'static Code {
+        self.declared
+    }
+
     /// The first line of the documentation.
     pub fn summary(&self) -> &'static str {
         self.doc.lines().next().unwrap_or("").trim()
@@ -104,10 +95,7 @@ impl Rule {
 
     /// `error` or `warning`.
     pub fn severity_name(&self) -> &'static str {
-        match self.severity {
-            Severity::Error => "error",
-            Severity::Warning => "warning",
-        }
+        self.severity.as_str()
     }
 }
 
@@ -185,7 +173,6 @@ mod registry_tests {
 
     #[test]
     fn rules_are_sorted_by_family_then_number() {
-        // One string, so that no code-shaped literal stands alone in rules/.
         let mut codes: Vec<&str> = "PinError W002 F001 E101 E040 ParseError E079"
             .split(' ')
             .collect();
@@ -199,6 +186,13 @@ mod registry_tests {
         sorted.sort_by(|a, b| compare_codes(a, b));
         assert_eq!(registered, sorted);
         assert_eq!(registered.first(), Some(&"ParseError"));
+    }
+
+    #[test]
+    fn the_registry_is_every_declared_code_in_table_order() {
+        let declared: Vec<&str> = strata_codes::ALL.iter().map(|c| c.code()).collect();
+        let registered: Vec<&str> = all().iter().map(|r| r.code).collect();
+        assert_eq!(registered, declared);
     }
 
     #[test]

@@ -14,15 +14,16 @@
 
 use std::collections::{BTreeMap, HashMap};
 
+use strata_codes as codes;
 use strata_lang::diag::sort_diagnostics;
 use strata_lang::{Checked, Diagnostic, FileId, Severity, SourceMap, Span};
 
 use crate::{Level, Rule};
 
 /// The lint code of unused suppressions.
-const UNUSED_SUPPRESSION: &str = "W090";
+const UNUSED_SUPPRESSION: &codes::Code = &codes::W090;
 /// The lint code of suppressions that cannot be applied.
-const INVALID_SUPPRESSION: &str = "W091";
+const INVALID_SUPPRESSION: &codes::Code = &codes::W091;
 
 /// The group of every lint.
 pub const GROUP_ALL: &str = "all";
@@ -63,7 +64,7 @@ impl Default for Levels {
 }
 
 impl Levels {
-    /// Every lint at the level its `#[rule]` declares.
+    /// Every lint at the default level its code declares.
     pub fn defaults() -> Levels {
         Levels {
             by_code: lint_rules()
@@ -182,7 +183,7 @@ pub fn lint(checked: &Checked, levels: &Levels) -> Vec<Diagnostic> {
     for dir in &directives {
         for entry in dir.codes.iter().filter(|c| !c.used) {
             out.push(
-                Diagnostic::warning(
+                Diagnostic::new(
                     UNUSED_SUPPRESSION,
                     entry.span,
                     format!(
@@ -348,7 +349,7 @@ fn directives(checked: &Checked) -> (Vec<Directive>, Vec<Diagnostic>) {
 }
 
 fn invalid(span: Span, message: impl Into<String>) -> Diagnostic {
-    Diagnostic::warning(INVALID_SUPPRESSION, span, message)
+    Diagnostic::new(INVALID_SUPPRESSION, span, message)
 }
 
 /// A code a comment may allow: a lint other than the suppression lints.
@@ -360,7 +361,7 @@ fn suppressible(text: &str) -> Result<&'static str, String> {
             .unwrap_or(&m)
             .to_string()
     })?;
-    if code == UNUSED_SUPPRESSION || code == INVALID_SUPPRESSION {
+    if code == UNUSED_SUPPRESSION.code() || code == INVALID_SUPPRESSION.code() {
         return Err(format!(
             "{code} cannot be allowed by a comment; set its level with `--allow {code}` or `{code} = \"allow\"` in the [lints] table of strata.toml"
         ));

@@ -4,6 +4,7 @@
 use std::path::PathBuf;
 
 use serde::Serialize;
+use strata_codes as codes;
 use strata_lang::ir::{self, Column, JoinKeys};
 use strata_lang::Diagnostic;
 
@@ -76,8 +77,8 @@ pub fn run(args: BuildArgs) -> i32 {
             for m in &selected {
                 if m.contract.is_none() {
                     extra.push(
-                        Diagnostic::error(
-                            "E014",
+                        Diagnostic::new(
+                            &codes::E014,
                             m.name_span,
                             format!(
                                 "strict mode requires every built model to declare -> contract: {}",

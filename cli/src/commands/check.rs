@@ -27,7 +27,12 @@ pub struct CheckArgs {
     /// document on stdout).
     #[arg(long, value_enum, default_value_t = Format::Human)]
     pub format: Format,
-    /// Run no external rules (neither strata.toml's nor those on PATH).
+    /// Also run this external rule (repeatable): a path to an executable,
+    /// or the name of one on PATH. External rules run only when named here
+    /// or listed in strata.toml (`[rules] external`).
+    #[arg(long = "rule", value_name = "PATH")]
+    pub rules: Vec<PathBuf>,
+    /// Run no external rules (neither --rule's nor strata.toml's).
     #[arg(long)]
     pub no_external_rules: bool,
     /// Seconds an external rule may run before it is stopped (an
@@ -281,17 +286,16 @@ struct ExternalRun {
 fn run_external_rules(
     results: &mut [(PathBuf, Checked)],
     args: &CheckArgs,
-    path_rules: Option<external_rules::PathRules>,
 ) -> Result<ExternalRun, i32> {
     let timeout = Duration::try_from_secs_f64(args.rule_timeout.max(0.0)).unwrap_or(
         Duration::from_secs_f64(external_rules::DEFAULT_TIMEOUT_SECS),
     );
-    let Some(mut path_rules) = path_rules else {
+    if args.no_external_rules {
         return Ok(ExternalRun {
             ran: vec![Vec::new(); results.len()],
             configs: None,
         });
-    };
+    }
     let mut ran = Vec::new();
     let mut configs = Vec::new();
     for (root, checked) in results.iter_mut() {
@@ -299,7 +303,7 @@ fn run_external_rules(
             environment_error(e.message(), args.format);
             e.exit_code()
         })?;
-        let rules = external_rules::discover(&config, &mut path_rules)
+        let rules = external_rules::resolve(&config, &args.rules)
             .map_err(|e| environment_error(&e, args.format))?;
         let found = external_rules::run_all(&rules, root, checked, timeout)
             .map_err(|e| environment_error(&e, args.format))?;
@@ -324,8 +328,6 @@ pub fn run(args: CheckArgs) -> i32 {
     if let Err(code) = args.levels.validate() {
         return code;
     }
-    // Beside the check: see external_rules::PathRules.
-    let path_rules = (!args.no_external_rules).then(external_rules::PathRules::scan);
     let mut results = match check_roots(&args.paths, &args.search_dir, args.format) {
         Ok(r) => r,
         Err(code) => return code,
@@ -333,7 +335,7 @@ pub fn run(args: CheckArgs) -> i32 {
     let ExternalRun {
         ran: external,
         configs,
-    } = match run_external_rules(&mut results, &args, path_rules) {
+    } = match run_external_rules(&mut results, &args) {
         Ok(run) => run,
         Err(code) => return code,
     };

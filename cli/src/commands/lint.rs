@@ -220,11 +220,7 @@ pub fn run(args: LintArgs) -> i32 {
     if let Err(code) = args.levels.validate() {
         return code;
     }
-    let mut results = match check_roots(
-        &args.paths,
-        &args.search_dir,
-        args.format.plain(),
-    ) {
+    let mut results = match check_roots(&args.paths, &args.search_dir, args.format.plain()) {
         Ok(r) => r,
         Err(code) => return code,
     };

@@ -23,7 +23,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Mutex, OnceLock};
 use std::time::Duration;
 
-use strata_lang::{Checked, Diagnostic, SourceMap, Span};
+use strata_lang::{Checked, Diagnostic, Severity, SourceMap, Span};
 
 use crate::config::ProjectConfig;
 use crate::external::{self, Lookup, RULE_PREFIX};
@@ -135,28 +135,6 @@ fn find(entry: &Path, base: Option<&Path>, origin: &str) -> Result<PathBuf, Stri
             "{origin}: external rule `{shown}` not found on PATH"
         )),
     }
-}
-
-/// Transitional, until `commands/check.rs` passes its `--rule` paths to
-/// [`resolve`]: what it builds today before checking. It no longer scans
-/// `PATH` (rules run only when asked for, see [`resolve`]), and names no
-/// rule.
-pub struct PathRules;
-
-impl PathRules {
-    /// Transitional: see [`PathRules`].
-    pub fn scan() -> PathRules {
-        PathRules
-    }
-}
-
-/// Transitional, until `commands/check.rs` calls [`resolve`]: the rules
-/// of `config`, none named on the command line.
-pub fn discover(
-    config: &ProjectConfig,
-    _path_rules: &mut PathRules,
-) -> Result<Vec<ExternalRule>, String> {
-    resolve(config, &[])
 }
 
 /// Run every rule over one checked module; their diagnostics, or the first
@@ -342,10 +320,11 @@ fn diagnostic(
     }
     let code = intern(format!("{rule}:{}", d.code));
     let span = span(&d.span, sources)?;
-    let mut out = match d.severity {
-        AnswerSeverity::Error => Diagnostic::error(code, span, d.message),
-        AnswerSeverity::Warning => Diagnostic::warning(code, span, d.message),
+    let severity = match d.severity {
+        AnswerSeverity::Error => Severity::Error,
+        AnswerSeverity::Warning => Severity::Warning,
     };
+    let mut out = Diagnostic::external(code, severity, span, d.message);
     out.label = d.label;
     out.help = d.help;
     out.notes = d.notes;

@@ -1,4 +1,7 @@
-//! Typing expressions (reference notes, sections 3.3-3.8 and 5).
+//! Typing expressions: literals, operators, unification, casts and calls
+//! against the function catalog.
+
+use strata_codes as codes;
 
 use crate::ast::{Arg, BinOp, Call, Expr, ExprKind, UnaryOp};
 use crate::catalog::{self, ArgKind, Function, Returns};
@@ -109,8 +112,7 @@ impl ModelChecker<'_> {
                     .with_node(TExprKind::Lit(Literal::Float(text.clone()))),
             ),
             ExprKind::Str(v) => Some(
-                Ty::new(Type::String, false)
-                    .with_node(TExprKind::Lit(Literal::Str(v.clone()))),
+                Ty::new(Type::String, false).with_node(TExprKind::Lit(Literal::Str(v.clone()))),
             ),
             ExprKind::Bool(v) => {
                 Some(Ty::new(Type::Bool, false).with_node(TExprKind::Lit(Literal::Bool(*v))))
@@ -120,8 +122,8 @@ impl ModelChecker<'_> {
             }
             ExprKind::Template(_) => {
                 self.error(
-                    Diagnostic::error(
-                        "E055",
+                    Diagnostic::new(
+                        &codes::E055,
                         e.span,
                         "string interpolation `${...}` is only allowed in fn bodies, not in a model expression",
                     )
@@ -131,8 +133,8 @@ impl ModelChecker<'_> {
             }
             ExprKind::List(_) | ExprKind::Comprehension { .. } => {
                 self.error(
-                    Diagnostic::error(
-                        "E055",
+                    Diagnostic::new(
+                        &codes::E055,
                         e.span,
                         "list values are only allowed in fn bodies, not in a model expression",
                     )
@@ -141,8 +143,8 @@ impl ModelChecker<'_> {
                 None
             }
             ExprKind::Model(_) => {
-                self.error(Diagnostic::error(
-                    "E055",
+                self.error(Diagnostic::new(
+                    &codes::E055,
                     e.span,
                     "a model value is only allowed in fn bodies, not in a model expression",
                 ));
@@ -150,7 +152,7 @@ impl ModelChecker<'_> {
             }
             ExprKind::Star => {
                 self.error(
-                    Diagnostic::error("E064", e.span, "'*' is only valid as count(*)")
+                    Diagnostic::new(&codes::E064, e.span, "'*' is only valid as count(*)")
                         .with_label("stray `*`"),
                 );
                 None
@@ -239,11 +241,12 @@ impl ModelChecker<'_> {
             if (lt.is_numeric() && rt.is_numeric()) || lt == rt {
                 return Some(mk(Type::Bool, nullable));
             }
-            let mut d = Diagnostic::error("E051", span, format!("cannot compare {lt} with {rt}"))
-                .with_secondary(
-                    op_span,
-                    format!("`{}` needs comparable operands", op.symbol()),
-                );
+            let mut d =
+                Diagnostic::new(&codes::E051, span, format!("cannot compare {lt} with {rt}"))
+                    .with_secondary(
+                        op_span,
+                        format!("`{}` needs comparable operands", op.symbol()),
+                    );
             if matches!(lt, Type::Money(_)) && rt.is_numeric() {
                 d = d.with_help(format!(
                     "money is not numeric in comparisons; cast the number: cast(<n>, \"money\"), or compare with a money column of currency {}",
@@ -266,8 +269,8 @@ impl ModelChecker<'_> {
                     return Some(mk(Type::Bool, nullable));
                 }
                 self.error(
-                    Diagnostic::error(
-                        "E052",
+                    Diagnostic::new(
+                        &codes::E052,
                         span,
                         format!(
                             "'{}' requires bool operands, got {lt} and {rt}",
@@ -291,7 +294,7 @@ impl ModelChecker<'_> {
                 Ok(t) => Some(mk(t, nullable)),
                 Err(Some(msg)) => {
                     self.error(
-                        Diagnostic::error("E053", span, msg)
+                        Diagnostic::new(&codes::E053, span, msg)
                             .with_secondary(op_span, "this operator")
                             .with_help("convert one side with cast(x, \"money(EUR)\")-style domains upstream, or keep one currency per expression"),
                     );
@@ -311,8 +314,8 @@ impl ModelChecker<'_> {
             return Some(());
         }
         self.error(
-            Diagnostic::error(
-                "E053",
+            Diagnostic::new(
+                &codes::E053,
                 span,
                 format!("unary minus needs a number or money, got {t}"),
             )
@@ -329,8 +332,8 @@ impl ModelChecker<'_> {
         lt: &Type,
         rt: &Type,
     ) -> Option<T> {
-        let mut d = Diagnostic::error(
-            "E053",
+        let mut d = Diagnostic::new(
+            &codes::E053,
             span,
             format!("unsupported operation {} on {lt} and {rt}", op.symbol()),
         )
@@ -355,8 +358,11 @@ impl ModelChecker<'_> {
             for a in &call.args {
                 let _ = self.infer(&a.value, ctx);
             }
-            let mut d =
-                Diagnostic::error("E059", call.name.span, format!("unknown function '{name}'"));
+            let mut d = Diagnostic::new(
+                &codes::E059,
+                call.name.span,
+                format!("unknown function '{name}'"),
+            );
             if let Some(s) = crate::suggest::closest(
                 name,
                 catalog::FUNCTIONS.iter().map(|f| f.name).chain(["cast"]),
@@ -372,8 +378,8 @@ impl ModelChecker<'_> {
         let mut window = None;
         if let Some(w) = &call.over {
             if ctx.in_window {
-                self.error(Diagnostic::error(
-                    "E065",
+                self.error(Diagnostic::new(
+                    &codes::E065,
                     w.span,
                     "a window cannot appear inside a window",
                 ));
@@ -389,14 +395,14 @@ impl ModelChecker<'_> {
                     )
                 };
                 self.error(
-                    Diagnostic::error("E065", w.span, msg)
+                    Diagnostic::new(&codes::E065, w.span, msg)
                         .with_help("compute the window in a select of an upstream model, then filter or sort on that column downstream"),
                 );
                 return None;
             }
             if !func.window {
-                self.error(Diagnostic::error(
-                    "E065",
+                self.error(Diagnostic::new(
+                    &codes::E065,
                     w.span,
                     format!("{name}() is not a window function: only count, sum, avg, max, min, row_number, rank, dense_rank, lag, lead, first_value and last_value take over(...)"),
                 ));
@@ -409,14 +415,14 @@ impl ModelChecker<'_> {
                     .any(|a| matches!(a.value.kind, ExprKind::Star))
             {
                 self.error(
-                    Diagnostic::error("E064", span, "count(*) cannot take over(...)")
+                    Diagnostic::new(&codes::E064, span, "count(*) cannot take over(...)")
                         .with_help("write count() over (...)"),
                 );
                 return None;
             }
             if call.distinct {
-                self.error(Diagnostic::error(
-                    "E096",
+                self.error(Diagnostic::new(
+                    &codes::E096,
                     span,
                     "count(distinct x) cannot take over(...)",
                 ));
@@ -444,8 +450,8 @@ impl ModelChecker<'_> {
             window = Some(Box::new(TWindow { partition_by, sort }));
         } else if func.window && !func.aggregate {
             self.error(
-                Diagnostic::error(
-                    "E065",
+                Diagnostic::new(
+                    &codes::E065,
                     span,
                     format!("{name}() is a window function: it needs over(...)"),
                 )
@@ -456,8 +462,8 @@ impl ModelChecker<'_> {
             return None;
         } else if func.aggregate && !self.in_group {
             self.error(
-                Diagnostic::error(
-                    "E056",
+                Diagnostic::new(
+                    &codes::E056,
                     span,
                     format!("aggregate {name}() only allowed inside group body"),
                 )
@@ -469,16 +475,16 @@ impl ModelChecker<'_> {
         // distinct and keyword arguments.
         if call.distinct {
             if name != "count" {
-                self.error(Diagnostic::error(
-                    "E096",
+                self.error(Diagnostic::new(
+                    &codes::E096,
                     span,
                     format!("distinct is only allowed in count(distinct x), not in {name}()"),
                 ));
                 return None;
             }
             if call.args.len() != 1 || matches!(call.args[0].value.kind, ExprKind::Star) {
-                self.error(Diagnostic::error(
-                    "E096",
+                self.error(Diagnostic::new(
+                    &codes::E096,
                     span,
                     "count(distinct ...) takes exactly one expression (not *)",
                 ));
@@ -492,8 +498,8 @@ impl ModelChecker<'_> {
                     .name
                     .as_ref()
                     .map_or(a.value.span, |n| n.span.to(a.value.span));
-                self.error(Diagnostic::error(
-                    "E072",
+                self.error(Diagnostic::new(
+                    &codes::E072,
                     at,
                     "keyword arguments are only allowed as date_add/date_sub units",
                 ));
@@ -506,16 +512,16 @@ impl ModelChecker<'_> {
         let star_count =
             name == "count" && nargs == 1 && matches!(call.args[0].value.kind, ExprKind::Star);
         if nargs < func.min_args || func.max_args.is_some_and(|m| nargs > m) {
-            self.error(Diagnostic::error(
-                "E062",
+            self.error(Diagnostic::new(
+                &codes::E062,
                 span,
                 format!("{name}() {}", func.arity_text()),
             ));
             return None;
         }
         if name == "json_build" && !nargs.is_multiple_of(2) {
-            self.error(Diagnostic::error(
-                "E062",
+            self.error(Diagnostic::new(
+                &codes::E062,
                 span,
                 "json_build() takes key, value pairs (an even number of arguments)",
             ));
@@ -595,8 +601,8 @@ impl ModelChecker<'_> {
                         args.iter().all(|a| a.nullable),
                     )),
                     Err((a, b)) => {
-                        self.error(Diagnostic::error(
-                            "E058",
+                        self.error(Diagnostic::new(
+                            &codes::E058,
                             span,
                             format!("coalesce() type mismatch ({a}, {b})"),
                         ));
@@ -612,8 +618,8 @@ impl ModelChecker<'_> {
                         args[1].nullable || args[2].nullable,
                     )),
                     Err((a, b)) => {
-                        self.error(Diagnostic::error(
-                            "E058",
+                        self.error(Diagnostic::new(
+                            &codes::E058,
                             span,
                             format!("if() branch type mismatch ({a}, {b})"),
                         ));
@@ -638,8 +644,8 @@ impl ModelChecker<'_> {
                         !has_else || values.iter().any(|v| v.nullable),
                     )),
                     Err((a, b)) => {
-                        self.error(Diagnostic::error(
-                            "E058",
+                        self.error(Diagnostic::new(
+                            &codes::E058,
                             span,
                             format!("case() value type mismatch ({a}, {b})"),
                         ));
@@ -650,8 +656,8 @@ impl ModelChecker<'_> {
             "array_agg" => {
                 let t = &args[0].ty;
                 if t.is_unknown() || matches!(t, Type::Array(_)) {
-                    self.error(Diagnostic::error(
-                        "E063",
+                    self.error(Diagnostic::new(
+                        &codes::E063,
                         arg_span(0),
                         format!(
                             "array_agg() argument must be a non-array, non-null value, got {t}"
@@ -667,8 +673,8 @@ impl ModelChecker<'_> {
                         if args.iter().all(|a| a.ty.is_unknown() || a.ty == t) {
                             Some(Ty::new(Type::Array(Box::new(t)), false))
                         } else {
-                            self.error(Diagnostic::error(
-                                "E063",
+                            self.error(Diagnostic::new(
+                                &codes::E063,
                                 span,
                                 format!("{name}() elements must all have the same type"),
                             ));
@@ -676,24 +682,24 @@ impl ModelChecker<'_> {
                         }
                     }
                     Ok(Some(t)) => {
-                        self.error(Diagnostic::error(
-                            "E063",
+                        self.error(Diagnostic::new(
+                            &codes::E063,
                             span,
                             format!("{name}() elements must be a supported scalar type, got {t}"),
                         ));
                         None
                     }
                     Ok(None) => {
-                        self.error(Diagnostic::error(
-                            "E063",
+                        self.error(Diagnostic::new(
+                            &codes::E063,
                             span,
                             format!("{name}() needs at least one non-null element"),
                         ));
                         None
                     }
                     Err((a, b)) => {
-                        self.error(Diagnostic::error(
-                            "E063",
+                        self.error(Diagnostic::new(
+                            &codes::E063,
                             span,
                             format!("{name}() elements must all have the same type ({a}, {b})"),
                         ));
@@ -706,8 +712,8 @@ impl ModelChecker<'_> {
                     let ok =
                         matches!(&call.args[i].value.kind, ExprKind::Str(k) if is_simple_key(k));
                     if !ok {
-                        self.error(Diagnostic::error(
-                            "E074",
+                        self.error(Diagnostic::new(
+                            &codes::E074,
                             arg_span(i),
                             "json_build() keys must be string literals matching [A-Za-z_][A-Za-z0-9_]*",
                         ));
@@ -721,16 +727,16 @@ impl ModelChecker<'_> {
 
         // Collection functions on a null first argument.
         if name.starts_with("array_") && name != "array_prepend" && args[0].ty.is_unknown() {
-            self.error(Diagnostic::error(
-                "E063",
+            self.error(Diagnostic::new(
+                &codes::E063,
                 arg_span(0),
                 format!("{name}() argument 1 must be an array, got null"),
             ));
             return None;
         }
         if name == "array_prepend" && args.get(1).is_some_and(|a| a.ty.is_unknown()) {
-            self.error(Diagnostic::error(
-                "E063",
+            self.error(Diagnostic::new(
+                &codes::E063,
                 arg_span(1),
                 "array_prepend() argument 2 must be an array, got null",
             ));
@@ -746,8 +752,8 @@ impl ModelChecker<'_> {
             let unit = &call.args[1];
             let Some(kw) = &unit.name else {
                 self.error(
-                    Diagnostic::error(
-                        "E072",
+                    Diagnostic::new(
+                        &codes::E072,
                         arg_span(1),
                         format!("{name}() requires a unit kwarg, e.g. days: 1"),
                     )
@@ -756,8 +762,8 @@ impl ModelChecker<'_> {
                 return None;
             };
             if !catalog::DATE_ADD_UNITS.contains(&kw.name.as_str()) {
-                self.error(Diagnostic::error(
-                    "E071",
+                self.error(Diagnostic::new(
+                    &codes::E071,
                     kw.span,
                     format!(
                         "{name}() unit '{}' is not supported (have: {})",
@@ -786,16 +792,16 @@ impl ModelChecker<'_> {
                 }
             }
             let ExprKind::Str(unit) = &call.args[unit_index].value.kind else {
-                self.error(Diagnostic::error(
-                    "E072",
+                self.error(Diagnostic::new(
+                    &codes::E072,
                     arg_span(unit_index),
                     format!("{name}() unit must be a unit word or string, e.g. {name}(..., month)"),
                 ));
                 return None;
             };
             if !units.contains(&unit.as_str()) {
-                self.error(Diagnostic::error(
-                    "E071",
+                self.error(Diagnostic::new(
+                    &codes::E071,
                     arg_span(unit_index),
                     format!(
                         "{name}() unit '{unit}' is not supported (have: {})",
@@ -809,8 +815,8 @@ impl ModelChecker<'_> {
             }
             let (a, b) = (&args[0].ty, &args[1].ty);
             if !a.is_unknown() && !b.is_unknown() && a != b {
-                self.error(Diagnostic::error(
-                    "E073",
+                self.error(Diagnostic::new(
+                    &codes::E073,
                     span,
                     format!(
                         "date_diff() arguments must have the same temporal type, got {a} and {b}"
@@ -825,8 +831,8 @@ impl ModelChecker<'_> {
         if matches!(name, "json_get" | "json_value") {
             if let ExprKind::Str(k) = &call.args[1].value.kind {
                 if !is_simple_key(k) {
-                    self.error(Diagnostic::error(
-                        "E074",
+                    self.error(Diagnostic::new(
+                        &codes::E074,
                         arg_span(1),
                         format!("{name}() key '{k}' must be a simple identifier; use json_path(j, \"$.a.b\") for nested access"),
                     ));
@@ -837,8 +843,8 @@ impl ModelChecker<'_> {
         if name == "json_path" {
             let ok = matches!(&call.args[1].value.kind, ExprKind::Str(p) if is_simple_json_path(p));
             if !ok {
-                self.error(Diagnostic::error(
-                    "E074",
+                self.error(Diagnostic::new(
+                    &codes::E074,
                     arg_span(1),
                     "json_path() path must be a string literal like \"$.a.b[0]\" ($ then .name or [n] steps)",
                 ));
@@ -872,8 +878,8 @@ impl ModelChecker<'_> {
                 let e = elem(&args[arr].ty)?;
                 let v = &args[val].ty;
                 if !v.is_unknown() && *v != e {
-                    self.error(Diagnostic::error(
-                        "E063",
+                    self.error(Diagnostic::new(
+                        &codes::E063,
                         arg_span(val),
                         format!("{name}() argument {} must be {e}, got {v}", val + 1),
                     ));
@@ -887,8 +893,8 @@ impl ModelChecker<'_> {
             }
             "array_concat" => {
                 if !args[1].ty.is_unknown() && args[0].ty != args[1].ty {
-                    self.error(Diagnostic::error(
-                        "E063",
+                    self.error(Diagnostic::new(
+                        &codes::E063,
                         span,
                         format!(
                             "array_concat() arguments must have the same array type, got {} and {}",
@@ -925,8 +931,8 @@ impl ModelChecker<'_> {
     }
 
     fn kind_error(&mut self, name: &str, i: usize, kind: ArgKind, got: &Type, span: Span) {
-        self.error(Diagnostic::error(
-            "E063",
+        self.error(Diagnostic::new(
+            &codes::E063,
             span,
             format!(
                 "{name}() argument {} must be {}, got {got}",
@@ -941,8 +947,8 @@ impl ModelChecker<'_> {
         if t.ty == Type::Bool || t.ty.is_unknown() {
             return Some(());
         }
-        self.error(Diagnostic::error(
-            "E090",
+        self.error(Diagnostic::new(
+            &codes::E090,
             span,
             format!("{func}() condition must be bool, got {}", t.ty),
         ));
@@ -952,16 +958,16 @@ impl ModelChecker<'_> {
     /// `cast(x, "type")`.
     fn cast(&mut self, call: &Call, span: Span, ctx: ExprCtx) -> Option<Ty> {
         if call.over.is_some() {
-            self.error(Diagnostic::error(
-                "E065",
+            self.error(Diagnostic::new(
+                &codes::E065,
                 span,
                 "cast() is not a window function",
             ));
             return None;
         }
         if let Some(Arg { name: Some(n), .. }) = call.args.iter().find(|a| a.name.is_some()) {
-            self.error(Diagnostic::error(
-                "E072",
+            self.error(Diagnostic::new(
+                &codes::E072,
                 n.span,
                 "keyword arguments are only allowed as date_add/date_sub units",
             ));
@@ -969,7 +975,7 @@ impl ModelChecker<'_> {
         }
         if call.args.len() != 2 {
             self.error(
-                Diagnostic::error("E062", span, "cast() takes exactly 2 arguments")
+                Diagnostic::new(&codes::E062, span, "cast() takes exactly 2 arguments")
                     .with_help("write cast(expr, \"type\"), e.g. cast(amount, \"float64\")"),
             );
             return None;
@@ -978,8 +984,8 @@ impl ModelChecker<'_> {
         let target = &call.args[1].value;
         let ExprKind::Str(type_name) = &target.kind else {
             self.error(
-                Diagnostic::error(
-                    "E063",
+                Diagnostic::new(
+                    &codes::E063,
                     target.span,
                     "cast() type must be a string literal naming a type",
                 )
@@ -990,7 +996,7 @@ impl ModelChecker<'_> {
         let ty = match self.env.cast_target(type_name) {
             Ok(t) => t,
             Err(msg) => {
-                self.error(Diagnostic::error("E063", target.span, msg));
+                self.error(Diagnostic::new(&codes::E063, target.span, msg));
                 return None;
             }
         };

@@ -15,6 +15,8 @@ use std::sync::{Arc, OnceLock};
 
 use rayon::prelude::*;
 
+use strata_codes as codes;
+
 use crate::hash::FastMap as HashMap;
 use std::path::PathBuf;
 
@@ -172,8 +174,8 @@ fn check_loaded(loaded: Loaded) -> Checked {
 }
 
 fn duplicate(kind: &str, name: &ast::Ident, first: &ast::Ident) -> Diagnostic {
-    Diagnostic::error(
-        "E025",
+    Diagnostic::new(
+        &codes::E025,
         name.span,
         format!("{kind} '{}' is declared more than once", name.name),
     )
@@ -337,8 +339,8 @@ fn prepare<'a>(loaded: &'a Loaded, diags: &mut Vec<Diagnostic>) -> Prepared<'a> 
             Decl::Pipeline(p) => pipelines.push(p),
             Decl::Test(t) => tests.push(t),
             Decl::Generator(e) => diags.push(
-                Diagnostic::error(
-                    "E060",
+                Diagnostic::new(
+                    &codes::E060,
                     e.span,
                     "compile-time generators are not supported by this version of strata",
                 )
@@ -413,8 +415,8 @@ fn resolve_domain<'a>(
         return t.clone();
     }
     if visiting.contains(&name) {
-        diags.push(Diagnostic::error(
-            "E078",
+        diags.push(Diagnostic::new(
+            &codes::E078,
             d.name.span,
             format!("domain cycle involving '{name}'"),
         ));
@@ -444,7 +446,7 @@ fn resolve_domain_type<'a>(
             Some(d) => resolve_domain(d, decls, done, visiting, diags),
             None => {
                 diags.push(
-                    Diagnostic::error("E078", t.span, format!("unknown domain '{n}'"))
+                    Diagnostic::new(&codes::E078, t.span, format!("unknown domain '{n}'"))
                         .with_help(format!("declare it with `domain {n} = <type>`")),
                 );
                 None
@@ -489,16 +491,16 @@ fn resolve_type(
             Some(Some(t)) => Some(t.clone()),
             Some(None) => None,
             None if in_array => {
-                diags.push(Diagnostic::error(
-                    "E063",
+                diags.push(Diagnostic::new(
+                    &codes::E063,
                     t.span,
                     format!("array elements must be a supported scalar, parameterized or nested array type, or a declared domain (got '{n}')"),
                 ));
                 None
             }
             None => {
-                let mut d = Diagnostic::error(
-                    "E078",
+                let mut d = Diagnostic::new(
+                    &codes::E078,
                     t.span,
                     format!("unknown type '{n}' for column '{column}' (declare it with domain {n} = <type>)"),
                 );
@@ -621,8 +623,8 @@ fn dependency_order<'a>(
                                 .iter()
                                 .map(|&n| models[n].name.name.as_str())
                                 .collect();
-                            let mut d = Diagnostic::error(
-                                "F001",
+                            let mut d = Diagnostic::new(
+                                &codes::F001,
                                 models[first].name.span,
                                 format!(
                                     "model dependency cycle involving '{}'",
@@ -733,8 +735,8 @@ fn check_test(
         checks: t.checks.clone(),
     };
     let Some(model) = find(&t.model.name) else {
-        let mut d = Diagnostic::error(
-            "E091",
+        let mut d = Diagnostic::new(
+            &codes::E091,
             t.model.span,
             format!("test names unknown model '{}'", t.model.name),
         );
@@ -751,8 +753,8 @@ fn check_test(
         if c.target.name == "row_count" {
             if let ast::TestCheckKind::Compare { value, .. } = &c.kind {
                 if !matches!(value.kind, ast::TestLitKind::Int(_)) {
-                    diags.push(Diagnostic::error(
-                        "E094",
+                    diags.push(Diagnostic::new(
+                        &codes::E094,
                         value.span,
                         "row_count compares with an integer literal",
                     ));
@@ -766,8 +768,8 @@ fn check_test(
             .rev()
             .find(|col| col.name == c.target.name)
         else {
-            let mut d = Diagnostic::error(
-                "E092",
+            let mut d = Diagnostic::new(
+                &codes::E092,
                 c.target.span,
                 format!(
                     "test on '{}' names unknown column '{}'",
@@ -793,8 +795,8 @@ fn check_test(
                     ast::TestLitKind::Null => Type::Unknown,
                 };
                 if lit != col.ty {
-                    let mut d = Diagnostic::error(
-                        "E094",
+                    let mut d = Diagnostic::new(
+                        &codes::E094,
                         value.span,
                         format!(
                             "test literal is {lit} but column '{}' is {}",
@@ -809,8 +811,8 @@ fn check_test(
             }
             ast::TestCheckKind::In { model: rm, column } => {
                 let Some(r) = find(&rm.name) else {
-                    let mut d = Diagnostic::error(
-                        "E101",
+                    let mut d = Diagnostic::new(
+                        &codes::E101,
                         rm.span,
                         format!("referential test names unknown model '{}'", rm.name),
                     );
@@ -821,8 +823,8 @@ fn check_test(
                     continue;
                 };
                 if r.ok && !r.columns.iter().any(|c| c.name == column.name) {
-                    diags.push(Diagnostic::error(
-                        "E102",
+                    diags.push(Diagnostic::new(
+                        &codes::E102,
                         column.span,
                         format!(
                             "referential test names unknown column '{}.{}'",
@@ -843,8 +845,8 @@ fn pipeline(p: &ast::PipelineDecl, diags: &mut Vec<Diagnostic>) -> ir::Pipeline 
             ExprKind::Column { qualifier: None, name } => models.push(name.name.to_string()),
             ExprKind::Str(s) => models.push(s.clone()),
             _ => diags.push(
-                Diagnostic::error(
-                    "E060",
+                Diagnostic::new(
+                    &codes::E060,
                     e.span,
                     "only model names are supported in a pipeline's models (compile-time generators are not supported by this version)",
                 )

@@ -1,7 +1,9 @@
 //! Checking one model: its clauses in order against a growing scope
-//! (reference notes, section 4), producing its IR.
+//! (resolving names as the reference does), producing its IR.
 
 use std::sync::Arc;
+
+use strata_codes as codes;
 
 use crate::hash::FastSet as HashSet;
 
@@ -109,7 +111,8 @@ impl<'a> ModelChecker<'a> {
         self.step_spans.push(self.clause_span);
     }
 
-    /// Resolve a column reference, bare or qualified (notes 4.4).
+    /// Resolve a column reference: a bare name in the scope, `Q.name` in
+    /// input Q's original columns (shadowing ignored) or a set-op's scope.
     pub(super) fn resolve_column(&mut self, qualifier: Option<&Ident>, name: &Ident) -> Option<Ty> {
         let n = name.name.as_str();
         let Some(q) = qualifier else {
@@ -135,8 +138,8 @@ impl<'a> ModelChecker<'a> {
             } else {
                 "input columns"
             };
-            let mut d = Diagnostic::error(
-                "E040",
+            let mut d = Diagnostic::new(
+                &codes::E040,
                 name.span,
                 format!("unknown column '{n}' in {place}"),
             );
@@ -171,8 +174,8 @@ impl<'a> ModelChecker<'a> {
             let input = &self.inputs[index];
             if input.condition_only {
                 self.error(
-                    Diagnostic::error(
-                        "E040",
+                    Diagnostic::new(
+                        &codes::E040,
                         name.span,
                         format!(
                             "'{}.{n}' is not available here: a semi or anti join's input is read only in its `on` condition",
@@ -196,17 +199,15 @@ impl<'a> ModelChecker<'a> {
                     if e.origin == Origin::GroupKey
                         && matches!(e.sources.as_slice(), [s] if self.source_is(*s, &q.name, n))
                     {
-                        return Some(entry_ty(e, || {
-                            ColumnRef::Local(name.name.clone())
-                        }));
+                        return Some(entry_ty(e, || ColumnRef::Local(name.name.clone())));
                     }
                 }
                 if input.poisoned && input.column(n).is_none() {
                     return None;
                 }
                 self.error(
-                    Diagnostic::error(
-                        "E040",
+                    Diagnostic::new(
+                        &codes::E040,
                         name.span,
                         format!(
                             "'{}.{n}' is not available after the group: only its keys and aggregates are",
@@ -238,8 +239,8 @@ impl<'a> ModelChecker<'a> {
             if input.poisoned {
                 return None;
             }
-            let mut d = Diagnostic::error(
-                "E040",
+            let mut d = Diagnostic::new(
+                &codes::E040,
                 name.span,
                 format!("no column '{n}' in input '{}'", q.name),
             );
@@ -257,22 +258,20 @@ impl<'a> ModelChecker<'a> {
             .find(|i| i.alias == q.name && i.role == InputRole::SetOp)
         {
             if let Some(e) = self.scope.get(n) {
-                return Some(entry_ty(e, || {
-                    ColumnRef::Local(name.name.clone())
-                }));
+                return Some(entry_ty(e, || ColumnRef::Local(name.name.clone())));
             }
             if input.poisoned {
                 return None;
             }
-            self.error(Diagnostic::error(
-                "E040",
+            self.error(Diagnostic::new(
+                &codes::E040,
                 name.span,
                 format!("no column '{n}' in set-op input '{}'", q.name),
             ));
             return None;
         }
-        let mut d = Diagnostic::error(
-            "E041",
+        let mut d = Diagnostic::new(
+            &codes::E041,
             q.span,
             format!("unknown input qualifier '{}'", q.name),
         );
@@ -525,8 +524,8 @@ impl<'a> ModelChecker<'a> {
         if let Some(src) = self.env.sources.get(name.name.as_str()) {
             if role == InputRole::SetOp {
                 self.error(
-                    Diagnostic::error(
-                        "E076",
+                    Diagnostic::new(
+                        &codes::E076,
                         name.span,
                         format!(
                             "set operations combine models, not sources; wrap '{}' in a model first",
@@ -544,8 +543,8 @@ impl<'a> ModelChecker<'a> {
                 }
                 Some(None) => {
                     self.error(
-                        Diagnostic::error(
-                            "E021",
+                        Diagnostic::new(
+                            &codes::E021,
                             name.span,
                             format!("source '{}' declares no columns", name.name),
                         )
@@ -568,8 +567,8 @@ impl<'a> ModelChecker<'a> {
             }
             return state;
         }
-        let mut d = Diagnostic::error(
-            "E020",
+        let mut d = Diagnostic::new(
+            &codes::E020,
             name.span,
             format!("unknown input '{}' (not a source or model)", name.name),
         );
@@ -588,8 +587,8 @@ impl<'a> ModelChecker<'a> {
 
     fn from(&mut self, name: &Ident, span: Span) {
         if self.setop_seen {
-            self.error(Diagnostic::error(
-                "E076",
+            self.error(Diagnostic::new(
+                &codes::E076,
                 span,
                 "`from` cannot come after a set operation",
             ));
@@ -862,8 +861,8 @@ impl<'a> ModelChecker<'a> {
             _ => {}
         }
         self.error(
-            Diagnostic::error(
-                "E050",
+            Diagnostic::new(
+                &codes::E050,
                 a.span,
                 format!("output '{name}' in group body must be an aggregate or reference a group key"),
             )
@@ -875,15 +874,15 @@ impl<'a> ModelChecker<'a> {
 
     fn expand(&mut self, column: &Ident, alias: Option<&Ident>, span: Span) {
         if self.setop_seen {
-            self.error(Diagnostic::error(
-                "E076",
+            self.error(Diagnostic::new(
+                &codes::E076,
                 span,
                 "`expand` cannot come after a set operation",
             ));
             return;
         }
         let fail = |this: &mut Self, msg: String| {
-            this.error(Diagnostic::error("E075", span, msg));
+            this.error(Diagnostic::new(&codes::E075, span, msg));
         };
         if self.expand_seen {
             return fail(self, "a model may expand at most one column".into());
@@ -980,7 +979,7 @@ impl<'a> ModelChecker<'a> {
         };
         self.setop_seen = true;
         if let Some(msg) = structural {
-            self.error(Diagnostic::error("E076", span, msg));
+            self.error(Diagnostic::new(&codes::E076, span, msg));
             return;
         }
         let right = self.resolve_input(input, InputRole::SetOp);
@@ -995,8 +994,8 @@ impl<'a> ModelChecker<'a> {
         let left_names: Vec<&str> = self.scope.names().collect();
         let right_names: Vec<&str> = right_cols.iter().map(|c| c.name.as_str()).collect();
         if left_names != right_names {
-            self.error(Diagnostic::error(
-                "E077",
+            self.error(Diagnostic::new(
+                &codes::E077,
                 input.span,
                 format!(
                     "{kw} '{}' must carry the same columns in the same order (left {}, right {})",
@@ -1017,8 +1016,8 @@ impl<'a> ModelChecker<'a> {
                 (a, b) => unify(a, b),
             };
             let Some(ty) = aligned else {
-                self.error(Diagnostic::error(
-                    "E077",
+                self.error(Diagnostic::new(
+                    &codes::E077,
                     input.span,
                     format!(
                         "column '{}' cannot align {} with {}",
@@ -1045,8 +1044,8 @@ impl<'a> ModelChecker<'a> {
 
     fn dedup(&mut self, by: Option<&'a [ast::Expr]>, span: Span) {
         if self.dedup_by.is_some() || self.dedup_full.is_some() {
-            self.error(Diagnostic::error(
-                "E076",
+            self.error(Diagnostic::new(
+                &codes::E076,
                 span,
                 "a model may dedup once: either full-row `dedup` or `dedup by` keys",
             ));
@@ -1068,8 +1067,8 @@ impl<'a> ModelChecker<'a> {
                         _ => {
                             let _ = self.infer(k, ExprCtx::at(Place::Dedup));
                             self.error(
-                                Diagnostic::error(
-                                    "E076",
+                                Diagnostic::new(
+                                    &codes::E076,
                                     k.span,
                                     "dedup by keys must be plain output column names",
                                 )
@@ -1121,8 +1120,8 @@ impl<'a> ModelChecker<'a> {
             columns.push(col);
         }
         if self.outputs.is_empty() {
-            // Passthrough of joined columns (our rule, see LANGUAGE.md notes in
-            // docs): left/inner joins add their input's columns after the
+            // Passthrough of joined columns (our rule, see README.md "Language
+            // notes"): left/inner joins add their input's columns after the
             // scope's, renamed `<input>_<column>` when the name is taken.
             let joined: Vec<(usize, Name, Vec<Column>)> = self
                 .inputs
@@ -1166,8 +1165,8 @@ impl<'a> ModelChecker<'a> {
         if let Some(keys) = self.dedup_by.clone() {
             for (k, span) in &keys {
                 if !is_output(k) {
-                    self.error(Diagnostic::error(
-                        "E076",
+                    self.error(Diagnostic::new(
+                        &codes::E076,
                         *span,
                         format!("dedup by key '{k}' is not an output column of the model"),
                     ));
@@ -1176,8 +1175,8 @@ impl<'a> ModelChecker<'a> {
             for (plain, span) in self.sort_keys.clone() {
                 if !plain.as_deref().is_some_and(is_output) {
                     self.error(
-                        Diagnostic::error(
-                            "E076",
+                        Diagnostic::new(
+                            &codes::E076,
                             span,
                             "with `dedup by`, sort keys must be output columns",
                         )
@@ -1192,8 +1191,8 @@ impl<'a> ModelChecker<'a> {
             for (plain, span) in self.sort_keys.clone() {
                 if span.start > dedup.start && !plain.as_deref().is_some_and(is_output) {
                     self.error(
-                        Diagnostic::error(
-                            "E076",
+                        Diagnostic::new(
+                            &codes::E076,
                             span,
                             "after a full-row `dedup`, sort keys must be output columns",
                         )
@@ -1213,8 +1212,8 @@ impl<'a> ModelChecker<'a> {
         };
         let s = strategy.name.as_str();
         if !matches!(s, "replace" | "append" | "upsert") {
-            self.error(Diagnostic::error(
-                "E086",
+            self.error(Diagnostic::new(
+                &codes::E086,
                 strategy.span,
                 format!("unknown merge_strategy '{s}' (have: replace, append, upsert)"),
             ));
@@ -1225,8 +1224,8 @@ impl<'a> ModelChecker<'a> {
         }
         if self.grouped {
             self.error(
-                Diagnostic::error(
-                    "E087",
+                Diagnostic::new(
+                    &codes::E087,
                     strategy.span,
                     format!("merge_strategy {s} cannot be used on a grouped model"),
                 )
@@ -1235,13 +1234,13 @@ impl<'a> ModelChecker<'a> {
         }
         let is_output = |n: &str| columns.iter().any(|c| c.name == n);
         match &inc.cdc_column {
-            None => self.error(Diagnostic::error(
-                "E088",
+            None => self.error(Diagnostic::new(
+                &codes::E088,
                 inc.span,
                 format!("merge_strategy {s} needs a cdc_column"),
             ).with_help("add `cdc_column: updated_at` (an output column that increases with each change)")),
-            Some(c) if !is_output(&c.name) => self.error(Diagnostic::error(
-                "E088",
+            Some(c) if !is_output(&c.name) => self.error(Diagnostic::new(
+                &codes::E088,
                 c.span,
                 format!("cdc_column '{}' is not an output column", c.name),
             )),
@@ -1249,13 +1248,13 @@ impl<'a> ModelChecker<'a> {
         }
         if s == "upsert" {
             match &inc.merge_keys {
-                None => self.error(Diagnostic::error(
-                    "E089",
+                None => self.error(Diagnostic::new(
+                    &codes::E089,
                     inc.span,
                     "merge_strategy upsert needs merge_keys: [..]",
                 )),
-                Some(keys) if keys.is_empty() => self.error(Diagnostic::error(
-                    "E089",
+                Some(keys) if keys.is_empty() => self.error(Diagnostic::new(
+                    &codes::E089,
                     inc.span,
                     "merge_strategy upsert needs at least one merge key",
                 )),
@@ -1263,8 +1262,8 @@ impl<'a> ModelChecker<'a> {
                     for k in keys {
                         let ok = matches!(&k.kind, ExprKind::Column { qualifier: None, name } if is_output(&name.name));
                         if !ok {
-                            self.error(Diagnostic::error(
-                                "E089",
+                            self.error(Diagnostic::new(
+                                &codes::E089,
                                 k.span,
                                 "merge_keys must be plain output columns",
                             ));
@@ -1281,8 +1280,8 @@ impl<'a> ModelChecker<'a> {
             return;
         };
         let Some(contract) = self.env.contracts.get(cname.name.as_str()) else {
-            let mut d = Diagnostic::error(
-                "E061",
+            let mut d = Diagnostic::new(
+                &codes::E061,
                 cname.span,
                 format!("unknown contract '{}'", cname.name),
             );
@@ -1304,8 +1303,8 @@ impl<'a> ModelChecker<'a> {
         }
         for (field, decl) in fields.iter().zip(contract.fields.iter()) {
             let Some(out) = columns.iter().rev().find(|c| c.name == field.name) else {
-                let mut d = Diagnostic::error(
-                    "E010",
+                let mut d = Diagnostic::new(
+                    &codes::E010,
                     self.model.name.span,
                     format!("model {m} missing contract column '{}'", field.name),
                 )
@@ -1321,8 +1320,8 @@ impl<'a> ModelChecker<'a> {
             };
             if !crate::types::contract_compatible(&field.ty, &out.ty) {
                 self.error(
-                    Diagnostic::error(
-                        "E011",
+                    Diagnostic::new(
+                        &codes::E011,
                         self.model.name.span,
                         format!(
                             "{m}.{}: contract {} but inferred {}",
@@ -1333,8 +1332,8 @@ impl<'a> ModelChecker<'a> {
                 );
             }
             if !field.nullable && out.nullable {
-                let mut d = Diagnostic::error(
-                    "E012",
+                let mut d = Diagnostic::new(
+                    &codes::E012,
                     self.model.name.span,
                     format!("{m}.{}: contract nonnull but value nullable", field.name),
                 )
@@ -1351,8 +1350,8 @@ impl<'a> ModelChecker<'a> {
             if (field.enum_values.is_some() || field.classification.is_some())
                 && out.ty != Type::String
             {
-                self.error(Diagnostic::error(
-                    "E013",
+                self.error(Diagnostic::new(
+                    &codes::E013,
                     decl.span,
                     format!(
                         "{m}.{}: contract enum/classification requires string, got {}",

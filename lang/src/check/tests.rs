@@ -1,6 +1,6 @@
-//! Checker tests: the representative programs of the reference notes
-//! (section 7) with their verdicts and schemas, and the join-cardinality
-//! shape table (JOIN-CARDINALITY.md section 3).
+//! Checker tests: representative programs with the reference's verdicts
+//! and schemas, and the join-cardinality shape table: which `on`
+//! conjuncts give key pairs, right-only keys, or E079.
 
 use crate::ir::{JoinKeys, ShapeViolation};
 use crate::Checked;
@@ -371,7 +371,7 @@ model m { from s }"#;
     );
 }
 
-// --- join cardinality: JOIN-CARDINALITY.md section 3 ---------------------
+// --- join cardinality: the `on` shapes E079 accepts and rejects ---------
 
 const OC: &str = r#"
 source o(ns: "a") { columns: { cid: int64, id: int64 nonnull, s: string, v: int64, email: string, a: int64, b: int64 } }
@@ -636,7 +636,7 @@ fn fingerprints_ignore_layout_and_follow_upstream() {
         fp(&c, "n"),
         "upstream change must change downstream fingerprint"
     );
-    assert_eq!(fp(&a, "m").map(|f| f.len()), Some(16));
+    assert_eq!(fp(&a, "m").map(|f| f.len()), Some(crate::fingerprint::LEN));
 }
 
 #[test]

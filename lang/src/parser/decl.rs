@@ -1,8 +1,9 @@
 //! Top-level declarations, fields and types.
 
-use super::{close_words, or_list, Lazy, PResult, Parser, TOP_KEYWORDS};
+use super::{or_list, Lazy, PResult, Parser, TOP_KEYWORDS};
 use crate::ast::*;
 use crate::lexer::TokenKind;
+use crate::suggest::close_words;
 
 /// Column annotations (flags) after a field's type.
 pub(crate) const ANNOTATIONS: &[&str] = &[

@@ -1,9 +1,10 @@
 //! Model declarations (and model values in fn bodies) and their clauses.
 
-use super::{edit_distance, or_list, Lazy, PResult, Parser};
+use super::{or_list, Lazy, PResult, Parser};
 use crate::ast::*;
 use crate::lexer::{self, TokenKind};
 use crate::span::Span;
+use crate::suggest::edit_distance;
 
 /// Contextual words that start a model attribute when followed by `:`.
 pub(crate) const ATTRS: &[&str] = &["owner", "reason", "description", "label", "staleness_ok"];

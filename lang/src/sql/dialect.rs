@@ -471,8 +471,8 @@ impl Dialect {
         })
     }
 
-    /// The query counting duplicate key groups (JOIN-CARDINALITY.md 4):
-    /// rows with any NULL key part are excluded.
+    /// The query counting duplicate key groups of a join's side: rows with
+    /// any NULL key part are excluded (a NULL never matches an equi-join).
     pub fn duplicate_groups_query(self, relation: &str, keys: &[String]) -> String {
         let cols: Vec<String> = keys.iter().map(|k| self.ident(k)).collect();
         let not_null: Vec<String> = cols.iter().map(|c| format!("{c} IS NOT NULL")).collect();

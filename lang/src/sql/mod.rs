@@ -24,6 +24,8 @@ mod dialect;
 
 pub use dialect::Dialect;
 
+use strata_codes as codes;
+
 use crate::hash::FastMap as HashMap;
 
 use crate::ast::{BinOp, Cardinality, JoinKind, UnaryOp};
@@ -176,8 +178,8 @@ pub fn lower_model_with(
         in_agg: std::cell::Cell::new(false),
     };
     l.run().map_err(|msg| {
-        Diagnostic::error(
-            "E070",
+        Diagnostic::new(
+            &codes::E070,
             model.name_span,
             format!("model {}: {msg}", model.name),
         )

@@ -104,7 +104,7 @@ impl ConfigError {
         }
     }
 
-    /// The exit code for this failure (LIFECYCLE.md).
+    /// The exit code for this failure: environment if unreadable, usage if invalid.
     pub fn exit_code(&self) -> i32 {
         match self {
             ConfigError::Unreadable(_) => crate::exit::ENVIRONMENT,

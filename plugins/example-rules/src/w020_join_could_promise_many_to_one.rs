@@ -18,7 +18,7 @@ use strata_rules::rule;
 /// Writing `expect many_to_one` makes the declaration a checked promise:
 /// `strata run` counts duplicate key groups of the right input before
 /// publishing, and aborts with the duplicated keys if there are any. A
-/// declared flag alone proves nothing (JOIN-CARDINALITY.md).
+/// declared flag alone proves nothing: data can violate it.
 ///
 /// The keys are the ones `expect many_to_one` would count: the right columns
 /// the `on` condition equates, in the shape E079 accepts (an `and` of `==`
@@ -58,13 +58,7 @@ use strata_rules::rule;
 ///
 /// If the join may really match several rows, the declaration is wrong:
 /// remove `unique`/`primary_key` from the input instead.
-#[rule(
-    code = "W020",
-    name = "join-could-promise-many-to-one",
-    severity = warning,
-    phase = lint,
-    level = warn
-)]
+#[rule(crate::W020)]
 pub fn join_could_promise_many_to_one(module: &ir::Module, out: &mut Vec<Diagnostic>) {
     for model in &module.models {
         for join in &model.joins {
@@ -155,8 +149,8 @@ fn declared_unique(right_keys: &[strata_lang::Name], columns: &[Column]) -> Opti
 
 fn diagnostic(join: &ir::Join, declared: &Declared, why: &str) -> Diagnostic {
     let right = &join.input;
-    Diagnostic::warning(
-        "W020",
+    Diagnostic::new(
+        &crate::W020,
         join.keyword_span,
         format!(
             "`{} {right}` matches at most one `{right}` row by declaration, but does not promise `expect many_to_one`",

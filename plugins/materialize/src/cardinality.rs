@@ -1,4 +1,4 @@
-//! Join cardinality checks at run time (JOIN-CARDINALITY.md, sections 4-5):
+//! Join cardinality checks at run time, before anything is published:
 //! duplicate key groups counted on exactly the relation each annotated join
 //! read, with the uniqueness proofs of a run reused and an opt-in bounded
 //! sample for huge relations.
@@ -35,6 +35,7 @@ use std::collections::{BTreeSet, HashMap};
 use std::time::Instant;
 
 use sha2::{Digest, Sha256};
+use strata_codes as codes;
 use strata_lang::ast::Cardinality;
 use strata_lang::ir;
 use strata_lang::sql::{self, CardinalityCheck};
@@ -607,7 +608,7 @@ fn failure(
         counted.groups,
     );
     let span = join.expect_span.unwrap_or(join.keyword_span);
-    let d = Diagnostic::error("PinError", span, text)
+    let d = Diagnostic::new(&codes::PinError, span, text)
         .with_label(promise(join, check.cardinality))
         .with_note(format!("e.g. {}", samples.join(", ")))
         .with_note("nothing was published: the live data is unchanged")

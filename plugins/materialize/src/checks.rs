@@ -1,6 +1,7 @@
 //! The runtime checks: contract pins on a model's output and declarative
 //! tests (join cardinality is in `cardinality.rs`).
 
+use strata_codes as codes;
 use strata_lang::ast::{CompareOp, TestCheckKind, TestLitKind};
 use strata_lang::ir::{self, Column};
 use strata_lang::types::Type;
@@ -217,7 +218,7 @@ fn samples_text(rows: &[Vec<Option<String>>]) -> String {
 }
 
 fn pin_error(span: Span, text: String, samples: Option<String>) -> Diagnostic {
-    let mut d = Diagnostic::error("PinError", span, text)
+    let mut d = Diagnostic::new(&codes::PinError, span, text)
         .with_label("checked here")
         .with_note("nothing was published: the live data is unchanged");
     if let Some(s) = samples {
@@ -250,8 +251,8 @@ pub fn declarative(
                     report.push(format!("  ok  test {}: {label} ({total})", test.model));
                     continue;
                 }
-                let d = Diagnostic::error(
-                    "PinError",
+                let d = Diagnostic::new(
+                    &codes::PinError,
                     check.span,
                     format!(
                         "test FAILED [{}] expect {label}: the model has {total} rows",
@@ -298,8 +299,8 @@ pub fn declarative(
             continue;
         }
         let samples = samples_text(&wh.rows(&sample_sql)?);
-        let d = Diagnostic::error(
-            "PinError",
+        let d = Diagnostic::new(
+            &codes::PinError,
             check.span,
             format!(
                 "test FAILED [{}] expect {label}: {violations} of {total} rows violate it",

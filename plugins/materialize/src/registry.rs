@@ -62,7 +62,8 @@ pub fn registered_checks() -> Vec<&'static MaterializeCheck> {
     all
 }
 
-/// The contract pins of a model with a contract (LIFECYCLE.md).
+/// The contract pins of a model with a contract: column types, `nonnull`,
+/// `enum`, `unique`/`primary_key`, checked on its output before publishing.
 fn contract_pins(cx: &mut CheckContext) -> Result<(), Failure> {
     let (m, module) = (cx.model, cx.module);
     if let Some(contract) = m
@@ -81,7 +82,7 @@ fn contract_pins(cx: &mut CheckContext) -> Result<(), Failure> {
 }
 
 /// The join cardinality checks of a model's annotated joins, on exactly the
-/// relations it read (JOIN-CARDINALITY.md section 4).
+/// relations it read: the right side, and for `one_to_one` the left too.
 fn join_cardinality(cx: &mut CheckContext) -> Result<(), Failure> {
     cx.ledger
         .check_model(cx.wh, cx.model, cx.relation, cx.report, cx.progress)

@@ -3,6 +3,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 
+use strata_lang::fingerprint::{compare_recorded, Recorded};
 use strata_lang::ir;
 
 use crate::cardinality::{Ledger, Sampling, Summary};
@@ -102,8 +103,34 @@ pub struct ReplayReport {
     pub compared: Vec<(String, bool, i64)>,
     /// Models whose fingerprint changed since the run.
     pub changed: Vec<String>,
+    /// Models whose recorded fingerprint is of an older format (written by
+    /// a strata from before fingerprint v2): whether they changed since the
+    /// run cannot be told.
+    pub format_changed: Vec<String>,
     /// What the cardinality checks did (sampled as the run was).
     pub cardinality: Summary,
+}
+
+/// The models whose fingerprint differs from the one `recorded` for them,
+/// in `models`' order: those that changed since, and those whose recorded
+/// fingerprint is of an older format (which tells nothing either way). A
+/// model the run did not record is in neither.
+pub fn fingerprint_changes(
+    recorded: &BTreeMap<String, String>,
+    models: &[&ir::Model],
+) -> (Vec<String>, Vec<String>) {
+    let (mut changed, mut format_changed) = (Vec::new(), Vec::new());
+    for m in models {
+        let Some(fp) = recorded.get(&m.name) else {
+            continue;
+        };
+        match compare_recorded(fp, &m.fingerprint) {
+            Recorded::Same => {}
+            Recorded::Changed => changed.push(m.name.clone()),
+            Recorded::OlderFormat => format_changed.push(m.name.clone()),
+        }
+    }
+    (changed, format_changed)
 }
 
 /// Re-materialize a recorded run from its frozen inputs (every pin and
@@ -124,16 +151,7 @@ pub fn execute(
         }
     }
     let models = select_models(module, &record.models, None)?;
-    let changed: Vec<String> = models
-        .iter()
-        .filter(|m| {
-            record
-                .fingerprints
-                .get(&m.name)
-                .is_some_and(|f| *f != m.fingerprint)
-        })
-        .map(|m| m.name.clone())
-        .collect();
+    let (changed, format_changed) = fingerprint_changes(&record.fingerprints, &models);
     let source_rel: BTreeMap<String, String> = record
         .inputs
         .iter()
@@ -176,10 +194,54 @@ pub fn execute(
             report,
             compared,
             changed: changed.clone(),
+            format_changed: format_changed.clone(),
             cardinality: std::mem::take(&mut ledger).into_summary(),
         })
     })();
     wh.rollback();
     progress.finish();
     result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SEED: &str = include_str!("../../../examples/seed/orders.strata");
+
+    #[test]
+    fn recorded_fingerprints_are_same_changed_or_of_an_older_format() {
+        let checked = strata_lang::check_text("orders.strata", SEED);
+        assert!(!checked.has_errors(), "{:?}", checked.diagnostics);
+        let models: Vec<&ir::Model> = checked.module.models.iter().collect();
+        let current = |name: &str| {
+            models
+                .iter()
+                .find(|m| m.name == name)
+                .map(|m| m.fingerprint.clone())
+                .unwrap_or_else(|| panic!("no model {name}"))
+        };
+        let same: BTreeMap<String, String> = ["enriched", "profiles"]
+            .iter()
+            .map(|n| (n.to_string(), current(n)))
+            .collect();
+        assert_eq!(
+            fingerprint_changes(&same, &models),
+            (Vec::new(), Vec::new())
+        );
+        // `enriched` recorded by a strata from before v2 (16 hex digits),
+        // `profiles` as another model of the current format.
+        let mut old = same.clone();
+        old.insert("enriched".into(), "6088cd087778d30e".into());
+        old.insert("profiles".into(), "0".repeat(strata_lang::fingerprint::LEN));
+        assert_eq!(
+            fingerprint_changes(&old, &models),
+            (vec!["profiles".to_string()], vec!["enriched".to_string()])
+        );
+        // A model the run did not record is in neither list.
+        assert_eq!(
+            fingerprint_changes(&BTreeMap::new(), &models),
+            (Vec::new(), Vec::new())
+        );
+    }
 }

@@ -52,5 +52,5 @@ use crate::rule;
 ///   select { shipment_id = shipment_id, name = carriers.carrier_name }
 /// }
 /// ```
-#[rule(code = "E040", name = "unknown-column", severity = error, phase = resolve)]
+#[rule(E040)]
 pub struct UnknownColumn;

@@ -35,5 +35,5 @@ use crate::rule;
 ///   select { order_id = orders.order_id, amount = amount }
 /// }
 /// ```
-#[rule(code = "E041", name = "unknown-qualifier", severity = error, phase = resolve)]
+#[rule(E041)]
 pub struct UnknownQualifier;

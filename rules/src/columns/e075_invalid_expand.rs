@@ -44,5 +44,5 @@ use crate::rule;
 ///   select { post_id = post_id, tag = tag }
 /// }
 /// ```
-#[rule(code = "E075", name = "invalid-expand", severity = error, phase = check)]
+#[rule(E075)]
 pub struct InvalidExpand;

@@ -44,5 +44,5 @@ use crate::rule;
 ///   select { customer_id = customer_id, country = country_code }
 /// }
 /// ```
-#[rule(code = "E010", name = "missing-contract-column", severity = error, phase = check)]
+#[rule(E010)]
 pub struct MissingContractColumn;

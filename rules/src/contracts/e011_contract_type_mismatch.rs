@@ -47,5 +47,5 @@ use crate::rule;
 ///   select { payment_id = payment_id, amount = amount }
 /// }
 /// ```
-#[rule(code = "E011", name = "contract-type-mismatch", severity = error, phase = check)]
+#[rule(E011)]
 pub struct ContractTypeMismatch;

@@ -45,5 +45,5 @@ use crate::rule;
 ///   select { carrier_id = carrier_id, carrier_name = coalesce(carrier_name, "unknown") }
 /// }
 /// ```
-#[rule(code = "E012", name = "contract-nonnull-violated", severity = error, phase = check)]
+#[rule(E012)]
 pub struct ContractNonnullViolated;

@@ -46,5 +46,5 @@ use crate::rule;
 ///   }
 /// }
 /// ```
-#[rule(code = "E013", name = "enum-on-non-string", severity = error, phase = check)]
+#[rule(E013)]
 pub struct EnumOnNonString;

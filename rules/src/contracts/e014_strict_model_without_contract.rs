@@ -40,5 +40,5 @@ use crate::rule;
 ///   filter amount > 100
 /// }
 /// ```
-#[rule(code = "E014", name = "strict-model-without-contract", severity = error, phase = check)]
+#[rule(E014)]
 pub struct StrictModelWithoutContract;

@@ -39,5 +39,5 @@ use crate::rule;
 ///   from customers
 /// }
 /// ```
-#[rule(code = "E061", name = "unknown-contract", severity = error, phase = resolve)]
+#[rule(E061)]
 pub struct UnknownContract;

@@ -30,5 +30,5 @@ use crate::rule;
 /// model paid_orders { from orders filter amount > 0 }
 /// test paid_orders { expect row_count > 0 }
 /// ```
-#[rule(code = "E091", name = "test-unknown-model", severity = error, phase = resolve)]
+#[rule(E091)]
 pub struct TestUnknownModel;

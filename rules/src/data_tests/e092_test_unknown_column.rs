@@ -29,5 +29,5 @@ use crate::rule;
 /// model paid_orders { from orders filter amount > 0 }
 /// test paid_orders { expect order_id > 0 }
 /// ```
-#[rule(code = "E092", name = "test-unknown-column", severity = error, phase = resolve)]
+#[rule(E092)]
 pub struct TestUnknownColumn;

@@ -34,5 +34,5 @@ use crate::rule;
 /// model paid_orders { from orders filter amount > 0 }
 /// test paid_orders { expect amount > 0.0 }
 /// ```
-#[rule(code = "E094", name = "test-literal-type-mismatch", severity = error, phase = check)]
+#[rule(E094)]
 pub struct TestLiteralTypeMismatch;

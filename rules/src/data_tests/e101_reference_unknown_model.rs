@@ -38,5 +38,5 @@ use crate::rule;
 /// model paid_orders { from orders filter amount > 0 }
 /// test paid_orders { expect customer_id in customer_dim.customer_id }
 /// ```
-#[rule(code = "E101", name = "reference-unknown-model", severity = error, phase = resolve)]
+#[rule(E101)]
 pub struct ReferenceUnknownModel;

@@ -37,5 +37,5 @@ use crate::rule;
 /// model paid_orders { from orders filter amount > 0 }
 /// test paid_orders { expect customer_id in customer_dim.customer_id }
 /// ```
-#[rule(code = "E102", name = "reference-unknown-column", severity = error, phase = resolve)]
+#[rule(E102)]
 pub struct ReferenceUnknownColumn;

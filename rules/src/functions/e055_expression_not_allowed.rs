@@ -36,5 +36,5 @@ use crate::rule;
 ///   select { order_id = order_id, label = concat("order ", order_id) }
 /// }
 /// ```
-#[rule(code = "E055", name = "expression-not-allowed", severity = error, phase = check)]
+#[rule(E055)]
 pub struct ExpressionNotAllowed;

@@ -38,5 +38,5 @@ use crate::rule;
 ///   select { customer_id = customer_id, name = upper(name) }
 /// }
 /// ```
-#[rule(code = "E059", name = "unknown-function", severity = error, phase = check)]
+#[rule(E059)]
 pub struct UnknownFunction;

@@ -36,5 +36,5 @@ use crate::rule;
 ///   select { customer_id = customer_id, initials = substring(name, 1, 2) }
 /// }
 /// ```
-#[rule(code = "E062", name = "wrong-arity", severity = error, phase = check)]
+#[rule(E062)]
 pub struct WrongArity;

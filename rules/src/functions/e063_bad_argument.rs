@@ -38,5 +38,5 @@ use crate::rule;
 ///   select { customer_key = upper(cast(customer_id, "string")) }
 /// }
 /// ```
-#[rule(code = "E063", name = "bad-argument", severity = error, phase = check)]
+#[rule(E063)]
 pub struct BadArgument;

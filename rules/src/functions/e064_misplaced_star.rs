@@ -34,5 +34,5 @@ use crate::rule;
 ///   group { customer_id } ( aggregate { total = sum(amount), orders = count(*) } )
 /// }
 /// ```
-#[rule(code = "E064", name = "misplaced-star", severity = error, phase = check)]
+#[rule(E064)]
 pub struct MisplacedStar;

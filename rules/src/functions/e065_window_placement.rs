@@ -51,5 +51,5 @@ use crate::rule;
 ///   filter rn == 1
 /// }
 /// ```
-#[rule(code = "E065", name = "window-placement", severity = error, phase = check)]
+#[rule(E065)]
 pub struct WindowPlacement;

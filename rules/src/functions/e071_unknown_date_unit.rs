@@ -40,5 +40,5 @@ use crate::rule;
 ///   select { order_id = order_id, due_on = date_add(ordered_on, months: 1) }
 /// }
 /// ```
-#[rule(code = "E071", name = "unknown-date-unit", severity = error, phase = check)]
+#[rule(E071)]
 pub struct UnknownDateUnit;

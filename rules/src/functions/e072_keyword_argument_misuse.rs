@@ -36,5 +36,5 @@ use crate::rule;
 ///   select { order_id = order_id, due_on = date_add(ordered_on, days: 30) }
 /// }
 /// ```
-#[rule(code = "E072", name = "keyword-argument-misuse", severity = error, phase = check)]
+#[rule(E072)]
 pub struct KeywordArgumentMisuse;

@@ -35,5 +35,5 @@ use crate::rule;
 ///   }
 /// }
 /// ```
-#[rule(code = "E073", name = "date-diff-mixed-types", severity = error, phase = check)]
+#[rule(E073)]
 pub struct DateDiffMixedTypes;

@@ -37,5 +37,5 @@ use crate::rule;
 ///   select { event_id = event_id, user = json_path(payload, "$.user.id") }
 /// }
 /// ```
-#[rule(code = "E074", name = "invalid-json-key", severity = error, phase = check)]
+#[rule(E074)]
 pub struct InvalidJsonKey;

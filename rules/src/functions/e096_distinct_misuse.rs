@@ -35,5 +35,5 @@ use crate::rule;
 ///   group { ordered_on } ( aggregate { buyers = count(distinct customer_id) } )
 /// }
 /// ```
-#[rule(code = "E096", name = "distinct-misuse", severity = error, phase = check)]
+#[rule(E096)]
 pub struct DistinctMisuse;

@@ -44,5 +44,5 @@ use crate::rule;
 ///   select { region = region, avg_fee_x2 = avg_fee * 2 }
 /// }
 /// ```
-#[rule(code = "E050", name = "group-output-not-aggregate", severity = error, phase = check)]
+#[rule(E050)]
 pub struct GroupOutputNotAggregate;

@@ -35,5 +35,5 @@ use crate::rule;
 ///   group { customer_id } ( aggregate { total = sum(amount) } )
 /// }
 /// ```
-#[rule(code = "E056", name = "aggregate-outside-group", severity = error, phase = check)]
+#[rule(E056)]
 pub struct AggregateOutsideGroup;

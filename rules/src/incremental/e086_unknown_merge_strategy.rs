@@ -38,5 +38,5 @@ use crate::rule;
 ///   incremental merge_strategy: upsert merge_keys: [event_id] cdc_column: updated_at
 /// }
 /// ```
-#[rule(code = "E086", name = "unknown-merge-strategy", severity = error, phase = check)]
+#[rule(E086)]
 pub struct UnknownMergeStrategy;

@@ -40,5 +40,5 @@ use crate::rule;
 ///   group { kind } ( aggregate { n = count() } )
 /// }
 /// ```
-#[rule(code = "E087", name = "incremental-grouped-model", severity = error, phase = check)]
+#[rule(E087)]
 pub struct IncrementalGroupedModel;

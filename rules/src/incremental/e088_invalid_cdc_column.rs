@@ -34,5 +34,5 @@ use crate::rule;
 ///   incremental merge_strategy: append cdc_column: updated_at
 /// }
 /// ```
-#[rule(code = "E088", name = "invalid-cdc-column", severity = error, phase = check)]
+#[rule(E088)]
 pub struct InvalidCdcColumn;

@@ -34,5 +34,5 @@ use crate::rule;
 ///   incremental merge_strategy: upsert merge_keys: [event_id] cdc_column: updated_at
 /// }
 /// ```
-#[rule(code = "E089", name = "upsert-without-merge-keys", severity = error, phase = check)]
+#[rule(E089)]
 pub struct UpsertWithoutMergeKeys;

@@ -36,5 +36,5 @@ use crate::rule;
 ///   filter order_id > 1000
 /// }
 /// ```
-#[rule(code = "E020", name = "unknown-input", severity = error, phase = resolve)]
+#[rule(E020)]
 pub struct UnknownInput;

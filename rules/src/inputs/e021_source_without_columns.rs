@@ -30,5 +30,5 @@ use crate::rule;
 ///   from orders
 /// }
 /// ```
-#[rule(code = "E021", name = "source-without-columns", severity = error, phase = resolve)]
+#[rule(E021)]
 pub struct SourceWithoutColumns;

@@ -31,5 +31,5 @@ use crate::rule;
 /// }
 /// model recent_orders { from orders }
 /// ```
-#[rule(code = "E022", name = "import-not-found", severity = error, phase = resolve)]
+#[rule(E022)]
 pub struct ImportNotFound;

@@ -39,5 +39,5 @@ use crate::rule;
 /// model big_orders { from orders filter amount > 100 }
 /// model huge_orders { from orders filter amount > 1000 }
 /// ```
-#[rule(code = "E025", name = "duplicate-declaration", severity = error, phase = resolve)]
+#[rule(E025)]
 pub struct DuplicateDeclaration;

@@ -33,5 +33,5 @@ use crate::rule;
 /// model paid_orders { from orders filter amount > 0 }
 /// model order_totals { from paid_orders }
 /// ```
-#[rule(code = "F001", name = "model-cycle", severity = error, phase = resolve)]
+#[rule(F001)]
 pub struct ModelCycle;

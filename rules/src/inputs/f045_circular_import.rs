@@ -41,5 +41,5 @@ use crate::rule;
 ///   columns: { customer_id: int64 nonnull, name: string }
 /// }
 /// ```
-#[rule(code = "F045", name = "circular-import", severity = error, phase = resolve)]
+#[rule(F045)]
 pub struct CircularImport;

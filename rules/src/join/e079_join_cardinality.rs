@@ -1,3 +1,4 @@
+use strata_codes as codes;
 use strata_lang::ast::Cardinality;
 use strata_lang::ir::{self, ShapeViolation};
 use strata_lang::Diagnostic;
@@ -296,7 +297,7 @@ use crate::rule;
 ///   join_left customers on orders_keyed.customer_key == customers.customer_id expect one_to_one
 /// }
 /// ```
-#[rule(code = "E079", name = "join-cardinality-shape", severity = error, phase = check)]
+#[rule(E079)]
 pub fn join_cardinality_shape(module: &ir::Module, out: &mut Vec<Diagnostic>) {
     for model in &module.models {
         for join in &model.joins {
@@ -321,8 +322,8 @@ fn diagnostic(join: &ir::Join, card: Cardinality, v: &ShapeViolation) -> Diagnos
         ShapeViolation::AntiSemi => {
             let kind = join.kind.name();
             let article = if kind.starts_with(['a', 'e', 'i', 'o', 'u']) { "an" } else { "a" };
-            Diagnostic::error(
-                "E079",
+            Diagnostic::new(
+                &codes::E079,
                 expect_span,
                 format!("expect {c} does not apply to {article} {kind} join (it never multiplies rows)"),
             )
@@ -330,8 +331,8 @@ fn diagnostic(join: &ir::Join, card: Cardinality, v: &ShapeViolation) -> Diagnos
             .with_secondary(join.keyword_span, "this join keeps at most one row per left row")
             .with_help(format!("remove `expect {c}`: only join_left and join_inner can multiply rows"))
         }
-        ShapeViolation::Exotic { span } => Diagnostic::error(
-            "E079",
+        ShapeViolation::Exotic { span } => Diagnostic::new(
+            &codes::E079,
             *span,
             format!("expect {c} needs the right side referenced only through equi-join keys (found an exotic condition)"),
         )
@@ -340,8 +341,8 @@ fn diagnostic(join: &ir::Join, card: Cardinality, v: &ShapeViolation) -> Diagnos
         .with_help(format!(
             "rewrite it upstream, out loud: compute this value as a column of a model that reads `{right}`, then join on that column (`{left}.k == {right}_keyed.k`)"
         )),
-        ShapeViolation::NotEquiKey { span } => Diagnostic::error(
-            "E079",
+        ShapeViolation::NotEquiKey { span } => Diagnostic::new(
+            &codes::E079,
             *span,
             format!("expect {c} needs equi-join keys on plain columns (top-level AND of col == col)"),
         )
@@ -350,16 +351,16 @@ fn diagnostic(join: &ir::Join, card: Cardinality, v: &ShapeViolation) -> Diagnos
         .with_help(format!(
             "join only on `==` between plain columns combined with `and`; filter `{right}` in an upstream model (or filter the joined rows with a `filter` after the join) instead"
         )),
-        ShapeViolation::NoRightKey => Diagnostic::error(
-            "E079",
+        ShapeViolation::NoRightKey => Diagnostic::new(
+            &codes::E079,
             expect_span,
             format!("expect {c} needs at least one equi-join key on {right}"),
         )
         .with_label(format!("no `{right}.<column> == ...` key in the `on` condition"))
         .with_secondary(join.keyword_span, "this join")
         .with_help(format!("add an equality on a column of `{right}`, e.g. `{left}.id == {right}.id`")),
-        ShapeViolation::OneToOneWithoutPair => Diagnostic::error(
-            "E079",
+        ShapeViolation::OneToOneWithoutPair => Diagnostic::new(
+            &codes::E079,
             expect_span,
             "expect one_to_one needs at least one equi-join key pair relating a left column to a right column",
         )

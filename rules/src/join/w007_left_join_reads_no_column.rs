@@ -1,3 +1,4 @@
+use strata_codes as codes;
 use strata_lang::ast::JoinKind;
 use strata_lang::ir;
 use strata_lang::Diagnostic;
@@ -62,13 +63,13 @@ use crate::rule;
 ///   select { order_id = order_id, amount = amount, country = customers.country }
 /// }
 /// ```
-#[rule(code = "W007", name = "left-join-reads-no-column", severity = warning, phase = lint, level = warn)]
+#[rule(W007)]
 pub fn left_join_reads_no_column(module: &ir::Module, out: &mut Vec<Diagnostic>) {
     for c in joins_reading_no_column(module, JoinKind::Left) {
         let (right, left) = (&c.join.input, &c.join.left_input);
         out.push(match c.join.expect {
-            Some(card) => Diagnostic::warning(
-                "W007",
+            Some(card) => Diagnostic::new(
+                &codes::W007,
                 c.join.keyword_span,
                 format!(
                     "dead join: no column of `{right}` is read after this join_left, and `expect {}` allows at most one match per row of `{left}`",
@@ -80,8 +81,8 @@ pub fn left_join_reads_no_column(module: &ir::Module, out: &mut Vec<Diagnostic>)
                 "remove the join (only the run-time check of `expect {}` goes with it)",
                 card.as_str()
             )),
-            None => Diagnostic::warning(
-                "W007",
+            None => Diagnostic::new(
+                &codes::W007,
                 c.join.keyword_span,
                 format!(
                     "no column of `{right}` is read after this join_left: it keeps every row of `{left}` and can only repeat the rows that match several rows of `{right}`"

@@ -1,3 +1,4 @@
+use strata_codes as codes;
 use strata_lang::ast::JoinKind;
 use strata_lang::ir;
 use strata_lang::Diagnostic;
@@ -56,13 +57,13 @@ use crate::rule;
 ///   select { order_id = order_id, amount = amount }
 /// }
 /// ```
-#[rule(code = "W008", name = "inner-join-reads-no-column", severity = warning, phase = lint, level = warn)]
+#[rule(W008)]
 pub fn inner_join_reads_no_column(module: &ir::Module, out: &mut Vec<Diagnostic>) {
     for c in joins_reading_no_column(module, JoinKind::Inner) {
         let (right, left) = (&c.join.input, &c.join.left_input);
         out.push(match c.join.expect {
-            Some(card) => Diagnostic::warning(
-                "W008",
+            Some(card) => Diagnostic::new(
+                &codes::W008,
                 c.join.keyword_span,
                 format!(
                     "no column of `{right}` is read after this join_inner: with `expect {}` it keeps the rows of `{left}` that have a match, which is join_semi",
@@ -74,8 +75,8 @@ pub fn inner_join_reads_no_column(module: &ir::Module, out: &mut Vec<Diagnostic>
                 "write `join_semi {right} on ...` and drop `expect {}` (a semi join never multiplies rows)",
                 card.as_str()
             )),
-            None => Diagnostic::warning(
-                "W008",
+            None => Diagnostic::new(
+                &codes::W008,
                 c.join.keyword_span,
                 format!(
                     "no column of `{right}` is read after this join_inner: it keeps the rows of `{left}` that have a match, repeated once per matching row of `{right}`"

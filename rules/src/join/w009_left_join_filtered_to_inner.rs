@@ -1,3 +1,4 @@
+use strata_codes as codes;
 use strata_lang::ast::{BinOp, JoinKind, UnaryOp};
 use strata_lang::ir::{self, ColumnRef, Step, TExpr, TExprKind};
 use strata_lang::Diagnostic;
@@ -84,7 +85,7 @@ use crate::rule;
 ///   select { order_id = order_id, amount = amount, country = customers.country }
 /// }
 /// ```
-#[rule(code = "W009", name = "left-join-filtered-to-inner", severity = warning, phase = lint, level = warn)]
+#[rule(W009)]
 pub fn left_join_filtered_to_inner(module: &ir::Module, out: &mut Vec<Diagnostic>) {
     for c in joins_of_kind(module, JoinKind::Left) {
         let dropping = c.later_steps().find_map(|(i, s)| match s {
@@ -121,8 +122,8 @@ pub fn left_join_filtered_to_inner(module: &ir::Module, out: &mut Vec<Diagnostic
             ),
         };
         out.push(
-            Diagnostic::warning(
-                "W009",
+            Diagnostic::new(
+                &codes::W009,
                 c.join.keyword_span,
                 format!(
                     "this join_left keeps the rows of `{left}` that match no row of `{right}`, but {what}: it works as a join_inner"

@@ -1,3 +1,4 @@
+use strata_codes as codes;
 use strata_lang::ir;
 use strata_lang::Diagnostic;
 
@@ -46,11 +47,11 @@ use crate::rule;
 ///   filter amount > 100
 /// }
 /// ```
-#[rule(code = "W001", name = "model-without-contract", severity = warning, phase = lint, level = warn)]
+#[rule(W001)]
 pub fn model_without_contract(module: &ir::Module, out: &mut Vec<Diagnostic>) {
     for m in module.models.iter().filter(|m| m.contract.is_none()) {
         out.push(
-            Diagnostic::warning("W001", m.name_span, format!("model '{}' has no contract", m.name))
+            Diagnostic::new(&codes::W001, m.name_span, format!("model '{}' has no contract", m.name))
                 .with_label("no `-> contract` after the name")
                 .with_help(format!(
                     "declare the schema it promises in a `contract` and name it: `model {} -> contract <Name> {{`",

@@ -1,3 +1,4 @@
+use strata_codes as codes;
 use strata_lang::ir;
 use strata_lang::Diagnostic;
 
@@ -45,7 +46,7 @@ use crate::rule;
 ///   filter amount > 100
 /// }
 /// ```
-#[rule(code = "W002", name = "model-without-owner", severity = warning, phase = lint, level = warn)]
+#[rule(W002)]
 pub fn model_without_owner(module: &ir::Module, out: &mut Vec<Diagnostic>) {
     for m in &module.models {
         let owner = m.attrs.iter().find(|(k, _)| k == "owner");
@@ -57,7 +58,7 @@ pub fn model_without_owner(module: &ir::Module, out: &mut Vec<Diagnostic>) {
             Some(_) => continue,
         };
         out.push(
-            Diagnostic::warning("W002", m.name_span, message)
+            Diagnostic::new(&codes::W002, m.name_span, message)
                 .with_label("nobody answers for this model")
                 .with_help("add `owner: \"<team>\"` as the first line of the model's body"),
         );

@@ -1,3 +1,4 @@
+use strata_codes as codes;
 use strata_lang::ir::{self, InputRole, Step};
 use strata_lang::Diagnostic;
 
@@ -47,7 +48,7 @@ use crate::rule;
 ///   select { order_id = order_id, amount = amount }
 /// }
 /// ```
-#[rule(code = "W003", name = "model-without-explicit-outputs", severity = warning, phase = lint, level = allow)]
+#[rule(W003)]
 pub fn model_without_explicit_outputs(module: &ir::Module, out: &mut Vec<Diagnostic>) {
     for m in module.models.iter().filter(|m| m.ok && !m.steps.is_empty()) {
         let explicit = m
@@ -63,8 +64,8 @@ pub fn model_without_explicit_outputs(module: &ir::Module, out: &mut Vec<Diagnos
             .find(|i| i.role == InputRole::From)
             .map_or("its inputs", |i| i.name.as_str());
         out.push(
-            Diagnostic::warning(
-                "W003",
+            Diagnostic::new(
+                &codes::W003,
                 m.name_span,
                 format!(
                     "model '{}' has no explicit outputs: its columns are whatever `{from}` provides",

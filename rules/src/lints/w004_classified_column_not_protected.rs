@@ -1,3 +1,4 @@
+use strata_codes as codes;
 use strata_lang::ir;
 use strata_lang::{Diagnostic, Span};
 
@@ -50,7 +51,7 @@ use crate::rule;
 ///   from customers
 /// }
 /// ```
-#[rule(code = "W004", name = "classified-column-not-protected", severity = warning, phase = lint, level = warn)]
+#[rule(W004)]
 pub fn classified_column_not_protected(module: &ir::Module, out: &mut Vec<Diagnostic>) {
     for m in module.models.iter().filter(|m| m.ok) {
         let contract = m
@@ -69,8 +70,8 @@ pub fn classified_column_not_protected(module: &ir::Module, out: &mut Vec<Diagno
             if col.protected || guarded_by_contract {
                 continue;
             }
-            let mut d = Diagnostic::warning(
-                "W004",
+            let mut d = Diagnostic::new(
+                &codes::W004,
                 m.name_span,
                 format!(
                     "column '{}' of model '{}' is classified '{class}' but not protected",

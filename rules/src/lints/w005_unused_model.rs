@@ -1,5 +1,6 @@
 use std::collections::HashSet;
 
+use strata_codes as codes;
 use strata_lang::ir::{self, InputKind};
 use strata_lang::Diagnostic;
 
@@ -58,7 +59,7 @@ use crate::rule;
 /// }
 /// pipeline nightly { env: prod, models: [big_orders, small_orders] }
 /// ```
-#[rule(code = "W005", name = "unused-model", severity = warning, phase = lint, level = warn)]
+#[rule(W005)]
 pub fn unused_model(module: &ir::Module, out: &mut Vec<Diagnostic>) {
     if module.models.len() < 2 {
         return;
@@ -91,8 +92,8 @@ pub fn unused_model(module: &ir::Module, out: &mut Vec<Diagnostic>) {
             ),
         };
         out.push(
-            Diagnostic::warning(
-                "W005",
+            Diagnostic::new(
+                &codes::W005,
                 m.name_span,
                 format!("model '{}' is not read by any model or pipeline", m.name),
             )

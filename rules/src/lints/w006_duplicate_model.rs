@@ -1,5 +1,6 @@
 use std::collections::HashMap;
 
+use strata_codes as codes;
 use strata_lang::ir;
 use strata_lang::Diagnostic;
 
@@ -55,7 +56,7 @@ use crate::rule;
 /// }
 /// pipeline nightly { env: prod, models: [big_orders] }
 /// ```
-#[rule(code = "W006", name = "duplicate-model", severity = warning, phase = lint, level = warn)]
+#[rule(W006)]
 pub fn duplicate_model(module: &ir::Module, out: &mut Vec<Diagnostic>) {
     let mut models: Vec<&ir::Model> = module
         .models
@@ -70,8 +71,8 @@ pub fn duplicate_model(module: &ir::Module, out: &mut Vec<Diagnostic>) {
         let bucket = buckets.entry(shape_key(m)).or_default();
         if let Some(first) = bucket.iter().find(|other| same_computation(other, m)) {
             out.push(
-                Diagnostic::warning(
-                    "W006",
+                Diagnostic::new(
+                    &codes::W006,
                     m.name_span,
                     format!(
                         "model '{}' computes the same rows as model '{}'",

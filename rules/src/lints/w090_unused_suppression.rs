@@ -42,5 +42,5 @@ use crate::rule;
 ///   filter amount > 100
 /// }
 /// ```
-#[rule(code = "W090", name = "unused-suppression", severity = warning, phase = lint, level = warn)]
+#[rule(W090)]
 pub struct UnusedSuppression;

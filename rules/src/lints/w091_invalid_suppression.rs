@@ -57,5 +57,5 @@ use crate::rule;
 ///   filter amount > 100
 /// }
 /// ```
-#[rule(code = "W091", name = "invalid-suppression", severity = warning, phase = lint, level = warn)]
+#[rule(W091)]
 pub struct InvalidSuppression;

@@ -72,5 +72,5 @@ use crate::rule;
 ///   select { order_id = order_id, country = customers_unique.country }
 /// }
 /// ```
-#[rule(code = "PinError", name = "data-check-failed", severity = error, phase = materialize)]
+#[rule(PinError)]
 pub struct PinError;

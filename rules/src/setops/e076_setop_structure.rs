@@ -52,5 +52,5 @@ use crate::rule;
 ///   union all us_orders_m
 /// }
 /// ```
-#[rule(code = "E076", name = "setop-structure", severity = error, phase = check)]
+#[rule(E076)]
 pub struct SetopStructure;

@@ -41,5 +41,5 @@ use crate::rule;
 /// model us_m { from us  select { order_id = id, order_region = region } }
 /// model all_m { from eu_m union all us_m }
 /// ```
-#[rule(code = "E077", name = "setop-misaligned", severity = error, phase = check)]
+#[rule(E077)]
 pub struct SetopMisaligned;

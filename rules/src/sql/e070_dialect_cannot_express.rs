@@ -42,5 +42,5 @@ use crate::rule;
 ///   select { id = id, session = lower(session) }
 /// }
 /// ```
-#[rule(code = "E070", name = "dialect-cannot-express", severity = error, phase = check)]
+#[rule(E070)]
 pub struct DialectCannotExpress;

@@ -36,5 +36,5 @@ use crate::rule;
 /// model orders_es { from orders filter country == "es" }
 /// model orders_fr { from orders filter country == "fr" }
 /// ```
-#[rule(code = "E060", name = "unsupported-construct", severity = error, phase = check)]
+#[rule(E060)]
 pub struct UnsupportedConstruct;

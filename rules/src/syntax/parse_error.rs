@@ -49,5 +49,5 @@ use crate::rule;
 ///   filter status == "open"
 /// }
 /// ```
-#[rule(code = "ParseError", name = "parse-error", severity = error, phase = parse)]
+#[rule(ParseError)]
 pub struct ParseError;

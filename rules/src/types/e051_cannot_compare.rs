@@ -42,5 +42,5 @@ use crate::rule;
 ///   filter fee > cast(100, "money")
 /// }
 /// ```
-#[rule(code = "E051", name = "cannot-compare", severity = error, phase = check)]
+#[rule(E051)]
 pub struct CannotCompare;

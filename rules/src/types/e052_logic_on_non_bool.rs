@@ -34,5 +34,5 @@ use crate::rule;
 ///   filter is_active and email != ""
 /// }
 /// ```
-#[rule(code = "E052", name = "logic-on-non-bool", severity = error, phase = check)]
+#[rule(E052)]
 pub struct LogicOnNonBool;

@@ -42,5 +42,5 @@ use crate::rule;
 ///   select { invoice_id = invoice_id, charged = total + cast(5, "money") }
 /// }
 /// ```
-#[rule(code = "E053", name = "unsupported-operation", severity = error, phase = check)]
+#[rule(E053)]
 pub struct UnsupportedOperation;

@@ -36,5 +36,5 @@ use crate::rule;
 ///   select { customer_id = customer_id, name = coalesce(name, "unknown") }
 /// }
 /// ```
-#[rule(code = "E058", name = "branch-type-mismatch", severity = error, phase = check)]
+#[rule(E058)]
 pub struct BranchTypeMismatch;

@@ -31,5 +31,5 @@ use crate::rule;
 /// }
 /// model order_amounts { from orders }
 /// ```
-#[rule(code = "E078", name = "unknown-type", severity = error, phase = resolve)]
+#[rule(E078)]
 pub struct UnknownType;

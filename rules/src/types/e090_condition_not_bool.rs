@@ -33,5 +33,5 @@ use crate::rule;
 ///   select { line_id = line_id, size = if(quantity > 10, "bulk", "single") }
 /// }
 /// ```
-#[rule(code = "E090", name = "condition-not-bool", severity = error, phase = check)]
+#[rule(E090)]
 pub struct ConditionNotBool;

@@ -125,6 +125,7 @@ pub fn run(args: ReplayArgs, host: &dyn Host) -> i32 {
                     "run_id": r.run_id,
                     "report": rep.report,
                     "changed_models": rep.changed,
+                    "fingerprint_format_changed": rep.format_changed,
                     "cardinality": cardinality_json(&rep.cardinality),
                     "outputs": rep.compared.iter().map(|(m, eq, n)| serde_json::json!({"model": m, "equal": eq, "rows": n})).collect::<Vec<_>>(),
                     "equal": all_equal,
@@ -136,6 +137,11 @@ pub fn run(args: ReplayArgs, host: &dyn Host) -> i32 {
                 );
                 for m in &rep.changed {
                     outln!("  note: model {m} changed since the run (fingerprint differs)");
+                }
+                for m in &rep.format_changed {
+                    outln!(
+                        "  note: model {m}: fingerprint format changed since the run (recorded by an older strata); cannot tell whether the model changed"
+                    );
                 }
                 print_pins(&rep.report, &rep.cardinality);
                 for (m, eq, n) in &rep.compared {
