@@ -8,7 +8,8 @@ and stderr. Outputs that differ are compared again after normalising:
 
 * fingerprints (16 or 64 hex digits) are replaced by `<fp>`;
 * with --column-order, the column order: the comma-separated items of each
-  line are sorted, and so are the lines of the output.
+  line (a select list from its SELECT on, escaped newlines in JSON strings
+  taken as line ends) are sorted, and so are the lines of the output.
 
 It prints one line per (command, file) that still differs, then a count:
 `N outputs compared, D differ raw, R differ after normalising`. Exit 1 when
@@ -41,7 +42,13 @@ def normalise(out, column_order):
     for text in (stdout, stderr):
         text = FINGERPRINT.sub("<fp>", text)
         if column_order:
-            lines = [", ".join(sorted(line.split(", "))) for line in text.splitlines()]
+            # JSON strings hold SQL on escaped lines; a select list starts
+            # after its SELECT.
+            text = text.replace("\\n", "\n")
+            lines = [
+                " ".join(sorted(re.split(r", |\s{2,}|SELECT (?:DISTINCT )?", line)))
+                for line in text.splitlines()
+            ]
             text = "\n".join(sorted(lines))
         texts.append(text)
     return code, *texts

@@ -30,7 +30,7 @@ pub const FILE_NAME: &str = "strata.toml";
 pub use strata_rules::Level;
 
 /// The settings of a `strata.toml`, and where it was found.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Default)]
 pub struct ProjectConfig {
     /// The file the settings came from; `None` when no file was found.
     pub path: Option<PathBuf>,
@@ -48,18 +48,6 @@ pub struct ProjectConfig {
     pub path_rules: bool,
     /// `[run] cardinality-sample-rows`.
     pub cardinality_sample_rows: Option<u64>,
-}
-
-impl Default for ProjectConfig {
-    fn default() -> Self {
-        ProjectConfig {
-            path: None,
-            lints: BTreeMap::new(),
-            external_rules: Vec::new(),
-            path_rules: false,
-            cardinality_sample_rows: None,
-        }
-    }
 }
 
 #[derive(Deserialize, Default)]
