@@ -51,14 +51,14 @@ pub enum Command {
     /// Parse, resolve and type-check modules; report every error (exit 1 on any).
     ///
     /// After the built-in rules, `check` runs the external rules it is asked
-    /// to: those listed in strata.toml `[rules] external`, and every
-    /// `strata-rule-<name>` executable on PATH only when strata.toml says
-    /// `[rules] path-discovery = true` (a rule sees the module's full text:
-    /// nothing runs merely for being on PATH). Each reads the typed module as
-    /// JSON on stdin and answers diagnostics as JSON on stdout
-    /// (docs/external-rules.md); their codes read `<name>:<code>`. A rule
-    /// that cannot run, fails, times out or answers malformed JSON stops the
-    /// check with exit 4.
+    /// to: those named with `--rule`, those listed in strata.toml `[rules]
+    /// external`, and every `strata-rule-<name>` executable on PATH only when
+    /// strata.toml says `[rules] path-discovery = true` (a rule sees the
+    /// module's full text: nothing runs merely for being on PATH). Each reads
+    /// the typed module as JSON on stdin and answers diagnostics as JSON on
+    /// stdout (docs/external-rules.md); their codes read `<name>:<code>`. A
+    /// rule that cannot run, fails, times out or answers malformed JSON stops
+    /// the check with exit 4.
     #[command(display_order = 1)]
     Check(commands::check::CheckArgs),
     /// Check modules and report every lint (W codes) at its level; SARIF for CI.
@@ -250,6 +250,14 @@ mod tests {
                 "--format",
                 "json",
                 "--no-external-rules",
+            ],
+            &[
+                "check",
+                "--rule",
+                "tools/strata-rule-x",
+                "a.strata",
+                "--rule",
+                "strata-rule-y",
             ],
             &["check", "--lints", "--deny", "W001", "a.strata"],
             &["lint", "a.strata", "--warn", "W002"],
