@@ -71,7 +71,8 @@ const SEED: &str = include_str!("../examples/seed/orders.strata");
 
 const ORDERS: &str = "order_id,customer_id,amount\n1,10,5.0\n2,10,7.5\n3,20,1.0\n4,,2.0\n";
 const CUSTOMERS: &str = "customer_id,country\n10,ES\n20,FR\n30,DE\n";
-/// `enriched` of the seed, from the CSV files of [`seed_dir`], into `wh.duckdb`.
+/// `enriched` of the seed, from the CSV files of [`seed_dir`], into
+/// `wh.duckdb` (the customers file last).
 const ENRICHED_FROM_CSV: [&str; 8] = [
     "orders.strata",
     "enriched",
@@ -97,20 +98,12 @@ fn seed_dir(name: &str) -> PathBuf {
 fn seed_enriched_publishes_then_a_duplicate_aborts_and_keeps_live_data() {
     let dir = seed_dir("seed");
     let run = |customers: &str| {
-        strata(
-            &dir,
-            &[
-                "run",
-                "orders.strata",
-                "enriched",
-                "-o",
-                "wh.duckdb",
-                "--source",
-                "orders=orders.csv",
-                "--source",
-                &format!("customers={customers}"),
-            ],
-        )
+        let source = format!("customers={customers}");
+        let mut args = [&["run"][..], &ENRICHED_FROM_CSV[..]].concat();
+        if let Some(last) = args.last_mut() {
+            *last = &source;
+        }
+        strata(&dir, &args)
     };
     let ok = run("customers.csv");
     assert_exit(&ok, 0);
