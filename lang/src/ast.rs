@@ -206,17 +206,17 @@ pub enum ItemKind {
     /// `owner: "x"`, `reason`, `description`, `label`, `staleness_ok`.
     Attr(KeyValue),
     From(Ident),
-    Join(JoinClause),
+    Join(Box<JoinClause>),
     /// `filter e` or `where e` (`where_kw` records which word was written).
     Filter {
-        expr: Expr,
+        expr: Box<Expr>,
         /// Written `where` (the same clause as `filter`).
         #[serde(skip)]
         where_kw: bool,
     },
     Let {
         name: Ident,
-        expr: Expr,
+        expr: Box<Expr>,
     },
     /// `select { .. }`, `derive { .. }`, `aggregate { .. }`.
     Assign(AssignKind, Vec<Assign>),
@@ -243,10 +243,10 @@ pub enum ItemKind {
     /// `partition_by [..] [freshness ..]`.
     PartitionBy {
         exprs: Vec<Expr>,
-        freshness: Option<Freshness>,
+        freshness: Option<Box<Freshness>>,
     },
-    Freshness(Freshness),
-    Incremental(Incremental),
+    Freshness(Box<Freshness>),
+    Incremental(Box<Incremental>),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]

@@ -491,7 +491,7 @@ impl<'a> ModelChecker<'a> {
                     self.incremental = Some(inc);
                 }
             }
-            ItemKind::Incremental(inc) => self.incremental = Some(inc),
+            ItemKind::Incremental(inc) => self.incremental = Some(&**inc),
         }
     }
 

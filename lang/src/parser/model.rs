@@ -193,16 +193,16 @@ impl Parser<'_> {
                 } else {
                     None
                 };
-                ItemKind::Join(JoinClause {
+                ItemKind::Join(Box::new(JoinClause {
                     kind,
                     keyword_span: kw.span,
                     input,
                     on,
                     expect,
-                })
+                }))
             }
             "filter" | "where" => ItemKind::Filter {
-                expr: self.expr()?,
+                expr: Box::new(self.expr()?),
                 where_kw: k == "where",
             },
             "let" => {
@@ -210,7 +210,7 @@ impl Parser<'_> {
                 self.expect_sym("=", Lazy(|| format!("after 'let {}'", name.name)))?;
                 ItemKind::Let {
                     name,
-                    expr: self.expr()?,
+                    expr: Box::new(self.expr()?),
                 }
             }
             "select" => ItemKind::Assign(AssignKind::Select, self.assign_block(k)?),
@@ -262,14 +262,14 @@ impl Parser<'_> {
                 self.expect_sym("[", "after 'partition_by'")?;
                 let exprs = self.expr_list_until("]", "in partition_by [..]")?;
                 let freshness = if self.eat_kw("freshness").is_some() {
-                    Some(self.freshness_rest(false)?)
+                    Some(Box::new(self.freshness_rest(false)?))
                 } else {
                     None
                 };
                 ItemKind::PartitionBy { exprs, freshness }
             }
-            "freshness" => ItemKind::Freshness(self.freshness_rest(true)?),
-            _ => ItemKind::Incremental(self.incremental_rest(kw.span)?), // incremental
+            "freshness" => ItemKind::Freshness(Box::new(self.freshness_rest(true)?)),
+            _ => ItemKind::Incremental(Box::new(self.incremental_rest(kw.span)?)), // incremental
         })
     }
 
@@ -375,7 +375,7 @@ impl Parser<'_> {
                 TokenKind::Keyword(k @ ("filter" | "where")) => {
                     self.bump();
                     ItemKind::Filter {
-                        expr: self.expr()?,
+                        expr: Box::new(self.expr()?),
                         where_kw: *k == "where",
                     }
                 }
