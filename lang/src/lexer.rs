@@ -256,6 +256,8 @@ pub struct Lexed<'a> {
     pub tokens: Vec<Token<'a>>,
     pub comments: Vec<Comment>,
     pub diagnostics: Vec<Diagnostic>,
+    /// The index of each [`TokenKind::Error`] token, in order.
+    pub error_tokens: Vec<usize>,
 }
 
 /// The text of string parts with each `${var}` replaced by its own name (how
@@ -301,29 +303,29 @@ pub fn is_word_char(c: char) -> bool {
     c == '_' || c.is_alphabetic() || c.is_ascii_digit()
 }
 
-/// Lex `text` (the contents of `file`).
+/// Lex `text` (the contents of `file`) whole.
 pub fn lex(file: FileId, text: &str) -> Lexed<'_> {
-    lex_from(file, text, 0)
+    let mut lexer = Lexer::new(file, text);
+    // About one token per 4 bytes of typical source.
+    lexer.out.tokens.reserve(text.len() / 4 + 1);
+    while lexer.step() {}
+    lexer.out
 }
 
-/// Lex `text` from byte `start` (a token boundary) to its end; spans are
-/// offsets into the whole `text`.
-pub fn lex_from(file: FileId, text: &str, start: usize) -> Lexed<'_> {
-    let out = Lexed {
-        // About one token per 4 bytes of typical source.
-        tokens: Vec::with_capacity((text.len() - start.min(text.len())) / 4 + 1),
-        ..Lexed::default()
-    };
-    Lexer::new(file, text, start, out).run()
-}
-
-/// The lexer.
-struct Lexer<'a> {
+/// The lexer. [`Lexer::step`] lexes the next token into `out.tokens`, so
+/// that the parser can take the tokens as it reaches them and drop those it
+/// is done with ([`Lexed::tokens`] then holds only what it kept).
+pub(crate) struct Lexer<'a> {
     file: FileId,
     text: &'a str,
     /// Byte offset of the next character; always on a char boundary.
     pos: usize,
-    out: Lexed<'a>,
+    /// How many tokens were lexed (those dropped from `out.tokens`
+    /// included).
+    count: usize,
+    /// The final EOF was lexed.
+    done: bool,
+    pub(crate) out: Lexed<'a>,
 }
 
 /// The end of the run of ASCII word characters from `i`.
@@ -338,18 +340,20 @@ fn word_end(bytes: &[u8], mut i: usize) -> usize {
 }
 
 impl<'a> Lexer<'a> {
-    fn new(file: FileId, text: &'a str, start: usize, out: Lexed<'a>) -> Self {
-        let mut lx = Lexer {
+    pub(crate) fn new(file: FileId, text: &'a str) -> Self {
+        Lexer {
             file,
             text,
-            pos: start,
-            out,
-        };
-        // A byte-order mark at the very start is not part of the program.
-        if start == 0 && text.starts_with('\u{feff}') {
-            lx.pos = '\u{feff}'.len_utf8();
+            // A byte-order mark at the very start is not part of the program.
+            pos: if text.starts_with('\u{feff}') {
+                '\u{feff}'.len_utf8()
+            } else {
+                0
+            },
+            count: 0,
+            done: false,
+            out: Lexed::default(),
         }
-        lx
     }
 
     fn char_at(&self, i: usize) -> Option<char> {
@@ -379,6 +383,10 @@ impl<'a> Lexer<'a> {
     #[inline(always)]
     fn push(&mut self, kind: TokenKind<'a>, start: usize, end: usize) {
         let span = self.span(start, end);
+        if matches!(kind, TokenKind::Error) {
+            self.out.error_tokens.push(self.count);
+        }
+        self.count += 1;
         self.out.tokens.push(Token { kind, span });
     }
 
@@ -390,9 +398,20 @@ impl<'a> Lexer<'a> {
         self.out.diagnostics.push(d);
     }
 
-    /// Lex to the end of the text.
-    fn run(mut self) -> Lexed<'a> {
-        while let Some(&b) = self.text.as_bytes().get(self.pos) {
+    /// Lex up to and including the next token (skipping blanks and
+    /// comments), or the final EOF; `false` once the EOF was lexed.
+    pub(crate) fn step(&mut self) -> bool {
+        if self.done {
+            return false;
+        }
+        let count = self.count;
+        while self.count == count {
+            let Some(&b) = self.text.as_bytes().get(self.pos) else {
+                let end = self.text.len();
+                self.push(TokenKind::Eof, end, end);
+                self.done = true;
+                break;
+            };
             let start = self.pos;
             match b {
                 b' ' | b'\t' | b'\r' | b'\n' => self.pos += 1,
@@ -410,14 +429,17 @@ impl<'a> Lexer<'a> {
                 0x80.. => match self.peek() {
                     Some(c) if is_word_start(c) => self.word(),
                     Some(c) => self.symbol_or_error(c),
-                    None => break,
+                    None => self.pos = self.text.len(),
                 },
                 _ => self.symbol_or_error(char::from(b)),
             }
         }
-        let end = self.text.len();
-        self.push(TokenKind::Eof, end, end);
-        self.out
+        true
+    }
+
+    /// How many tokens were lexed so far.
+    pub(crate) fn count(&self) -> usize {
+        self.count
     }
 
     fn line_comment(&mut self) {

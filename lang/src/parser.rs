@@ -25,7 +25,7 @@ use strata_codes as codes;
 
 use crate::ast::{self, Ident};
 use crate::diag::{sort_diagnostics, Diagnostic};
-use crate::lexer::{self, shorten, Token, TokenKind};
+use crate::lexer::{self, shorten, Lexer, Token, TokenKind};
 use crate::span::{FileId, Span};
 
 /// How deeply expressions, types and model values may nest.
@@ -34,14 +34,15 @@ pub const MAX_DEPTH: u32 = 200;
 /// Parse one file. Declarations that parsed are kept even when others failed;
 /// the diagnostics (lex and parse errors) are in source order.
 pub fn parse(file: FileId, text: &str) -> (ast::File, Vec<Diagnostic>) {
-    let lexed = lexer::lex(file, text);
-    let mut p = Parser::new(file, text, lexed.tokens);
+    let mut p = Parser::new(file, text);
     let mut decls = Vec::new();
     let mut diags = Vec::new();
     // Token ranges skipped by recovery (after each failing token).
     let mut skipped = Vec::new();
     while !p.at_eof() {
         let start = p.pos;
+        // Recovery looks back no further than the token before `start`.
+        p.forget_before(start.saturating_sub(1));
         p.depth = 0;
         match p.top_decl() {
             Ok(d) => decls.push(d),
@@ -55,18 +56,13 @@ pub fn parse(file: FileId, text: &str) -> (ast::File, Vec<Diagnostic>) {
             }
         }
     }
+    let lexed = p.lexer.out;
     // The n-th error token goes with the n-th lex diagnostic. Lex errors in
     // text skipped after a declaration's first error are not reported, like
     // the parse errors that text would have caused.
-    let error_tokens = p
-        .toks
-        .iter()
-        .enumerate()
-        .filter(|(_, t)| matches!(t.kind, TokenKind::Error))
-        .map(|(i, _)| i);
     // Both the error tokens and the skipped ranges are in increasing order.
     let mut ranges = skipped.iter().peekable();
-    for (i, d) in error_tokens.zip(lexed.diagnostics) {
+    for (&i, d) in lexed.error_tokens.iter().zip(lexed.diagnostics) {
         while ranges.next_if(|r| r.end <= i).is_some() {}
         if !ranges.peek().is_some_and(|r| r.contains(&i)) {
             diags.push(d);
@@ -87,11 +83,10 @@ pub fn parse(file: FileId, text: &str) -> (ast::File, Vec<Diagnostic>) {
 // The signature is the one the rest of the workspace uses for diagnostics.
 #[allow(clippy::result_large_err)]
 pub fn parse_expr(file: FileId, text: &str) -> Result<ast::Expr, Diagnostic> {
-    let lexed = lexer::lex(file, text);
-    if let Some(d) = lexed.diagnostics.into_iter().next() {
+    if let Some(d) = lexer::lex(file, text).diagnostics.into_iter().next() {
         return Err(d);
     }
-    let mut p = Parser::new(file, text, lexed.tokens);
+    let mut p = Parser::new(file, text);
     let e = p.expr().map_err(|f| p.fail_into_diag(f))?;
     if !p.at_eof() {
         let f = p.unexpected("the end of the expression");
@@ -148,9 +143,20 @@ pub(crate) const TOP_KEYWORDS: &[&str] = &[
     "source", "contract", "model", "pipeline", "fn", "import", "domain", "test",
 ];
 
+/// How many tokens past the current one are always lexed: the parser's
+/// lookahead ([`Parser::peek_at`], [`Parser::list_len_hint`]) stays
+/// within it.
+const LOOKAHEAD: usize = 64;
+
 pub(crate) struct Parser<'a> {
     text: &'a str,
-    toks: Vec<Token<'a>>,
+    /// The tokens are lexed as the parser reaches them: `lexer.out.tokens`
+    /// holds those from index `base` (the declaration being parsed, less
+    /// what recovery no longer needs) to [`LOOKAHEAD`] past `pos`, so that
+    /// a large file's tokens are never all in memory at once.
+    lexer: Lexer<'a>,
+    base: usize,
+    /// Index of the current token.
     pos: usize,
     /// Span of the last consumed token.
     prev: Span,
@@ -160,25 +166,41 @@ pub(crate) struct Parser<'a> {
 }
 
 impl<'a> Parser<'a> {
-    fn new(file: FileId, text: &'a str, mut toks: Vec<Token<'a>>) -> Parser<'a> {
-        if !matches!(toks.last().map(|t| &t.kind), Some(TokenKind::Eof)) {
-            let end = text.len();
-            toks.push(Token {
-                kind: TokenKind::Eof,
-                span: Span::new(file, end, end),
-            });
-        }
-        Parser {
+    fn new(file: FileId, text: &'a str) -> Parser<'a> {
+        let mut p = Parser {
             text,
-            toks,
+            lexer: Lexer::new(file, text),
+            base: 0,
             pos: 0,
             prev: Span::new(file, 0, 0),
             depth: 0,
             errors: Vec::new(),
-        }
+        };
+        p.lex_to(LOOKAHEAD);
+        p
     }
 
     // ----- token access -------------------------------------------------
+
+    /// Lex until token `i` exists, or the final EOF does.
+    fn lex_to(&mut self, i: usize) {
+        while self.lexer.count() <= i && self.lexer.step() {}
+    }
+
+    /// Drop the tokens before index `i`: nothing looks back at them.
+    fn forget_before(&mut self, i: usize) {
+        if i > self.base {
+            self.lexer.out.tokens.drain(..i - self.base);
+            self.base = i;
+        }
+    }
+
+    /// Token `i` (the final EOF when past the end). `i` is at least `base`
+    /// and lexed: at most [`LOOKAHEAD`] past `pos`, or lexed by the caller.
+    fn tok(&self, i: usize) -> &Token<'a> {
+        let toks = &self.lexer.out.tokens;
+        &toks[(i - self.base).min(toks.len() - 1)]
+    }
 
     fn peek(&self) -> &Token<'a> {
         self.peek_at(0)
@@ -186,8 +208,8 @@ impl<'a> Parser<'a> {
 
     /// The token `n` places ahead (the final EOF when past the end).
     fn peek_at(&self, n: usize) -> &Token<'a> {
-        let last = self.toks.len() - 1;
-        &self.toks[(self.pos + n).min(last)]
+        debug_assert!(n <= LOOKAHEAD);
+        self.tok(self.pos + n)
     }
 
     fn kind(&self) -> &TokenKind<'a> {
@@ -204,6 +226,7 @@ impl<'a> Parser<'a> {
         let span = t.span;
         if !matches!(t.kind, TokenKind::Eof) {
             self.pos += 1;
+            self.lex_to(self.pos + LOOKAHEAD);
         }
         self.prev = span;
         span
@@ -212,11 +235,12 @@ impl<'a> Parser<'a> {
     /// How many elements the list from the current token to the bracket
     /// that closes it seems to hold (its commas outside inner brackets, plus
     /// one): room to reserve for it, so that a list is not moved as it
-    /// grows. Looks at no more than 64 tokens.
+    /// grows. Looks at no more than [`LOOKAHEAD`] tokens.
     fn list_len_hint(&self) -> usize {
         let mut depth = 0usize;
         let mut commas = 0;
-        for t in self.toks.iter().skip(self.pos).take(64) {
+        let toks = &self.lexer.out.tokens[self.pos - self.base..];
+        for t in toks.iter().take(LOOKAHEAD) {
             match &t.kind {
                 TokenKind::Sym(s) => match s.as_bytes().last() {
                     Some(b'(' | b'[' | b'{') => depth += 1,
@@ -465,13 +489,15 @@ impl<'a> Parser<'a> {
         let err = self.pos.max(start + 1);
         let mut depth: i64 = 0;
         let mut i = start;
-        while i < self.toks.len() {
-            let t = &self.toks[i];
+        loop {
+            // `looks_like_decl` reads two tokens past `i`.
+            self.lex_to(i + 2);
+            let t = self.tok(i);
             match &t.kind {
                 TokenKind::Eof => break,
                 TokenKind::Keyword(k) if i >= err && TOP_KEYWORDS.contains(k) => {
                     let after_arrow = i > 0
-                        && matches!(&self.toks[i - 1].kind, TokenKind::Sym("->"))
+                        && matches!(&self.tok(i - 1).kind, TokenKind::Sym("->"))
                         && *k == "contract";
                     let line_start = {
                         let s = t.span.start as usize;
@@ -497,16 +523,17 @@ impl<'a> Parser<'a> {
             }
             i += 1;
         }
-        self.pos = i.min(self.toks.len() - 1);
+        self.pos = i;
+        self.lex_to(self.pos + LOOKAHEAD);
     }
 
     /// Whether the declaration keyword at token `i` is followed by the
     /// tokens its declaration starts with (`source s (`, `model m {`, ...).
     fn looks_like_decl(&self, i: usize) -> bool {
-        let kind = |n: usize| self.toks.get(i + n).map(|t| &t.kind);
+        let kind = |n: usize| Some(&self.tok(i + n).kind);
         let ident = |n: usize| matches!(kind(n), Some(TokenKind::Ident(_)));
         let sym = |n: usize, s: &str| matches!(kind(n), Some(TokenKind::Sym(x)) if *x == s);
-        match &self.toks[i].kind {
+        match &self.tok(i).kind {
             TokenKind::Keyword("source") | TokenKind::Keyword("fn") => ident(1) && sym(2, "("),
             TokenKind::Keyword("model") => {
                 (ident(1) || matches!(kind(1), Some(TokenKind::Str(_))))
@@ -522,7 +549,7 @@ impl<'a> Parser<'a> {
 
     /// Whether token `i` is the first token on its line.
     fn first_on_line(&self, i: usize) -> bool {
-        let start = self.toks[i].span.start as usize;
+        let start = self.tok(i).span.start as usize;
         let before = self.text.as_bytes().get(..start).unwrap_or(&[]);
         for b in before.iter().rev() {
             match b {
