@@ -59,8 +59,8 @@
 //!   comments after the last declaration at the end of the file.
 //!
 //! [`format_model`] and [`format_expr`] give the canonical text of a node,
-//! without comments and independent of spans (a model's fingerprint hashes
-//! [`format_model`]).
+//! without comments and independent of spans. (A model's fingerprint does
+//! not hash it: see [`crate::fingerprint`].)
 
 mod doc;
 mod lits;
