@@ -7,9 +7,12 @@ Runs `check`, `check --format json`, `check --lints`, `lint`, `build`,
 and stderr. Outputs that differ are compared again after normalising:
 
 * fingerprints (16 or 64 hex digits) are replaced by `<fp>`;
-* with --column-order, the column order: the comma-separated items of each
-  line (a select list from its SELECT on, escaped newlines in JSON strings
-  taken as line ends) are sorted, and so are the lines of the output.
+* with --column-order, the column order: each output becomes the sorted
+  list of its items, an item being what lies between line ends, `, `, runs
+  of two or more spaces and `SELECT ` (escaped newlines in JSON strings taken
+  as line ends). An output then still differs when any column, lineage entry,
+  type, name or word is added, lost or changed, but not when columns (or the
+  lines of a lineage block, whose label heads only its first line) move.
 
 It prints one line per (command, file) that still differs, then a count:
 `N outputs compared, D differ raw, R differ after normalising`. Exit 1 when
@@ -45,11 +48,8 @@ def normalise(out, column_order):
             # JSON strings hold SQL on escaped lines; a select list starts
             # after its SELECT.
             text = text.replace("\\n", "\n")
-            lines = [
-                " ".join(sorted(re.split(r", |\s{2,}|SELECT (?:DISTINCT )?", line)))
-                for line in text.splitlines()
-            ]
-            text = "\n".join(sorted(lines))
+            items = re.split(r"\n|, |\s{2,}|SELECT (?:DISTINCT )?", text)
+            text = "\n".join(sorted(i.strip() for i in items if i.strip()))
         texts.append(text)
     return code, *texts
 
