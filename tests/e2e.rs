@@ -439,14 +439,8 @@ fn test_command_and_replay() {
         "t.strata",
         &format!("{SEED}\ntest enriched {{ expect row_count == 4; expect order_id > 0 }}\n"),
     );
-    let args = [
-        "-o",
-        "wh.duckdb",
-        "--source",
-        "orders=orders.csv",
-        "--source",
-        "customers=customers.csv",
-    ];
+    // The seed's run arguments, after the file and the model.
+    let args = &ENRICHED_FROM_CSV[2..];
     let mut t = vec!["test", "t.strata", "enriched"];
     t.extend(args);
     let o = strata(&dir, &t);
@@ -775,17 +769,10 @@ fn sampled_runs_are_recorded_and_replayed_with_their_sample() {
     }
     write(&dir, "big.csv", &big);
     let args = [
-        "orders.strata",
-        "enriched",
-        "-o",
-        "wh.duckdb",
-        "--source",
-        "orders=orders.csv",
-        "--source",
-        "customers=big.csv",
-        "--format",
-        "json",
-    ];
+        &ENRICHED_FROM_CSV[..7],
+        &["customers=big.csv", "--format", "json"],
+    ]
+    .concat();
     let exact = strata(&dir, &[&["run"][..], &args[..]].concat());
     assert_exit(&exact, 0);
     let exact: serde_json::Value = serde_json::from_slice(&exact.stdout).expect("json");

@@ -72,6 +72,12 @@ impl Canon {
         let _ = write!(self.0, "{v}");
     }
 
+    /// A variant's name, then its fields in `open`..`close`.
+    fn variant(&mut self, variant: &str, open: u8, close: u8) -> Compound<'_> {
+        self.0.extend_from_slice(variant.as_bytes());
+        self.open(open, close)
+    }
+
     fn open(&mut self, open: u8, close: u8) -> Compound<'_> {
         self.0.push(open);
         Compound {
@@ -232,8 +238,7 @@ impl<'a> ser::Serializer for &'a mut Canon {
         variant: &'static str,
         _: usize,
     ) -> Result<Compound<'a>, Never> {
-        self.0.extend_from_slice(variant.as_bytes());
-        Ok(self.open(b'[', b']'))
+        Ok(self.variant(variant, b'[', b']'))
     }
     fn serialize_map(self, _: Option<usize>) -> Result<Compound<'a>, Never> {
         Ok(self.open(b'{', b'}'))
@@ -256,8 +261,7 @@ impl<'a> ser::Serializer for &'a mut Canon {
         variant: &'static str,
         _: usize,
     ) -> Result<Compound<'a>, Never> {
-        self.0.extend_from_slice(variant.as_bytes());
-        Ok(self.open(b'{', b'}'))
+        Ok(self.variant(variant, b'{', b'}'))
     }
 }
 
