@@ -83,11 +83,17 @@ pub fn parse(file: FileId, text: &str) -> (ast::File, Vec<Diagnostic>) {
 // The signature is the one the rest of the workspace uses for diagnostics.
 #[allow(clippy::result_large_err)]
 pub fn parse_expr(file: FileId, text: &str) -> Result<ast::Expr, Diagnostic> {
-    if let Some(d) = lexer::lex(file, text).diagnostics.into_iter().next() {
+    let mut p = Parser::new(file, text);
+    let parsed = p.expr().map_err(|f| p.fail_into_diag(f));
+    // A lex error anywhere in the text is the error, whatever the parse did.
+    p.lex_to(usize::MAX);
+    if let Some(d) = std::mem::take(&mut p.lexer.out.diagnostics)
+        .into_iter()
+        .next()
+    {
         return Err(d);
     }
-    let mut p = Parser::new(file, text);
-    let e = p.expr().map_err(|f| p.fail_into_diag(f))?;
+    let e = parsed?;
     if !p.at_eof() {
         let f = p.unexpected("the end of the expression");
         return Err(p.fail_into_diag(f));
