@@ -32,3 +32,23 @@ pub use span::{FileId, SourceMap, Span};
 
 pub use check::{check_files, check_text, Checked};
 pub use load::LoadOptions;
+
+#[cfg(test)]
+pub(crate) mod test_files {
+    use std::path::PathBuf;
+
+    /// Every `.strata` file under the repository's `tests/` and `examples/`,
+    /// sorted (none in a checkout without them).
+    pub(crate) fn repository_strata_files() -> Vec<PathBuf> {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        let mut files: Vec<PathBuf> = ["tests", "examples"]
+            .iter()
+            .flat_map(|dir| walkdir::WalkDir::new(root.join(dir)))
+            .filter_map(Result::ok)
+            .map(walkdir::DirEntry::into_path)
+            .filter(|p| p.extension().is_some_and(|x| x == "strata"))
+            .collect();
+        files.sort();
+        files
+    }
+}

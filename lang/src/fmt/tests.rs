@@ -221,27 +221,9 @@ fn check(input: &str, expected: &str) {
     );
 }
 
-fn strata_files(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for e in entries.flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            strata_files(&p, out);
-        } else if p.extension().is_some_and(|x| x == "strata") {
-            out.push(p);
-        }
-    }
-}
-
 #[test]
 fn every_repository_strata_file() {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    let mut files = Vec::new();
-    strata_files(&root.join("tests"), &mut files);
-    strata_files(&root.join("examples"), &mut files);
-    files.sort();
+    let files = crate::test_files::repository_strata_files();
     let mut checked = 0;
     for path in &files {
         let Ok(src) = std::fs::read_to_string(path) else {
@@ -852,11 +834,7 @@ fn with_comments(
 }
 
 fn parseable_repository_files() -> Vec<String> {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    let mut files = Vec::new();
-    strata_files(&root.join("tests"), &mut files);
-    strata_files(&root.join("examples"), &mut files);
-    files.sort();
+    let files = crate::test_files::repository_strata_files();
     files
         .iter()
         .filter_map(|p| std::fs::read_to_string(p).ok())
