@@ -341,15 +341,21 @@ fn word_end(bytes: &[u8], mut i: usize) -> usize {
 
 impl<'a> Lexer<'a> {
     pub(crate) fn new(file: FileId, text: &'a str) -> Self {
+        // A byte-order mark at the very start is not part of the program.
+        let start = if text.starts_with('\u{feff}') {
+            '\u{feff}'.len_utf8()
+        } else {
+            0
+        };
+        Lexer::at(file, text, start)
+    }
+
+    /// A lexer of `text` from byte `pos`, a token's start.
+    pub(crate) fn at(file: FileId, text: &'a str, pos: usize) -> Self {
         Lexer {
             file,
             text,
-            // A byte-order mark at the very start is not part of the program.
-            pos: if text.starts_with('\u{feff}') {
-                '\u{feff}'.len_utf8()
-            } else {
-                0
-            },
+            pos,
             count: 0,
             done: false,
             out: Lexed::default(),

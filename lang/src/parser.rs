@@ -33,13 +33,101 @@ pub const MAX_DEPTH: u32 = 200;
 
 /// Parse one file. Declarations that parsed are kept even when others failed;
 /// the diagnostics (lex and parse errors) are in source order.
+///
+/// A large file is parsed in parts, in parallel, each from a line that
+/// starts with a declaration keyword. A part counts only when the part
+/// before it ended exactly there, between two declarations: the lexer
+/// keeps no state between tokens and the parser none between declarations,
+/// so the part then parsed just as the whole file would have. When any
+/// part does not fit (the line was inside a string or comment), the file
+/// is parsed again in one piece.
 pub fn parse(file: FileId, text: &str) -> (ast::File, Vec<Diagnostic>) {
-    let mut p = Parser::new(file, text);
+    parse_parts(file, text, &part_starts(text, rayon::current_num_threads()))
+}
+
+/// The smallest part worth a thread of its own, in bytes.
+const MIN_PART: usize = 32 * 1024;
+
+/// Where the parts of `text` start: 0, then for each further part the first
+/// line at or after its share of the text that starts with a declaration
+/// keyword (about four parts a thread, none under [`MIN_PART`]).
+fn part_starts(text: &str, threads: usize) -> Vec<usize> {
+    let parts = (threads * 4).min(text.len() / MIN_PART).max(1);
+    let mut starts = vec![0];
+    for i in 1..parts {
+        let from = (text.len() * i / parts).max(starts[starts.len() - 1] + 1);
+        if let Some(at) = decl_line_from(text, from) {
+            if at > starts[starts.len() - 1] {
+                starts.push(at);
+            }
+        }
+    }
+    starts
+}
+
+/// The first line at or after byte `from` that starts with a top-level
+/// declaration keyword followed by a space.
+fn decl_line_from(text: &str, from: usize) -> Option<usize> {
+    let bytes = text.as_bytes();
+    let mut at = from;
+    loop {
+        at += memchr(b'\n', bytes.get(at..)?)? + 1;
+        let line = &bytes[at..];
+        let starts_decl = TOP_KEYWORDS.iter().any(|k| {
+            line.starts_with(k.as_bytes()) && line.get(k.len()).is_some_and(|b| *b == b' ')
+        });
+        if starts_decl {
+            return Some(at);
+        }
+    }
+}
+
+fn memchr(byte: u8, hay: &[u8]) -> Option<usize> {
+    hay.iter().position(|&b| b == byte)
+}
+
+/// Parse `text` in parts starting at `starts` (the first is 0), falling back
+/// to one part when a part does not fit.
+fn parse_parts(file: FileId, text: &str, starts: &[usize]) -> (ast::File, Vec<Diagnostic>) {
+    use rayon::prelude::*;
+    if starts.len() > 1 {
+        let parts: Vec<Option<Part>> = (0..starts.len())
+            .into_par_iter()
+            .map(|i| parse_part(file, text, starts[i], starts.get(i + 1).copied()))
+            .collect();
+        if parts.iter().all(Option::is_some) {
+            let mut out = ast::File::default();
+            let mut diags = Vec::new();
+            for part in parts.into_iter().flatten() {
+                out.decls.extend(part.file.decls);
+                out.comments.extend(part.file.comments);
+                diags.extend(part.diags);
+            }
+            return (out, diags);
+        }
+    }
+    let whole = parse_part(file, text, 0, None);
+    // A part with no end always fits.
+    whole.map_or_else(Default::default, |p| (p.file, p.diags))
+}
+
+/// A part of a file, parsed.
+struct Part {
+    file: ast::File,
+    diags: Vec<Diagnostic>,
+}
+
+/// Parse the declarations of `text` from byte `start` up to the one that
+/// starts at byte `end` (to the end when `None`); `None` when no
+/// declaration starts exactly at `end`.
+fn parse_part(file: FileId, text: &str, start: usize, end: Option<usize>) -> Option<Part> {
+    let mut p = Parser::new(file, text, start);
+    let before_end = |p: &Parser| end.is_none_or(|e| (p.peek().span.start as usize) < e);
     let mut decls = Vec::new();
     let mut diags = Vec::new();
     // Token ranges skipped by recovery (after each failing token).
     let mut skipped = Vec::new();
-    while !p.at_eof() {
+    while !p.at_eof() && before_end(&p) {
         let start = p.pos;
         // Recovery looks back no further than the token before `start`.
         p.forget_before(start.saturating_sub(1));
@@ -56,7 +144,15 @@ pub fn parse(file: FileId, text: &str) -> (ast::File, Vec<Diagnostic>) {
             }
         }
     }
-    let lexed = p.lexer.out;
+    let end = match end {
+        Some(e) if p.peek().span.start as usize != e => return None,
+        Some(e) => e,
+        None => text.len() + 1,
+    };
+    let mut lexed = p.lexer.out;
+    // What the lexer read ahead past `end` is the next part's.
+    let mine = |span: Span| (span.start as usize) < end;
+    lexed.comments.retain(|c| mine(c.span));
     // The n-th error token goes with the n-th lex diagnostic. Lex errors in
     // text skipped after a declaration's first error are not reported, like
     // the parse errors that text would have caused.
@@ -64,26 +160,26 @@ pub fn parse(file: FileId, text: &str) -> (ast::File, Vec<Diagnostic>) {
     let mut ranges = skipped.iter().peekable();
     for (&i, d) in lexed.error_tokens.iter().zip(lexed.diagnostics) {
         while ranges.next_if(|r| r.end <= i).is_some() {}
-        if !ranges.peek().is_some_and(|r| r.contains(&i)) {
+        if !ranges.peek().is_some_and(|r| r.contains(&i)) && mine(d.span) {
             diags.push(d);
         }
     }
     diags.append(&mut p.errors);
     sort_diagnostics(&mut diags);
-    (
-        ast::File {
+    Some(Part {
+        file: ast::File {
             decls,
             comments: lexed.comments,
         },
         diags,
-    )
+    })
 }
 
 /// Parse a single expression (the whole text must be one expression).
 // The signature is the one the rest of the workspace uses for diagnostics.
 #[allow(clippy::result_large_err)]
 pub fn parse_expr(file: FileId, text: &str) -> Result<ast::Expr, Diagnostic> {
-    let mut p = Parser::new(file, text);
+    let mut p = Parser::new(file, text, 0);
     let parsed = p.expr().map_err(|f| p.fail_into_diag(f));
     // A lex error anywhere in the text is the error, whatever the parse did.
     p.lex_to(usize::MAX);
@@ -172,13 +268,18 @@ pub(crate) struct Parser<'a> {
 }
 
 impl<'a> Parser<'a> {
-    fn new(file: FileId, text: &'a str) -> Parser<'a> {
+    /// A parser of `text` from byte `start` (0, or a token's start).
+    fn new(file: FileId, text: &'a str, start: usize) -> Parser<'a> {
         let mut p = Parser {
             text,
-            lexer: Lexer::new(file, text),
+            lexer: if start == 0 {
+                Lexer::new(file, text)
+            } else {
+                Lexer::at(file, text, start)
+            },
             base: 0,
             pos: 0,
-            prev: Span::new(file, 0, 0),
+            prev: Span::new(file, start, start),
             depth: 0,
             errors: Vec::new(),
         };

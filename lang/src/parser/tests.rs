@@ -1742,3 +1742,76 @@ fn no_panic_on_random_input() {
         parse_checked(&s);
     }
 }
+
+// -------------------------------------------------------------------------
+// Parsing in parts
+
+/// Parsed in parts from `starts`, a file is what it is parsed in one piece:
+/// its declarations, comments and diagnostics alike.
+#[track_caller]
+fn parts_agree(text: &str, starts: &[usize]) {
+    let whole = parse_part(F, text, 0, None).map(|p| (p.file, p.diags));
+    assert_eq!(
+        Some(parse_parts(F, text, starts)),
+        whole,
+        "parts from {starts:?} of:\n{text}"
+    );
+}
+
+#[test]
+fn a_file_parsed_in_parts_is_the_file_parsed_whole() {
+    // Cut at every line start, declaration or not: a part that starts
+    // inside a declaration, a string or a comment must not count.
+    let (mut cuts, mut fitting) = (0, 0);
+    for path in crate::test_files::repository_strata_files() {
+        let Ok(text) = std::fs::read_to_string(&path) else {
+            continue;
+        };
+        let lines: Vec<usize> = text.match_indices('\n').map(|(i, _)| i + 1).collect();
+        for &at in lines.iter().filter(|&&at| at < text.len()) {
+            parts_agree(&text, &[0, at]);
+            cuts += 1;
+            fitting += usize::from(parse_part(F, &text, 0, Some(at)).is_some());
+        }
+        let mut all = vec![0];
+        all.extend(lines.iter().filter(|&&at| at < text.len()));
+        parts_agree(&text, &all);
+    }
+    eprintln!("{cuts} cuts compared, {fitting} between declarations");
+    // Both paths were taken: parts that fit, and parts parsed again whole.
+    assert!(cuts == 0 || (0 < fitting && fitting < cuts));
+}
+
+#[test]
+fn parts_start_at_declaration_lines() {
+    let text = concat!(
+        "source s(ns: \"n\", dataset: \"d\") { columns: { id: int64 } }\n",
+        "/* a comment\nmodel hidden { from s }\n*/\n",
+        "model a { from s }\n",
+        "model b { from a select { x = \"\nmodel c\" } }\n",
+        "  model indented { from a }\n",
+        "model c { from a }\n",
+    );
+    let starts = |from| decl_line_from(text, from).map(|at| &text[at..at + 7]);
+    // Any line starting with a keyword, even in a comment or a string:
+    // parse_parts then refuses the part.
+    assert_eq!(starts(1), Some("model h"));
+    let after_comment = text.find("*/").unwrap();
+    assert_eq!(starts(after_comment), Some("model a"));
+    let in_string = text.find("\nmodel c\"").unwrap();
+    assert_eq!(starts(in_string), Some("model c"));
+    let indented = text.find("  model indented").unwrap();
+    assert_eq!(starts(indented), Some("model c"));
+    for at in [1, after_comment, in_string, indented] {
+        parts_agree(text, &[0, decl_line_from(text, at).unwrap()]);
+    }
+    // A small text is one part; a large one about four a thread.
+    assert_eq!(part_starts(text, 2), [0]);
+    let large = "model m { from s }\n".repeat(20_000);
+    let parts = part_starts(&large, 2);
+    assert_eq!(parts.len(), 8);
+    assert!(parts
+        .iter()
+        .all(|&at| at == 0 || large.as_bytes()[at - 1] == b'\n'));
+    parts_agree(&large, &parts);
+}
