@@ -31,10 +31,18 @@ pub struct Loaded {
 }
 
 impl Loaded {
-    pub fn decls(&self) -> impl Iterator<Item = &Decl> {
+    /// Move every declaration out of the files, in merged order; the files
+    /// keep their comments.
+    pub fn take_decls(&mut self) -> Vec<Decl> {
+        let mut files: Vec<Vec<Option<Decl>>> = self
+            .files
+            .iter_mut()
+            .map(|(_, f)| std::mem::take(&mut f.decls).into_iter().map(Some).collect())
+            .collect();
         self.order
-            .iter()
-            .map(move |&(f, d)| &self.files[f].1.decls[d])
+            .drain(..)
+            .filter_map(|(f, d)| files[f][d].take())
+            .collect()
     }
 }
 

@@ -576,8 +576,8 @@ impl<'a> ModelChecker<'a> {
             .env
             .sources
             .keys()
-            .chain(self.env.models.keys())
-            .copied();
+            .copied()
+            .chain(self.env.models.keys().map(Name::as_str));
         if let Some(s) = crate::suggest::closest(&name.name, candidates) {
             d = d.with_help(format!("did you mean `{s}`?"));
         }
