@@ -47,44 +47,9 @@ pub fn canonical_bytes<'u>(
     model: &ir::Model,
     upstream: impl Fn(&str) -> Option<&'u str>,
 ) -> Vec<u8> {
-    let text = crate::canon::canonical(m);
-    let mut out = Vec::with_capacity(text.len() + 64);
-    out.extend_from_slice(VERSION.as_bytes());
-    out.push(b'\n');
-    out.extend_from_slice(b"contract ");
-    field(&mut out, model.contract.as_deref());
-    out.extend_from_slice(b"\nmodel ");
-    field_bytes(&mut out, Some(&text));
-    out.push(b'\n');
-    for input in model
-        .inputs
-        .iter()
-        .filter(|i| i.kind == ir::InputKind::Model)
-    {
-        out.extend_from_slice(b"upstream ");
-        field(&mut out, Some(&input.name));
-        out.push(b' ');
-        field(&mut out, upstream(&input.name));
-        out.push(b'\n');
-    }
-    out
-}
-
-/// `<len>:<text>`, or `-` for no value.
-fn field(out: &mut Vec<u8>, value: Option<&str>) {
-    field_bytes(out, value.map(str::as_bytes));
-}
-
-/// [`field`] of bytes.
-fn field_bytes(out: &mut Vec<u8>, value: Option<&[u8]>) {
-    match value {
-        Some(v) => {
-            out.extend_from_slice(v.len().to_string().as_bytes());
-            out.push(b':');
-            out.extend_from_slice(v);
-        }
-        None => out.push(b'-'),
-    }
+    let mut bytes = Vec::new();
+    encode(m, model, upstream, &mut |b| bytes.extend_from_slice(b));
+    bytes
 }
 
 /// Fingerprint of a checked model; `upstream` gives the fingerprint of each
@@ -94,13 +59,53 @@ pub fn model_fingerprint<'u>(
     model: &ir::Model,
     upstream: impl Fn(&str) -> Option<&'u str>,
 ) -> String {
-    let digest = Sha256::digest(canonical_bytes(m, model, upstream));
+    let mut hasher = Sha256::new();
+    encode(m, model, upstream, &mut |b| hasher.update(b));
     let mut hex = String::with_capacity(LEN);
-    for b in digest {
+    for b in hasher.finalize() {
         hex.push(char::from(HEX[usize::from(b >> 4)]));
         hex.push(char::from(HEX[usize::from(b & 0xf)]));
     }
     hex
+}
+
+/// Give the bytes a model's fingerprint hashes to `out`, piece by piece (so
+/// that hashing them needs no copy).
+fn encode<'u>(
+    m: &ModelDecl,
+    model: &ir::Model,
+    upstream: impl Fn(&str) -> Option<&'u str>,
+    out: &mut dyn FnMut(&[u8]),
+) {
+    out(VERSION.as_bytes());
+    out(b"\ncontract ");
+    field(out, model.contract.as_deref().map(str::as_bytes));
+    out(b"\nmodel ");
+    field(out, Some(&crate::canon::canonical(m)));
+    out(b"\n");
+    for input in model
+        .inputs
+        .iter()
+        .filter(|i| i.kind == ir::InputKind::Model)
+    {
+        out(b"upstream ");
+        field(out, Some(input.name.as_bytes()));
+        out(b" ");
+        field(out, upstream(&input.name).map(str::as_bytes));
+        out(b"\n");
+    }
+}
+
+/// `<len>:<bytes>`, or `-` for no value.
+fn field(out: &mut dyn FnMut(&[u8]), value: Option<&[u8]>) {
+    match value {
+        Some(v) => {
+            out(v.len().to_string().as_bytes());
+            out(b":");
+            out(v);
+        }
+        None => out(b"-"),
+    }
 }
 
 const HEX: &[u8; 16] = b"0123456789abcdef";
@@ -288,16 +293,18 @@ mod tests {
 
     #[test]
     fn fields_cannot_run_into_each_other() {
-        let (mut a, mut b) = (Vec::new(), Vec::new());
-        field(&mut a, Some("ab"));
-        field(&mut a, Some("c"));
-        field(&mut b, Some("a"));
-        field(&mut b, Some("bc"));
-        assert_ne!(a, b);
-        let (mut none, mut dash) = (Vec::new(), Vec::new());
-        field(&mut none, None);
-        field(&mut dash, Some("-"));
-        assert_ne!(none, dash);
+        let fields = |values: &[Option<&str>]| {
+            let mut bytes = Vec::new();
+            for v in values {
+                field(&mut |b| bytes.extend_from_slice(b), v.map(str::as_bytes));
+            }
+            bytes
+        };
+        assert_ne!(
+            fields(&[Some("ab"), Some("c")]),
+            fields(&[Some("a"), Some("bc")])
+        );
+        assert_ne!(fields(&[None]), fields(&[Some("-")]));
     }
 
     #[test]
