@@ -96,9 +96,13 @@ fn parse_parts(file: FileId, text: &str, starts: &[usize]) -> (ast::File, Vec<Di
             .map(|i| parse_part(file, text, starts[i], starts.get(i + 1).copied()))
             .collect();
         if parts.iter().all(Option::is_some) {
-            let mut out = ast::File::default();
+            let parts: Vec<Part> = parts.into_iter().flatten().collect();
+            let mut out = ast::File {
+                decls: Vec::with_capacity(parts.iter().map(|p| p.file.decls.len()).sum()),
+                comments: Vec::with_capacity(parts.iter().map(|p| p.file.comments.len()).sum()),
+            };
             let mut diags = Vec::new();
-            for part in parts.into_iter().flatten() {
+            for part in parts {
                 out.decls.extend(part.file.decls);
                 out.comments.extend(part.file.comments);
                 diags.extend(part.diags);

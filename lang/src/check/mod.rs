@@ -299,11 +299,7 @@ fn build_module(decls: &Decls, models: Models, diags: &mut Vec<Diagnostic>) -> i
         *at = positions[*at];
     }
     env.model_results = order.iter().map(|_| OnceLock::new()).collect();
-    let mut ir_models = Vec::with_capacity(order.len());
-    for (model, found) in check_models(&env, &order, models.decls) {
-        ir_models.push(model);
-        diags.extend(found);
-    }
+    let mut ir_models = check_models(&env, &order, models.decls, diags);
     // Every model is checked: each schema is the IR's again (moved back, as
     // nothing else holds it any more).
     for (model, result) in ir_models.iter_mut().zip(env.model_results.iter_mut()) {
@@ -357,12 +353,13 @@ fn build_module(decls: &Decls, models: Models, diags: &mut Vec<Diagnostic>) -> i
 
 /// Check the models of `order` (`decls` in merged order), each as soon as
 /// the models it reads are checked: a rayon task a model, started by the
-/// last of its reads to finish. Their IR and diagnostics, in `order`.
+/// last of its reads to finish. Their IR, in `order`.
 fn check_models(
     env: &Env,
     order: &[Ordered],
     decls: Vec<ast::ModelDecl>,
-) -> Vec<(ir::Model, Vec<Diagnostic>)> {
+    diags: &mut Vec<Diagnostic>,
+) -> Vec<ir::Model> {
     /// What the tasks share.
     struct Tasks<'e, 'a> {
         env: &'e Env<'a>,
@@ -425,6 +422,10 @@ fn check_models(
         .done
         .into_iter()
         .filter_map(OnceLock::into_inner)
+        .map(|(model, found)| {
+            diags.extend(found);
+            model
+        })
         .collect()
 }
 

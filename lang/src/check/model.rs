@@ -300,15 +300,15 @@ impl<'a> ModelChecker<'a> {
 
     /// Lineage pairs by name: `(input alias, column)`.
     fn source_names(&self, sources: &Sources) -> Vec<(Name, Name)> {
-        sources
-            .as_slice()
-            .iter()
-            .filter_map(|&(i, c)| {
-                let input = self.inputs.get(i as usize)?;
-                let col = input.columns.get(c as usize)?;
-                Some((input.alias.clone(), col.name.clone()))
-            })
-            .collect()
+        let sources = sources.as_slice();
+        // Sized first: collecting from `filter_map` would reserve four.
+        let mut names = Vec::with_capacity(sources.len());
+        names.extend(sources.iter().filter_map(|&(i, c)| {
+            let input = self.inputs.get(i as usize)?;
+            let col = input.columns.get(c as usize)?;
+            Some((input.alias.clone(), col.name.clone()))
+        }));
+        names
     }
 
     /// Lineage kind of an output value.
