@@ -206,73 +206,51 @@ struct Decls {
     tests: Vec<ast::TestDecl>,
 }
 
-/// The module's models, each name once (the first), in merged order, and
-/// the index of each name.
-struct Models {
-    decls: Vec<ast::ModelDecl>,
+/// Declarations of one kind in merged order, each name once (the first; a
+/// repeat is E025), and the index of each name.
+struct Unique<T> {
+    list: Vec<T>,
     index: HashMap<Name, usize>,
+}
+
+impl<T> Unique<T> {
+    fn new() -> Self {
+        Unique {
+            list: Vec::new(),
+            index: HashMap::default(),
+        }
+    }
+
+    /// Add `decl` (a `kind`) unless its name is taken.
+    fn add(
+        &mut self,
+        kind: &str,
+        decl: T,
+        name: fn(&T) -> &ast::Ident,
+        diags: &mut Vec<Diagnostic>,
+    ) {
+        match self.index.get(&name(&decl).name) {
+            Some(&first) => diags.push(duplicate(kind, name(&decl), name(&self.list[first]))),
+            None => {
+                self.index.insert(name(&decl).name.clone(), self.list.len());
+                self.list.push(decl);
+            }
+        }
+    }
 }
 
 /// Sort the declarations by kind, reporting repeated names (E025) and
 /// generators (E060).
-fn sort_decls(all: Vec<Decl>, diags: &mut Vec<Diagnostic>) -> (Decls, Models) {
-    /// Push `decl` unless its name is taken.
-    fn unique<T>(
-        kind: &str,
-        decl: T,
-        name: fn(&T) -> &ast::Ident,
-        list: &mut Vec<T>,
-        seen: &mut HashMap<Name, usize>,
-        diags: &mut Vec<Diagnostic>,
-    ) {
-        match seen.get(&name(&decl).name) {
-            Some(&first) => diags.push(duplicate(kind, name(&decl), name(&list[first]))),
-            None => {
-                seen.insert(name(&decl).name.clone(), list.len());
-                list.push(decl);
-            }
-        }
-    }
+fn sort_decls(all: Vec<Decl>, diags: &mut Vec<Diagnostic>) -> (Decls, Unique<ast::ModelDecl>) {
     let mut decls = Decls::default();
-    let mut models = Models {
-        decls: Vec::new(),
-        index: HashMap::default(),
-    };
-    let (mut sources, mut contracts, mut domains) = Default::default();
+    let (mut sources, mut contracts, mut domains, mut models) =
+        (Unique::new(), Unique::new(), Unique::new(), Unique::new());
     for decl in all {
         match decl {
-            Decl::Source(s) => unique(
-                "source",
-                s,
-                |s| &s.name,
-                &mut decls.sources,
-                &mut sources,
-                diags,
-            ),
-            Decl::Contract(c) => unique(
-                "contract",
-                c,
-                |c| &c.name,
-                &mut decls.contracts,
-                &mut contracts,
-                diags,
-            ),
-            Decl::Domain(d) => unique(
-                "domain",
-                d,
-                |d| &d.name,
-                &mut decls.domains,
-                &mut domains,
-                diags,
-            ),
-            Decl::Model(m) => unique(
-                "model",
-                m,
-                |m| &m.name,
-                &mut models.decls,
-                &mut models.index,
-                diags,
-            ),
+            Decl::Source(s) => sources.add("source", s, |s| &s.name, diags),
+            Decl::Contract(c) => contracts.add("contract", c, |c| &c.name, diags),
+            Decl::Domain(d) => domains.add("domain", d, |d| &d.name, diags),
+            Decl::Model(m) => models.add("model", m, |m| &m.name, diags),
             Decl::Pipeline(p) => decls.pipelines.push(p),
             Decl::Test(t) => decls.tests.push(t),
             Decl::Generator(e) => diags.push(
@@ -286,20 +264,27 @@ fn sort_decls(all: Vec<Decl>, diags: &mut Vec<Diagnostic>) -> (Decls, Models) {
             Decl::Import(_) | Decl::Fn(_) => {}
         }
     }
+    decls.sources = sources.list;
+    decls.contracts = contracts.list;
+    decls.domains = domains.list;
     (decls, models)
 }
 
 /// Check every declaration of a module: its IR. Each model's syntax tree is
 /// dropped once the model is checked.
-fn build_module(decls: &Decls, models: Models, diags: &mut Vec<Diagnostic>) -> ir::Module {
+fn build_module(
+    decls: &Decls,
+    models: Unique<ast::ModelDecl>,
+    diags: &mut Vec<Diagnostic>,
+) -> ir::Module {
     let mut env = prepare(decls, diags);
-    let (order, positions) = dependency_order(&models.decls, &models.index, diags);
+    let (order, positions) = dependency_order(&models.list, &models.index, diags);
     env.models = models.index;
     for at in env.models.values_mut() {
         *at = positions[*at];
     }
     env.model_results = order.iter().map(|_| OnceLock::new()).collect();
-    let mut ir_models = check_models(&env, &order, models.decls, diags);
+    let mut ir_models = check_models(&env, &order, models.list, diags);
     // Every model is checked: each schema is the IR's again (moved back, as
     // nothing else holds it any more).
     for (model, result) in ir_models.iter_mut().zip(env.model_results.iter_mut()) {
