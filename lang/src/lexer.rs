@@ -16,8 +16,11 @@
 
 use strata_codes as codes;
 
+use std::sync::LazyLock;
+
 use crate::ast::{Comment, StrPart};
 use crate::diag::Diagnostic;
+use crate::hash::FastMap;
 use crate::span::{FileId, Span};
 
 /// Reserved words: never usable as names. (The reference's keyword set also
@@ -98,88 +101,20 @@ pub const TYPE_KEYWORDS: &[&str] = &[
 ];
 
 /// A reserved word found by [`keyword`].
+#[derive(Clone, Copy)]
 enum Reserved {
     Keyword(&'static str),
     Type(&'static str),
 }
 
-/// Number of slots of [`RESERVED_TABLE`] (a power of two).
-const RESERVED_SLOTS: usize = 256;
-
-/// The reserved words: [`KEYWORDS`] then [`TYPE_KEYWORDS`].
-const fn reserved_word(i: usize) -> &'static str {
-    if i < KEYWORDS.len() {
-        KEYWORDS[i]
-    } else {
-        TYPE_KEYWORDS[i - KEYWORDS.len()]
-    }
-}
-
-const fn reserved_hash(w: &[u8]) -> usize {
-    let mut h = w.len();
-    let mut i = 0;
-    while i < w.len() {
-        h = h.wrapping_mul(31).wrapping_add(w[i] as usize);
-        i += 1;
-    }
-    (h ^ (h >> 7)) & (RESERVED_SLOTS - 1)
-}
-
-/// Open-addressing hash table of the reserved words, built at compile time:
-/// slot = 1 + index for [`reserved_word`], 0 = empty. Every word of the
-/// source is looked up, so this must cost a hash and about one comparison.
-const RESERVED_TABLE: [u8; RESERVED_SLOTS] = {
-    let mut t = [0u8; RESERVED_SLOTS];
-    let mut i = 0;
-    while i < KEYWORDS.len() + TYPE_KEYWORDS.len() {
-        let mut h = reserved_hash(reserved_word(i).as_bytes());
-        while t[h] != 0 {
-            h = (h + 1) & (RESERVED_SLOTS - 1);
-        }
-        t[h] = (i + 1) as u8;
-        i += 1;
-    }
-    t
-};
-
-/// Longest reserved word (a longer word is never reserved).
-const RESERVED_MAX: usize = 16;
-
-/// Per word length, a bit per first letter `a`..`z`: whether any reserved
-/// word has that length and first letter. Most names are rejected by this
-/// one test, without hashing.
-const RESERVED_STARTS: [u32; RESERVED_MAX + 1] = {
-    let mut t = [0u32; RESERVED_MAX + 1];
-    let mut i = 0;
-    while i < KEYWORDS.len() + TYPE_KEYWORDS.len() {
-        let w = reserved_word(i).as_bytes();
-        t[w.len()] |= 1 << (w[0] - b'a');
-        i += 1;
-    }
-    t
-};
-
 /// The reserved word `w` is, if any.
-#[inline(always)]
 fn keyword(w: &str) -> Option<Reserved> {
-    let first = *w.as_bytes().first()?;
-    let starts = *RESERVED_STARTS.get(w.len())?;
-    if !first.is_ascii_lowercase() || starts & (1 << (first - b'a')) == 0 {
-        return None;
-    }
-    let mut h = reserved_hash(w.as_bytes());
-    loop {
-        let i = usize::from(RESERVED_TABLE[h]).checked_sub(1)?;
-        let k = reserved_word(i);
-        if k == w {
-            return Some(if i < KEYWORDS.len() {
-                Reserved::Keyword(k)
-            } else {
-                Reserved::Type(k)
-            });
-        }
-        h = (h + 1) & (RESERVED_SLOTS - 1);
-    }
+    static RESERVED: LazyLock<FastMap<&str, Reserved>> = LazyLock::new(|| {
+        let keywords = KEYWORDS.iter().map(|k| (*k, Reserved::Keyword(k)));
+        let types = TYPE_KEYWORDS.iter().map(|k| (*k, Reserved::Type(k)));
+        keywords.chain(types).collect()
+    });
+    RESERVED.get(w).copied()
 }
 
 /// Two-character symbols (longest match wins).
