@@ -21,7 +21,7 @@ pub(crate) fn fail(report: &[String], diagnostic: Diagnostic) -> Failure {
 }
 
 /// Physical DuckDB type names compatible with a strata type.
-fn compatible(ty: &Type, physical: &str) -> bool {
+pub(crate) fn compatible(ty: &Type, physical: &str) -> bool {
     let p = physical.to_ascii_uppercase();
     let int = [
         "TINYINT",

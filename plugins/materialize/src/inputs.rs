@@ -5,7 +5,10 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use sha2::{Digest, Sha256};
+use strata_codes as codes;
 use strata_lang::ir;
+use strata_lang::sql::Dialect;
+use strata_lang::{Diagnostic, Span};
 
 use crate::warehouse::{ident, string, Warehouse};
 use crate::Failure;
@@ -137,12 +140,14 @@ fn out_contains(module: &ir::Module, name: &str) -> bool {
     module.sources.iter().any(|s| s.name == name)
 }
 
-/// Fail (exit 4) unless every origin in `needed` exists.
+/// Fail (exit 4) unless every origin in `needed` exists; every missing one
+/// is named.
 pub fn check_exist(
     wh: &Warehouse,
     origins: &BTreeMap<String, Origin>,
     needed: &[String],
 ) -> Result<(), Failure> {
+    let mut missing = Vec::new();
     for name in needed {
         let Some(origin) = origins.get(name) else {
             continue;
@@ -159,13 +164,115 @@ pub fn check_exist(
                 ),
                 Origin::File(_) => String::new(),
             };
-            return Err(Failure::Environment(format!(
+            missing.push(format!(
                 "source '{name}' reads {}, which does not exist{hint}",
                 origin.describe()
-            )));
+            ));
         }
     }
-    Ok(())
+    match missing.len() {
+        0 => Ok(()),
+        1 => Err(Failure::Environment(missing.remove(0))),
+        n => Err(Failure::Environment(format!(
+            "{n} sources cannot be read: {}",
+            missing.join("; ")
+        ))),
+    }
+}
+
+/// Fail (exit 3) unless, for every source in `needed` that declares its
+/// columns, each declared column is in the relation it reads (extra columns
+/// are fine) with values that convert to the declared type. Every problem
+/// of every source is reported at once, each at its column's declaration:
+/// the source, where it reads, the column, what was found and, for a value
+/// that does not convert, the first one (with its row, for a file).
+pub fn check_columns(
+    wh: &Warehouse,
+    module: &ir::Module,
+    origins: &BTreeMap<String, Origin>,
+    needed: &[String],
+) -> Result<(), Failure> {
+    let mut problems: Vec<(Span, String)> = Vec::new();
+    for name in needed {
+        let Some(origin) = origins.get(name) else {
+            continue;
+        };
+        let Some(source) = module.sources.iter().find(|s| &s.name == name) else {
+            continue;
+        };
+        let Some(columns) = &source.columns else {
+            continue;
+        };
+        let relation = origin.relation();
+        let found = wh.rows(&format!("DESCRIBE SELECT * FROM {relation}"))?;
+        let found: Vec<(String, String)> = found
+            .into_iter()
+            .map(|r| {
+                let mut r = r.into_iter().map(Option::unwrap_or_default);
+                (r.next().unwrap_or_default(), r.next().unwrap_or_default())
+            })
+            .collect();
+        for (i, col) in columns.iter().enumerate() {
+            let span = source.column_spans.get(i).copied().unwrap_or(source.span);
+            let at = format!("source '{name}' ({})", origin.describe());
+            let Some((physical_name, physical)) = found
+                .iter()
+                .find(|(n, _)| n.eq_ignore_ascii_case(&col.name))
+            else {
+                let names: Vec<&str> = found.iter().map(|(n, _)| n.as_str()).collect();
+                problems.push((
+                    span,
+                    format!(
+                        "{at} has no column '{}' (it has {})",
+                        col.name,
+                        names.join(", ")
+                    ),
+                ));
+                continue;
+            };
+            if crate::checks::compatible(&col.ty, physical) {
+                continue;
+            }
+            let Ok(target) = Dialect::DuckDb.type_name(&col.ty) else {
+                continue;
+            };
+            let c = ident(physical_name);
+            let bad = wh.rows(&format!(
+                "SELECT CAST({c} AS VARCHAR), rn FROM (SELECT {c}, row_number() OVER () AS rn FROM {relation}) AS t \
+                 WHERE {c} IS NOT NULL AND TRY_CAST({c} AS {target}) IS NULL ORDER BY rn LIMIT 1"
+            ))?;
+            if let Some(row) = bad.first() {
+                let value = row.first().cloned().flatten().unwrap_or_default();
+                let row_no = match origin {
+                    Origin::File(_) => format!(
+                        " in data row {}",
+                        row.get(1).cloned().flatten().unwrap_or_default()
+                    ),
+                    Origin::Table(_) => String::new(),
+                };
+                problems.push((
+                    span,
+                    format!(
+                        "{at}: column '{}' is {physical} and holds {}{row_no}, which does not convert to {}",
+                        col.name,
+                        string(&value),
+                        col.ty
+                    ),
+                ));
+            }
+        }
+    }
+    let mut problems = problems.into_iter();
+    let Some((span, first)) = problems.next() else {
+        return Ok(());
+    };
+    let mut d = Diagnostic::new(&codes::PinError, span, first)
+        .with_label("declared here")
+        .with_note("no model was built: the live data is unchanged");
+    for (span, problem) in problems {
+        d = d.with_secondary(span, problem);
+    }
+    Err(crate::checks::fail(&[], d))
 }
 
 /// A content hash of a relation: its column names and types, its row count

@@ -319,6 +319,7 @@ fn plan<'m>(
     let origins = inputs::resolve(module, pipeline, &opts.sources, &module_dir)?;
     let needed = sources_read(&models);
     inputs::check_exist(wh, &origins, &needed)?;
+    inputs::check_columns(wh, module, &origins, &needed)?;
     Ok((models, origins, needed))
 }
 
