@@ -148,6 +148,7 @@ pub fn check_exist(
     needed: &[String],
 ) -> Result<(), Failure> {
     let mut missing = Vec::new();
+    let mut tables = Vec::new();
     for name in needed {
         let Some(origin) = origins.get(name) else {
             continue;
@@ -157,25 +158,33 @@ pub fn check_exist(
             Origin::File(p) => p.is_file(),
         };
         if !ok {
-            let hint = match origin {
-                Origin::Table(_) => format!(
-                    "; load it into the warehouse {}, or point the source elsewhere with --source {name}=FILE_OR_TABLE",
-                    wh.path
-                ),
-                Origin::File(_) => String::new(),
-            };
             missing.push(format!(
-                "source '{name}' reads {}, which does not exist{hint}",
+                "source '{name}' reads {}, which does not exist",
                 origin.describe()
             ));
+            if matches!(origin, Origin::Table(_)) {
+                tables.push(name);
+            }
         }
     }
-    match missing.len() {
-        0 => Ok(()),
-        1 => Err(Failure::Environment(missing.remove(0))),
-        n => Err(Failure::Environment(format!(
-            "{n} sources cannot be read: {}",
-            missing.join("; ")
+    let hint = match tables.as_slice() {
+        [] => String::new(),
+        [name] => format!(
+            "; load it into the warehouse {}, or point the source elsewhere with --source {name}=FILE_OR_TABLE",
+            wh.path
+        ),
+        _ => format!(
+            "; load the tables into the warehouse {}, or point the sources elsewhere with --source NAME=FILE_OR_TABLE",
+            wh.path
+        ),
+    };
+    match missing.as_slice() {
+        [] => Ok(()),
+        [one] => Err(Failure::Environment(format!("{one}{hint}"))),
+        all => Err(Failure::Environment(format!(
+            "{} sources cannot be read: {}{hint}",
+            all.len(),
+            all.join("; ")
         ))),
     }
 }
