@@ -250,7 +250,7 @@ pub(crate) const TOP_KEYWORDS: &[&str] = &[
 ];
 
 /// How many tokens past the current one are always lexed: the parser's
-/// lookahead ([`Parser::peek_at`], [`Parser::list_len_hint`]) stays
+/// lookahead ([`Parser::peek_at`]) stays
 /// within it.
 const LOOKAHEAD: usize = 64;
 
@@ -341,30 +341,6 @@ impl<'a> Parser<'a> {
         }
         self.prev = span;
         span
-    }
-
-    /// How many elements the list from the current token to the bracket
-    /// that closes it seems to hold (its commas outside inner brackets, plus
-    /// one): room to reserve for it, so that a list is not moved as it
-    /// grows. Looks at no more than [`LOOKAHEAD`] tokens.
-    fn list_len_hint(&self) -> usize {
-        let mut depth = 0usize;
-        let mut commas = 0;
-        let toks = &self.lexer.out.tokens[self.pos - self.base..];
-        for t in toks.iter().take(LOOKAHEAD) {
-            match &t.kind {
-                TokenKind::Sym(s) => match s.as_bytes().last() {
-                    Some(b'(' | b'[' | b'{') => depth += 1,
-                    Some(b')' | b']' | b'}') if depth == 0 => return commas + 1,
-                    Some(b')' | b']' | b'}') => depth -= 1,
-                    Some(b',') if depth == 0 => commas += 1,
-                    _ => {}
-                },
-                TokenKind::Eof => break,
-                _ => {}
-            }
-        }
-        commas + 1
     }
 
     fn is_sym_at(&self, n: usize, s: &str) -> bool {

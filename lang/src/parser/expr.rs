@@ -234,7 +234,6 @@ impl Parser<'_> {
         let distinct = self.eat_kw("distinct").is_some();
         let mut args = Vec::new();
         if self.eat_sym(")").is_none() {
-            args.reserve_exact(self.list_len_hint());
             loop {
                 let arg_name =
                     if matches!(self.kind(), TokenKind::Ident(_)) && self.is_sym_at(1, ":") {

@@ -317,7 +317,7 @@ impl Parser<'_> {
         if self.eat_sym("}").is_some() {
             return Ok(Vec::new());
         }
-        let mut out = Vec::with_capacity(self.list_len_hint());
+        let mut out = Vec::new();
         loop {
             let name = self.ident(Lazy(|| format!("an output column name in the {k} block")))?;
             if !self.is_sym("=") {
@@ -420,7 +420,7 @@ impl Parser<'_> {
         if self.eat_sym("}").is_some() {
             return Ok(Vec::new());
         }
-        let mut keys = Vec::with_capacity(self.list_len_hint());
+        let mut keys = Vec::new();
         loop {
             let expr = self.expr()?;
             let (desc, asc_written) = if self.eat_kw("desc").is_some() {
