@@ -125,32 +125,13 @@ pub(crate) const SYMBOLS1: &[&str] = &[
     "!",
 ];
 
-/// [`SYMBOLS1`] by first byte: 1 + index, 0 = none (built at compile time).
-const SYMBOL1_TABLE: [u8; 128] = {
-    let mut t = [0u8; 128];
-    let mut i = 0;
-    while i < SYMBOLS1.len() {
-        t[SYMBOLS1[i].as_bytes()[0] as usize] = (i + 1) as u8;
-        i += 1;
-    }
-    t
-};
-
 /// The symbol at the start of `rest`, longest first.
 fn symbol_at(rest: &[u8]) -> Option<&'static str> {
-    let b0 = *rest.first()?;
-    let b1 = rest.get(1).copied().unwrap_or(0);
-    // Every two-character symbol ends in one of these.
-    if matches!(b1, b'>' | b'=' | b'{' | b'|') {
-        if let Some(s) = SYMBOLS2
-            .iter()
-            .find(|s| s.as_bytes()[0] == b0 && s.as_bytes()[1] == b1)
-        {
-            return Some(s);
-        }
-    }
-    let i = usize::from(*SYMBOL1_TABLE.get(usize::from(b0))?).checked_sub(1)?;
-    Some(SYMBOLS1[i])
+    SYMBOLS2
+        .iter()
+        .chain(SYMBOLS1)
+        .copied()
+        .find(|s| rest.starts_with(s.as_bytes()))
 }
 
 #[derive(Clone, Debug, PartialEq)]
