@@ -6,7 +6,7 @@ use strata_codes as codes;
 
 use crate::ast::{self, Decl};
 use crate::diag::Diagnostic;
-use crate::span::{FileId, SourceMap, Span};
+use crate::span::{FileId, SourceMap};
 
 /// How a module is loaded.
 #[derive(Clone, Debug, Default)]
@@ -191,9 +191,4 @@ impl<'o> Loader<'o> {
             )),
         }
     }
-}
-
-/// A span covering nothing at the start of a file (for whole-file problems).
-pub fn file_start(file: FileId) -> Span {
-    Span::new(file, 0, 0)
 }

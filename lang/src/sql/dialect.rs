@@ -37,10 +37,6 @@ impl Dialect {
         }
     }
 
-    pub fn from_name(name: &str) -> Option<Dialect> {
-        Dialect::ALL.into_iter().find(|d| d.name() == name)
-    }
-
     /// A quoted identifier: `"x"` (`""` escapes a quote), or `` `x` `` in
     /// BigQuery.
     pub fn ident(self, name: &str) -> String {
