@@ -71,7 +71,7 @@ fn decl_line_from(text: &str, from: usize) -> Option<usize> {
     let bytes = text.as_bytes();
     let mut at = from;
     loop {
-        at += memchr(b'\n', bytes.get(at..)?)? + 1;
+        at += bytes.get(at..)?.iter().position(|&b| b == b'\n')? + 1;
         let line = &bytes[at..];
         let starts_decl = TOP_KEYWORDS.iter().any(|k| {
             line.starts_with(k.as_bytes()) && line.get(k.len()).is_some_and(|b| *b == b' ')
@@ -80,10 +80,6 @@ fn decl_line_from(text: &str, from: usize) -> Option<usize> {
             return Some(at);
         }
     }
-}
-
-fn memchr(byte: u8, hay: &[u8]) -> Option<usize> {
-    hay.iter().position(|&b| b == byte)
 }
 
 /// Parse `text` in parts starting at `starts` (the first is 0), falling back

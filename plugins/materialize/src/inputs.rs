@@ -247,11 +247,21 @@ pub fn check_columns(
             };
             let c = ident(physical_name);
             let bad = wh.rows(&format!(
-                "SELECT CAST({c} AS VARCHAR), rn FROM (SELECT {c}, row_number() OVER () AS rn FROM {relation}) AS t \
-                 WHERE {c} IS NOT NULL AND TRY_CAST({c} AS {target}) IS NULL ORDER BY rn LIMIT 1"
+                "SELECT CAST({c} AS VARCHAR), \"_strata_row\" FROM \
+                 (SELECT {c}, row_number() OVER () AS \"_strata_row\" FROM {relation}) AS t \
+                 WHERE {c} IS NOT NULL AND TRY_CAST({c} AS {target}) IS NULL \
+                 ORDER BY \"_strata_row\" LIMIT 1"
             ))?;
             if let Some(row) = bad.first() {
-                let value = row.first().cloned().flatten().unwrap_or_default();
+                // Shown as SQL would write it, and cut short.
+                let value: String = row
+                    .first()
+                    .cloned()
+                    .flatten()
+                    .unwrap_or_default()
+                    .chars()
+                    .take(60)
+                    .collect();
                 let row_no = match origin {
                     Origin::File(_) => format!(
                         " in data row {}",
