@@ -11,7 +11,7 @@ use crate::span::Span;
 use crate::types::{unify_all, Type};
 
 use super::model::ModelChecker;
-use super::scope::Sources;
+use super::scope::{merge, Sources};
 
 /// The type of a checked expression.
 #[derive(Clone, Debug)]
@@ -199,7 +199,7 @@ impl ModelChecker<'_> {
             self.binary_type(op, op_span, span, &l.ty, &r.ty, l.nullable || r.nullable)?;
         let aggregate = l.aggregate || r.aggregate;
         let mut sources = l.sources;
-        sources.merge(&r.sources);
+        merge(&mut sources, &r.sources);
         let node = TExprKind::Binary {
             op,
             lhs: Box::new(TExpr {
@@ -546,7 +546,7 @@ impl ModelChecker<'_> {
         }
         let mut sources = Sources::default();
         for a in &args {
-            sources.merge(&a.sources);
+            merge(&mut sources, &a.sources);
         }
         let ty = self.call_result(func, call, span, &args)?;
         let aggregate = (func.aggregate && call.over.is_none()) || args.iter().any(|a| a.aggregate);

@@ -226,7 +226,7 @@ impl<'a> ModelChecker<'a> {
                 return Some(Ty {
                     ty: c.ty.clone(),
                     nullable: c.nullable || input.nullable_side,
-                    sources: Sources::One((index as u32, ci as u32)),
+                    sources: smallvec::smallvec![(index as u32, ci as u32)],
                     aggregate: false,
                     node: {
                         TExprKind::Column(ColumnRef::Input {
@@ -606,7 +606,7 @@ impl<'a> ModelChecker<'a> {
                 Entry {
                     col: EntryCol::Input(Arc::clone(&input.columns), ci),
                     origin: Origin::Input { index, column: ci },
-                    sources: Sources::One((index as u32, ci as u32)),
+                    sources: smallvec::smallvec![(index as u32, ci as u32)],
                     how: "passthrough",
                 },
             );
@@ -954,7 +954,7 @@ impl<'a> ModelChecker<'a> {
             Entry {
                 col: EntryCol::Own(fresh_column(target.clone(), elem, true)),
                 origin: Origin::Expand,
-                sources: Sources::One((from_index as u32, ci as u32)),
+                sources: smallvec::smallvec![(from_index as u32, ci as u32)],
                 how: "derived",
             },
         );

@@ -3,6 +3,8 @@
 
 use std::sync::Arc;
 
+use smallvec::SmallVec;
+
 use crate::hash::FastMap as HashMap;
 
 use crate::ir::{Column, InputKind, InputRole};
@@ -31,51 +33,15 @@ pub enum Origin {
 pub type Src = (u32, u32);
 
 /// The `(input, column)` pairs a value is computed from (lineage), in
-/// first-seen order, without repeats. A single pair (a column reference) is
-/// kept inline.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Sources {
-    One(Src),
-    Many(Vec<Src>),
-}
+/// first-seen order, without repeats ([`merge`]). A single pair (a column
+/// reference) is kept inline.
+pub type Sources = SmallVec<[Src; 1]>;
 
-impl Default for Sources {
-    fn default() -> Self {
-        Sources::Many(Vec::new())
-    }
-}
-
-impl Sources {
-    pub fn as_slice(&self) -> &[Src] {
-        match self {
-            Sources::One(s) => std::slice::from_ref(s),
-            Sources::Many(v) => v,
-        }
-    }
-
-    pub fn len(&self) -> usize {
-        self.as_slice().len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.as_slice().is_empty()
-    }
-
-    /// Append `s` (whether or not it is already there).
-    pub fn push(&mut self, s: Src) {
-        match self {
-            Sources::Many(v) if v.is_empty() => *self = Sources::One(s),
-            Sources::One(a) => *self = Sources::Many(vec![*a, s]),
-            Sources::Many(v) => v.push(s),
-        }
-    }
-
-    /// Append the pairs of `other` that are not there yet.
-    pub fn merge(&mut self, other: &Sources) {
-        for s in other.as_slice() {
-            if !self.as_slice().contains(s) {
-                self.push(*s);
-            }
+/// Append the pairs of `other` that `into` does not have yet.
+pub fn merge(into: &mut Sources, other: &Sources) {
+    for s in other {
+        if !into.contains(s) {
+            into.push(*s);
         }
     }
 }
@@ -345,14 +311,11 @@ mod tests {
 
     #[test]
     fn sources_stay_unique_in_order() {
-        let mut a = Sources::default();
-        assert!(a.is_empty());
+        let mut a = Sources::new();
         a.push((0, 1));
-        assert_eq!(a, Sources::One((0, 1)));
-        let mut b = Sources::One((2, 0));
-        b.push((0, 1));
-        a.merge(&b);
+        assert!(!a.spilled());
+        let b: Sources = smallvec::smallvec![(2, 0), (0, 1)];
+        merge(&mut a, &b);
         assert_eq!(a.as_slice(), &[(0, 1), (2, 0)]);
-        assert_eq!(a.len(), 2);
     }
 }
