@@ -584,6 +584,28 @@ impl ModelChecker<'_> {
         })
     }
 
+    /// The one type of `values` (unknown when all are), or E058 naming
+    /// `what` when two differ.
+    fn unified<'v>(
+        &mut self,
+        values: impl Iterator<Item = &'v Ty>,
+        nullable: bool,
+        span: Span,
+        what: &str,
+    ) -> Option<Ty> {
+        match unify_all(values.map(|v| &v.ty)) {
+            Ok(t) => Some(Ty::new(t.unwrap_or(Type::Unknown), nullable)),
+            Err((a, b)) => {
+                self.error(Diagnostic::new(
+                    &codes::E058,
+                    span,
+                    format!("{what} mismatch ({a}, {b})"),
+                ));
+                None
+            }
+        }
+    }
+
     /// Special validators, argument kinds and the result type of a call whose
     /// arguments are typed.
     fn call_result(&mut self, func: &Function, call: &Call, span: Span, args: &[Ty]) -> Option<Ty> {
@@ -595,37 +617,13 @@ impl ModelChecker<'_> {
 
         match name {
             "coalesce" => {
-                return match unify_all(args.iter().map(|a| &a.ty)) {
-                    Ok(t) => Some(Ty::new(
-                        t.unwrap_or(Type::Unknown),
-                        args.iter().all(|a| a.nullable),
-                    )),
-                    Err((a, b)) => {
-                        self.error(Diagnostic::new(
-                            &codes::E058,
-                            span,
-                            format!("coalesce() type mismatch ({a}, {b})"),
-                        ));
-                        None
-                    }
-                };
+                let nullable = args.iter().all(|a| a.nullable);
+                return self.unified(args.iter(), nullable, span, "coalesce() type");
             }
             "if" => {
                 self.condition(&args[0], arg_span(0), "if")?;
-                return match unify_all([&args[1].ty, &args[2].ty]) {
-                    Ok(t) => Some(Ty::new(
-                        t.unwrap_or(Type::Unknown),
-                        args[1].nullable || args[2].nullable,
-                    )),
-                    Err((a, b)) => {
-                        self.error(Diagnostic::new(
-                            &codes::E058,
-                            span,
-                            format!("if() branch type mismatch ({a}, {b})"),
-                        ));
-                        None
-                    }
-                };
+                let nullable = args[1].nullable || args[2].nullable;
+                return self.unified(args[1..3].iter(), nullable, span, "if() branch type");
             }
             "case" => {
                 let has_else = args.len() % 2 == 1;
@@ -638,20 +636,8 @@ impl ModelChecker<'_> {
                 if has_else {
                     values.push(&args[args.len() - 1]);
                 }
-                return match unify_all(values.iter().map(|v| &v.ty)) {
-                    Ok(t) => Some(Ty::new(
-                        t.unwrap_or(Type::Unknown),
-                        !has_else || values.iter().any(|v| v.nullable),
-                    )),
-                    Err((a, b)) => {
-                        self.error(Diagnostic::new(
-                            &codes::E058,
-                            span,
-                            format!("case() value type mismatch ({a}, {b})"),
-                        ));
-                        None
-                    }
-                };
+                let nullable = !has_else || values.iter().any(|v| v.nullable);
+                return self.unified(values.into_iter(), nullable, span, "case() value type");
             }
             "array_agg" => {
                 let t = &args[0].ty;
