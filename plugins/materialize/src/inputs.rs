@@ -221,9 +221,9 @@ pub fn check_columns(
                 (r.next().unwrap_or_default(), r.next().unwrap_or_default())
             })
             .collect();
+        let at = format!("source '{name}' ({})", origin.describe());
         for (i, col) in columns.iter().enumerate() {
             let span = source.column_spans.get(i).copied().unwrap_or(source.span);
-            let at = format!("source '{name}' ({})", origin.describe());
             let Some((physical_name, physical)) = found
                 .iter()
                 .find(|(n, _)| n.eq_ignore_ascii_case(&col.name))
