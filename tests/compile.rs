@@ -817,7 +817,7 @@ fn duckdb_fixture_rows(name: &str) -> (Value, SectionRows) {
                 }
             } else {
                 match view_of(&compiled, &section) {
-                    Some(v) => duckdb_view_rows(&wh, v),
+                    Some(v) => duckdb_view_rows(&*wh, v),
                     None => Err("no such model or view".into()),
                 }
             };

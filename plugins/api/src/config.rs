@@ -48,6 +48,18 @@ pub struct ProjectConfig {
     pub path_rules: bool,
     /// `[run] cardinality-sample-rows`.
     pub cardinality_sample_rows: Option<u64>,
+    /// `[targets.NAME]`: named warehouses (`--target NAME`).
+    pub targets: BTreeMap<String, TargetConfig>,
+}
+
+/// A `[targets.NAME]` table: a warehouse and where its secret comes from.
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct TargetConfig {
+    /// A DuckDB path (relative to the project file) or a `postgres://` URL.
+    pub url: String,
+    /// The environment variable holding the password.
+    pub password_env: Option<String>,
 }
 
 #[derive(Deserialize, Default)]
@@ -59,6 +71,8 @@ struct RawConfig {
     rules: RawRules,
     #[serde(default)]
     run: RawRun,
+    #[serde(default)]
+    targets: BTreeMap<String, TargetConfig>,
 }
 
 #[derive(Deserialize, Default)]
@@ -152,6 +166,7 @@ pub fn parse(text: &str, path: &Path) -> Result<ProjectConfig, ConfigError> {
         external_rules: raw.rules.external,
         path_rules: raw.rules.path_discovery.unwrap_or(false),
         cardinality_sample_rows: raw.run.cardinality_sample_rows,
+        targets: raw.targets,
     })
 }
 
@@ -186,6 +201,16 @@ mod tests {
         assert_eq!(c.cardinality_sample_rows, Some(1000));
         assert!(parse_ok("[rules]\npath-discovery = true\n").path_rules);
         assert!(!parse_ok("[rules]\npath-discovery = false\n").path_rules);
+        let t = parse_ok(
+            "[targets.prod]\nurl = \"postgres://a@db/w?schema=marts\"\npassword-env = \"PROD_PW\"\n[targets.local]\nurl = \"dev.duckdb\"\n",
+        );
+        assert_eq!(t.targets["prod"].password_env.as_deref(), Some("PROD_PW"));
+        assert_eq!(t.targets["local"].url, "dev.duckdb");
+        assert!(parse(
+            "[targets.x]\nurl = \"u\"\npassword = \"p\"\n",
+            Path::new("strata.toml")
+        )
+        .is_err());
     }
 
     #[test]

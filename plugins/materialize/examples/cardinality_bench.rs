@@ -24,7 +24,6 @@ use std::time::{Duration, Instant};
 
 use strata_lang::ir;
 use strata_materialize::cardinality::{Ledger, Outcome, Sampling};
-use strata_materialize::warehouse::ident;
 use strata_materialize::{Failure, NoProgress, Warehouse};
 
 fn main() {
@@ -119,7 +118,7 @@ fn one_run(
 ) -> Result<RunFigures, String> {
     let mut ledger = Ledger::new(sampling);
     let mut report = Vec::new();
-    let quoted = ident(table);
+    let quoted = wh.ident(table);
     let relation = |_: &ir::Input| quoted.clone();
     let start = Instant::now();
     for model in &m.models {
@@ -159,6 +158,8 @@ fn real_main() -> Result<(), String> {
     }
     let a = parse_args()?;
     let wh = Warehouse::open(&a.db, Duration::from_secs(60)).map_err(failure)?;
+    let wh = &*wh;
+    let ident = |name: &str| wh.ident(name);
     let single = module(&a.table, &a.key, 1)?;
     let joins = module(&a.table, &a.key, a.joins)?;
     let k = ident(&a.key);
@@ -178,20 +179,20 @@ fn real_main() -> Result<(), String> {
     let sampling = a.sample.map(|n| Sampling::seeded(n, "bench"));
     // Warm-up.
     bare()?;
-    let single_queries = one_run(&wh, &single, &a.table, None)?.queries;
-    let joins_queries = one_run(&wh, &joins, &a.table, None)?.queries;
+    let single_queries = one_run(wh, &single, &a.table, None)?.queries;
+    let joins_queries = one_run(wh, &joins, &a.table, None)?.queries;
     let mut sampled_rows = None;
     if sampling.is_some() {
-        sampled_rows = one_run(&wh, &single, &a.table, sampling)?.sampled;
+        sampled_rows = one_run(wh, &single, &a.table, sampling)?.sampled;
     }
     let (mut t_bare, mut t_single, mut t_joins, mut t_sampled) =
         (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     for _ in 0..a.reps {
         t_bare.push(bare()?);
-        t_single.push(one_run(&wh, &single, &a.table, None)?.elapsed);
-        t_joins.push(one_run(&wh, &joins, &a.table, None)?.elapsed);
+        t_single.push(one_run(wh, &single, &a.table, None)?.elapsed);
+        t_joins.push(one_run(wh, &joins, &a.table, None)?.elapsed);
         if sampling.is_some() {
-            t_sampled.push(one_run(&wh, &single, &a.table, sampling)?.elapsed);
+            t_sampled.push(one_run(wh, &single, &a.table, sampling)?.elapsed);
         }
     }
     let mut out = serde_json::json!({

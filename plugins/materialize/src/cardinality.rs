@@ -41,8 +41,8 @@ use strata_lang::ir;
 use strata_lang::sql::{self, CardinalityCheck};
 use strata_lang::Diagnostic;
 
-use crate::checks::{fail, SAMPLES};
-use crate::warehouse::{ident, Warehouse};
+use crate::checks::fail;
+use crate::engine::Warehouse;
 use crate::{Failure, Progress};
 
 /// Bounded sampling for one run: relations of more than `rows` rows are
@@ -86,19 +86,14 @@ impl Sampling {
     /// The SQL condition selecting the sample of a relation of `total` rows
     /// on `keys` (quoted): about `rows` rows, all rows of a selected key.
     /// `None` when the relation is small enough to check exactly.
-    pub fn condition(&self, keys: &[String], total: u64) -> Option<String> {
+    pub fn condition(&self, wh: &Warehouse, keys: &[String], total: u64) -> Option<String> {
         if total <= self.rows {
             return None;
         }
         let salt = u64_of(&[&self.salt.to_le_bytes(), &total.to_le_bytes()]);
         // floor(rows / total * 2^64): rows < total, so it fits in a u64.
         let threshold = ((u128::from(self.rows) << 64) / u128::from(total)) as u64;
-        // hash() of the keys, xor the salt, hashed again so that each salt
-        // selects an unrelated set of keys.
-        Some(format!(
-            "hash(xor(hash({}), CAST({salt} AS UBIGINT))) < CAST({threshold} AS UBIGINT)",
-            keys.join(", ")
-        ))
+        Some(wh.sample_condition(keys, salt, threshold))
     }
 }
 
@@ -401,8 +396,8 @@ impl Ledger {
         let sample = match self.summary.sampling {
             Some(s) => {
                 let total = self.row_count(wh, relation)?;
-                let quoted: Vec<String> = check.keys.iter().map(|k| ident(k)).collect();
-                s.condition(&quoted, u64::try_from(total).unwrap_or(0))
+                let quoted: Vec<String> = check.keys.iter().map(|k| wh.ident(k)).collect();
+                s.condition(wh, &quoted, u64::try_from(total).unwrap_or(0))
                     .map(|cond| (cond, total))
             }
             None => None,
@@ -503,37 +498,40 @@ struct Counted {
     groups: i64,
     /// Rows checked (non-NULL keys); only computed for a sample.
     rows: i64,
-    /// Up to [`SAMPLES`] duplicated keys with their row counts, most
+    /// Up to [`crate::checks::SAMPLES`] duplicated keys with their row counts, most
     /// duplicated first.
     dups: Vec<(Vec<String>, i64)>,
 }
 
 /// The duplicate-group query on `relation` over `keys` (unquoted), restricted
 /// to `sample` when given. One aggregation: the number of duplicate key
-/// groups and, as JSON, up to five of them with their row counts (arg_max
-/// keeps the largest). Exact, it costs the same as DuckDB's bare
-/// duplicate-group count; sampled, it also sums the rows it checked.
-pub fn duplicate_groups_sql(keys: &[String], relation: &str, sample: Option<&str>) -> String {
-    let keys: Vec<String> = keys.iter().map(|k| ident(k)).collect();
+/// groups and, as JSON, up to five of them with their row counts (the
+/// engine's aggregate keeping the largest). Exact, it costs the same as the
+/// bare duplicate-group count; sampled, it also sums the rows it checked.
+pub fn duplicate_groups_sql(
+    wh: &Warehouse,
+    keys: &[String],
+    relation: &str,
+    sample: Option<&str>,
+) -> String {
+    let keys: Vec<String> = keys.iter().map(|k| wh.ident(k)).collect();
     let mut conds: Vec<String> = keys.iter().map(|k| format!("{k} IS NOT NULL")).collect();
     let as_text: Vec<String> = keys
         .iter()
         .map(|k| format!("CAST({k} AS VARCHAR)"))
         .collect();
-    let samples = format!(
-        "arg_max({{'k': [{}], 'n': n}}, n, {SAMPLES})",
-        as_text.join(", ")
-    );
     let keys = keys.join(", ");
     match sample {
         None => format!(
-            "SELECT COUNT(*), to_json({samples}), CAST(NULL AS BIGINT) FROM (SELECT {keys}, COUNT(*) AS n FROM {relation} WHERE {} GROUP BY {keys} HAVING COUNT(*) > 1) AS d",
+            "SELECT COUNT(*), {}, CAST(NULL AS BIGINT) FROM (SELECT {keys}, COUNT(*) AS n FROM {relation} WHERE {} GROUP BY {keys} HAVING COUNT(*) > 1) AS d",
+            wh.top_groups_json(&as_text, None),
             conds.join(" AND "),
         ),
         Some(cond) => {
             conds.push(cond.to_string());
             format!(
-                "SELECT COUNT(*) FILTER (WHERE n > 1), to_json({samples} FILTER (WHERE n > 1)), COALESCE(SUM(n), 0) FROM (SELECT {keys}, COUNT(*) AS n FROM {relation} WHERE {} GROUP BY {keys}) AS d",
+                "SELECT COUNT(*) FILTER (WHERE n > 1), {}, COALESCE(SUM(n), 0) FROM (SELECT {keys}, COUNT(*) AS n FROM {relation} WHERE {} GROUP BY {keys}) AS d",
+                wh.top_groups_json(&as_text, Some("n > 1")),
                 conds.join(" AND "),
             )
         }
@@ -546,7 +544,7 @@ fn duplicate_groups(
     relation: &str,
     sample: Option<&str>,
 ) -> Result<Counted, Failure> {
-    let rows = wh.rows(&duplicate_groups_sql(keys, relation, sample))?;
+    let rows = wh.rows(&duplicate_groups_sql(wh, keys, relation, sample))?;
     let cell = |i: usize| rows.first().and_then(|r| r.get(i)).cloned().flatten();
     let number = |i: usize| cell(i).and_then(|s| s.parse::<i64>().ok()).unwrap_or(0);
     // Most duplicated first; ties by key, so the report is stable.
@@ -635,7 +633,7 @@ fn promise(join: &ir::Join, card: Cardinality) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{DataFailure, NoProgress};
+    use crate::{DataFailure, NoProgress, Target};
     use std::time::Duration;
 
     fn module(src: &str) -> ir::Module {
@@ -644,12 +642,13 @@ mod tests {
         checked.module
     }
 
-    fn warehouse(sql: &str) -> Warehouse {
-        let wh = match Warehouse::open(":memory:", Duration::from_secs(1)) {
-            Ok(wh) => wh,
-            Err(e) => panic!("open: {e:?}"),
-        };
-        exec(&wh, sql);
+    fn warehouse(sql: &str) -> Box<Warehouse> {
+        let wh =
+            match crate::engine::open(&Target::DuckDb(":memory:".into()), Duration::from_secs(1)) {
+                Ok(wh) => wh,
+                Err(e) => panic!("open: {e:?}"),
+            };
+        exec(&*wh, sql);
         wh
     }
 
@@ -668,7 +667,7 @@ mod tests {
     ) -> Result<Vec<String>, Box<DataFailure>> {
         let mut report = Vec::new();
         for model in &m.models {
-            let relation = |i: &ir::Input| ident(&i.name);
+            let relation = |i: &ir::Input| wh.ident(&i.name);
             match ledger.check_model(wh, model, &relation, &mut report, &NoProgress) {
                 Ok(()) => {}
                 Err(Failure::Data(d)) => return Err(d),
@@ -706,7 +705,7 @@ source dims(ns: "a") { columns: { k: int64 primary_key, j: string, label: string
         ]));
         let wh = warehouse(TABLES);
         let mut ledger = Ledger::new(None);
-        let report = check_all(&wh, &m, &mut ledger).unwrap_or_else(|d| panic!("{d:?}"));
+        let report = check_all(&*wh, &m, &mut ledger).unwrap_or_else(|d| panic!("{d:?}"));
         assert_eq!(ledger.summary().queries_executed, 1);
         assert_eq!(ledger.summary().proven_earlier(), 2);
         assert_eq!(
@@ -729,7 +728,7 @@ source dims(ns: "a") { columns: { k: int64 primary_key, j: string, label: string
         ]));
         let wh = warehouse(TABLES);
         let mut ledger = Ledger::new(None);
-        let report = check_all(&wh, &m, &mut ledger).unwrap_or_else(|d| panic!("{d:?}"));
+        let report = check_all(&*wh, &m, &mut ledger).unwrap_or_else(|d| panic!("{d:?}"));
         // (k, j) proves nothing about k alone: m1 counts; (j, k) is the
         // set m0 proved.
         assert_eq!(ledger.summary().queries_executed, 2);
@@ -753,12 +752,12 @@ source dims(ns: "a") { columns: { k: int64 primary_key, j: string, label: string
         let wh = warehouse(TABLES);
         // `dims` declares k primary_key: declared only, so the check counts.
         let mut ledger = Ledger::new(None);
-        check_all(&wh, &m, &mut ledger).unwrap_or_else(|d| panic!("{d:?}"));
+        check_all(&*wh, &m, &mut ledger).unwrap_or_else(|d| panic!("{d:?}"));
         assert_eq!(ledger.summary().queries_executed, 1);
         // A verified pin on the same relation and column proves it.
         let mut ledger = Ledger::new(None);
         ledger.pin_passed("\"dims\"", "k", "dims.k".into(), "primary_key");
-        let report = check_all(&wh, &m, &mut ledger).unwrap_or_else(|d| panic!("{d:?}"));
+        let report = check_all(&*wh, &m, &mut ledger).unwrap_or_else(|d| panic!("{d:?}"));
         assert_eq!(ledger.summary().queries_executed, 0);
         assert_eq!(
             report,
@@ -769,7 +768,7 @@ source dims(ns: "a") { columns: { k: int64 primary_key, j: string, label: string
         ledger.pin_passed("\"dims_old\"", "k", "dims.k".into(), "unique");
         ledger.pin_passed("\"dims\"", "k", "dims.k".into(), "unique");
         ledger.rebuilt("\"dims\"", 10);
-        check_all(&wh, &m, &mut ledger).unwrap_or_else(|d| panic!("{d:?}"));
+        check_all(&*wh, &m, &mut ledger).unwrap_or_else(|d| panic!("{d:?}"));
         assert_eq!(ledger.summary().queries_executed, 1);
     }
 
@@ -781,7 +780,7 @@ source dims(ns: "a") { columns: { k: int64 primary_key, j: string, label: string
         ));
         let mut ledger = Ledger::new(None);
         ledger.pin_passed("\"facts\"", "k", "facts.k".into(), "unique");
-        let d = check_all(&wh, &m, &mut ledger).expect_err("a duplicate");
+        let d = check_all(&*wh, &m, &mut ledger).expect_err("a duplicate");
         assert!(
             d.diagnostic.message.starts_with(
                 "join cardinality FAILED [m0 left dims]: expected many_to_one but dims has 1 duplicate key groups (k)"
@@ -804,7 +803,7 @@ source dims(ns: "a") { columns: { k: int64 primary_key, j: string, label: string
              CREATE TABLE dims AS SELECT i AS k, 'x' AS j, 'l' || i AS label FROM range(1000) r(i);",
         );
         let mut ledger = Ledger::new(Some(Sampling::seeded(100, "t")));
-        let report = check_all(&wh, &m, &mut ledger).unwrap_or_else(|d| panic!("{d:?}"));
+        let report = check_all(&*wh, &m, &mut ledger).unwrap_or_else(|d| panic!("{d:?}"));
         // m0 samples; m1 has the same (relation, keys): the same sample, no
         // query, still `sampled`; m2's superset is not covered by a sample.
         assert_eq!(ledger.summary().queries_executed, 2);
@@ -817,7 +816,7 @@ source dims(ns: "a") { columns: { k: int64 primary_key, j: string, label: string
         assert!(report[1].ends_with(", in the sample already checked by [m0 left dims])"));
         // A bound at least the relation's size: exact, and a proof.
         let mut ledger = Ledger::new(Some(Sampling::seeded(1000, "t")));
-        let report = check_all(&wh, &m, &mut ledger).unwrap_or_else(|d| panic!("{d:?}"));
+        let report = check_all(&*wh, &m, &mut ledger).unwrap_or_else(|d| panic!("{d:?}"));
         assert_eq!(
             report[0],
             "  ok  m0 left dims: many_to_one (dims unique on k)"
@@ -842,11 +841,11 @@ source dims(ns: "a") { columns: { k: int64 primary_key, j: string, label: string
              INSERT INTO base VALUES (NULL, 'n', 'null keys are never checked'), (NULL, 'n', 'again');",
         );
         let total = 20_003u64; // with the planted row
-        let keys = [ident("k"), ident("j")];
+        let keys = [wh.ident("k"), wh.ident("j")];
         let mut fixed_key_caught = 0;
         for seed in 0..200 {
             let sampling = Sampling::seeded(2000, &format!("seed {seed}"));
-            let cond = sampling.condition(&keys, total).expect("sampled");
+            let cond = sampling.condition(&*wh, &keys, total).expect("sampled");
             let in_sample = wh
                 .rows(&format!(
                     "SELECT k, j FROM base WHERE k IS NOT NULL AND {cond} ORDER BY hash(k) LIMIT 1 OFFSET {}",
@@ -862,13 +861,13 @@ source dims(ns: "a") { columns: { k: int64 primary_key, j: string, label: string
             };
             // A duplicate on a sampled key: always found.
             exec(
-                &wh,
+                &*wh,
                 &format!(
                     "CREATE OR REPLACE TABLE dims AS SELECT * FROM base; INSERT INTO dims VALUES ({k}, '{j}', 'planted')"
                 ),
             );
             let mut ledger = Ledger::new(Some(sampling));
-            let d = check_all(&wh, &m, &mut ledger)
+            let d = check_all(&*wh, &m, &mut ledger)
                 .err()
                 .unwrap_or_else(|| panic!("seed {seed}: the duplicate on k={k}, j={j} was missed"));
             let msg = &d.diagnostic.message;
@@ -897,7 +896,7 @@ source dims(ns: "a") { columns: { k: int64 primary_key, j: string, label: string
             );
             // A duplicate on key 12345: found iff the salt samples it.
             exec(
-                &wh,
+                &*wh,
                 "CREATE OR REPLACE TABLE dims AS SELECT * FROM base; INSERT INTO dims VALUES (12345, '4', 'planted')",
             );
             let sampled = wh
@@ -906,7 +905,7 @@ source dims(ns: "a") { columns: { k: int64 primary_key, j: string, label: string
                 ))
                 .expect("count");
             let mut ledger = Ledger::new(Some(sampling));
-            let found = check_all(&wh, &m, &mut ledger).is_err();
+            let found = check_all(&*wh, &m, &mut ledger).is_err();
             assert_eq!(found, sampled == 2, "seed {seed}");
             fixed_key_caught += usize::from(found);
         }

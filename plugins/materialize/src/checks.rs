@@ -4,10 +4,9 @@
 use strata_codes as codes;
 use strata_lang::ast::{CompareOp, TestCheckKind, TestLitKind};
 use strata_lang::ir::{self, Column};
-use strata_lang::types::Type;
 use strata_lang::{Diagnostic, Span};
 
-use crate::warehouse::{ident, string, Warehouse};
+use crate::engine::Warehouse;
 use crate::{DataFailure, Failure};
 
 /// How many sample values or keys a failure shows.
@@ -18,35 +17,6 @@ pub(crate) fn fail(report: &[String], diagnostic: Diagnostic) -> Failure {
         report: report.to_vec(),
         diagnostic,
     }))
-}
-
-/// Physical DuckDB type names compatible with a strata type.
-pub(crate) fn compatible(ty: &Type, physical: &str) -> bool {
-    let p = physical.to_ascii_uppercase();
-    let int = [
-        "TINYINT",
-        "SMALLINT",
-        "INTEGER",
-        "BIGINT",
-        "HUGEINT",
-        "UTINYINT",
-        "USMALLINT",
-        "UINTEGER",
-        "UBIGINT",
-    ];
-    match ty {
-        Type::Int64 => int.contains(&p.as_str()),
-        Type::Float64 => p == "DOUBLE" || p == "FLOAT",
-        Type::Decimal(..) | Type::Money(_) => p.starts_with("DECIMAL") || int.contains(&p.as_str()),
-        Type::String => p == "VARCHAR",
-        Type::Bool => p == "BOOLEAN",
-        Type::Date => p == "DATE",
-        Type::Timestamp => p.starts_with("TIMESTAMP"),
-        Type::Uuid => p == "UUID" || p == "VARCHAR",
-        Type::Json => p == "JSON" || p == "VARCHAR",
-        Type::Array(_) => p.ends_with("[]"),
-        Type::Unknown => true,
-    }
 }
 
 /// A `unique` / `primary_key` pin that passed: `(column, kind)`.
@@ -65,12 +35,13 @@ pub fn pins(
     report: &mut Vec<String>,
 ) -> Result<Vec<UniquePin>, Failure> {
     let span = model.name_span;
-    let physical = wh.rows(&format!("DESCRIBE SELECT * FROM {}", ident(table)))?;
+    let ident = |name: &str| wh.ident(name);
+    let physical = wh.columns(&ident(table))?;
     let physical_type = |name: &str| {
         physical
             .iter()
-            .find(|r| r.first().cloned().flatten().as_deref() == Some(name))
-            .and_then(|r| r.get(1).cloned().flatten())
+            .find(|(n, _)| n == name)
+            .map(|(_, ty)| ty.clone())
     };
     // Presence and type first: the counting query needs the columns.
     for col in &contract.columns {
@@ -88,7 +59,7 @@ pub fn pins(
                     ),
                 ))
             }
-            Some(p) if !compatible(&col.ty, &p) => {
+            Some(p) if !wh.compatible(&col.ty, &p) => {
                 return Err(fail(
                     report,
                     pin_error(
@@ -114,7 +85,7 @@ pub fn pins(
             what.push((col, "nonnull", format!("{c} IS NULL")));
         }
         if let Some(values) = &col.enum_values {
-            let list: Vec<String> = values.iter().map(|v| string(v)).collect();
+            let list: Vec<String> = values.iter().map(|v| wh.string(v)).collect();
             let cond = format!(
                 "{c} IS NOT NULL AND CAST({c} AS VARCHAR) NOT IN ({})",
                 list.join(", ")
@@ -236,6 +207,7 @@ pub fn declarative(
     resolve: &dyn Fn(&str) -> Option<String>,
     report: &mut Vec<String>,
 ) -> Result<(), Failure> {
+    let ident = |name: &str| wh.ident(name);
     let total = wh.count(&format!("SELECT COUNT(*) FROM {relation}"))?;
     for check in &test.checks {
         let target = &check.target.name;
@@ -264,8 +236,8 @@ pub fn declarative(
             }
             TestCheckKind::Compare { op, value } => {
                 let c = ident(target);
-                let cond = format!("NOT ({c} {} {})", sql_op(*op), literal(&value.kind));
-                let label = format!("{target} {} {}", op.symbol(), lit_text(&value.kind));
+                let cond = format!("NOT ({c} {} {})", sql_op(*op), literal(wh, &value.kind));
+                let label = format!("{target} {} {}", op.symbol(), lit_text(wh, &value.kind));
                 let count = wh.count(&format!("SELECT COUNT(*) FROM {relation} WHERE {cond}"))?;
                 let samples = format!(
                     "SELECT CAST({c} AS VARCHAR), COUNT(*) AS n FROM {relation} WHERE {cond} GROUP BY 1 ORDER BY n DESC, 1 LIMIT {SAMPLES}"
@@ -333,19 +305,19 @@ fn sql_op(op: CompareOp) -> &'static str {
     }
 }
 
-fn literal(l: &TestLitKind) -> String {
+fn literal(wh: &Warehouse, l: &TestLitKind) -> String {
     match l {
         TestLitKind::Int(n) => n.to_string(),
         TestLitKind::Float(_, text) => text.replace('_', ""),
-        TestLitKind::Str(s) => string(s),
+        TestLitKind::Str(s) => wh.string(s),
         TestLitKind::Bool(b) => b.to_string().to_uppercase(),
         TestLitKind::Null => "NULL".into(),
     }
 }
 
-fn lit_text(l: &TestLitKind) -> String {
+fn lit_text(wh: &Warehouse, l: &TestLitKind) -> String {
     match l {
         TestLitKind::Str(s) => format!("{s:?}"),
-        other => literal(other),
+        other => literal(wh, other),
     }
 }

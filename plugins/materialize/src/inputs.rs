@@ -7,10 +7,9 @@ use std::path::{Path, PathBuf};
 use sha2::{Digest, Sha256};
 use strata_codes as codes;
 use strata_lang::ir;
-use strata_lang::sql::Dialect;
 use strata_lang::{Diagnostic, Span};
 
-use crate::warehouse::{ident, string, Warehouse};
+use crate::engine::Warehouse;
 use crate::Failure;
 
 /// Where a source's rows come from.
@@ -18,30 +17,29 @@ use crate::Failure;
 pub enum Origin {
     /// A table or view in the warehouse.
     Table(String),
-    /// A `.csv`, `.parquet` or `.json` file read by DuckDB.
+    /// A `.csv`, `.parquet` or `.json` file, read with DuckDB's readers.
     File(PathBuf),
 }
 
+/// How a source file is read, by its extension.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FileFormat {
+    Csv,
+    Parquet,
+    Json,
+}
+
 impl Origin {
-    /// The SQL relation reading it (quoted / escaped).
-    pub fn relation(&self) -> String {
-        match self {
-            Origin::Table(t) => ident(t),
-            Origin::File(p) => {
-                let path = string(&p.to_string_lossy());
-                match p
-                    .extension()
-                    .and_then(|e| e.to_str())
-                    .map(str::to_ascii_lowercase)
-                    .as_deref()
-                {
-                    Some("parquet") => format!("read_parquet({path})"),
-                    Some("json") | Some("jsonl") | Some("ndjson") => {
-                        format!("read_json_auto({path})")
-                    }
-                    _ => format!("read_csv_auto({path})"),
-                }
-            }
+    pub fn file_format(path: &Path) -> FileFormat {
+        match path
+            .extension()
+            .and_then(|e| e.to_str())
+            .map(str::to_ascii_lowercase)
+            .as_deref()
+        {
+            Some("parquet") => FileFormat::Parquet,
+            Some("json") | Some("jsonl") | Some("ndjson") => FileFormat::Json,
+            _ => FileFormat::Csv,
         }
     }
 
@@ -171,11 +169,11 @@ pub fn check_exist(
         [] => String::new(),
         [name] => format!(
             "; load it into the warehouse {}, or point the source elsewhere with --source {name}=FILE_OR_TABLE",
-            wh.path
+            wh.name()
         ),
         _ => format!(
             "; load the tables into the warehouse {}, or point the sources elsewhere with --source NAME=FILE_OR_TABLE",
-            wh.path
+            wh.name()
         ),
     };
     match missing.as_slice() {
@@ -189,7 +187,21 @@ pub fn check_exist(
     }
 }
 
-/// Fail (exit 3) unless, for every source in `needed` that declares its
+/// The relation each source in `needed` reads (files loaded first where
+/// the engine cannot read them in place).
+pub fn read_all(
+    wh: &Warehouse,
+    origins: &BTreeMap<String, Origin>,
+    needed: &[String],
+) -> Result<BTreeMap<String, String>, Failure> {
+    needed
+        .iter()
+        .filter_map(|s| origins.get(s).map(|o| (s, o)))
+        .map(|(s, o)| Ok((s.clone(), wh.read(s, o)?)))
+        .collect()
+}
+
+/// Fail (exit 3) unless, for every source in `relations` that declares its
 /// columns, each declared column is in the relation it reads (extra columns
 /// are fine) with values that convert to the declared type. Every problem
 /// of every source is reported at once, each at its column's declaration:
@@ -199,10 +211,10 @@ pub fn check_columns(
     wh: &Warehouse,
     module: &ir::Module,
     origins: &BTreeMap<String, Origin>,
-    needed: &[String],
+    relations: &BTreeMap<String, String>,
 ) -> Result<(), Failure> {
     let mut problems: Vec<(Span, String)> = Vec::new();
-    for name in needed {
+    for (name, relation) in relations {
         let Some(origin) = origins.get(name) else {
             continue;
         };
@@ -212,15 +224,7 @@ pub fn check_columns(
         let Some(columns) = &source.columns else {
             continue;
         };
-        let relation = origin.relation();
-        let found = wh.rows(&format!("DESCRIBE SELECT * FROM {relation}"))?;
-        let found: Vec<(String, String)> = found
-            .into_iter()
-            .map(|r| {
-                let mut r = r.into_iter().map(Option::unwrap_or_default);
-                (r.next().unwrap_or_default(), r.next().unwrap_or_default())
-            })
-            .collect();
+        let found = wh.columns(relation)?;
         let at = format!("source '{name}' ({})", origin.describe());
         for (i, col) in columns.iter().enumerate() {
             let span = source.column_spans.get(i).copied().unwrap_or(source.span);
@@ -239,42 +243,23 @@ pub fn check_columns(
                 ));
                 continue;
             };
-            if crate::checks::compatible(&col.ty, physical) {
+            if wh.compatible(&col.ty, physical) {
                 continue;
             }
-            let Ok(target) = Dialect::DuckDb.type_name(&col.ty) else {
-                continue;
-            };
-            let c = ident(physical_name);
-            let bad = wh.rows(&format!(
-                "SELECT CAST({c} AS VARCHAR), \"_strata_row\" FROM \
-                 (SELECT {c}, row_number() OVER () AS \"_strata_row\" FROM {relation}) AS t \
-                 WHERE {c} IS NOT NULL AND TRY_CAST({c} AS {target}) IS NULL \
-                 ORDER BY \"_strata_row\" LIMIT 1"
-            ))?;
-            if let Some(row) = bad.first() {
+            let bad = wh.first_unconvertible(relation, &wh.ident(physical_name), &col.ty)?;
+            if let Some((value, row)) = bad {
                 // Shown as SQL would write it, and cut short.
-                let value: String = row
-                    .first()
-                    .cloned()
-                    .flatten()
-                    .unwrap_or_default()
-                    .chars()
-                    .take(60)
-                    .collect();
-                let row_no = match origin {
-                    Origin::File(_) => format!(
-                        " in data row {}",
-                        row.get(1).cloned().flatten().unwrap_or_default()
-                    ),
-                    Origin::Table(_) => String::new(),
+                let value: String = value.chars().take(60).collect();
+                let row_no = match (origin, row) {
+                    (Origin::File(_), Some(row)) => format!(" in data row {row}"),
+                    _ => String::new(),
                 };
                 problems.push((
                     span,
                     format!(
                         "{at}: column '{}' is {physical} and holds {}{row_no}, which does not convert to {}",
                         col.name,
-                        string(&value),
+                        wh.string(&value),
                         col.ty
                     ),
                 ));
@@ -297,9 +282,10 @@ pub fn check_columns(
 /// A content hash of a relation: its column names and types, its row count
 /// and an order-independent sum of row hashes.
 pub fn content_hash(wh: &Warehouse, relation: &str) -> Result<(String, i64), Failure> {
-    let schema = wh.rows(&format!("DESCRIBE SELECT * FROM {relation}"))?;
+    let schema = wh.columns(relation)?;
     let rows = wh.rows(&format!(
-        "SELECT COUNT(*), CAST(COALESCE(SUM(CAST(hash(t) AS HUGEINT)), 0) AS VARCHAR) FROM (SELECT * FROM {relation}) AS t"
+        "SELECT COUNT(*), CAST(COALESCE(SUM({}), 0) AS VARCHAR) FROM (SELECT * FROM {relation}) AS t",
+        wh.row_hash("t")
     ))?;
     let (count, sum) = rows
         .first()
@@ -311,16 +297,10 @@ pub fn content_hash(wh: &Warehouse, relation: &str) -> Result<(String, i64), Fai
         })
         .unwrap_or_default();
     let mut h = Sha256::new();
-    for col in &schema {
-        h.update(
-            col.first()
-                .cloned()
-                .flatten()
-                .unwrap_or_default()
-                .as_bytes(),
-        );
+    for (name, ty) in &schema {
+        h.update(name.as_bytes());
         h.update(b":");
-        h.update(col.get(1).cloned().flatten().unwrap_or_default().as_bytes());
+        h.update(ty.as_bytes());
         h.update(b",");
     }
     h.update(b"|");
@@ -337,19 +317,20 @@ pub fn content_hash(wh: &Warehouse, relation: &str) -> Result<(String, i64), Fai
 }
 
 /// Freeze a source: reuse a table frozen earlier with the same content, or
-/// copy the rows into `input_<run_id>_<source>`. Returns the table name.
+/// copy the rows of `relation` into `input_<run_id>_<source>`. Returns the
+/// table name.
 pub fn freeze(
     wh: &Warehouse,
     source: &str,
-    origin: &Origin,
+    relation: &str,
     content: &str,
     rows: i64,
     run_id: &str,
 ) -> Result<(String, bool), Failure> {
     let existing = wh.rows(&format!(
         "SELECT table_name FROM \"_strata_inputs\" WHERE content_hash = {} AND source = {}",
-        string(content),
-        string(source)
+        wh.string(content),
+        wh.string(source)
     ))?;
     for row in existing {
         if let Some(Some(t)) = row.first() {
@@ -359,16 +340,12 @@ pub fn freeze(
         }
     }
     let table = format!("input_{run_id}_{source}");
-    wh.exec(&format!(
-        "CREATE OR REPLACE TABLE {} AS SELECT * FROM {}",
-        ident(&table),
-        origin.relation()
-    ))?;
+    wh.replace_table(&wh.ident(&table), &format!("SELECT * FROM {relation}"))?;
     wh.exec(&format!(
         "INSERT INTO \"_strata_inputs\" VALUES ({}, {}, {}, {rows})",
-        string(content),
-        string(source),
-        string(&table)
+        wh.string(content),
+        wh.string(source),
+        wh.string(&table)
     ))?;
     Ok((table, false))
 }
@@ -390,8 +367,14 @@ mod tests {
 
     #[test]
     fn file_relations_are_escaped() {
-        let o = Origin::File(PathBuf::from("it's.parquet"));
-        assert_eq!(o.relation(), "read_parquet('it''s.parquet')");
-        assert_eq!(Origin::Table("a\"b".into()).relation(), "\"a\"\"b\"");
+        let wh = crate::engine::DuckDb::open(":memory:", std::time::Duration::ZERO)
+            .unwrap_or_else(|e| panic!("{e:?}"));
+        let read =
+            |o: Origin| crate::Engine::read(&wh, "s", &o).unwrap_or_else(|e| panic!("{e:?}"));
+        assert_eq!(
+            read(Origin::File(PathBuf::from("it's.parquet"))),
+            "read_parquet('it''s.parquet')"
+        );
+        assert_eq!(read(Origin::Table("a\"b".into())), "\"a\"\"b\"");
     }
 }

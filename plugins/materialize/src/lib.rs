@@ -1,25 +1,26 @@
-//! The materialize plugin: runs checked strata modules in embedded DuckDB
-//! (`strata run`, `test`, `replay`), with contract pins and join
-//! cardinality checks that abort before anything is published.
+//! The materialize plugin: runs checked strata modules in a warehouse —
+//! embedded DuckDB or a PostgreSQL server ([`engine`]) — (`strata run`,
+//! `test`, `replay`), with contract pins and join cardinality checks that
+//! abort before anything is published.
 //!
-//! This is the only crate that links DuckDB. Its commands register
-//! themselves with the CLI ([`commands`]).
+//! This is the only crate that links DuckDB or a database driver. Its
+//! commands register themselves with the CLI ([`commands`]).
 
 pub mod cardinality;
 pub mod checks;
 pub mod commands;
+pub mod engine;
 pub mod inputs;
 pub mod registry;
 pub mod replay;
 pub mod run;
-pub mod warehouse;
 
 use strata_lang::Diagnostic;
 
 pub use cardinality::{Sampling, Summary as CardinalitySummary};
+pub use engine::{Engine, Target, Warehouse};
 pub use run::{run, test, RunOptions, RunReport};
 pub use strata_plugin::{NoProgress, Progress};
-pub use warehouse::Warehouse;
 
 /// Why a materialization stopped.
 #[derive(Debug)]

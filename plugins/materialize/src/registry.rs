@@ -20,7 +20,7 @@
 use strata_lang::ir;
 
 use crate::cardinality::Ledger;
-use crate::warehouse::{ident, Warehouse};
+use crate::engine::Warehouse;
 use crate::{checks, Failure, Progress};
 
 /// A check of one freshly built model.
@@ -72,7 +72,7 @@ fn contract_pins(cx: &mut CheckContext) -> Result<(), Failure> {
         .and_then(|c| module.contracts.iter().find(|x| &x.name == c))
     {
         cx.progress.step(&format!("pins {}", m.name));
-        let table = ident(cx.table);
+        let table = cx.wh.ident(cx.table);
         for (column, kind) in checks::pins(cx.wh, m, contract, cx.table, cx.report)? {
             let field = format!("{}.{column}", m.name);
             cx.ledger.pin_passed(&table, &column, field, kind);

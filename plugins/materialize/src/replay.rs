@@ -7,8 +7,8 @@ use strata_lang::fingerprint::{compare_recorded, Recorded};
 use strata_lang::ir;
 
 use crate::cardinality::{Ledger, Sampling, Summary};
+use crate::engine::Warehouse;
 use crate::run::{select_models, Checking};
-use crate::warehouse::{ident, Warehouse};
 use crate::{Failure, Progress};
 
 /// One recorded run.
@@ -155,7 +155,7 @@ pub fn execute(
     let source_rel: BTreeMap<String, String> = record
         .inputs
         .iter()
-        .map(|(s, t)| (s.clone(), ident(t)))
+        .map(|(s, t)| (s.clone(), wh.ident(t)))
         .collect();
     wh.begin()?;
     let mut ledger = Ledger::new(record.sampling);
@@ -169,11 +169,12 @@ pub fn execute(
                 ir::InputKind::Source => source_rel
                     .get(i.name.as_str())
                     .cloned()
-                    .unwrap_or_else(|| ident(&i.name)),
-                ir::InputKind::Model => built
-                    .get(i.name.as_str())
-                    .map(|t| ident(t))
-                    .unwrap_or_else(|| ident(&crate::run::live_view(&i.name, &record.branch))),
+                    .unwrap_or_else(|| wh.ident(&i.name)),
+                ir::InputKind::Model => wh.ident(
+                    built
+                        .get(i.name.as_str())
+                        .map_or(&crate::run::live_view(&i.name, &record.branch), |t| t),
+                ),
             };
             let mut checking = Checking {
                 report: &mut report,
@@ -181,9 +182,9 @@ pub fn execute(
             };
             crate::run::build_one(wh, module, m, &table, &relation, &mut checking, progress)?;
             built.insert(m.name.clone(), table.clone());
-            let rows = wh.count(&format!("SELECT COUNT(*) FROM {}", ident(&table)))?;
+            let rows = wh.count(&format!("SELECT COUNT(*) FROM {}", wh.ident(&table)))?;
             if let Some(snap) = record.snapshots.get(&m.name) {
-                let (a, b) = (ident(&table), ident(snap));
+                let (a, b) = (wh.ident(&table), wh.ident(snap));
                 let diff = wh.count(&format!(
                     "SELECT COUNT(*) FROM ((SELECT * FROM {a} EXCEPT ALL SELECT * FROM {b}) UNION ALL (SELECT * FROM {b} EXCEPT ALL SELECT * FROM {a})) AS d"
                 ));

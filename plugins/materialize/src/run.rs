@@ -1,18 +1,19 @@
 //! `strata run` and `strata test`: materialize the selected models in one
-//! DuckDB transaction, check them, and publish (or roll everything back).
+//! transaction of the warehouse, check them, and publish (or roll
+//! everything back).
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 
 use sha2::{Digest, Sha256};
 use strata_lang::ir::{self, InputKind};
-use strata_lang::sql::{self, Dialect};
+use strata_lang::sql;
 
 use crate::cardinality::{Ledger, Sampling, Summary};
 use crate::checks;
+use crate::engine::{Warehouse, RUN_COLUMNS};
 use crate::inputs::{self, Origin};
 use crate::registry::{registered_checks, CheckContext};
-use crate::warehouse::{ident, string, Warehouse, RUN_COLUMNS};
 use crate::{Failure, Progress};
 
 /// What to run.
@@ -193,12 +194,12 @@ impl Build<'_> {
                 .source_rel
                 .get(input.name.as_str())
                 .cloned()
-                .unwrap_or_else(|| ident(&input.name)),
-            InputKind::Model => self
-                .model_rel
-                .get(input.name.as_str())
-                .map(|t| ident(t))
-                .unwrap_or_else(|| ident(&live_view(&input.name, &self.branch))),
+                .unwrap_or_else(|| self.wh.ident(&input.name)),
+            InputKind::Model => self.wh.ident(
+                self.model_rel
+                    .get(input.name.as_str())
+                    .map_or(&live_view(&input.name, &self.branch), |t| t),
+            ),
         }
     }
 
@@ -271,20 +272,21 @@ pub(crate) fn build_one(
     progress: &dyn Progress,
 ) -> Result<i64, Failure> {
     progress.step(&format!("build {}", m.name));
-    let select = sql::lower_model(module, m, Dialect::DuckDb, relation).map_err(|d| {
+    let dialect = wh.dialect();
+    let select = sql::lower_model(module, m, dialect, relation).map_err(|d| {
         Failure::Environment(format!(
-            "model {} cannot run in DuckDB: {}",
-            m.name, d.message
+            "model {} cannot run on {}: {}",
+            m.name,
+            dialect.name(),
+            d.message
         ))
     })?;
-    wh.exec(&format!(
-        "CREATE OR REPLACE TABLE {} AS\n{select}",
-        ident(table)
-    ))?;
-    let rows = wh.count(&format!("SELECT COUNT(*) FROM {}", ident(table)))?;
+    let quoted = wh.ident(table);
+    wh.replace_table(&quoted, &select)?;
+    let rows = wh.count(&format!("SELECT COUNT(*) FROM {quoted}"))?;
     // The table was just (re)built: proofs about an earlier version of it
     // no longer hold.
-    checking.ledger.rebuilt(&ident(table), rows);
+    checking.ledger.rebuilt(&quoted, rows);
     let mut context = CheckContext {
         wh,
         module,
@@ -301,14 +303,22 @@ pub(crate) fn build_one(
     Ok(rows)
 }
 
-/// The models to build, where every source reads from, and the sources the
-/// models read (each checked to exist) — before anything runs.
-#[allow(clippy::type_complexity)]
+/// What a run or test reads and builds, settled before anything runs.
+struct Plan<'m> {
+    /// The models to build, in dependency order.
+    models: Vec<&'m ir::Model>,
+    /// Where every source reads from.
+    origins: BTreeMap<String, Origin>,
+    /// The relation each source the models read is read through (each
+    /// checked to exist and to match its declared columns).
+    relations: BTreeMap<String, String>,
+}
+
 fn plan<'m>(
     wh: &Warehouse,
     module: &'m ir::Module,
     opts: &RunOptions,
-) -> Result<(Vec<&'m ir::Model>, BTreeMap<String, Origin>, Vec<String>), Failure> {
+) -> Result<Plan<'m>, Failure> {
     let pipeline = find_pipeline(module, opts.pipeline.as_deref())?;
     let models = select_models(module, &opts.models, pipeline)?;
     let module_dir = opts
@@ -319,8 +329,13 @@ fn plan<'m>(
     let origins = inputs::resolve(module, pipeline, &opts.sources, &module_dir)?;
     let needed = sources_read(&models);
     inputs::check_exist(wh, &origins, &needed)?;
-    inputs::check_columns(wh, module, &origins, &needed)?;
-    Ok((models, origins, needed))
+    let relations = inputs::read_all(wh, &origins, &needed)?;
+    inputs::check_columns(wh, module, &origins, &relations)?;
+    Ok(Plan {
+        models,
+        origins,
+        relations,
+    })
 }
 
 /// A test hook: with `STRATA_FAILPOINT_BEFORE_COMMIT_MS=n` set, a run says
@@ -343,14 +358,17 @@ pub fn run(
     opts: &RunOptions,
     progress: &dyn Progress,
 ) -> Result<RunReport, Failure> {
-    let (models, origins, needed) = plan(wh, module, opts)?;
+    let Plan {
+        models,
+        origins,
+        relations,
+    } = plan(wh, module, opts)?;
 
     // The run id: a content hash of what the run does.
     progress.step("hash inputs");
     let mut contents = BTreeMap::new();
-    for s in &needed {
-        let origin = &origins[s];
-        contents.insert(s.clone(), inputs::content_hash(wh, &origin.relation())?);
+    for (s, relation) in &relations {
+        contents.insert(s.clone(), inputs::content_hash(wh, relation)?);
     }
     let mut parts = vec![opts.branch.clone(), opts.stage_only.to_string()];
     for m in &models {
@@ -368,7 +386,7 @@ pub fn run(
 
     wh.begin()?;
     let result = run_in_transaction(
-        wh, module, opts, &models, &origins, &contents, &run_id, progress,
+        wh, module, opts, &models, &origins, &relations, &contents, &run_id, progress,
     );
     match result {
         Ok(report) => {
@@ -392,6 +410,7 @@ fn run_in_transaction(
     opts: &RunOptions,
     models: &[&ir::Model],
     origins: &BTreeMap<String, Origin>,
+    relations: &BTreeMap<String, String>,
     contents: &BTreeMap<String, (String, i64)>,
     run_id: &str,
     progress: &dyn Progress,
@@ -412,12 +431,12 @@ fn run_in_transaction(
     let mut reused = Vec::new();
     for (s, (hash, rows)) in contents {
         progress.step(&format!("freeze {s}"));
-        let (table, was_reused) = inputs::freeze(wh, s, &origins[s], hash, *rows, run_id)?;
+        let (table, was_reused) = inputs::freeze(wh, s, &relations[s], hash, *rows, run_id)?;
         if was_reused {
             reused.push(s.clone());
         }
-        build.ledger.know_rows(&ident(&table), *rows);
-        build.source_rel.insert(s.clone(), ident(&table));
+        build.ledger.know_rows(&wh.ident(&table), *rows);
+        build.source_rel.insert(s.clone(), wh.ident(&table));
         frozen.insert(s.clone(), table);
     }
     // 2-3. Build each model as its snapshot, with its pins and checks.
@@ -425,20 +444,15 @@ fn run_in_transaction(
     for m in models {
         let snapshot = format!("snap_{run_id}_{}", m.name);
         build.model(m, &snapshot, progress)?;
-        wh.exec(&format!(
-            "CREATE OR REPLACE VIEW {} AS SELECT * FROM {}",
-            ident(&format!("stg_{tag}__{}", m.name)),
-            ident(&snapshot)
-        ))?;
+        wh.replace_view(
+            &wh.ident(&format!("stg_{tag}__{}", m.name)),
+            &wh.ident(&snapshot),
+        )?;
     }
     // 4. Publish: repoint the live views.
     if !opts.stage_only {
         for (m, snapshot, _) in &build.materialized {
-            wh.exec(&format!(
-                "CREATE OR REPLACE VIEW {} AS SELECT * FROM {}",
-                ident(&live_view(m, &opts.branch)),
-                ident(snapshot)
-            ))?;
+            wh.replace_view(&wh.ident(&live_view(m, &opts.branch)), &wh.ident(snapshot))?;
         }
     }
     // 5. Declarative tests against what was just published (or staged).
@@ -451,7 +465,7 @@ fn run_in_transaction(
             } else {
                 live_view(m, &opts.branch)
             };
-            (m.clone(), ident(&rel))
+            (m.clone(), wh.ident(&rel))
         })
         .collect();
     let branch = opts.branch.clone();
@@ -460,7 +474,7 @@ fn run_in_transaction(
             published
                 .get(name)
                 .cloned()
-                .unwrap_or_else(|| ident(&live_view(name, &branch))),
+                .unwrap_or_else(|| wh.ident(&live_view(name, &branch))),
         )
     };
     build.tests(models, &relation_of)?;
@@ -473,30 +487,30 @@ fn run_in_transaction(
         .collect();
     let report_text = build.report.join("\n");
     let sampling_json = match sampling {
-        Some(s) => string(&json(
+        Some(s) => wh.string(&json(
             serde_json::json!({"rows": s.rows, "salt": s.salt_hex()}),
         )),
         None => "NULL".to_string(),
     };
     wh.exec(&format!(
         "INSERT INTO \"_strata_runs\" ({RUN_COLUMNS}) VALUES ({}, current_timestamp, {}, {}, {}, {}, {}, {}, {}, {}, {}, {sampling_json})",
-        string(run_id),
-        string(&opts.module_path.display().to_string()),
-        string(&opts.branch),
+        wh.string(run_id),
+        wh.string(&opts.module_path.display().to_string()),
+        wh.string(&opts.branch),
         opts.stage_only,
-        string(&json(serde_json::json!(models.iter().map(|m| &m.name).collect::<Vec<_>>()))),
-        string(&json(serde_json::json!(models
+        wh.string(&json(serde_json::json!(models.iter().map(|m| &m.name).collect::<Vec<_>>()))),
+        wh.string(&json(serde_json::json!(models
             .iter()
             .map(|m| (m.name.clone(), m.fingerprint.clone()))
             .collect::<BTreeMap<_, _>>()))),
-        string(&json(serde_json::json!(overrides))),
-        string(&json(serde_json::json!(frozen))),
-        string(&json(serde_json::json!(build
+        wh.string(&json(serde_json::json!(overrides))),
+        wh.string(&json(serde_json::json!(frozen))),
+        wh.string(&json(serde_json::json!(build
             .materialized
             .iter()
             .map(|(m, s, _)| (m.clone(), s.clone()))
             .collect::<BTreeMap<_, _>>()))),
-        string(&report_text),
+        wh.string(&report_text),
     ))?;
     Ok(RunReport {
         run_id: run_id.to_string(),
@@ -527,7 +541,11 @@ pub fn test(
     opts: &RunOptions,
     progress: &dyn Progress,
 ) -> Result<RunReport, Failure> {
-    let (models, origins, _) = plan(wh, module, opts)?;
+    let Plan {
+        models,
+        origins,
+        relations,
+    } = plan(wh, module, opts)?;
     // No run id here: the sample's salt comes from what the run is made
     // of (models and where each source reads from).
     let sampling = opts.sample_rows.map(|n| {
@@ -543,10 +561,7 @@ pub fn test(
     let mut build = Build {
         wh,
         module,
-        source_rel: origins
-            .iter()
-            .map(|(s, o)| (s.clone(), o.relation()))
-            .collect(),
+        source_rel: relations,
         model_rel: HashMap::new(),
         branch: "test".into(),
         report: Vec::new(),
@@ -561,7 +576,7 @@ pub fn test(
         let staged: HashMap<String, String> = build
             .model_rel
             .iter()
-            .map(|(m, t)| (m.clone(), ident(t)))
+            .map(|(m, t)| (m.clone(), wh.ident(t)))
             .collect();
         let relation_of = |name: &str| staged.get(name).cloned();
         build.tests(&models, &relation_of)

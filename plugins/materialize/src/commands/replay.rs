@@ -34,16 +34,16 @@ pub fn run(args: ReplayArgs, host: &dyn Host) -> i32 {
         Err(code) => return code,
     };
     let result = (|| {
-        let wh = args.warehouse.open()?;
+        let wh = args.warehouse.open(&args.file)?;
         let Some(prefix) = &args.run_id else {
-            return replay::list(&wh).map(Outcome::List);
+            return replay::list(&*wh).map(|runs| Outcome::List(runs, wh.name().to_string()));
         };
-        let record = replay::find(&wh, prefix)?;
+        let record = replay::find(&*wh, prefix)?;
         if !args.execute {
             return Ok(Outcome::Show(Box::new(record)));
         }
         let progress = host.progress();
-        let rep = replay::execute(&wh, &checked.module, &record, progress.as_ref())?;
+        let rep = replay::execute(&*wh, &checked.module, &record, progress.as_ref())?;
         Ok(Outcome::Executed(Box::new(record), rep))
     })();
     let outcome = match result {
@@ -51,9 +51,9 @@ pub fn run(args: ReplayArgs, host: &dyn Host) -> i32 {
         Err(f) => return report_failure(host, f, &checked, args.format, "replay"),
     };
     match (outcome, args.format) {
-        (Outcome::List(runs), Format::Human) => {
+        (Outcome::List(runs, warehouse), Format::Human) => {
             if runs.is_empty() {
-                outln!("no recorded runs in {}", args.warehouse.warehouse);
+                outln!("no recorded runs in {warehouse}");
             }
             for r in runs {
                 outln!(
@@ -67,7 +67,7 @@ pub fn run(args: ReplayArgs, host: &dyn Host) -> i32 {
             }
             exit::OK
         }
-        (Outcome::List(runs), Format::Json) => {
+        (Outcome::List(runs, _), Format::Json) => {
             print_json(&serde_json::json!(runs
                 .iter()
                 .map(|r| serde_json::json!({"run_id": r.run_id, "started_at": r.started_at, "branch": r.branch, "stage_only": r.stage_only, "models": r.models}))
@@ -174,7 +174,8 @@ pub fn run(args: ReplayArgs, host: &dyn Host) -> i32 {
 }
 
 enum Outcome {
-    List(Vec<replay::RunRecord>),
+    /// The runs, and the warehouse as messages show it.
+    List(Vec<replay::RunRecord>, String),
     Show(Box<replay::RunRecord>),
     Executed(Box<replay::RunRecord>, replay::ReplayReport),
 }

@@ -1,5 +1,6 @@
-//! `strata run` and `strata test`: materialize in the embedded DuckDB
-//! warehouse, with pins, join cardinality checks and declarative tests.
+//! `strata run` and `strata test`: materialize in the warehouse (embedded
+//! DuckDB or PostgreSQL), with pins, join cardinality checks and
+//! declarative tests.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -8,31 +9,79 @@ use strata_lang::Checked;
 use strata_plugin::config::{self, ConfigError};
 use strata_plugin::{exit, outln, print_json, Format, Host};
 
-use crate::{inputs, CardinalitySummary, Failure, RunOptions, RunReport, Warehouse};
+use crate::{inputs, CardinalitySummary, Failure, RunOptions, RunReport, Target, Warehouse};
 
 /// Options shared by the commands that open the warehouse.
 #[derive(Debug, Clone, clap::Args)]
 pub struct WarehouseArgs {
-    /// The DuckDB warehouse file (created if missing); `:memory:` for a
-    /// throw-away run.
-    #[arg(
-        long,
-        short = 'o',
-        value_name = "PATH",
-        default_value = "strata.duckdb"
-    )]
-    pub warehouse: String,
+    /// The warehouse: a DuckDB file (created if missing; `:memory:` for a
+    /// throw-away run), or a PostgreSQL server as
+    /// `postgres://USER@HOST:PORT/DB?schema=S` (schema default `public`;
+    /// libpq options such as `sslmode=disable` allowed). The password comes
+    /// from the URL, else `PGPASSWORD`; it is never printed or recorded.
+    /// Default: `$STRATA_WAREHOUSE`, else `strata.duckdb`.
+    #[arg(long, short = 'o', value_name = "PATH_OR_URL")]
+    pub warehouse: Option<String>,
+    /// The warehouse `[targets.NAME]` of the nearest strata.toml names
+    /// (`url = "..."`, `password-env = "VAR"`: the variable holding the
+    /// password).
+    #[arg(long, value_name = "NAME", conflicts_with = "warehouse")]
+    pub target: Option<String>,
     /// Seconds to wait for another writer to release the warehouse.
     #[arg(long, value_name = "SECS", default_value_t = 30.0)]
     pub lock_timeout: f64,
 }
 
 impl WarehouseArgs {
-    pub fn open(&self) -> Result<Warehouse, Failure> {
-        Warehouse::open(
-            &self.warehouse,
+    /// The warehouse named by `--warehouse`, `--target` (in the strata.toml
+    /// nearest `module`), `$STRATA_WAREHOUSE`, or the default file.
+    pub fn target(&self, module: &Path) -> Result<Target, Failure> {
+        if let Some(w) = &self.warehouse {
+            return Target::parse(w, None);
+        }
+        if let Some(name) = &self.target {
+            let project = config::discover(module).map_err(config_failure)?;
+            let Some(t) = project.targets.get(name) else {
+                let known: Vec<&str> = project.targets.keys().map(String::as_str).collect();
+                let hint = strata_lang::suggest::closest(name, known.iter().copied())
+                    .map(|s| format!(" (did you mean `{s}`?)"))
+                    .unwrap_or_default();
+                let place = project
+                    .path
+                    .as_ref()
+                    .map_or("no strata.toml was found".to_string(), |p| {
+                        format!("{} has no [targets.{name}]", p.display())
+                    });
+                return Err(Failure::Usage(format!(
+                    "unknown target '{name}': {place}{hint}"
+                )));
+            };
+            let mut url = t.url.clone();
+            if let (Target::DuckDb(path), Some(dir)) = (Target::parse(&url, None)?, project.dir()) {
+                if path != ":memory:" && Path::new(&path).is_relative() {
+                    url = dir.join(path).display().to_string();
+                }
+            }
+            return Target::parse(&url, t.password_env.as_deref());
+        }
+        match std::env::var("STRATA_WAREHOUSE") {
+            Ok(w) if !w.is_empty() => Target::parse(&w, None),
+            _ => Ok(Target::DuckDb("strata.duckdb".into())),
+        }
+    }
+
+    pub fn open(&self, module: &Path) -> Result<Box<Warehouse>, Failure> {
+        crate::engine::open(
+            &self.target(module)?,
             Duration::from_secs_f64(self.lock_timeout.max(0.0)),
         )
+    }
+}
+
+fn config_failure(e: ConfigError) -> Failure {
+    match e {
+        ConfigError::Invalid(m) => Failure::Usage(m),
+        ConfigError::Unreadable(m) => Failure::Environment(m),
     }
 }
 
@@ -91,13 +140,9 @@ impl CardinalityArgs {
         if self.cardinality_sample_rows.is_some() {
             return Ok(self.cardinality_sample_rows);
         }
-        match config::discover(module) {
-            Ok(c) => Ok(c.cardinality_sample_rows),
-            Err(e @ ConfigError::Invalid(_)) => Err(Failure::Usage(e.message().to_string())),
-            Err(e @ ConfigError::Unreadable(_)) => {
-                Err(Failure::Environment(e.message().to_string()))
-            }
-        }
+        config::discover(module)
+            .map(|c| c.cardinality_sample_rows)
+            .map_err(config_failure)
     }
 }
 
@@ -283,9 +328,9 @@ pub fn run(args: RunArgs, host: &dyn Host) -> i32 {
         let mut opts = run_options(&args.select, &args.cardinality)?;
         opts.branch = args.branch.clone();
         opts.stage_only = args.stage_only;
-        let wh = args.warehouse.open()?;
+        let wh = args.warehouse.open(&args.select.file)?;
         let progress = host.progress();
-        crate::run(&wh, &checked.module, &opts, progress.as_ref())
+        crate::run(&*wh, &checked.module, &opts, progress.as_ref())
     })();
     match result {
         Ok(report) => {
@@ -314,9 +359,9 @@ pub fn test(args: TestArgs, host: &dyn Host) -> i32 {
     };
     let result = (|| {
         let opts = run_options(&args.select, &args.cardinality)?;
-        let wh = args.warehouse.open()?;
+        let wh = args.warehouse.open(&args.select.file)?;
         let progress = host.progress();
-        crate::test(&wh, &checked.module, &opts, progress.as_ref())
+        crate::test(&*wh, &checked.module, &opts, progress.as_ref())
     })();
     match result {
         Ok(report) => {

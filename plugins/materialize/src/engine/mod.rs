@@ -1,0 +1,170 @@
+//! The warehouse engines: everything the lifecycle (`run`, `test`,
+//! `replay`, the checks) needs from a database, behind one trait. Nothing
+//! above this module names an engine: the lifecycle writes portable SQL
+//! with the engine's dialect (quoting, literals, types) and asks the engine
+//! for what differs (replacing a table or a view, a row hash, reading a
+//! file, the aggregate that keeps the most duplicated keys).
+//!
+//! `--warehouse` picks the engine by its form ([`open`]): a path is an
+//! embedded DuckDB file, a `postgres://` URL a PostgreSQL server.
+
+mod duckdb;
+mod postgres;
+pub mod target;
+
+use std::time::Duration;
+
+use strata_lang::sql::Dialect;
+use strata_lang::types::Type;
+
+use crate::inputs::Origin;
+use crate::Failure;
+
+pub use self::duckdb::DuckDb;
+pub use self::postgres::Postgres;
+pub use target::Target;
+
+/// Rows of a query as text cells (`None` for NULL).
+pub type Rows = Vec<Vec<Option<String>>>;
+
+/// An open warehouse. Implementations hold the writer lock for as long as
+/// they live.
+pub trait Engine {
+    /// The SQL dialect this engine speaks (quoting, literals, types).
+    fn dialect(&self) -> Dialect;
+    /// The warehouse as messages show it: a path, or a URL without its
+    /// password.
+    fn name(&self) -> &str;
+
+    /// Run statements; a database error is an environment failure.
+    fn exec(&self, sql: &str) -> Result<(), Failure>;
+    /// Run a query; its rows as text.
+    fn rows(&self, sql: &str) -> Result<Rows, Failure>;
+    fn begin(&self) -> Result<(), Failure>;
+    fn commit(&self) -> Result<(), Failure>;
+    /// Roll back; errors are ignored (there may be no open transaction).
+    fn rollback(&self);
+
+    /// Whether a table or view of that name exists where the warehouse
+    /// keeps its relations.
+    fn relation_exists(&self, name: &str) -> Result<bool, Failure>;
+    /// The columns of a relation (SQL, quoted): name and physical type.
+    fn columns(&self, relation: &str) -> Result<Vec<(String, String)>, Failure>;
+    /// Whether a physical type of this engine holds values of a strata type.
+    fn compatible(&self, ty: &Type, physical: &str) -> bool;
+    /// The SQL relation a source origin reads. A file is read in place
+    /// where the engine can (DuckDB), else loaded first (PostgreSQL).
+    fn read(&self, source: &str, origin: &Origin) -> Result<String, Failure>;
+    /// The first non-NULL value of `column` (quoted) in `relation` that
+    /// does not convert to `ty`, with its row number when the engine can
+    /// tell it.
+    fn first_unconvertible(
+        &self,
+        relation: &str,
+        column: &str,
+        ty: &Type,
+    ) -> Result<Option<(String, Option<String>)>, Failure>;
+
+    /// Create or replace `table` as the rows of `select`.
+    fn replace_table(&self, table: &str, select: &str) -> Result<(), Failure>;
+    /// Create or repoint `view` at `relation` (both quoted), whatever the
+    /// columns of the view before.
+    fn replace_view(&self, view: &str, relation: &str) -> Result<(), Failure>;
+    /// An integer hash of the whole row `alias` (a relation alias), summed
+    /// by the content hash.
+    fn row_hash(&self, alias: &str) -> String;
+    /// A hash of the key columns (quoted), salted: uniform over the
+    /// unsigned 64-bit range, compared with `threshold` by the sample.
+    fn sample_condition(&self, keys: &[String], salt: u64, threshold: u64) -> String;
+    /// An aggregate over groups `(keys..., n)`: as JSON, the up to
+    /// [`crate::checks::SAMPLES`] groups of largest `n` as
+    /// `[{"k": [key texts], "n": n}, ...]`, over the rows `filter` keeps.
+    fn top_groups_json(&self, key_texts: &[String], filter: Option<&str>) -> String;
+
+    /// A quoted identifier.
+    fn ident(&self, name: &str) -> String {
+        self.dialect().ident(name)
+    }
+    /// A string literal.
+    fn string(&self, value: &str) -> String {
+        self.dialect().string(value)
+    }
+    /// A single integer (the first cell of the first row).
+    fn count(&self, sql: &str) -> Result<i64, Failure> {
+        let rows = self.rows(sql)?;
+        Ok(rows
+            .first()
+            .and_then(|r| r.first())
+            .and_then(|c| c.as_deref())
+            .and_then(|s| s.parse::<i64>().ok())
+            .unwrap_or(0))
+    }
+}
+
+/// An open warehouse, whatever its engine.
+pub type Warehouse = dyn Engine;
+
+impl dyn Engine {
+    /// Open the warehouse `text` names: a DuckDB path or a `postgres://`
+    /// URL (password from the URL or `PGPASSWORD`).
+    pub fn open(text: &str, lock_timeout: Duration) -> Result<Box<Warehouse>, Failure> {
+        open(&Target::parse(text, None)?, lock_timeout)
+    }
+}
+
+/// Open the warehouse `target` names, creating its metadata tables; another
+/// writer holding it is waited for up to `lock_timeout`.
+pub fn open(target: &Target, lock_timeout: Duration) -> Result<Box<Warehouse>, Failure> {
+    let wh: Box<Warehouse> = match target {
+        Target::DuckDb(path) => Box::new(DuckDb::open(path, lock_timeout)?),
+        Target::Postgres(url) => Box::new(Postgres::open(url, lock_timeout)?),
+    };
+    wh.exec(METADATA)?;
+    Ok(wh)
+}
+
+/// The columns of `_strata_runs`, in the order a run inserts them.
+pub const RUN_COLUMNS: &str = "run_id, started_at, module, branch, stage_only, models, fingerprints, overrides, inputs, snapshots, report, sampling";
+
+/// Metadata tables, created on first use (the same SQL on every engine).
+const METADATA: &str = r#"
+CREATE TABLE IF NOT EXISTS "_strata_runs" (
+    run_id VARCHAR NOT NULL,
+    started_at TIMESTAMP NOT NULL,
+    module VARCHAR NOT NULL,
+    branch VARCHAR NOT NULL,
+    stage_only BOOLEAN NOT NULL,
+    models VARCHAR NOT NULL,
+    fingerprints VARCHAR NOT NULL,
+    overrides VARCHAR NOT NULL,
+    inputs VARCHAR NOT NULL,
+    snapshots VARCHAR NOT NULL,
+    report VARCHAR NOT NULL
+);
+-- Added after the first release: warehouses created before get the column.
+-- JSON {"rows": N, "salt": "hex"} when the run's cardinality checks were
+-- sampled, NULL when exact.
+ALTER TABLE "_strata_runs" ADD COLUMN IF NOT EXISTS sampling VARCHAR;
+CREATE TABLE IF NOT EXISTS "_strata_inputs" (
+    content_hash VARCHAR NOT NULL,
+    source VARCHAR NOT NULL,
+    table_name VARCHAR NOT NULL,
+    row_count BIGINT NOT NULL
+);
+"#;
+
+/// A database error while running `sql`, as one failure.
+pub(crate) fn db_error(error: impl std::fmt::Display, sql: &str) -> Failure {
+    Failure::Environment(format!(
+        "database error: {error}\n  while running: {}",
+        first_line(sql)
+    ))
+}
+
+fn first_line(sql: &str) -> String {
+    let line = sql.trim().lines().next().unwrap_or("");
+    match line.char_indices().nth(160) {
+        Some((i, _)) => format!("{}...", &line[..i]),
+        None => line.to_string(),
+    }
+}

@@ -1,0 +1,380 @@
+//! The PostgreSQL engine: one connection (the `postgres` crate) for the
+//! whole command, every relation in the target schema, a session advisory
+//! lock per schema as the writer lock. Files are read client-side by the
+//! embedded DuckDB and streamed in with `COPY ... FROM STDIN`, so the
+//! server needs no access to them.
+
+use std::cell::RefCell;
+use std::io::Write;
+use std::time::{Duration, Instant};
+
+use postgres::{Client, NoTls};
+use sha2::{Digest, Sha256};
+use strata_lang::sql::Dialect;
+use strata_lang::types::Type;
+
+use super::target::PgTarget;
+use super::{db_error, DuckDb, Engine, Rows};
+use crate::inputs::Origin;
+use crate::Failure;
+
+pub struct Postgres {
+    client: RefCell<Client>,
+    shown: String,
+}
+
+/// The first key of strata's advisory locks (the second is the schema's).
+const LOCK_CLASS: i32 = 0x5354_5241; // "STRA"
+
+/// What a driver error says, in one line: the server's message with its
+/// detail and hint, or the connection's error.
+fn pg_text(e: &postgres::Error) -> String {
+    match e.as_db_error() {
+        Some(db) => {
+            let mut s = db.message().to_string();
+            if let Some(d) = db.detail() {
+                s.push_str(&format!(" ({d})"));
+            }
+            if let Some(h) = db.hint() {
+                s.push_str(&format!("; hint: {h}"));
+            }
+            s
+        }
+        None => {
+            let mut s = e.to_string();
+            let mut source = std::error::Error::source(e);
+            while let Some(inner) = source {
+                let text = inner.to_string();
+                if !s.contains(&text) {
+                    s.push_str(&format!(": {text}"));
+                }
+                source = inner.source();
+            }
+            s
+        }
+    }
+}
+
+impl Postgres {
+    /// Connect, check the schema, take the schema's writer lock (waiting up
+    /// to `lock_timeout`).
+    pub fn open(target: &PgTarget, lock_timeout: Duration) -> Result<Postgres, Failure> {
+        let shown = target.shown.clone();
+        let client = target.config.connect(NoTls).map_err(|e| {
+            Failure::Environment(format!("cannot connect to {shown}: {}", pg_text(&e)))
+        })?;
+        let pg = Postgres {
+            client: RefCell::new(client),
+            shown,
+        };
+        let schema = pg.string(&target.schema);
+        if pg.count(&format!(
+            "SELECT COUNT(*) FROM pg_catalog.pg_namespace WHERE nspname = {schema}"
+        ))? == 0
+        {
+            return Err(Failure::Environment(format!(
+                "schema '{}' does not exist in {}; create it (CREATE SCHEMA), or name another with ?schema=",
+                target.schema, pg.shown
+            )));
+        }
+        pg.exec(&format!("SET search_path TO {}", pg.ident(&target.schema)))?;
+        pg.lock(&target.schema, lock_timeout)?;
+        Ok(pg)
+    }
+
+    fn lock(&self, schema: &str, timeout: Duration) -> Result<(), Failure> {
+        let key = {
+            let d = Sha256::digest(schema.as_bytes());
+            i32::from_le_bytes([d[0], d[1], d[2], d[3]])
+        };
+        let start = Instant::now();
+        loop {
+            let got = self.rows(&format!("SELECT pg_try_advisory_lock({LOCK_CLASS}, {key})"))?;
+            if got
+                .first()
+                .and_then(|r| r.first())
+                .cloned()
+                .flatten()
+                .as_deref()
+                == Some("t")
+            {
+                return Ok(());
+            }
+            if start.elapsed() >= timeout {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        // objid is the second key as an unsigned oid.
+        let holder = self.rows(&format!(
+            "SELECT a.application_name, CAST(a.pid AS TEXT), a.usename FROM pg_catalog.pg_locks l \
+             JOIN pg_catalog.pg_stat_activity a ON a.pid = l.pid \
+             WHERE l.locktype = 'advisory' AND l.granted AND l.classid = {} AND l.objid = {} AND l.objsubid = 2",
+            LOCK_CLASS as u32, key as u32
+        ))?;
+        let holder = match holder.first() {
+            Some(r) => {
+                let cell = |i: usize| r.get(i).cloned().flatten().unwrap_or_default();
+                format!("held by {} (pid {}, user {})", cell(0), cell(1), cell(2))
+            }
+            None => "held by another session".into(),
+        };
+        Err(Failure::Environment(format!(
+            "schema '{schema}' of {} is locked by another writer after waiting {:.0} s ({holder}); try again, or raise --lock-timeout",
+            self.shown,
+            timeout.as_secs_f64()
+        )))
+    }
+
+    /// Load a file into a temporary table through the embedded DuckDB: its
+    /// columns typed as DuckDB reads them, its rows as CSV over COPY.
+    fn load_file(&self, source: &str, relation: &str) -> Result<String, Failure> {
+        let duck = DuckDb::open(":memory:", Duration::ZERO)?;
+        let columns = duck.columns(relation)?;
+        let table = self.ident(&format!("_strata_file_{source}"));
+        let defs: Vec<String> = columns
+            .iter()
+            .map(|(name, ty)| format!("{} {}", self.ident(name), pg_type_of_duckdb(ty)))
+            .collect();
+        self.exec(&format!(
+            "DROP TABLE IF EXISTS pg_temp.{table}; CREATE TEMPORARY TABLE {table} ({})",
+            defs.join(", ")
+        ))?;
+        let csv =
+            std::env::temp_dir().join(format!("strata-load-{}-{source}.csv", std::process::id()));
+        let result = (|| {
+            duck.exec(&format!(
+                "COPY (SELECT * FROM {relation}) TO {} (FORMAT csv, HEADER false)",
+                duck.string(&csv.to_string_lossy())
+            ))?;
+            let copy = format!("COPY {table} FROM STDIN (FORMAT csv)");
+            let mut client = self.client.borrow_mut();
+            let mut writer = client
+                .copy_in(&copy)
+                .map_err(|e| db_error(pg_text(&e), &copy))?;
+            let mut file = std::fs::File::open(&csv)
+                .map_err(|e| Failure::Environment(format!("cannot read {}: {e}", csv.display())))?;
+            std::io::copy(&mut file, &mut writer)
+                .and_then(|_| writer.flush())
+                .map_err(|e| db_error(e, &copy))?;
+            writer.finish().map_err(|e| db_error(pg_text(&e), &copy))?;
+            Ok(table)
+        })();
+        let _ = std::fs::remove_file(&csv);
+        result
+    }
+}
+
+/// The PostgreSQL type of a column DuckDB read from a file.
+fn pg_type_of_duckdb(ty: &str) -> String {
+    let t = ty.to_ascii_uppercase();
+    match t.as_str() {
+        "TINYINT" | "SMALLINT" | "UTINYINT" => "SMALLINT".into(),
+        "INTEGER" | "USMALLINT" => "INTEGER".into(),
+        "BIGINT" | "UINTEGER" => "BIGINT".into(),
+        "UBIGINT" | "HUGEINT" | "UHUGEINT" => "NUMERIC(39,0)".into(),
+        "FLOAT" => "REAL".into(),
+        "DOUBLE" => "DOUBLE PRECISION".into(),
+        "BOOLEAN" | "DATE" | "TIME" | "UUID" | "JSON" | "INTERVAL" => t,
+        "TIMESTAMP" | "TIMESTAMP_NS" | "TIMESTAMP_MS" | "TIMESTAMP_S" => "TIMESTAMP".into(),
+        "TIMESTAMP WITH TIME ZONE" => "TIMESTAMPTZ".into(),
+        "BLOB" => "BYTEA".into(),
+        _ if t.starts_with("DECIMAL") => t.replacen("DECIMAL", "NUMERIC", 1),
+        _ => "TEXT".into(),
+    }
+}
+
+impl Engine for Postgres {
+    fn dialect(&self) -> Dialect {
+        Dialect::Postgres
+    }
+
+    fn name(&self) -> &str {
+        &self.shown
+    }
+
+    fn exec(&self, sql: &str) -> Result<(), Failure> {
+        self.client
+            .borrow_mut()
+            .batch_execute(sql)
+            .map_err(|e| db_error(pg_text(&e), sql))
+    }
+
+    fn rows(&self, sql: &str) -> Result<Rows, Failure> {
+        let messages = self
+            .client
+            .borrow_mut()
+            .simple_query(sql)
+            .map_err(|e| db_error(pg_text(&e), sql))?;
+        Ok(messages
+            .into_iter()
+            .filter_map(|m| match m {
+                postgres::SimpleQueryMessage::Row(row) => Some(
+                    (0..row.len())
+                        .map(|i| row.get(i).map(str::to_string))
+                        .collect(),
+                ),
+                _ => None,
+            })
+            .collect())
+    }
+
+    fn begin(&self) -> Result<(), Failure> {
+        self.exec("BEGIN")
+    }
+
+    fn commit(&self) -> Result<(), Failure> {
+        self.exec("COMMIT")
+    }
+
+    fn rollback(&self) {
+        let _ = self.client.borrow_mut().batch_execute("ROLLBACK");
+    }
+
+    fn relation_exists(&self, name: &str) -> Result<bool, Failure> {
+        Ok(self.count(&format!(
+            "SELECT COUNT(*) FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace \
+             WHERE c.relname = {} AND c.relkind IN ('r', 'v', 'm', 'p', 'f') \
+             AND (n.nspname = current_schema() OR n.oid = pg_my_temp_schema())",
+            self.string(name)
+        ))? > 0)
+    }
+
+    fn columns(&self, relation: &str) -> Result<Vec<(String, String)>, Failure> {
+        let sql = format!("SELECT * FROM {relation}");
+        let stmt = self
+            .client
+            .borrow_mut()
+            .prepare(&sql)
+            .map_err(|e| db_error(pg_text(&e), &sql))?;
+        Ok(stmt
+            .columns()
+            .iter()
+            .map(|c| (c.name().to_string(), c.type_().name().to_string()))
+            .collect())
+    }
+
+    fn compatible(&self, ty: &Type, physical: &str) -> bool {
+        let p = physical.to_ascii_lowercase();
+        let int = ["int2", "int4", "int8"];
+        match ty {
+            Type::Int64 => int.contains(&p.as_str()),
+            Type::Float64 => p == "float8" || p == "float4",
+            Type::Decimal(..) | Type::Money(_) => p == "numeric" || int.contains(&p.as_str()),
+            Type::String => matches!(p.as_str(), "text" | "varchar" | "bpchar" | "name"),
+            Type::Bool => p == "bool",
+            Type::Date => p == "date",
+            Type::Timestamp => p == "timestamp" || p == "timestamptz",
+            Type::Uuid => matches!(p.as_str(), "uuid" | "text" | "varchar"),
+            Type::Json => matches!(p.as_str(), "json" | "jsonb" | "text" | "varchar"),
+            Type::Array(_) => p.starts_with('_'),
+            Type::Unknown => true,
+        }
+    }
+
+    fn read(&self, source: &str, origin: &Origin) -> Result<String, Failure> {
+        match origin {
+            Origin::Table(t) => Ok(self.ident(t)),
+            Origin::File(_) => {
+                let duck = DuckDb::open(":memory:", Duration::ZERO)?;
+                let relation = duck.read(source, origin)?;
+                drop(duck);
+                self.load_file(source, &relation)
+            }
+        }
+    }
+
+    fn first_unconvertible(
+        &self,
+        relation: &str,
+        column: &str,
+        ty: &Type,
+    ) -> Result<Option<(String, Option<String>)>, Failure> {
+        let Ok(target) = self.dialect().type_name(ty) else {
+            return Ok(None);
+        };
+        // PostgreSQL 15 has no TRY_CAST: cast the whole column; a value
+        // that does not convert fails the query (outside any transaction
+        // of the run), and the server names it.
+        let sql = format!("SELECT COUNT(CAST({column} AS {target})) FROM {relation}");
+        let err = match self.client.borrow_mut().simple_query(&sql) {
+            Ok(_) => return Ok(None),
+            Err(e) => e,
+        };
+        let Some(db) = err.as_db_error() else {
+            return Err(db_error(pg_text(&err), &sql));
+        };
+        if !db.code().code().starts_with("22") {
+            return Err(db_error(pg_text(&err), &sql));
+        }
+        // `invalid input syntax for type bigint: "abc"`.
+        let message = db.message();
+        let value = match (message.find('"'), message.rfind('"')) {
+            (Some(a), Some(b)) if b > a => message[a + 1..b].to_string(),
+            _ => return Ok(Some((message.to_string(), None))),
+        };
+        let row = self.rows(&format!(
+            "SELECT n FROM (SELECT CAST({column} AS TEXT) AS v, row_number() OVER () AS n FROM {relation}) AS t \
+             WHERE v = {} ORDER BY n LIMIT 1",
+            self.string(&value)
+        ))?;
+        let row = row
+            .into_iter()
+            .next()
+            .and_then(|r| r.into_iter().next().flatten());
+        Ok(Some((value, row)))
+    }
+
+    fn replace_table(&self, table: &str, select: &str) -> Result<(), Failure> {
+        // No CREATE OR REPLACE TABLE. CASCADE drops the views that read
+        // an earlier table of this name: the run that rebuilds it repoints
+        // its views in the same transaction.
+        self.exec(&format!(
+            "DROP TABLE IF EXISTS {table} CASCADE; CREATE TABLE {table} AS\n{select}"
+        ))
+    }
+
+    fn replace_view(&self, view: &str, relation: &str) -> Result<(), Failure> {
+        // CREATE OR REPLACE VIEW keeps views built on this one, but cannot
+        // drop or retype columns: then the view is dropped and created
+        // again (in the run's transaction, so readers see the switch at
+        // commit).
+        let create = format!("CREATE OR REPLACE VIEW {view} AS SELECT * FROM {relation}");
+        self.exec("SAVEPOINT strata_view")?;
+        if self.exec(&create).is_ok() {
+            return self.exec("RELEASE SAVEPOINT strata_view");
+        }
+        self.exec(&format!(
+            "ROLLBACK TO SAVEPOINT strata_view; DROP VIEW IF EXISTS {view}; CREATE VIEW {view} AS SELECT * FROM {relation}; RELEASE SAVEPOINT strata_view"
+        ))
+    }
+
+    fn row_hash(&self, alias: &str) -> String {
+        // 60 bits of the MD5 of the row's text: a positive BIGINT.
+        format!(
+            "CAST(CAST(('x' || substr(md5(CAST({alias} AS TEXT)), 1, 15)) AS BIT(60)) AS BIGINT)"
+        )
+    }
+
+    fn sample_condition(&self, keys: &[String], salt: u64, threshold: u64) -> String {
+        // hashtextextended is uniform over the signed range: shift the
+        // unsigned threshold into it.
+        let signed = (threshold ^ (1 << 63)) as i64;
+        format!(
+            "hashtextextended(CAST(ROW({}) AS TEXT), {}) < {signed}",
+            keys.join(", "),
+            salt as i64
+        )
+    }
+
+    fn top_groups_json(&self, key_texts: &[String], filter: Option<&str>) -> String {
+        let filter = filter
+            .map(|f| format!(" FILTER (WHERE {f})"))
+            .unwrap_or_default();
+        format!(
+            "CAST(to_json((array_agg(json_build_object('k', json_build_array({}), 'n', n) ORDER BY n DESC){filter})[1:{}]) AS TEXT)",
+            key_texts.join(", "),
+            crate::checks::SAMPLES
+        )
+    }
+}

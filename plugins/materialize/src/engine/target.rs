@@ -1,0 +1,240 @@
+//! Which warehouse `--warehouse` / `--target` / `STRATA_WAREHOUSE` names,
+//! parsed once: a DuckDB path, or a PostgreSQL URL with its password held
+//! apart from anything that is ever shown.
+
+use std::str::FromStr;
+
+use crate::Failure;
+
+/// A warehouse to open.
+#[derive(Clone, Debug)]
+pub enum Target {
+    /// An embedded DuckDB file (or `:memory:`).
+    DuckDb(String),
+    /// A PostgreSQL server.
+    Postgres(Box<PgTarget>),
+}
+
+/// A parsed `postgres://` URL.
+#[derive(Clone)]
+pub struct PgTarget {
+    /// What the driver connects with (password included).
+    pub config: postgres::Config,
+    /// The schema every relation is read from and written to.
+    pub schema: String,
+    /// The URL as messages show it: no password, ever.
+    pub shown: String,
+}
+
+impl std::fmt::Debug for PgTarget {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "PgTarget({})", self.shown)
+    }
+}
+
+impl Target {
+    /// The warehouse as messages show it.
+    pub fn shown(&self) -> &str {
+        match self {
+            Target::DuckDb(path) => path,
+            Target::Postgres(pg) => &pg.shown,
+        }
+    }
+
+    /// Parse what names a warehouse. A URL's password comes from the URL,
+    /// else the variable `password_env` names, else `PGPASSWORD`. A scheme
+    /// strata does not know is a usage error.
+    pub fn parse(text: &str, password_env: Option<&str>) -> Result<Target, Failure> {
+        let Some((scheme, _)) = url_scheme(text) else {
+            return Ok(Target::DuckDb(text.to_string()));
+        };
+        match scheme.to_ascii_lowercase().as_str() {
+            "postgres" | "postgresql" => Ok(Target::Postgres(Box::new(PgTarget::parse(
+                text,
+                password_env,
+            )?))),
+            other => Err(Failure::Usage(format!(
+                "the warehouse URL has the scheme '{other}://', which strata cannot open; use a DuckDB file path or a postgres:// URL"
+            ))),
+        }
+    }
+}
+
+/// `scheme` and the rest when `text` starts with `scheme://`.
+fn url_scheme(text: &str) -> Option<(&str, &str)> {
+    let (scheme, rest) = text.split_once("://")?;
+    let mut chars = scheme.chars();
+    let ok = chars.next().is_some_and(|c| c.is_ascii_alphabetic())
+        && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'));
+    ok.then_some((scheme, rest))
+}
+
+impl PgTarget {
+    fn parse(url: &str, password_env: Option<&str>) -> Result<PgTarget, Failure> {
+        // `schema` is ours, not libpq's: take it out before the driver
+        // parses the rest.
+        let (base, query) = url.split_once('?').unwrap_or((url, ""));
+        let mut schema = None;
+        let mut kept = Vec::new();
+        for pair in query.split('&').filter(|p| !p.is_empty()) {
+            match pair.split_once('=') {
+                Some(("schema", value)) => schema = Some(percent_decode(value)),
+                _ => kept.push(pair),
+            }
+        }
+        let driver_url = if kept.is_empty() {
+            base.to_string()
+        } else {
+            format!("{base}?{}", kept.join("&"))
+        };
+        let mut config = postgres::Config::from_str(&driver_url).map_err(|e| {
+            Failure::Usage(format!(
+                "the warehouse URL {} cannot be used: {e}",
+                redact(url)
+            ))
+        })?;
+        if config.get_user().is_none() {
+            let user = std::env::var("PGUSER")
+                .or_else(|_| std::env::var("USER"))
+                .unwrap_or_else(|_| "postgres".into());
+            config.user(&user);
+        }
+        if config.get_hosts().is_empty() {
+            config.host("localhost");
+        }
+        if config.get_password().is_none() {
+            let password = match password_env {
+                Some(var) => Some(std::env::var(var).map_err(|_| {
+                    Failure::Environment(format!(
+                        "the target's password-env names ${var}, which is not set"
+                    ))
+                })?),
+                None => std::env::var("PGPASSWORD").ok(),
+            };
+            if let Some(p) = password {
+                config.password(p);
+            }
+        }
+        if config.get_connect_timeout().is_none() {
+            config.connect_timeout(std::time::Duration::from_secs(10));
+        }
+        config.application_name("strata");
+        let schema = schema.unwrap_or_else(|| "public".into());
+        let shown = shown(&config, &schema);
+        Ok(PgTarget {
+            config,
+            schema,
+            shown,
+        })
+    }
+}
+
+/// `postgres://user@host:port/db?schema=s`, from what was parsed.
+fn shown(config: &postgres::Config, schema: &str) -> String {
+    let host = match config.get_hosts().first() {
+        Some(postgres::config::Host::Tcp(h)) => h.clone(),
+        #[cfg(unix)]
+        Some(postgres::config::Host::Unix(p)) => p.display().to_string(),
+        None => "localhost".into(),
+    };
+    let port = config.get_ports().first().copied().unwrap_or(5432);
+    let user = config.get_user().unwrap_or("");
+    let db = config.get_dbname().unwrap_or(user);
+    format!("postgres://{user}@{host}:{port}/{db}?schema={schema}")
+}
+
+/// A URL with the password of its `user:password@` part replaced.
+pub fn redact(url: &str) -> String {
+    let Some((scheme, rest)) = url.split_once("://") else {
+        return url.to_string();
+    };
+    let authority_end = rest.find(['/', '?']).unwrap_or(rest.len());
+    let (authority, tail) = rest.split_at(authority_end);
+    let Some(at) = authority.rfind('@') else {
+        return url.to_string();
+    };
+    let (userinfo, host) = authority.split_at(at);
+    let user = userinfo.split_once(':').map_or(userinfo, |(u, _)| u);
+    let masked = if user.len() < userinfo.len() {
+        ":***"
+    } else {
+        ""
+    };
+    format!("{scheme}://{user}{masked}{host}{tail}")
+}
+
+fn percent_decode(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let hex = |b: u8| (b as char).to_digit(16);
+        match (bytes[i], bytes.get(i + 1), bytes.get(i + 2)) {
+            (b'%', Some(&h), Some(&l)) if hex(h).is_some() && hex(l).is_some() => {
+                out.push((hex(h).unwrap_or(0) * 16 + hex(l).unwrap_or(0)) as u8);
+                i += 3;
+            }
+            (b'+', ..) => {
+                out.push(b' ');
+                i += 1;
+            }
+            (b, ..) => {
+                out.push(b);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pg(url: &str) -> PgTarget {
+        match Target::parse(url, None) {
+            Ok(Target::Postgres(pg)) => *pg,
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_url_picks_postgres_and_a_path_duckdb() {
+        assert!(
+            matches!(Target::parse("wh.duckdb", None), Ok(Target::DuckDb(p)) if p == "wh.duckdb")
+        );
+        assert!(matches!(
+            Target::parse("dir/x:y.duckdb", None),
+            Ok(Target::DuckDb(_))
+        ));
+        let t = pg("postgresql://analytics:s3cr%40t@db.internal:6432/warehouse?schema=marts&sslmode=disable");
+        assert_eq!(t.schema, "marts");
+        assert_eq!(
+            t.shown,
+            "postgres://analytics@db.internal:6432/warehouse?schema=marts"
+        );
+        assert_eq!(t.config.get_password(), Some(&b"s3cr@t"[..]));
+        assert_eq!(pg("postgres://u@h/d").schema, "public");
+        assert!(matches!(
+            Target::parse("mysql://u@h/d", None),
+            Err(Failure::Usage(m)) if m.contains("'mysql://'")
+        ));
+    }
+
+    #[test]
+    fn the_password_is_never_shown() {
+        let t = pg("postgres://me:hunter2@h:5/d");
+        assert!(!format!("{:?} {}", t, t.shown).contains("hunter2"));
+        assert_eq!(
+            redact("postgres://me:hunter2@h:5/d?x=1"),
+            "postgres://me:***@h:5/d?x=1"
+        );
+        assert_eq!(redact("postgres://me@h/d"), "postgres://me@h/d");
+        match Target::parse("postgres://me:hunter2@h:notaport/d", None) {
+            Err(Failure::Usage(m)) => {
+                assert!(!m.contains("hunter2") && m.contains("me:***@"), "{m}")
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+}
