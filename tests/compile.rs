@@ -37,10 +37,8 @@
 
 use std::collections::BTreeMap;
 use std::fs;
-use std::net::TcpListener;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::process::Command;
 use std::sync::OnceLock;
 
 use serde_json::Value;
@@ -49,6 +47,9 @@ use strata_lang::sql::Dialect;
 #[path = "support/tools.rs"]
 mod tools;
 use tools::{python, root, unavailable, STRATA};
+#[path = "support/pg.rs"]
+mod pg;
+use pg::{pg, Pg};
 
 fn read(path: &Path) -> String {
     fs::read_to_string(path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()))
@@ -195,231 +196,6 @@ fn sqlglot_parses_every_statement() {
 
 // ---------------------------------------------------------------------------
 // PostgreSQL
-
-struct Pg {
-    bin: PathBuf,
-    dir: PathBuf,
-    port: u16,
-    /// Run server binaries through `runuser -u postgres --` (we are root).
-    as_postgres: bool,
-}
-
-fn is_root() -> bool {
-    Command::new("id")
-        .arg("-u")
-        .output()
-        .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).trim() == "0")
-}
-
-/// The newest `/usr/lib/postgresql/<version>/bin` with an initdb.
-fn pg_bin() -> Option<PathBuf> {
-    if let Some(dir) = std::env::var_os("STRATA_PG_BIN") {
-        return Some(PathBuf::from(dir));
-    }
-    let mut found: Vec<(u32, PathBuf)> = fs::read_dir("/usr/lib/postgresql")
-        .ok()?
-        .flatten()
-        .filter_map(|e| {
-            let version = e.file_name().to_str()?.parse::<u32>().ok()?;
-            let bin = e.path().join("bin");
-            bin.join("initdb").exists().then_some((version, bin))
-        })
-        .collect();
-    found.sort();
-    found.pop().map(|(_, bin)| bin)
-}
-
-impl Pg {
-    fn server_cmd(&self, tool: &str) -> Command {
-        let exe = self.bin.join(tool);
-        if self.as_postgres {
-            let mut c = Command::new("runuser");
-            c.args(["-u", "postgres", "--"]).arg(exe);
-            c
-        } else {
-            Command::new(exe)
-        }
-    }
-
-    fn start() -> Result<Pg, String> {
-        let bin =
-            pg_bin().ok_or("PostgreSQL is not installed (no /usr/lib/postgresql/*/bin/initdb)")?;
-        let as_postgres = is_root();
-        let dir = std::env::temp_dir().join(format!("strata-pg-{}", std::process::id()));
-        let _ = fs::remove_dir_all(&dir);
-        fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
-        let mut pg = Pg {
-            bin,
-            dir,
-            port: 0,
-            as_postgres,
-        };
-        if as_postgres {
-            run(Command::new("chown").arg("postgres:").arg(&pg.dir))
-                .map_err(|e| format!("root needs the `postgres` user to run PostgreSQL: {e}"))?;
-        }
-        let data = pg.dir.join("data");
-        run(pg.server_cmd("initdb").arg("-D").arg(&data).args([
-            "-A",
-            "trust",
-            "-U",
-            "postgres",
-            "-E",
-            "UTF8",
-            "--locale=C",
-            "--no-sync",
-        ]))?;
-        pg.watchdog();
-        let mut last = String::new();
-        for _ in 0..3 {
-            pg.port = free_port()?;
-            let opts = format!(
-                "-p {} -k {} -c listen_addresses=127.0.0.1 -c fsync=off -c full_page_writes=off",
-                pg.port,
-                pg.dir.display()
-            );
-            let started = run(pg
-                .server_cmd("pg_ctl")
-                .arg("-D")
-                .arg(&data)
-                .arg("-o")
-                .arg(&opts)
-                .arg("-l")
-                .arg(pg.dir.join("server.log"))
-                .args(["-w", "-t", "60", "start"]));
-            match started {
-                Ok(_) => return Ok(pg),
-                Err(e) => last = e,
-            }
-        }
-        Err(format!(
-            "PostgreSQL did not start: {last}\n{}",
-            fs::read_to_string(pg.dir.join("server.log")).unwrap_or_default()
-        ))
-    }
-
-    /// Stop the server and remove its directory once this process ends.
-    fn watchdog(&self) {
-        let data = self.dir.join("data");
-        let stop = format!(
-            "{} {} -D '{}' -m immediate stop",
-            if self.as_postgres {
-                "runuser -u postgres --"
-            } else {
-                ""
-            },
-            self.bin.join("pg_ctl").display(),
-            data.display()
-        );
-        let script = format!(
-            "while kill -0 {pid} 2>/dev/null; do sleep 1; done; {stop} >/dev/null 2>&1; rm -rf '{dir}'",
-            pid = std::process::id(),
-            dir = self.dir.display()
-        );
-        let _ = Command::new("sh")
-            .args(["-c", &script])
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn();
-    }
-
-    /// Run SQL through psql (`-At -F '|'`) in the test database with
-    /// `schema` first on the search path, stopping at the first error.
-    fn psql(&self, schema: &str, sql: &str) -> Result<String, String> {
-        let mut child = Command::new("psql")
-            .args([
-                "-X",
-                "-q",
-                "-v",
-                "ON_ERROR_STOP=1",
-                "-At",
-                "-F",
-                "|",
-                "-U",
-                "postgres",
-            ])
-            .arg("-h")
-            .arg(&self.dir)
-            .arg("-p")
-            .arg(self.port.to_string())
-            .args(["-d", "postgres"])
-            .env("PGOPTIONS", format!("-c search_path={schema}"))
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .map_err(|e| format!("cannot run psql: {e}"))?;
-        if let Some(mut stdin) = child.stdin.take() {
-            use std::io::Write;
-            stdin
-                .write_all(sql.as_bytes())
-                .map_err(|e| format!("psql stdin: {e}"))?;
-        }
-        let out = child.wait_with_output().map_err(|e| format!("psql: {e}"))?;
-        let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
-        if out.status.success() {
-            Ok(stdout)
-        } else {
-            // The last `\echo @@ <what>` marker names the failing statement.
-            let at = stdout
-                .lines()
-                .rev()
-                .find_map(|l| l.strip_prefix("@@ "))
-                .map(|what| format!("{what}: "))
-                .unwrap_or_default();
-            Err(format!(
-                "{at}{}",
-                String::from_utf8_lossy(&out.stderr).trim()
-            ))
-        }
-    }
-
-    /// A fresh schema name (one per program or fixture).
-    fn schema_name(&self, name: &str) -> String {
-        format!("{name}_{}", SCHEMAS.fetch_add(1, Ordering::Relaxed))
-    }
-}
-
-static SCHEMAS: AtomicUsize = AtomicUsize::new(0);
-
-fn run(cmd: &mut Command) -> Result<String, String> {
-    let out = cmd
-        .stdin(Stdio::null())
-        .output()
-        .map_err(|e| format!("cannot run {cmd:?}: {e}"))?;
-    if out.status.success() {
-        Ok(String::from_utf8_lossy(&out.stdout).into_owned())
-    } else {
-        Err(format!(
-            "{cmd:?} exited {}: {}{}",
-            out.status,
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        ))
-    }
-}
-
-fn free_port() -> Result<u16, String> {
-    TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .map(|a| a.port())
-        .map_err(|e| format!("no free port: {e}"))
-}
-
-/// The shared server, started by the first test that needs it; `None` (after
-/// a skip message) when PostgreSQL is missing outside CI.
-fn pg() -> Option<&'static Pg> {
-    static PG: OnceLock<Result<Pg, String>> = OnceLock::new();
-    match PG.get_or_init(Pg::start) {
-        Ok(pg) => Some(pg),
-        Err(e) if e.starts_with("PostgreSQL is not installed") => {
-            unavailable(e);
-            None
-        }
-        Err(e) => panic!("{e}"),
-    }
-}
 
 /// `CREATE TABLE` for every source of a module with columns (PostgreSQL types).
 fn source_tables(m: &strata_lang::ir::Module) -> String {

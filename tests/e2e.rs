@@ -1,6 +1,10 @@
-//! End-to-end tests: the `strata` binary against real DuckDB warehouse files,
-//! with data written by the tests. What a user would see: exit codes,
-//! report lines, and what the published views return afterwards.
+//! End-to-end tests: the `strata` binary against real warehouses — a DuckDB
+//! file, and a schema of a throw-away PostgreSQL server — with data written
+//! by the tests. What a user would see: exit codes, report lines, and what
+//! the published views return afterwards. Every test runs on every engine
+//! (`<test>::duckdb`, `<test>::postgres`); the tests name the warehouse
+//! `wh.duckdb` (or `:memory:`) and [`Wh::strata`] points that argument at
+//! the engine's warehouse.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -8,6 +12,143 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use strata_materialize::Warehouse;
+
+#[path = "support/pg.rs"]
+mod pg;
+#[path = "support/tools.rs"]
+#[allow(dead_code)]
+mod tools;
+
+/// The engines every test runs on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    DuckDb,
+    Postgres,
+}
+
+/// `mod <test> { duckdb, postgres }`: each test function, once per engine.
+macro_rules! on_every_engine {
+    ($($name:ident),* $(,)?) => {$(
+        mod $name {
+            #[test]
+            fn duckdb() {
+                super::$name(super::Kind::DuckDb)
+            }
+            #[test]
+            fn postgres() {
+                super::$name(super::Kind::Postgres)
+            }
+        }
+    )*};
+}
+
+on_every_engine!(
+    seed_enriched_publishes_then_a_duplicate_aborts_and_keeps_live_data,
+    one_to_one_names_the_left_table_when_it_repeats,
+    unannotated_joins_run_no_check_query,
+    composite_null_and_reserved_word_keys,
+    upstream_models_staged_in_the_run_and_pipeline_overrides,
+    missing_sources_and_unknown_names_fail_before_running,
+    sources_that_do_not_match_their_columns_fail_before_any_model_is_built,
+    test_command_and_replay,
+    second_writer_waits_then_names_the_holder,
+    killed_run_leaves_previous_state_and_next_run_succeeds,
+    shop_example_runs_and_broken_variant_keeps_live_data,
+    three_joins_on_one_dimension_run_one_query,
+    sampled_runs_are_recorded_and_replayed_with_their_sample,
+    a_warehouse_from_before_sampling_is_upgraded,
+    a_run_with_old_format_fingerprints_replays_as_a_format_change,
+);
+
+/// The warehouse of one test, in its directory: the file `wh.duckdb`, or a
+/// fresh schema of the shared PostgreSQL server.
+struct Wh {
+    kind: Kind,
+    dir: PathBuf,
+    /// What `-o` names.
+    arg: String,
+}
+
+impl Wh {
+    /// `None` (after a skip message; a failure under CI) when the engine's
+    /// server is not installed.
+    fn new(kind: Kind, dir: &Path) -> Option<Wh> {
+        let arg = match kind {
+            Kind::DuckDb => "wh.duckdb".to_string(),
+            Kind::Postgres => {
+                let pg = pg::pg()?;
+                let schema = pg.schema_name("e2e");
+                pg.psql("public", &format!("CREATE SCHEMA {schema};"))
+                    .unwrap_or_else(|e| panic!("{e}"));
+                format!(
+                    "postgres://postgres:{}@127.0.0.1:{}/postgres?schema={schema}&sslmode=disable",
+                    pg::PASSWORD,
+                    pg.port
+                )
+            }
+        };
+        Some(Wh {
+            kind,
+            dir: dir.to_path_buf(),
+            arg,
+        })
+    }
+
+    /// The arguments with the warehouse (`wh.duckdb`, `:memory:` on
+    /// another engine) pointed at this one.
+    fn args<'a>(&'a self, args: &[&'a str]) -> Vec<&'a str> {
+        args.iter()
+            .map(|a| match *a {
+                "wh.duckdb" => self.arg.as_str(),
+                ":memory:" if self.kind != Kind::DuckDb => self.arg.as_str(),
+                other => other,
+            })
+            .collect()
+    }
+
+    /// Run `strata` in the test's directory on this warehouse. Whatever
+    /// it prints, the password is not in it.
+    fn strata(&self, args: &[&str]) -> Output {
+        let o = strata(&self.dir, &self.args(args));
+        assert!(
+            !text(&o).contains(pg::PASSWORD),
+            "the password was printed:\n{}",
+            text(&o)
+        );
+        o
+    }
+
+    fn open(&self) -> Box<Warehouse> {
+        let at = match self.kind {
+            Kind::DuckDb => self.dir.join(&self.arg).display().to_string(),
+            Kind::Postgres => self.arg.clone(),
+        };
+        Warehouse::open(&at, Duration::from_secs(10)).expect("open warehouse")
+    }
+
+    /// Rows of a query as `|`-joined text, in query order.
+    fn query(&self, sql: &str) -> Vec<String> {
+        self.open()
+            .rows(sql)
+            .expect("query")
+            .into_iter()
+            .map(|r| {
+                r.into_iter()
+                    .map(|c| c.unwrap_or_default())
+                    .collect::<Vec<_>>()
+                    .join("|")
+            })
+            .collect()
+    }
+
+    /// A DuckDB type name as this engine names it.
+    fn type_name(&self, duckdb: &str) -> String {
+        match (self.kind, duckdb) {
+            (Kind::Postgres, "VARCHAR") => "text".into(),
+            _ => duckdb.into(),
+        }
+    }
+}
 
 static DIRS: AtomicUsize = AtomicUsize::new(0);
 
@@ -51,22 +192,6 @@ fn assert_exit(o: &Output, code: i32) {
     assert_eq!(o.status.code(), Some(code), "output:\n{}", text(o));
 }
 
-/// Query a warehouse file; rows as `|`-joined text, in query order.
-fn query(db: &Path, sql: &str) -> Vec<String> {
-    let wh = Warehouse::open(&db.display().to_string(), Duration::from_secs(10))
-        .expect("open warehouse");
-    wh.rows(sql)
-        .expect("query")
-        .into_iter()
-        .map(|r| {
-            r.into_iter()
-                .map(|c| c.unwrap_or_default())
-                .collect::<Vec<_>>()
-                .join("|")
-        })
-        .collect()
-}
-
 const SEED: &str = include_str!("../examples/seed/orders.strata");
 
 const ORDERS: &str = "order_id,customer_id,amount\n1,10,5.0\n2,10,7.5\n3,20,1.0\n4,,2.0\n";
@@ -94,16 +219,18 @@ fn seed_dir(name: &str) -> PathBuf {
     dir
 }
 
-#[test]
-fn seed_enriched_publishes_then_a_duplicate_aborts_and_keeps_live_data() {
+fn seed_enriched_publishes_then_a_duplicate_aborts_and_keeps_live_data(kind: Kind) {
     let dir = seed_dir("seed");
+    let Some(wh) = Wh::new(kind, &dir) else {
+        return;
+    };
     let run = |customers: &str| {
         let source = format!("customers={customers}");
         let mut args = [&["run"][..], &ENRICHED_FROM_CSV[..]].concat();
         if let Some(last) = args.last_mut() {
             *last = &source;
         }
-        strata(&dir, &args)
+        wh.strata(&args)
     };
     let ok = run("customers.csv");
     assert_exit(&ok, 0);
@@ -118,11 +245,7 @@ fn seed_enriched_publishes_then_a_duplicate_aborts_and_keeps_live_data() {
         ),
         "{out}"
     );
-    let db = dir.join("wh.duckdb");
-    let before = query(
-        &db,
-        "SELECT order_id, country FROM v_enriched ORDER BY order_id",
-    );
+    let before = wh.query("SELECT order_id, country FROM v_enriched ORDER BY order_id");
     assert_eq!(before, ["1|ES", "2|ES", "3|FR", "4|"]);
 
     let bad = run("customers_dup.csv");
@@ -139,32 +262,28 @@ fn seed_enriched_publishes_then_a_duplicate_aborts_and_keeps_live_data() {
     // Nothing was published: the live view returns the previous rows, and
     // the failed run left no history.
     assert_eq!(
-        query(
-            &db,
-            "SELECT order_id, country FROM v_enriched ORDER BY order_id"
-        ),
+        wh.query("SELECT order_id, country FROM v_enriched ORDER BY order_id"),
         before
     );
-    assert_eq!(query(&db, "SELECT COUNT(*) FROM _strata_runs"), ["1"]);
+    assert_eq!(wh.query("SELECT COUNT(*) FROM _strata_runs"), ["1"]);
 }
 
-#[test]
-fn one_to_one_names_the_left_table_when_it_repeats() {
+fn one_to_one_names_the_left_table_when_it_repeats(kind: Kind) {
     let dir = seed_dir("one-to-one");
-    let o = strata(
-        &dir,
-        &[
-            "run",
-            "orders.strata",
-            "profiles",
-            "-o",
-            ":memory:",
-            "--source",
-            "orders=orders.csv",
-            "--source",
-            "customers=customers.csv",
-        ],
-    );
+    let Some(wh) = Wh::new(kind, &dir) else {
+        return;
+    };
+    let o = wh.strata(&[
+        "run",
+        "orders.strata",
+        "profiles",
+        "-o",
+        ":memory:",
+        "--source",
+        "orders=orders.csv",
+        "--source",
+        "customers=customers.csv",
+    ]);
     assert_exit(&o, 3);
     let out = text(&o);
     // The right side passed first, then the left side (orders) failed.
@@ -179,9 +298,11 @@ fn one_to_one_names_the_left_table_when_it_repeats() {
     assert!(out.contains("e.g. customer_id=10 (2 rows)"), "{out}");
 }
 
-#[test]
-fn unannotated_joins_run_no_check_query() {
+fn unannotated_joins_run_no_check_query(kind: Kind) {
     let dir = workdir("unannotated");
+    let Some(wh) = Wh::new(kind, &dir) else {
+        return;
+    };
     write(
         &dir,
         "m.strata",
@@ -202,21 +323,18 @@ model plain { from orders join_left customers on orders.customer_id == customers
             .as_str(),
     );
     write(&dir, "customers.csv", CUSTOMERS_DUP);
-    let o = strata(
-        &dir,
-        &[
-            "run",
-            "m.strata",
-            "-o",
-            "wh.duckdb",
-            "--format",
-            "json",
-            "--source",
-            "orders=orders.csv",
-            "--source",
-            "customers=customers.csv",
-        ],
-    );
+    let o = wh.strata(&[
+        "run",
+        "m.strata",
+        "-o",
+        "wh.duckdb",
+        "--format",
+        "json",
+        "--source",
+        "orders=orders.csv",
+        "--source",
+        "customers=customers.csv",
+    ]);
     assert_exit(&o, 0);
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
     assert_eq!(v["cardinality"]["queries_executed"], 0);
@@ -224,19 +342,18 @@ model plain { from orders join_left customers on orders.customer_id == customers
     // Duplicates in the dimension fan out, as the unannotated join says:
     // orders 1 and 2 match customer 10 three times each, order 3 matches 20
     // twice, order 4 (NULL key) is kept once.
-    assert_eq!(
-        query(&dir.join("wh.duckdb"), "SELECT COUNT(*) FROM v_plain"),
-        ["9"]
-    );
+    assert_eq!(wh.query("SELECT COUNT(*) FROM v_plain"), ["9"]);
     // The SQL is the plain compiled SQL: no check query is emitted either.
-    let c = strata(&dir, &["compile", "m.strata"]);
+    let c = wh.strata(&["compile", "m.strata"]);
     assert_exit(&c, 0);
     assert!(!text(&c).contains("cardinality check"), "{}", text(&c));
 }
 
-#[test]
-fn composite_null_and_reserved_word_keys() {
+fn composite_null_and_reserved_word_keys(kind: Kind) {
     let dir = workdir("composite");
+    let Some(wh) = Wh::new(kind, &dir) else {
+        return;
+    };
     write(
         &dir,
         "m.strata",
@@ -262,19 +379,16 @@ model m {
         "order,limit,label\n1,a,x\n1,a,y\n2,a,u\n",
     );
     let run = |dims: &str| {
-        strata(
-            &dir,
-            &[
-                "run",
-                "m.strata",
-                "-o",
-                ":memory:",
-                "--source",
-                "facts=facts.csv",
-                "--source",
-                &format!("dims={dims}"),
-            ],
-        )
+        wh.strata(&[
+            "run",
+            "m.strata",
+            "-o",
+            ":memory:",
+            "--source",
+            "facts=facts.csv",
+            "--source",
+            &format!("dims={dims}"),
+        ])
     };
     let ok = run("dims_ok.csv");
     assert_exit(&ok, 0);
@@ -297,9 +411,11 @@ model m {
     );
 }
 
-#[test]
-fn upstream_models_staged_in_the_run_and_pipeline_overrides() {
+fn upstream_models_staged_in_the_run_and_pipeline_overrides(kind: Kind) {
     let dir = workdir("upstream");
+    let Some(wh) = Wh::new(kind, &dir) else {
+        return;
+    };
     write(
         &dir,
         "m.strata",
@@ -338,10 +454,7 @@ pipeline dup {
     );
     // The duplicate 20 is filtered out by the upstream model: the check
     // counts the staged upstream output, not the raw source.
-    let ok = strata(
-        &dir,
-        &["run", "m.strata", "--pipeline", "local", "-o", "wh.duckdb"],
-    );
+    let ok = wh.strata(&["run", "m.strata", "--pipeline", "local", "-o", "wh.duckdb"]);
     assert_exit(&ok, 0);
     assert!(
         text(&ok).contains(
@@ -351,16 +464,10 @@ pipeline dup {
         text(&ok)
     );
     assert_eq!(
-        query(
-            &dir.join("wh.duckdb"),
-            "SELECT * FROM v_enriched ORDER BY 1"
-        ),
+        wh.query("SELECT * FROM v_enriched ORDER BY 1"),
         ["1|ES", "2|FR"]
     );
-    let bad = strata(
-        &dir,
-        &["run", "m.strata", "--pipeline", "dup", "-o", "wh.duckdb"],
-    );
+    let bad = wh.strata(&["run", "m.strata", "--pipeline", "dup", "-o", "wh.duckdb"]);
     assert_exit(&bad, 3);
     assert!(
         text(&bad).contains("but customers has 1 duplicate key groups (customer_id)"),
@@ -368,19 +475,18 @@ pipeline dup {
         text(&bad)
     );
     assert_eq!(
-        query(
-            &dir.join("wh.duckdb"),
-            "SELECT * FROM v_enriched ORDER BY 1"
-        ),
+        wh.query("SELECT * FROM v_enriched ORDER BY 1"),
         ["1|ES", "2|FR"]
     );
 }
 
-#[test]
-fn missing_sources_and_unknown_names_fail_before_running() {
+fn missing_sources_and_unknown_names_fail_before_running(kind: Kind) {
     let dir = seed_dir("missing");
+    let Some(wh) = Wh::new(kind, &dir) else {
+        return;
+    };
     let fails = |args: &[&str], code: i32, expected: &str| {
-        let o = strata(&dir, &[&["run", "orders.strata"][..], args].concat());
+        let o = wh.strata(&[&["run", "orders.strata"][..], args].concat());
         assert_exit(&o, code);
         assert!(text(&o).contains(expected), "{expected}\n{}", text(&o));
     };
@@ -418,11 +524,13 @@ fn missing_sources_and_unknown_names_fail_before_running() {
     fails(&["enrich"], 2, "did you mean `enriched`?");
 }
 
-#[test]
-fn sources_that_do_not_match_their_columns_fail_before_any_model_is_built() {
+fn sources_that_do_not_match_their_columns_fail_before_any_model_is_built(kind: Kind) {
     let dir = seed_dir("source-columns");
+    let Some(wh) = Wh::new(kind, &dir) else {
+        return;
+    };
     assert_exit(
-        &strata(&dir, &[&["run"][..], &ENRICHED_FROM_CSV[..]].concat()),
+        &wh.strata(&[&["run"][..], &ENRICHED_FROM_CSV[..]].concat()),
         0,
     );
     write(&dir, "customers_renamed.csv", "customer_id,land\n10,ES\n");
@@ -432,38 +540,33 @@ fn sources_that_do_not_match_their_columns_fail_before_any_model_is_built() {
         "order_id,customer_id,amount\n1,10,5.0\n2,x,7.5\n3,20,abc\n",
     );
     for command in ["run", "test"] {
-        let o = strata(
-            &dir,
-            &[
-                command,
-                "orders.strata",
-                "-o",
-                "wh.duckdb",
-                "--source",
-                "orders=orders_bad.csv",
-                "--source",
-                "customers=customers_renamed.csv",
-            ],
-        );
+        let o = wh.strata(&[
+            command,
+            "orders.strata",
+            "-o",
+            "wh.duckdb",
+            "--source",
+            "orders=orders_bad.csv",
+            "--source",
+            "customers=customers_renamed.csv",
+        ]);
         assert_exit(&o, 3);
         let out = text(&o);
         // Every problem of every source, each naming its file, column and
         // what was found.
+        let varchar = wh.type_name("VARCHAR");
         for expected in [
-            "source 'customers' (file ./customers_renamed.csv) has no column 'country' (it has customer_id, land)",
-            "source 'orders' (file ./orders_bad.csv): column 'customer_id' is VARCHAR and holds 'x' in data row 2, which does not convert to int64",
-            "source 'orders' (file ./orders_bad.csv): column 'amount' is VARCHAR and holds 'abc' in data row 3, which does not convert to float64",
-            "no model was built",
+            "source 'customers' (file ./customers_renamed.csv) has no column 'country' (it has customer_id, land)".to_string(),
+            format!("source 'orders' (file ./orders_bad.csv): column 'customer_id' is {varchar} and holds 'x' in data row 2, which does not convert to int64"),
+            format!("source 'orders' (file ./orders_bad.csv): column 'amount' is {varchar} and holds 'abc' in data row 3, which does not convert to float64"),
+            "no model was built".to_string(),
         ] {
-            assert!(out.contains(expected), "{command}: {expected}\n{out}");
+            assert!(out.contains(&expected), "{command}: {expected}\n{out}");
         }
     }
     // Nothing was built: the live data is the first run's.
     assert_eq!(
-        query(
-            &dir.join("wh.duckdb"),
-            "SELECT * FROM v_enriched ORDER BY 1"
-        ),
+        wh.query("SELECT * FROM v_enriched ORDER BY 1"),
         ["1|ES", "2|ES", "3|FR", "4|"]
     );
     // Extra columns, and columns in another order or case, are fine.
@@ -472,26 +575,25 @@ fn sources_that_do_not_match_their_columns_fail_before_any_model_is_built() {
         "customers_wide.csv",
         "Country,note,CUSTOMER_ID\nES,x,10\nFR,y,20\n",
     );
-    let o = strata(
-        &dir,
-        &[
-            "run",
-            "orders.strata",
-            "enriched",
-            "-o",
-            "wh.duckdb",
-            "--source",
-            "orders=orders.csv",
-            "--source",
-            "customers=customers_wide.csv",
-        ],
-    );
+    let o = wh.strata(&[
+        "run",
+        "orders.strata",
+        "enriched",
+        "-o",
+        "wh.duckdb",
+        "--source",
+        "orders=orders.csv",
+        "--source",
+        "customers=customers_wide.csv",
+    ]);
     assert_exit(&o, 0);
 }
 
-#[test]
-fn test_command_and_replay() {
+fn test_command_and_replay(kind: Kind) {
     let dir = seed_dir("replay");
+    let Some(wh) = Wh::new(kind, &dir) else {
+        return;
+    };
     write(
         &dir,
         "t.strata",
@@ -501,7 +603,7 @@ fn test_command_and_replay() {
     let args = &ENRICHED_FROM_CSV[2..];
     let mut t = vec!["test", "t.strata", "enriched"];
     t.extend(args);
-    let o = strata(&dir, &t);
+    let o = wh.strata(&t);
     assert_exit(&o, 0);
     assert!(
         text(&o).contains("  ok  test enriched: row_count == 4 (4)"),
@@ -514,41 +616,29 @@ fn test_command_and_replay() {
         text(&o)
     );
     // test never touches live views.
-    assert_eq!(
-        query(
-            &dir.join("wh.duckdb"),
-            "SELECT COUNT(*) FROM information_schema.tables WHERE table_name = 'v_enriched'"
-        ),
-        ["0"]
-    );
+    assert!(!wh.open().relation_exists("v_enriched").expect("exists"));
     let mut r = vec!["run", "t.strata", "enriched"];
     r.extend(args);
-    assert_exit(&strata(&dir, &r), 0);
-    let runs = strata(
-        &dir,
-        &["replay", "t.strata", "-o", "wh.duckdb", "--format", "json"],
-    );
+    assert_exit(&wh.strata(&r), 0);
+    let runs = wh.strata(&["replay", "t.strata", "-o", "wh.duckdb", "--format", "json"]);
     assert_exit(&runs, 0);
     let v: serde_json::Value = serde_json::from_slice(&runs.stdout).expect("json");
     let id = v[0]["run_id"].as_str().expect("run id").to_string();
-    let show = strata(&dir, &["replay", "t.strata", &id[..6], "-o", "wh.duckdb"]);
+    let show = wh.strata(&["replay", "t.strata", &id[..6], "-o", "wh.duckdb"]);
     assert_exit(&show, 0);
     assert!(
         text(&show).contains(&format!("run {id}")),
         "{}",
         text(&show)
     );
-    let exec = strata(
-        &dir,
-        &[
-            "replay",
-            "t.strata",
-            &id[..6],
-            "--execute",
-            "-o",
-            "wh.duckdb",
-        ],
-    );
+    let exec = wh.strata(&[
+        "replay",
+        "t.strata",
+        &id[..6],
+        "--execute",
+        "-o",
+        "wh.duckdb",
+    ]);
     assert_exit(&exec, 0);
     assert!(
         text(&exec).contains("outputs equal the recorded snapshots"),
@@ -568,7 +658,7 @@ fn test_command_and_replay() {
     );
     let mut r2 = vec!["run", "t2.strata", "enriched"];
     r2.extend(args);
-    let o = strata(&dir, &r2);
+    let o = wh.strata(&r2);
     assert_exit(&o, 3);
     assert!(
         text(&o).contains("test FAILED [enriched] expect row_count > 100: the model has 4 rows"),
@@ -577,27 +667,25 @@ fn test_command_and_replay() {
     );
 }
 
-#[test]
-fn second_writer_waits_then_names_the_holder() {
+fn second_writer_waits_then_names_the_holder(kind: Kind) {
     let dir = seed_dir("lock");
-    let db = dir.join("wh.duckdb");
-    let holder = Warehouse::open(&db.display().to_string(), Duration::from_secs(5)).expect("open");
+    let Some(wh) = Wh::new(kind, &dir) else {
+        return;
+    };
+    let holder = wh.open();
     let start = std::time::Instant::now();
-    let o = strata(
-        &dir,
-        &[
-            "run",
-            "orders.strata",
-            "-o",
-            "wh.duckdb",
-            "--lock-timeout",
-            "1",
-            "--source",
-            "orders=orders.csv",
-            "--source",
-            "customers=customers.csv",
-        ],
-    );
+    let o = wh.strata(&[
+        "run",
+        "orders.strata",
+        "-o",
+        "wh.duckdb",
+        "--lock-timeout",
+        "1",
+        "--source",
+        "orders=orders.csv",
+        "--source",
+        "customers=customers.csv",
+    ]);
     assert_exit(&o, 4);
     assert!(
         start.elapsed() >= Duration::from_millis(900),
@@ -609,16 +697,18 @@ fn second_writer_waits_then_names_the_holder() {
         text(&o)
     );
     assert!(
-        text(&o).contains("PID"),
+        text(&o).to_lowercase().contains("pid"),
         "the holder is named: {}",
         text(&o)
     );
     drop(holder);
 }
 
-#[test]
-fn killed_run_leaves_previous_state_and_next_run_succeeds() {
+fn killed_run_leaves_previous_state_and_next_run_succeeds(kind: Kind) {
     let dir = seed_dir("kill");
+    let Some(wh) = Wh::new(kind, &dir) else {
+        return;
+    };
     // A large fact input so the run is still working when it is killed.
     let mut big = String::from("order_id,customer_id,amount\n");
     for i in 0..2_000_000u64 {
@@ -639,8 +729,7 @@ fn killed_run_leaves_previous_state_and_next_run_succeeds() {
         ]
     };
     assert_exit(
-        &strata(
-            &dir,
+        &wh.strata(
             &args("orders.csv")
                 .iter()
                 .map(String::as_str)
@@ -648,13 +737,19 @@ fn killed_run_leaves_previous_state_and_next_run_succeeds() {
         ),
         0,
     );
-    let db = dir.join("wh.duckdb");
-    let before = query(&db, "SELECT * FROM v_enriched ORDER BY order_id");
+    let before = wh.query("SELECT * FROM v_enriched ORDER BY order_id");
     // The failpoint holds the run inside its transaction, after every model
     // was built and checked and the views repointed, just before COMMIT: the
     // worst moment to die.
     let mut child = Command::new(env!("CARGO_BIN_EXE_strata"))
-        .args(args("big.csv"))
+        .args(
+            wh.args(
+                &args("big.csv")
+                    .iter()
+                    .map(String::as_str)
+                    .collect::<Vec<_>>(),
+            ),
+        )
         .current_dir(&dir)
         .env("STRATA_FAILPOINT_BEFORE_COMMIT_MS", "60000")
         .stdout(std::process::Stdio::null())
@@ -677,32 +772,31 @@ fn killed_run_leaves_previous_state_and_next_run_succeeds() {
     );
     child.kill().expect("SIGKILL");
     let _ = child.wait();
-    let after = query(&db, "SELECT * FROM v_enriched ORDER BY order_id");
+    let after = wh.query("SELECT * FROM v_enriched ORDER BY order_id");
     assert!(
         after == before,
         "live data changed after the kill: {} rows",
         after.len()
     );
-    assert_eq!(query(&db, "SELECT COUNT(*) FROM _strata_runs"), ["1"]);
-    let again = strata(
-        &dir,
+    assert_eq!(wh.query("SELECT COUNT(*) FROM _strata_runs"), ["1"]);
+    let again = wh.strata(
         &args("big.csv")
             .iter()
             .map(String::as_str)
             .collect::<Vec<_>>(),
     );
     assert_exit(&again, 0);
-    assert_eq!(query(&db, "SELECT COUNT(*) FROM v_enriched"), ["2000000"]);
+    assert_eq!(wh.query("SELECT COUNT(*) FROM v_enriched"), ["2000000"]);
 }
 
-#[test]
-fn shop_example_runs_and_broken_variant_keeps_live_data() {
+fn shop_example_runs_and_broken_variant_keeps_live_data(kind: Kind) {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/shop");
     let dir = workdir("shop");
-    let db = dir.join("shop.duckdb");
+    let Some(wh) = Wh::new(kind, &dir) else {
+        return;
+    };
     let module = root.join("shop.strata").display().to_string();
-    let db_s = db.display().to_string();
-    let ok = strata(&dir, &["run", &module, "--pipeline", "local", "-o", &db_s]);
+    let ok = wh.strata(&["run", &module, "--pipeline", "local", "-o", "wh.duckdb"]);
     assert_exit(&ok, 0);
     let out = text(&ok);
     assert!(
@@ -713,8 +807,8 @@ fn shop_example_runs_and_broken_variant_keeps_live_data() {
         out.contains("  ok  test enriched_orders: row_count == 10 (10)"),
         "{out}"
     );
-    let before = query(&db, "SELECT * FROM v_customer_cards ORDER BY customer_id");
-    let bad = strata(&dir, &["run", &module, "--pipeline", "broken", "-o", &db_s]);
+    let before = wh.query("SELECT * FROM v_customer_cards ORDER BY customer_id");
+    let bad = wh.strata(&["run", &module, "--pipeline", "broken", "-o", "wh.duckdb"]);
     assert_exit(&bad, 3);
     assert!(
         text(&bad).contains("customers has 1 duplicate key groups (customer_id)"),
@@ -722,7 +816,7 @@ fn shop_example_runs_and_broken_variant_keeps_live_data() {
         text(&bad)
     );
     assert_eq!(
-        query(&db, "SELECT * FROM v_customer_cards ORDER BY customer_id"),
+        wh.query("SELECT * FROM v_customer_cards ORDER BY customer_id"),
         before
     );
 }
@@ -730,9 +824,11 @@ fn shop_example_runs_and_broken_variant_keeps_live_data() {
 /// Three annotated joins on the same dimension and key, against a real
 /// warehouse file: one duplicate-group query per run (proofs are reused
 /// inside a run, never across runs), and replay does the same.
-#[test]
-fn three_joins_on_one_dimension_run_one_query() {
+fn three_joins_on_one_dimension_run_one_query(kind: Kind) {
     let dir = seed_dir("proofs");
+    let Some(wh) = Wh::new(kind, &dir) else {
+        return;
+    };
     write(
         &dir,
         "m.strata",
@@ -744,21 +840,18 @@ model c { from orders filter amount > 1.0 join_left customers on orders.customer
 "#,
     );
     let run = |customers: &str| {
-        strata(
-            &dir,
-            &[
-                "run",
-                "m.strata",
-                "-o",
-                "wh.duckdb",
-                "--format",
-                "json",
-                "--source",
-                "orders=orders.csv",
-                "--source",
-                &format!("customers={customers}"),
-            ],
-        )
+        wh.strata(&[
+            "run",
+            "m.strata",
+            "-o",
+            "wh.duckdb",
+            "--format",
+            "json",
+            "--source",
+            "orders=orders.csv",
+            "--source",
+            &format!("customers={customers}"),
+        ])
     };
     for round in 0..2 {
         // The second run reuses the frozen inputs (the same physical
@@ -783,25 +876,19 @@ model c { from orders filter amount > 1.0 join_left customers on orders.customer
             "  ok  c left customers: many_to_one (customers unique on customer_id, proven earlier in this run by check [a left customers])"
         );
     }
-    let runs = strata(
-        &dir,
-        &["replay", "m.strata", "-o", "wh.duckdb", "--format", "json"],
-    );
+    let runs = wh.strata(&["replay", "m.strata", "-o", "wh.duckdb", "--format", "json"]);
     let v: serde_json::Value = serde_json::from_slice(&runs.stdout).expect("json");
     let id = v[0]["run_id"].as_str().expect("run id").to_string();
-    let exec = strata(
-        &dir,
-        &[
-            "replay",
-            "m.strata",
-            &id,
-            "--execute",
-            "-o",
-            "wh.duckdb",
-            "--format",
-            "json",
-        ],
-    );
+    let exec = wh.strata(&[
+        "replay",
+        "m.strata",
+        &id,
+        "--execute",
+        "-o",
+        "wh.duckdb",
+        "--format",
+        "json",
+    ]);
     assert_exit(&exec, 0);
     let v: serde_json::Value = serde_json::from_slice(&exec.stdout).expect("json");
     assert_eq!(v["cardinality"]["queries_executed"], 1, "{v}");
@@ -818,9 +905,11 @@ model c { from orders filter amount > 1.0 join_left customers on orders.customer
 
 /// Sampling on a warehouse file: the bound and salt are recorded with the
 /// run, `replay` shows them and `replay --execute` checks the same sample.
-#[test]
-fn sampled_runs_are_recorded_and_replayed_with_their_sample() {
+fn sampled_runs_are_recorded_and_replayed_with_their_sample(kind: Kind) {
     let dir = seed_dir("sampled");
+    let Some(wh) = Wh::new(kind, &dir) else {
+        return;
+    };
     let mut big = String::from("customer_id,country\n");
     for i in 1..=5000 {
         big.push_str(&format!("{i},C{}\n", i % 7));
@@ -831,14 +920,13 @@ fn sampled_runs_are_recorded_and_replayed_with_their_sample() {
         &["customers=big.csv", "--format", "json"],
     ]
     .concat();
-    let exact = strata(&dir, &[&["run"][..], &args[..]].concat());
+    let exact = wh.strata(&[&["run"][..], &args[..]].concat());
     assert_exit(&exact, 0);
     let exact: serde_json::Value = serde_json::from_slice(&exact.stdout).expect("json");
     assert_eq!(exact["cardinality"]["results"][0]["outcome"], "ok");
     assert_eq!(exact["cardinality"]["sample_rows"], serde_json::Value::Null);
 
-    let sampled = strata(
-        &dir,
+    let sampled = wh.strata(
         &[
             &["run"][..],
             &args[..],
@@ -867,13 +955,12 @@ fn sampled_runs_are_recorded_and_replayed_with_their_sample() {
     let salt = c["sample_salt"].as_str().expect("salt").to_string();
     let id = v["run_id"].as_str().expect("id").to_string();
     assert_eq!(
-        query(
-            &dir.join("wh.duckdb"),
-            &format!("SELECT sampling FROM _strata_runs WHERE run_id = '{id}'")
-        ),
+        wh.query(&format!(
+            "SELECT sampling FROM _strata_runs WHERE run_id = '{id}'"
+        )),
         [format!("{{\"rows\":500,\"salt\":\"{salt}\"}}")]
     );
-    let show = strata(&dir, &["replay", "orders.strata", &id, "-o", "wh.duckdb"]);
+    let show = wh.strata(&["replay", "orders.strata", &id, "-o", "wh.duckdb"]);
     assert_exit(&show, 0);
     assert!(
         text(&show).contains(&format!(
@@ -882,17 +969,14 @@ fn sampled_runs_are_recorded_and_replayed_with_their_sample() {
         "{}",
         text(&show)
     );
-    let exec = strata(
-        &dir,
-        &[
-            "replay",
-            "orders.strata",
-            &id,
-            "--execute",
-            "-o",
-            "wh.duckdb",
-        ],
-    );
+    let exec = wh.strata(&[
+        "replay",
+        "orders.strata",
+        &id,
+        "--execute",
+        "-o",
+        "wh.duckdb",
+    ]);
     assert_exit(&exec, 0);
     let out = text(&exec);
     assert!(
@@ -909,23 +993,24 @@ fn sampled_runs_are_recorded_and_replayed_with_their_sample() {
 
 /// A warehouse whose run history predates the `sampling` column: opening
 /// it adds the column, and the old runs still list and replay as exact.
-#[test]
-fn a_warehouse_from_before_sampling_is_upgraded() {
+fn a_warehouse_from_before_sampling_is_upgraded(kind: Kind) {
     let dir = seed_dir("upgrade");
-    let db = dir.join("wh.duckdb");
+    let Some(wh) = Wh::new(kind, &dir) else {
+        return;
+    };
     let args = ENRICHED_FROM_CSV;
-    assert_exit(&strata(&dir, &[&["run"][..], &args[..]].concat()), 0);
+    assert_exit(&wh.strata(&[&["run"][..], &args[..]].concat()), 0);
     {
-        let wh = Warehouse::open(&db.display().to_string(), Duration::from_secs(5)).expect("open");
+        let wh = wh.open();
         wh.exec("ALTER TABLE _strata_runs DROP COLUMN sampling")
             .expect("drop column");
     }
-    assert_exit(&strata(&dir, &[&["run"][..], &args[..]].concat()), 0);
-    let list = strata(&dir, &["replay", "orders.strata", "-o", "wh.duckdb"]);
+    assert_exit(&wh.strata(&[&["run"][..], &args[..]].concat()), 0);
+    let list = wh.strata(&["replay", "orders.strata", "-o", "wh.duckdb"]);
     assert_exit(&list, 0);
     assert_eq!(text(&list).lines().count(), 2, "{}", text(&list));
     assert_eq!(
-        query(&db, "SELECT COUNT(*), COUNT(sampling) FROM _strata_runs"),
+        wh.query("SELECT COUNT(*), COUNT(sampling) FROM _strata_runs"),
         ["2|0"]
     );
 }
@@ -934,10 +1019,11 @@ fn a_warehouse_from_before_sampling_is_upgraded() {
 /// model): `replay --execute` says the fingerprint format changed, and not
 /// that the model changed; with a fingerprint of the current format, a
 /// model edited since the run is reported as changed.
-#[test]
-fn a_run_with_old_format_fingerprints_replays_as_a_format_change() {
+fn a_run_with_old_format_fingerprints_replays_as_a_format_change(kind: Kind) {
     let dir = seed_dir("old-fingerprints");
-    let db = dir.join("wh.duckdb");
+    let Some(wh) = Wh::new(kind, &dir) else {
+        return;
+    };
     // `owner:` changes the fingerprint, not the rows.
     write(
         &dir,
@@ -948,24 +1034,22 @@ fn a_run_with_old_format_fingerprints_replays_as_a_format_change() {
         ),
     );
     let args = ENRICHED_FROM_CSV;
-    assert_exit(&strata(&dir, &[&["run"][..], &args[..]].concat()), 0);
-    let id = query(&db, "SELECT run_id FROM _strata_runs")
+    assert_exit(&wh.strata(&[&["run"][..], &args[..]].concat()), 0);
+    let id = wh
+        .query("SELECT run_id FROM _strata_runs")
         .pop()
         .expect("a recorded run");
     let replay = |file: &str, format: &str| {
-        strata(
-            &dir,
-            &[
-                "replay",
-                file,
-                &id,
-                "--execute",
-                "-o",
-                "wh.duckdb",
-                "--format",
-                format,
-            ],
-        )
+        wh.strata(&[
+            "replay",
+            file,
+            &id,
+            "--execute",
+            "-o",
+            "wh.duckdb",
+            "--format",
+            format,
+        ])
     };
     let format_note = "note: model enriched: fingerprint format changed since the run";
     let changed_note = "note: model enriched changed since the run (fingerprint differs)";
@@ -978,7 +1062,7 @@ fn a_run_with_old_format_fingerprints_replays_as_a_format_change() {
 
     // The run as an older strata recorded it.
     {
-        let wh = Warehouse::open(&db.display().to_string(), Duration::from_secs(5)).expect("open");
+        let wh = wh.open();
         wh.exec(r#"UPDATE _strata_runs SET fingerprints = '{"enriched":"6088cd087778d30e"}'"#)
             .expect("old fingerprints");
     }
@@ -1003,11 +1087,181 @@ fn a_run_with_old_format_fingerprints_replays_as_a_format_change() {
         "{v}"
     );
     // `replay RUN_ID` still shows what was recorded.
-    let show = strata(&dir, &["replay", "orders.strata", &id, "-o", "wh.duckdb"]);
+    let show = wh.strata(&["replay", "orders.strata", &id, "-o", "wh.duckdb"]);
     assert_exit(&show, 0);
     assert!(
         text(&show).contains("model      enriched  fingerprint 6088cd087778d30e"),
         "{}",
         text(&show)
     );
+}
+
+/// What a user gets wrong about a PostgreSQL warehouse: each is one clear
+/// line with its exit code, and the password is never shown — not in the
+/// messages, not in `--format json`, not in the run history.
+#[test]
+fn bad_postgres_warehouses_fail_with_one_line_and_never_show_the_password() {
+    let dir = seed_dir("pg-bad");
+    let Some(wh) = Wh::new(Kind::Postgres, &dir) else {
+        return;
+    };
+    let Some(server) = pg::pg() else { return };
+    let url = |user: &str, db: &str, rest: &str| {
+        format!(
+            "postgres://{user}@127.0.0.1:{}/{db}?sslmode=disable{rest}",
+            server.port
+        )
+    };
+    let good = format!("postgres:{}", pg::PASSWORD);
+    let cases: [(String, i32, &str); 5] = [
+        (
+            url("postgres:wrong-pw", "postgres", ""),
+            4,
+            "password authentication failed for user \"postgres\"",
+        ),
+        (
+            url(&good, "postgres", "&schema=no_such_schema"),
+            4,
+            "schema 'no_such_schema' does not exist in postgres://postgres@127.0.0.1:",
+        ),
+        (url(&good, "no_such_db", ""), 4, "database \"no_such_db\" does not exist"),
+        (
+            format!("postgres://postgres:{}@127.0.0.1:1/postgres", pg::PASSWORD),
+            4,
+            "cannot connect to postgres://postgres@127.0.0.1:1/postgres?schema=public: error connecting to server",
+        ),
+        (
+            format!("mysql://postgres:{}@127.0.0.1:1/db", pg::PASSWORD),
+            2,
+            "the warehouse URL has the scheme 'mysql://', which strata cannot open",
+        ),
+    ];
+    for (target, code, expected) in &cases {
+        for format in ["human", "json"] {
+            let o = wh.strata(&[
+                "run",
+                "orders.strata",
+                "-o",
+                target,
+                "--format",
+                format,
+                "--source",
+                "orders=orders.csv",
+                "--source",
+                "customers=customers.csv",
+            ]);
+            assert_exit(&o, *code);
+            assert!(
+                text(&o).contains(expected),
+                "{target}: {expected}\n{}",
+                text(&o)
+            );
+        }
+    }
+    // A table the role cannot read.
+    server
+        .psql(
+            "public",
+            "CREATE ROLE reader LOGIN PASSWORD 'reader-pw'; \
+             CREATE TABLE public.secret_customers (customer_id BIGINT, country TEXT); \
+             REVOKE ALL ON public.secret_customers FROM PUBLIC;",
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+    let o = wh.strata(&[
+        "run",
+        "orders.strata",
+        "enriched",
+        "-o",
+        &url("reader:reader-pw", "postgres", "&schema=public"),
+        "--source",
+        "orders=orders.csv",
+        "--source",
+        "customers=secret_customers",
+    ]);
+    assert_exit(&o, 4);
+    assert!(text(&o).contains("permission denied"), "{}", text(&o));
+    assert!(!text(&o).contains("reader-pw"), "{}", text(&o));
+    // A good run, then the history holds no password either.
+    let ok = wh.strata(&[&["run"][..], &ENRICHED_FROM_CSV[..]].concat());
+    assert_exit(&ok, 0);
+    let history = wh.query("SELECT * FROM _strata_runs").join("\n");
+    assert!(
+        !history.is_empty() && !history.contains(pg::PASSWORD),
+        "{history}"
+    );
+    // The password from the environment, as --target's password-env says.
+    write(
+        &dir,
+        "strata.toml",
+        &format!(
+            "[targets.prod]\nurl = \"{}\"\npassword-env = \"STRATA_TEST_PW\"\n",
+            wh.arg.replace(&format!(":{}@", pg::PASSWORD), "@")
+        ),
+    );
+    let with_env = |pw: Option<&str>| {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_strata"));
+        c.args(["replay", "orders.strata", "--target", "prod"])
+            .current_dir(&dir)
+            .env("NO_COLOR", "1")
+            .env_remove("PGPASSWORD");
+        match pw {
+            Some(pw) => c.env("STRATA_TEST_PW", pw),
+            None => c.env_remove("STRATA_TEST_PW"),
+        };
+        c.output().expect("run strata")
+    };
+    let listed = with_env(Some(pg::PASSWORD));
+    assert_exit(&listed, 0);
+    assert_eq!(text(&listed).lines().count(), 1, "{}", text(&listed));
+    let unset = with_env(None);
+    assert_exit(&unset, 4);
+    assert!(
+        text(&unset).contains("the target's password-env names $STRATA_TEST_PW, which is not set"),
+        "{}",
+        text(&unset)
+    );
+}
+
+/// The same module publishes the same rows on DuckDB and on PostgreSQL:
+/// every model of the shop example, compared cell by cell (numbers as
+/// numbers: DuckDB prints 5.0 where PostgreSQL prints 5).
+#[test]
+fn duckdb_and_postgres_publish_the_same_rows() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/shop");
+    let module = root.join("shop.strata").display().to_string();
+    let mut published = Vec::new();
+    for kind in [Kind::DuckDb, Kind::Postgres] {
+        let dir = workdir("same-rows");
+        let Some(wh) = Wh::new(kind, &dir) else {
+            return;
+        };
+        let o = wh.strata(&["run", &module, "--pipeline", "local", "-o", "wh.duckdb"]);
+        assert_exit(&o, 0);
+        let views: Vec<String> = text(&o)
+            .lines()
+            .filter_map(|l| l.trim().strip_prefix("materialized  "))
+            .filter_map(|l| l.split_whitespace().next())
+            .map(str::to_string)
+            .collect();
+        assert!(views.len() >= 3, "{}", text(&o));
+        let rows: Vec<(String, Vec<String>)> = views
+            .iter()
+            .map(|v| {
+                let mut rows: Vec<String> = wh
+                    .query(&format!("SELECT * FROM \"{v}\""))
+                    .into_iter()
+                    .map(|r| {
+                        r.split('|')
+                            .map(|c| c.parse::<f64>().map_or(c.to_string(), |f| f.to_string()))
+                            .collect::<Vec<_>>()
+                            .join("|")
+                    })
+                    .collect();
+                rows.sort();
+                (v.clone(), rows)
+            })
+            .collect();
+        published.push(rows);
+    }
+    assert_eq!(published[0], published[1]);
 }

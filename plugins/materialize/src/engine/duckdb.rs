@@ -236,7 +236,19 @@ fn value_text(v: &duckdb::types::Value) -> Option<String> {
         V::UBigInt(x) => x.to_string(),
         V::Float(x) => x.to_string(),
         V::Double(x) => x.to_string(),
-        V::Text(s) => s.clone(),
+        V::Text(s) | V::Enum(s) => s.clone(),
+        V::Decimal(d) => d.to_string(),
+        // As DuckDB's CAST(... AS VARCHAR) writes them (and PostgreSQL).
+        V::Date32(days) => match chrono::NaiveDate::from_num_days_from_ce_opt(days + 719_163) {
+            Some(d) => d.to_string(),
+            None => format!("{v:?}"),
+        },
+        V::Timestamp(unit, t) => {
+            match chrono::DateTime::from_timestamp_micros(unit.to_micros(*t)) {
+                Some(ts) => ts.naive_utc().to_string(),
+                None => format!("{v:?}"),
+            }
+        }
         other => format!("{other:?}"),
     })
 }

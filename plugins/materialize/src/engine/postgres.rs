@@ -127,14 +127,23 @@ impl Postgres {
     }
 
     /// Load a file into a temporary table through the embedded DuckDB: its
-    /// columns typed as DuckDB reads them, its rows as CSV over COPY.
+    /// columns typed as DuckDB reads them and named in lower case (as
+    /// PostgreSQL folds unquoted names: DuckDB matches names in any case,
+    /// PostgreSQL only quoted names of the same case), its rows as CSV over
+    /// COPY.
     fn load_file(&self, source: &str, relation: &str) -> Result<String, Failure> {
         let duck = DuckDb::open(":memory:", Duration::ZERO)?;
         let columns = duck.columns(relation)?;
         let table = self.ident(&format!("_strata_file_{source}"));
         let defs: Vec<String> = columns
             .iter()
-            .map(|(name, ty)| format!("{} {}", self.ident(name), pg_type_of_duckdb(ty)))
+            .map(|(name, ty)| {
+                format!(
+                    "{} {}",
+                    self.ident(&name.to_lowercase()),
+                    pg_type_of_duckdb(ty)
+                )
+            })
             .collect();
         self.exec(&format!(
             "DROP TABLE IF EXISTS pg_temp.{table}; CREATE TEMPORARY TABLE {table} ({})",
