@@ -79,6 +79,13 @@ impl PgTarget {
         for pair in query.split('&').filter(|p| !p.is_empty()) {
             match pair.split_once('=') {
                 Some(("schema", value)) => schema = Some(percent_decode(value)),
+                Some(("sslmode", mode))
+                    if matches!(mode, "require" | "verify-ca" | "verify-full") =>
+                {
+                    return Err(Failure::Usage(format!(
+                        "sslmode={mode}: this strata connects to PostgreSQL without TLS (not supported yet); use sslmode=disable or prefer on a trusted network, or a TLS-terminating proxy"
+                    )));
+                }
                 _ => kept.push(pair),
             }
         }
@@ -118,7 +125,9 @@ impl PgTarget {
         if config.get_connect_timeout().is_none() {
             config.connect_timeout(std::time::Duration::from_secs(10));
         }
-        config.application_name("strata");
+        if config.get_application_name().is_none() {
+            config.application_name("strata");
+        }
         let schema = schema.unwrap_or_else(|| "public".into());
         let shown = shown(&config, &schema);
         Ok(PgTarget {
