@@ -55,6 +55,9 @@ on_every_engine!(
     killed_run_leaves_previous_state_and_next_run_succeeds,
     shop_example_runs_and_broken_variant_keeps_live_data,
     three_joins_on_one_dimension_run_one_query,
+    a_relation_grouped_on_the_keys_in_the_run_is_proven_without_a_query,
+    rollback_gc_and_branches_over_several_runs,
+    plan_and_only_stale_rebuild_exactly_what_changed,
     sampled_runs_are_recorded_and_replayed_with_their_sample,
     a_warehouse_from_before_sampling_is_upgraded,
     a_run_with_old_format_fingerprints_replays_as_a_format_change,
@@ -187,9 +190,44 @@ fn text(o: &Output) -> String {
     )
 }
 
+/// The JSON a `--format json` command printed.
+#[track_caller]
+fn json(o: &Output) -> serde_json::Value {
+    serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("{e}: {}", text(o)))
+}
+
 #[track_caller]
 fn assert_exit(o: &Output, code: i32) {
     assert_eq!(o.status.code(), Some(code), "output:\n{}", text(o));
+}
+
+/// Start `strata args` on `wh` with the before-commit failpoint, wait until
+/// it is inside its transaction just before COMMIT, and SIGKILL it.
+fn kill_at_failpoint(wh: &Wh, args: &[&str]) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_strata"))
+        .args(wh.args(args))
+        .current_dir(&wh.dir)
+        .env("STRATA_FAILPOINT_BEFORE_COMMIT_MS", "60000")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    let mut stderr = child.stderr.take().expect("stderr");
+    let mut seen = String::new();
+    let deadline = std::time::Instant::now() + Duration::from_secs(120);
+    while !seen.contains("failpoint") && std::time::Instant::now() < deadline {
+        let mut buf = [0u8; 256];
+        match std::io::Read::read(&mut stderr, &mut buf) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => seen.push_str(&String::from_utf8_lossy(&buf[..n])),
+        }
+    }
+    assert!(
+        seen.contains("failpoint"),
+        "{args:?} never reached the failpoint: {seen}"
+    );
+    child.kill().expect("SIGKILL");
+    let _ = child.wait();
 }
 
 const SEED: &str = include_str!("../examples/seed/orders.strata");
@@ -741,37 +779,13 @@ fn killed_run_leaves_previous_state_and_next_run_succeeds(kind: Kind) {
     // The failpoint holds the run inside its transaction, after every model
     // was built and checked and the views repointed, just before COMMIT: the
     // worst moment to die.
-    let mut child = Command::new(env!("CARGO_BIN_EXE_strata"))
-        .args(
-            wh.args(
-                &args("big.csv")
-                    .iter()
-                    .map(String::as_str)
-                    .collect::<Vec<_>>(),
-            ),
-        )
-        .current_dir(&dir)
-        .env("STRATA_FAILPOINT_BEFORE_COMMIT_MS", "60000")
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .expect("spawn");
-    let mut stderr = child.stderr.take().expect("stderr");
-    let mut seen = String::new();
-    let deadline = std::time::Instant::now() + Duration::from_secs(120);
-    while !seen.contains("failpoint") && std::time::Instant::now() < deadline {
-        let mut buf = [0u8; 256];
-        match std::io::Read::read(&mut stderr, &mut buf) {
-            Ok(0) | Err(_) => break,
-            Ok(n) => seen.push_str(&String::from_utf8_lossy(&buf[..n])),
-        }
-    }
-    assert!(
-        seen.contains("failpoint"),
-        "the run never reached the failpoint: {seen}"
+    kill_at_failpoint(
+        &wh,
+        &args("big.csv")
+            .iter()
+            .map(String::as_str)
+            .collect::<Vec<_>>(),
     );
-    child.kill().expect("SIGKILL");
-    let _ = child.wait();
     let after = wh.query("SELECT * FROM v_enriched ORDER BY order_id");
     assert!(
         after == before,
@@ -901,6 +915,436 @@ model c { from orders filter amount > 1.0 join_left customers on orders.customer
         out.contains("FAILED [a left customers]: expected many_to_one but customers has 2 duplicate key groups"),
         "{out}"
     );
+}
+
+/// A model built in the run by `group { customer_id }` (or `dedup by`) is
+/// unique on its keys by construction: the join checks on it run no query;
+/// the same join on a source counts.
+fn a_relation_grouped_on_the_keys_in_the_run_is_proven_without_a_query(kind: Kind) {
+    let dir = seed_dir("construction");
+    let Some(wh) = Wh::new(kind, &dir) else {
+        return;
+    };
+    write(
+        &dir,
+        "m.strata",
+        r#"source orders(ns: "a") { columns: { order_id: int64, customer_id: int64, amount: float64 } }
+source customers(ns: "a") { columns: { customer_id: int64, country: string } }
+model per_customer { from orders group { customer_id } ( aggregate { n = count() } ) filter n > 0 }
+model last_country { from customers select { customer_id = customer_id, country = country } dedup by customer_id }
+model joined {
+  from orders
+  join_left per_customer on orders.customer_id == per_customer.customer_id expect many_to_one
+  join_left last_country on orders.customer_id == last_country.customer_id expect many_to_one
+  join_left customers on orders.customer_id == customers.customer_id expect many_to_one
+  select { order_id = order_id, n = per_customer.n, country = last_country.country }
+}
+"#,
+    );
+    let o = wh.strata(&[
+        "run",
+        "m.strata",
+        "-o",
+        "wh.duckdb",
+        "--format",
+        "json",
+        "--source",
+        "orders=orders.csv",
+        "--source",
+        "customers=customers.csv",
+    ]);
+    assert_exit(&o, 0);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
+    let c = &v["cardinality"];
+    assert_eq!(c["checks"], 3, "{c}");
+    assert_eq!(c["queries_executed"], 1, "{c}");
+    assert_eq!(c["proven_by_construction"], 2, "{c}");
+    let outcomes: Vec<&str> = c["results"]
+        .as_array()
+        .expect("results")
+        .iter()
+        .map(|r| r["outcome"].as_str().unwrap_or(""))
+        .collect();
+    assert_eq!(
+        outcomes,
+        ["proven_by_construction", "proven_by_construction", "ok"]
+    );
+    let report: Vec<&str> = v["report"]
+        .as_array()
+        .expect("report")
+        .iter()
+        .filter_map(|l| l.as_str())
+        .collect();
+    assert!(
+        report.contains(&"  ok  joined left per_customer: many_to_one (per_customer unique on customer_id, by its group keys)"),
+        "{report:?}"
+    );
+    assert!(
+        report.contains(&"  ok  joined left last_country: many_to_one (last_country unique on customer_id, by its dedup)"),
+        "{report:?}"
+    );
+    // Orders 1 and 2 are customer 10's two, 3 is 20's, 4 has no customer.
+    assert_eq!(wh.query("SELECT COUNT(*), SUM(n) FROM v_joined"), ["4|5"]);
+}
+
+/// Three runs of `enriched` with a changed customers file each time, a run
+/// on a second branch, then: `branches` shows what each view shows,
+/// `rollback` brings the first data back (atomically: a killed rollback
+/// changes nothing), `gc` keeps what the views and the last runs need and
+/// drops the rest (a killed gc drops nothing), and what was collected is
+/// refused by name.
+fn rollback_gc_and_branches_over_several_runs(kind: Kind) {
+    let dir = seed_dir("timeline");
+    let Some(wh) = Wh::new(kind, &dir) else {
+        return;
+    };
+    let run = |countries: [&str; 3], branch: &str| -> String {
+        let file = format!("customers_{}.csv", countries.join(""));
+        write(
+            &dir,
+            &file,
+            &format!(
+                "customer_id,country\n10,{}\n20,{}\n30,{}\n",
+                countries[0], countries[1], countries[2]
+            ),
+        );
+        let o = wh.strata(&[
+            "run",
+            "orders.strata",
+            "enriched",
+            "-o",
+            "wh.duckdb",
+            "--branch",
+            branch,
+            "--format",
+            "json",
+            "--source",
+            "orders=orders.csv",
+            "--source",
+            &format!("customers={file}"),
+        ]);
+        assert_exit(&o, 0);
+        json(&o)["run_id"].as_str().expect("run id").to_string()
+    };
+    let countries = || wh.query("SELECT country FROM v_enriched ORDER BY order_id");
+    let first = run(["ES", "FR", "DE"], "main");
+    let first_rows = countries();
+    let second = run(["PT", "BE", "AT"], "main");
+    let third = run(["IT", "NL", "PL"], "main");
+    let dev = run(["SE", "NO", "FI"], "dev");
+    assert_eq!(countries(), ["IT", "IT", "NL", ""]);
+
+    // branches: main's live view shows the third run, dev's its own.
+    let o = wh.strata(&["branches", "-o", "wh.duckdb", "--format", "json"]);
+    assert_exit(&o, 0);
+    let b = json(&o);
+    assert_eq!(b[0]["branch"], "dev", "{b}");
+    assert_eq!(b[0]["models"][0]["live"]["view"], "v_dev__enriched", "{b}");
+    assert_eq!(b[0]["models"][0]["live"]["run_id"], dev.as_str(), "{b}");
+    assert_eq!(b[1]["branch"], "main", "{b}");
+    assert_eq!(b[1]["runs"], 3, "{b}");
+    assert_eq!(b[1]["models"][0]["live"]["run_id"], third.as_str(), "{b}");
+    assert_eq!(
+        b[1]["models"][0]["staged"]["view"], "stg_main__enriched",
+        "{b}"
+    );
+
+    // A killed rollback changes nothing; a finished one brings the first
+    // run's rows back, and is a run of its own.
+    kill_at_failpoint(
+        &wh,
+        &["rollback", "orders.strata", &first, "-o", "wh.duckdb"],
+    );
+    assert_eq!(countries(), ["IT", "IT", "NL", ""]);
+    let o = wh.strata(&["rollback", "orders.strata", &first[..6], "-o", "wh.duckdb"]);
+    assert_exit(&o, 0);
+    assert!(
+        text(&o).contains(&format!("live views back to run {first}")),
+        "{}",
+        text(&o)
+    );
+    assert_eq!(countries(), first_rows);
+    let o = wh.strata(&["branches", "-o", "wh.duckdb", "--format", "json"]);
+    let b = json(&o);
+    let rollback_id = b[1]["last_run"]["run_id"].as_str().expect("id").to_string();
+    assert_eq!(
+        b[1]["models"][0]["live"]["run_id"],
+        rollback_id.as_str(),
+        "{b}"
+    );
+    // The staged view still shows the latest build.
+    assert_eq!(b[1]["models"][0]["staged"]["run_id"], third.as_str(), "{b}");
+
+    // Unknown models and runs are refused.
+    let o = wh.strata(&[
+        "rollback",
+        "orders.strata",
+        &first,
+        "--model",
+        "enrichd",
+        "-o",
+        "wh.duckdb",
+    ]);
+    assert_exit(&o, 2);
+    assert!(text(&o).contains("did you mean `enriched`"), "{}", text(&o));
+    let o = wh.strata(&["rollback", "orders.strata", "ffffffff", "-o", "wh.duckdb"]);
+    assert_exit(&o, 2);
+
+    // gc keeping one run per branch (and none by age): the rollback (it
+    // shows the first run's snapshot), the third run (the staged view) and
+    // dev's run stay; the second run's snapshot and frozen customers go.
+    let gc = |extra: &[&str]| {
+        let mut args = vec![
+            "gc",
+            "-o",
+            "wh.duckdb",
+            "--keep",
+            "1",
+            "--keep-days",
+            "0",
+            "--format",
+            "json",
+        ];
+        args.extend_from_slice(extra);
+        let o = wh.strata(&args);
+        assert_exit(&o, 0);
+        json(&o)
+    };
+    let listed = gc(&[]);
+    assert_eq!(listed["applied"], false, "{listed}");
+    let mut dropped: Vec<String> = listed["dropped"]
+        .as_array()
+        .expect("dropped")
+        .iter()
+        .map(|d| d["table"].as_str().unwrap_or("").to_string())
+        .collect();
+    dropped.sort();
+    let mut expected = vec![
+        format!("input_{second}_customers"),
+        format!("snap_{second}_enriched"),
+    ];
+    expected.sort();
+    assert_eq!(dropped, expected, "{listed}");
+    if kind == Kind::Postgres {
+        assert!(
+            listed["dropped"][0]["bytes"].as_i64().unwrap_or(0) > 0,
+            "{listed}"
+        );
+    }
+    kill_at_failpoint(
+        &wh,
+        &[
+            "gc",
+            "-o",
+            "wh.duckdb",
+            "--keep",
+            "1",
+            "--keep-days",
+            "0",
+            "--apply",
+        ],
+    );
+    assert_eq!(gc(&[])["dropped"].as_array().map(Vec::len), Some(2));
+    let applied = gc(&["--apply"]);
+    assert_eq!(applied["applied"], true, "{applied}");
+    assert_eq!(gc(&[])["dropped"].as_array().map(Vec::len), Some(0));
+    assert_eq!(countries(), first_rows);
+
+    // What was kept still replays; what was collected is refused by name.
+    for kept in [&first, &third, &rollback_id] {
+        let o = wh.strata(&[
+            "replay",
+            "orders.strata",
+            kept,
+            "--execute",
+            "-o",
+            "wh.duckdb",
+        ]);
+        assert_exit(&o, 0);
+    }
+    let o = wh.strata(&[
+        "replay",
+        "orders.strata",
+        &second,
+        "--execute",
+        "-o",
+        "wh.duckdb",
+    ]);
+    assert_exit(&o, 4);
+    assert!(
+        text(&o).contains("collected by `strata gc`"),
+        "{}",
+        text(&o)
+    );
+    let o = wh.strata(&["rollback", "orders.strata", &second, "-o", "wh.duckdb"]);
+    assert_exit(&o, 4);
+    assert!(
+        text(&o).contains(&format!(
+            "the snapshot of enriched (snap_{second}_enriched) was collected"
+        )),
+        "{}",
+        text(&o)
+    );
+    assert_eq!(countries(), first_rows);
+}
+
+/// `plan` names exactly the models a changed input or a changed model
+/// reaches, and `run --only-stale` rebuilds exactly those: the others keep
+/// their snapshot, and the run record says what was skipped.
+fn plan_and_only_stale_rebuild_exactly_what_changed(kind: Kind) {
+    let dir = seed_dir("stale");
+    let Some(wh) = Wh::new(kind, &dir) else {
+        return;
+    };
+    let module = |threshold: &str| {
+        format!(
+            r#"source orders(ns: "a") {{ columns: {{ order_id: int64, customer_id: int64, amount: float64 }} }}
+source customers(ns: "a") {{ columns: {{ customer_id: int64, country: string }} }}
+model enriched {{
+  from orders
+  join_left customers on orders.customer_id == customers.customer_id expect many_to_one
+  select {{ order_id = order_id, country = customers.country, amount = amount }}
+}}
+model by_country {{ from enriched group {{ country }} ( aggregate {{ n = count() }} ) }}
+model big_orders {{ from orders filter amount > {threshold} select {{ order_id = order_id }} }}
+"#
+        )
+    };
+    write(&dir, "m.strata", &module("2.0"));
+    let with = |command: &str, customers: &str, extra: &[&str]| {
+        let customers = format!("customers={customers}");
+        let mut args = vec![
+            command,
+            "m.strata",
+            "-o",
+            "wh.duckdb",
+            "--format",
+            "json",
+            "--source",
+            "orders=orders.csv",
+            "--source",
+            &customers,
+        ];
+        args.extend_from_slice(extra);
+        let o = wh.strata(&args);
+        assert_exit(&o, 0);
+        json(&o)
+    };
+    let plan = |customers: &str| -> Vec<(String, String)> {
+        let v = with("plan", customers, &[]);
+        v["models"]
+            .as_array()
+            .expect("models")
+            .iter()
+            .map(|m| {
+                (
+                    m["model"].as_str().unwrap_or("").to_string(),
+                    m["reason"].as_str().unwrap_or("").to_string(),
+                )
+            })
+            .collect()
+    };
+    let pairs = |p: &[(&str, &str)]| -> Vec<(String, String)> {
+        p.iter()
+            .map(|(a, b)| (a.to_string(), b.to_string()))
+            .collect()
+    };
+    assert_eq!(
+        plan("customers.csv"),
+        pairs(&[
+            ("enriched", "never_built"),
+            ("by_country", "never_built"),
+            ("big_orders", "never_built")
+        ])
+    );
+    // Nothing is built by a plan.
+    assert!(wh.query("SELECT COUNT(*) FROM _strata_runs") == ["0"]);
+    let first = with("run", "customers.csv", &[]);
+    let first_id = first["run_id"].as_str().expect("id").to_string();
+    assert_eq!(
+        plan("customers.csv"),
+        pairs(&[
+            ("enriched", "fresh"),
+            ("by_country", "fresh"),
+            ("big_orders", "fresh")
+        ])
+    );
+    // The customers changed: enriched reads them, by_country reads enriched.
+    write(
+        &dir,
+        "customers2.csv",
+        "customer_id,country\n10,PT\n20,FR\n30,DE\n",
+    );
+    let changed = plan("customers2.csv");
+    assert_eq!(
+        changed,
+        pairs(&[
+            ("enriched", "input_changed"),
+            ("by_country", "upstream"),
+            ("big_orders", "fresh")
+        ])
+    );
+    let second = with("run", "customers2.csv", &["--only-stale"]);
+    let built: Vec<&str> = second["materialized"]
+        .as_array()
+        .expect("materialized")
+        .iter()
+        .filter_map(|m| m["model"].as_str())
+        .collect();
+    assert_eq!(built, ["enriched", "by_country"], "{second}");
+    assert_eq!(second["skipped"][0]["model"], "big_orders", "{second}");
+    assert_eq!(
+        second["skipped"][0]["live_run"],
+        first_id.as_str(),
+        "{second}"
+    );
+    let id = second["run_id"].as_str().expect("id");
+    let record = wh.strata(&[
+        "replay",
+        "m.strata",
+        id,
+        "-o",
+        "wh.duckdb",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(
+        json(&record)["models"],
+        serde_json::json!(["enriched", "by_country"])
+    );
+    assert_eq!(json(&record)["skipped"], serde_json::json!(["big_orders"]));
+    assert_eq!(
+        wh.query("SELECT country FROM v_enriched ORDER BY order_id"),
+        ["PT", "PT", "FR", ""]
+    );
+    assert_eq!(wh.query("SELECT COUNT(*) FROM v_big_orders"), ["2"]);
+    // Nothing stale: nothing built, nothing recorded.
+    let runs = wh.query("SELECT COUNT(*) FROM _strata_runs");
+    let third = with("run", "customers2.csv", &["--only-stale"]);
+    assert_eq!(third["run_id"], serde_json::Value::Null, "{third}");
+    assert_eq!(
+        third["skipped"].as_array().map(Vec::len),
+        Some(3),
+        "{third}"
+    );
+    assert_eq!(wh.query("SELECT COUNT(*) FROM _strata_runs"), runs);
+    // A changed model: only it.
+    write(&dir, "m.strata", &module("6.0"));
+    assert_eq!(
+        plan("customers2.csv"),
+        pairs(&[
+            ("enriched", "fresh"),
+            ("by_country", "fresh"),
+            ("big_orders", "fingerprint_changed")
+        ])
+    );
+    let fourth = with("run", "customers2.csv", &["--only-stale"]);
+    assert_eq!(
+        fourth["materialized"].as_array().map(Vec::len),
+        Some(1),
+        "{fourth}"
+    );
+    assert_eq!(wh.query("SELECT COUNT(*) FROM v_big_orders"), ["1"]);
 }
 
 /// Sampling on a warehouse file: the bound and salt are recorded with the
@@ -1094,6 +1538,72 @@ fn a_run_with_old_format_fingerprints_replays_as_a_format_change(kind: Kind) {
         "{}",
         text(&show)
     );
+}
+
+/// The server goes away in the middle of a run (its backend is terminated
+/// while the run waits just before COMMIT): exit 4 with the database's
+/// message, and the previous run's data still live.
+#[test]
+fn a_server_that_goes_away_mid_run_fails_with_exit_4_and_publishes_nothing() {
+    let dir = seed_dir("pg-gone");
+    let Some(wh) = Wh::new(Kind::Postgres, &dir) else {
+        return;
+    };
+    let Some(server) = pg::pg() else { return };
+    let first = wh.strata(&[&["run"][..], &ENRICHED_FROM_CSV[..]].concat());
+    assert_exit(&first, 0);
+    let before = wh.query("SELECT * FROM v_enriched ORDER BY order_id");
+    let app = format!("strata_gone_{}", std::process::id());
+    let url = format!("{}&application_name={app}", wh.arg);
+    let mut args = [&["run"][..], &ENRICHED_FROM_CSV[..]].concat();
+    args[4] = &url;
+    // A different customers file: a new run, not the same run again.
+    write(
+        &dir,
+        "customers2.csv",
+        "customer_id,country\n10,PT\n20,FR\n30,DE\n",
+    );
+    args[8] = "customers=customers2.csv";
+    let mut child = Command::new(env!("CARGO_BIN_EXE_strata"))
+        .args(&args)
+        .current_dir(&dir)
+        .env("STRATA_FAILPOINT_BEFORE_COMMIT_MS", "5000")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    let mut stderr = child.stderr.take().expect("stderr");
+    let mut seen = String::new();
+    while !seen.contains("failpoint") {
+        let mut buf = [0u8; 256];
+        match std::io::Read::read(&mut stderr, &mut buf) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => seen.push_str(&String::from_utf8_lossy(&buf[..n])),
+        }
+    }
+    assert!(seen.contains("failpoint"), "{seen}");
+    let killed = server
+        .psql(
+            "public",
+            &format!("SELECT COUNT(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = '{app}';"),
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(killed.contains('1'), "{killed}");
+    let mut rest = String::new();
+    std::io::Read::read_to_string(&mut stderr, &mut rest).expect("stderr");
+    let status = child.wait().expect("wait");
+    assert_eq!(status.code(), Some(4), "{seen}{rest}");
+    assert!(
+        rest.contains("terminat") || rest.contains("connection"),
+        "the database's reason is given: {rest}"
+    );
+    assert!(!rest.contains("panicked"), "{rest}");
+    assert!(!rest.contains(pg::PASSWORD), "{rest}");
+    assert_eq!(
+        wh.query("SELECT * FROM v_enriched ORDER BY order_id"),
+        before
+    );
+    assert_eq!(wh.query("SELECT COUNT(*) FROM _strata_runs"), ["1"]);
 }
 
 /// What a user gets wrong about a PostgreSQL warehouse: each is one clear

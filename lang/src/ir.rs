@@ -217,6 +217,103 @@ pub struct Model {
     pub schema_complete: bool,
 }
 
+/// Why a model's output is unique on some columns by its own construction
+/// (no query needed to know it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum UniqueBy {
+    /// `group { keys }`: one row per key combination.
+    GroupKeys,
+    /// `dedup by keys`: one row per key combination.
+    Dedup,
+}
+
+impl UniqueBy {
+    pub fn describe(self) -> &'static str {
+        match self {
+            UniqueBy::GroupKeys => "its group keys",
+            UniqueBy::Dedup => "its dedup",
+        }
+    }
+}
+
+impl Model {
+    /// The output column sets this model is unique on by construction: the
+    /// keys of its last `group` when nothing after it can repeat a row (no
+    /// join, expand or set operation) or redefine a key, followed through
+    /// plain renames; and the keys of a `dedup by` (applied to the final
+    /// output) when the model has no set operation. Nothing else: declared
+    /// `unique` flags are promises, not proofs.
+    pub fn unique_by_construction(&self) -> Vec<(Vec<Name>, UniqueBy)> {
+        let mut out = Vec::new();
+        let in_output = |n: &Name| self.columns.iter().any(|c| &c.name == n);
+        // Per group key: its expression, and every name that still holds
+        // exactly its value.
+        let mut group: Option<Vec<(&TExpr, Vec<Name>)>> = None;
+        for step in &self.steps {
+            match step {
+                Step::Group { keys } => {
+                    group = Some(keys.iter().map(|(n, e)| (e, vec![n.clone()])).collect());
+                }
+                Step::Join { .. }
+                | Step::Expand { .. }
+                | Step::SetOp { .. }
+                | Step::From { .. } => group = None,
+                Step::Let { name, expr } | Step::Output { name, expr } => {
+                    if let Some(keys) = &mut group {
+                        for (key, names) in keys.iter_mut() {
+                            // A copy of the key: by one of its names, or
+                            // as the very expression it groups by.
+                            let holds = *key == expr
+                                || matches!(&expr.kind,
+                                    TExprKind::Column(ColumnRef::Local(from)) if names.contains(from));
+                            names.retain(|n| n != name);
+                            if holds {
+                                names.push(name.clone());
+                            }
+                        }
+                    }
+                }
+                Step::Filter(_)
+                | Step::Having(_)
+                | Step::GroupOutput { .. }
+                | Step::EndGroup
+                | Step::Sort(_)
+                | Step::Take { .. }
+                | Step::Dedup { .. } => {}
+            }
+        }
+        if let Some(keys) = group.filter(|k| !k.is_empty()) {
+            // Every way of naming the keys with output columns (a key kept
+            // under two names is unique under either); a few at most.
+            let mut sets: Vec<Vec<Name>> = vec![Vec::new()];
+            for (_, names) in &keys {
+                let names: Vec<&Name> = names.iter().filter(|n| in_output(n)).collect();
+                sets = sets
+                    .iter()
+                    .flat_map(|set| {
+                        names.iter().map(move |n| {
+                            let mut set = set.clone();
+                            set.push((*n).clone());
+                            set
+                        })
+                    })
+                    .take(16)
+                    .collect();
+            }
+            out.extend(sets.into_iter().map(|set| (set, UniqueBy::GroupKeys)));
+        }
+        let set_op = self.steps.iter().any(|s| matches!(s, Step::SetOp { .. }));
+        for step in &self.steps {
+            if let Step::Dedup { by: Some(by) } = step {
+                if !set_op && !by.is_empty() && by.iter().all(in_output) {
+                    out.push((by.clone(), UniqueBy::Dedup));
+                }
+            }
+        }
+        out
+    }
+}
+
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct Pipeline {
     pub name: String,

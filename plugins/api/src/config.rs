@@ -13,6 +13,10 @@
 //!
 //! [run]
 //! cardinality-sample-rows = 1000000
+//!
+//! [gc]                    # what `strata gc` (and `run --gc`) keeps
+//! keep = 10               # the last 10 runs of each branch
+//! keep-days = 30          # and every run of the last 30 days
 //! ```
 //!
 //! Unknown tables or keys are an error naming the file, so a typo never
@@ -50,6 +54,18 @@ pub struct ProjectConfig {
     pub cardinality_sample_rows: Option<u64>,
     /// `[targets.NAME]`: named warehouses (`--target NAME`).
     pub targets: BTreeMap<String, TargetConfig>,
+    /// `[gc]`: what `strata gc` keeps when its flags do not say.
+    pub gc: GcConfig,
+}
+
+/// The `[gc]` table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct GcConfig {
+    /// Keep the last this many runs of each branch.
+    pub keep: Option<usize>,
+    /// Keep every run started less than this many days ago.
+    pub keep_days: Option<u64>,
 }
 
 /// A `[targets.NAME]` table: a warehouse and where its secret comes from.
@@ -73,6 +89,8 @@ struct RawConfig {
     run: RawRun,
     #[serde(default)]
     targets: BTreeMap<String, TargetConfig>,
+    #[serde(default)]
+    gc: GcConfig,
 }
 
 #[derive(Deserialize, Default)]
@@ -167,6 +185,7 @@ pub fn parse(text: &str, path: &Path) -> Result<ProjectConfig, ConfigError> {
         path_rules: raw.rules.path_discovery.unwrap_or(false),
         cardinality_sample_rows: raw.run.cardinality_sample_rows,
         targets: raw.targets,
+        gc: raw.gc,
     })
 }
 

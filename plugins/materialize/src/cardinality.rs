@@ -117,6 +117,8 @@ pub enum ProofSource {
     Check { bracket: String, left_side: bool },
     /// A `unique` / `primary_key` contract pin on a model's output.
     Pin { field: String, kind: &'static str },
+    /// The model was built in this run by a `group` or `dedup` on the keys.
+    Construction(ir::UniqueBy),
 }
 
 impl std::fmt::Display for ProofSource {
@@ -130,6 +132,7 @@ impl std::fmt::Display for ProofSource {
                 Ok(())
             }
             ProofSource::Pin { field, kind } => write!(f, "pin {field}: {kind}"),
+            ProofSource::Construction(how) => write!(f, "{}", how.describe()),
         }
     }
 }
@@ -201,8 +204,24 @@ impl Summary {
         self.results.len()
     }
 
+    /// Settled by a proof of an earlier check or pin of this run.
     pub fn proven_earlier(&self) -> usize {
-        self.count(|o| matches!(o, Outcome::ProvenEarlier { .. }))
+        self.count(|o| {
+            matches!(o, Outcome::ProvenEarlier { by, .. } if !matches!(by, ProofSource::Construction(_)))
+        })
+    }
+
+    /// Settled by how the relation was built (its group or dedup keys).
+    pub fn proven_by_construction(&self) -> usize {
+        self.count(|o| {
+            matches!(
+                o,
+                Outcome::ProvenEarlier {
+                    by: ProofSource::Construction(_),
+                    ..
+                }
+            )
+        })
     }
 
     pub fn sampled(&self) -> usize {
@@ -233,6 +252,10 @@ impl Summary {
             self.proven_earlier(),
             self.sampled()
         )];
+        let built = self.proven_by_construction();
+        if built > 0 {
+            out[0].push_str(&format!("; {built} proven by construction"));
+        }
         if let Some(s) = &self.sampling {
             out.push(format!(
                 "sampling: relations over {} rows are checked on a hash sample of their keys (salt {}); a sampled pass is not exact",
@@ -284,6 +307,15 @@ impl Ledger {
         self.proofs.retain(|p| p.relation != relation);
         self.samples.retain(|s| s.relation != relation);
         self.know_rows(relation, rows);
+    }
+
+    /// `relation` was just built from model `m`: what its construction
+    /// proves (the keys of its `group`, of its `dedup by`) holds on it.
+    pub fn built_from(&mut self, relation: &str, m: &ir::Model) {
+        for (keys, how) in m.unique_by_construction() {
+            let keys: Vec<String> = keys.iter().map(|k| k.to_string()).collect();
+            self.prove(relation, &keys, ProofSource::Construction(how));
+        }
     }
 
     /// A `unique` / `primary_key` pin passed on `column` of `relation`.
@@ -480,7 +512,10 @@ fn line(r: &CheckResult) -> String {
             } else {
                 format!(" on {}", keys.join(", "))
             };
-            format!("  ok  {what}, proven earlier in this run by {by}{on})")
+            match by {
+                ProofSource::Construction(_) => format!("  ok  {what}, by {by}{on})"),
+                _ => format!("  ok  {what}, proven earlier in this run by {by}{on})"),
+            }
         }
         Outcome::Sampled { rows, of, reused } => {
             let again = reused
@@ -744,6 +779,63 @@ source dims(ns: "a") { columns: { k: int64 primary_key, j: string, label: string
             report[3],
             "  ok  m3 left dims: many_to_one (dims unique on k, label, proven earlier in this run by check [m1 left dims] on k)"
         );
+    }
+
+    /// Check model `m` of `src` (which joins `agg` on `k`) after `agg` was
+    /// "built" as the DuckDB table `agg`: the report and queries executed.
+    fn after_building_agg(src: &str) -> (Vec<String>, usize) {
+        let m = module(&format!("{DIMS}{src}"));
+        let wh = warehouse(&format!(
+            "{TABLES} CREATE TABLE agg AS SELECT k, COUNT(*) AS n, k AS kk FROM facts GROUP BY k;"
+        ));
+        let mut ledger = Ledger::new(None);
+        let agg = m.models.iter().find(|x| x.name == "agg").expect("agg");
+        ledger.built_from("\"agg\"", agg);
+        let report = check_all(&*wh, &m, &mut ledger).unwrap_or_else(|d| panic!("{d:?}"));
+        (report, ledger.summary().queries_executed)
+    }
+
+    #[test]
+    fn a_relation_grouped_or_deduplicated_on_the_keys_needs_no_query() {
+        let join = "model m { from facts join_left agg on facts.k == agg.k expect many_to_one select { id = id, n = agg.n } }";
+        let grouped = format!(
+            "model agg {{ from facts group {{ k }} ( aggregate {{ n = count() }} ) filter n > 0 sort {{ k }} }}\n{join}"
+        );
+        let (report, queries) = after_building_agg(&grouped);
+        assert_eq!(queries, 0);
+        assert_eq!(
+            report,
+            ["  ok  m left agg: many_to_one (agg unique on k, by its group keys)"]
+        );
+        // A key kept under a new name is still unique.
+        let renamed = "model agg { from facts group { j } ( aggregate { n = count() } ) select { k = j, n = n } }\n\
+            model m { from facts join_left agg on facts.j == agg.k expect many_to_one select { id = id, n = agg.n } }";
+        let (report, queries) = after_building_agg(renamed);
+        assert_eq!(
+            (queries, report[0].contains("by its group keys")),
+            (0, true),
+            "{report:?}"
+        );
+        let dedup =
+            format!("model agg {{ from facts select {{ k = k, n = id }} dedup by k }}\n{join}");
+        let (report, queries) = after_building_agg(&dedup);
+        assert_eq!(
+            (queries, report),
+            (
+                0,
+                vec!["  ok  m left agg: many_to_one (agg unique on k, by its dedup)".to_string()]
+            )
+        );
+        // A join after the group can repeat a key; a group on more keys
+        // proves nothing about one of them; a declared flag is no proof.
+        for src in [
+            "model agg { from facts group { k } ( aggregate { n = count() } ) join_left dims on k == dims.k select { k = k, n = n } }",
+            "model agg { from facts group { k, j } ( aggregate { n = count() } ) select { k = k, n = n } }",
+            "model agg { from facts group { k } ( aggregate { n = count() } ) select { k = n, n = n } }",
+        ] {
+            let (report, queries) = after_building_agg(&format!("{src}\n{join}"));
+            assert_eq!(queries, 1, "{src}: {report:?}");
+        }
     }
 
     #[test]

@@ -14,6 +14,8 @@ pub mod inputs;
 pub mod registry;
 pub mod replay;
 pub mod run;
+pub mod stale;
+pub mod timeline;
 
 use strata_lang::Diagnostic;
 

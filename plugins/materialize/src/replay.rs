@@ -7,7 +7,7 @@ use strata_lang::fingerprint::{compare_recorded, Recorded};
 use strata_lang::ir;
 
 use crate::cardinality::{Ledger, Sampling, Summary};
-use crate::engine::Warehouse;
+use crate::engine::{Warehouse, RUN_COLUMNS};
 use crate::run::{select_models, Checking};
 use crate::{Failure, Progress};
 
@@ -30,6 +30,15 @@ pub struct RunRecord {
     /// The bound and salt of the run's sampled cardinality checks; `None`
     /// when they were exact.
     pub sampling: Option<Sampling>,
+    /// Selected models `--only-stale` found fresh and did not rebuild.
+    pub skipped: Vec<String>,
+}
+
+impl RunRecord {
+    /// Whether this row records a `strata rollback` (not a build).
+    pub fn is_rollback(&self) -> bool {
+        self.report.starts_with(crate::timeline::ROLLBACK)
+    }
 }
 
 /// `{"rows": N, "salt": "hex"}` as a run records it.
@@ -50,7 +59,7 @@ fn parse<T: serde::de::DeserializeOwned + Default>(s: &Option<String>) -> T {
 /// Every recorded run, oldest first.
 pub fn list(wh: &Warehouse) -> Result<Vec<RunRecord>, Failure> {
     let rows = wh.rows(
-        "SELECT run_id, CAST(started_at AS VARCHAR), module, branch, CAST(stage_only AS VARCHAR), models, fingerprints, overrides, inputs, snapshots, report, sampling FROM \"_strata_runs\" ORDER BY started_at, run_id",
+        "SELECT run_id, CAST(started_at AS VARCHAR), module, branch, CAST(stage_only AS VARCHAR), models, fingerprints, overrides, inputs, snapshots, report, sampling, skipped FROM \"_strata_runs\" ORDER BY started_at, run_id",
     )?;
     Ok(rows
         .into_iter()
@@ -69,9 +78,36 @@ pub fn list(wh: &Warehouse) -> Result<Vec<RunRecord>, Failure> {
                 snapshots: parse(&r.get(9).cloned().flatten()),
                 report: cell(10),
                 sampling: parse_sampling(&r.get(11).cloned().flatten()),
+                skipped: parse(&r.get(12).cloned().flatten()),
             }
         })
         .collect())
+}
+
+/// Append `r` to the run history (its `started_at` is the current time).
+pub fn record(wh: &Warehouse, r: &RunRecord) -> Result<(), Failure> {
+    let json = |v: serde_json::Value| wh.string(&v.to_string());
+    let sampling = match r.sampling {
+        Some(s) => json(serde_json::json!({"rows": s.rows, "salt": s.salt_hex()})),
+        None => "NULL".to_string(),
+    };
+    let skipped = match r.skipped.is_empty() {
+        true => "NULL".to_string(),
+        false => json(serde_json::json!(r.skipped)),
+    };
+    wh.exec(&format!(
+        "INSERT INTO \"_strata_runs\" ({RUN_COLUMNS}) VALUES ({}, current_timestamp, {}, {}, {}, {}, {}, {}, {}, {}, {}, {sampling}, {skipped})",
+        wh.string(&r.run_id),
+        wh.string(&r.module),
+        wh.string(&r.branch),
+        r.stage_only,
+        json(serde_json::json!(r.models)),
+        json(serde_json::json!(r.fingerprints)),
+        json(serde_json::json!(r.overrides)),
+        json(serde_json::json!(r.inputs)),
+        json(serde_json::json!(r.snapshots)),
+        wh.string(&r.report),
+    ))
 }
 
 /// The most recent run whose id starts with `prefix`.
@@ -81,8 +117,12 @@ pub fn find(wh: &Warehouse, prefix: &str) -> Result<RunRecord, Failure> {
         .iter()
         .filter(|r| r.run_id.starts_with(prefix))
         .collect();
-    let mut ids: Vec<&str> = matching.iter().map(|r| r.run_id.as_str()).collect();
-    ids.dedup();
+    let mut ids: Vec<&str> = Vec::new();
+    for r in &matching {
+        if !ids.contains(&r.run_id.as_str()) {
+            ids.push(&r.run_id);
+        }
+    }
     match ids.len() {
         0 => Err(Failure::Usage(format!(
             "no recorded run matches '{prefix}' (strata replay FILE lists the runs)"
@@ -142,10 +182,18 @@ pub fn execute(
     record: &RunRecord,
     progress: &dyn Progress,
 ) -> Result<ReplayReport, Failure> {
-    for (source, table) in &record.inputs {
+    let inputs = record
+        .inputs
+        .iter()
+        .map(|(s, t)| ("frozen input of source", s, t));
+    let snapshots = record
+        .snapshots
+        .iter()
+        .map(|(m, t)| ("snapshot of model", m, t));
+    for (what, name, table) in inputs.chain(snapshots) {
         if !wh.relation_exists(table)? {
             return Err(Failure::Environment(format!(
-                "the frozen input of source '{source}' ({table}) is gone; run {} cannot be replayed",
+                "the {what} '{name}' ({table}) is gone (collected by `strata gc`?); run {} cannot be replayed",
                 record.run_id
             )));
         }

@@ -11,9 +11,11 @@ use strata_lang::sql;
 
 use crate::cardinality::{Ledger, Sampling, Summary};
 use crate::checks;
-use crate::engine::{Warehouse, RUN_COLUMNS};
+use crate::engine::Warehouse;
 use crate::inputs::{self, Origin};
 use crate::registry::{registered_checks, CheckContext};
+use crate::replay::{self, RunRecord};
+use crate::stale;
 use crate::{Failure, Progress};
 
 /// What to run.
@@ -33,6 +35,9 @@ pub struct RunOptions {
     /// Check relations of more than this many rows on a hash sample of
     /// about this many rows (`--cardinality-sample-rows`); `None`: exact.
     pub sample_rows: Option<u64>,
+    /// Rebuild only the stale models (and those downstream of them); the
+    /// fresh ones keep the snapshot their live view shows.
+    pub only_stale: bool,
 }
 
 /// What a successful run did.
@@ -48,6 +53,9 @@ pub struct RunReport {
     /// What the join cardinality checks did: each side's outcome, the
     /// queries executed, the sampling used.
     pub cardinality: Summary,
+    /// `--only-stale`: the selected models found fresh and not rebuilt,
+    /// with the run whose snapshot their live view keeps showing.
+    pub skipped: Vec<(String, Option<String>)>,
 }
 
 /// The models to build: the selection (pipeline models or names) with their
@@ -133,7 +141,7 @@ fn sources_read(models: &[&ir::Model]) -> Vec<String> {
     out.into_iter().collect()
 }
 
-fn short_hash(parts: &[String]) -> String {
+pub(crate) fn short_hash(parts: &[String]) -> String {
     let mut h = Sha256::new();
     for p in parts {
         h.update(p.as_bytes());
@@ -168,6 +176,12 @@ pub fn live_view(model: &str, branch: &str) -> String {
     } else {
         format!("v_{}__{model}", branch_tag(branch))
     }
+}
+
+/// The staged view of a model on a branch: the snapshot of the branch's
+/// latest run of it, published or not.
+pub fn staged_view(model: &str, branch: &str) -> String {
+    format!("stg_{}__{model}", branch_tag(branch))
 }
 
 /// The materialization state shared by run, test and replay.
@@ -287,6 +301,7 @@ pub(crate) fn build_one(
     // The table was just (re)built: proofs about an earlier version of it
     // no longer hold.
     checking.ledger.rebuilt(&quoted, rows);
+    checking.ledger.built_from(&quoted, m);
     let mut context = CheckContext {
         wh,
         module,
@@ -338,10 +353,11 @@ fn plan<'m>(
     })
 }
 
-/// A test hook: with `STRATA_FAILPOINT_BEFORE_COMMIT_MS=n` set, a run says
+/// A test hook: with `STRATA_FAILPOINT_BEFORE_COMMIT_MS=n` set, a run (a
+/// rollback, a gc) says
 /// so on stderr and sleeps `n` ms just before its COMMIT, so a test can kill
 /// it at the worst moment.
-fn failpoint_before_commit() {
+pub(crate) fn failpoint_before_commit() {
     if let Some(ms) = std::env::var("STRATA_FAILPOINT_BEFORE_COMMIT_MS")
         .ok()
         .and_then(|v| v.parse::<u64>().ok())
@@ -349,6 +365,38 @@ fn failpoint_before_commit() {
         eprintln!("strata: failpoint before commit: sleeping {ms} ms");
         std::thread::sleep(std::time::Duration::from_millis(ms));
     }
+}
+
+/// The content hash and row count of each source relation (what the
+/// freeze records, and what `plan` compares).
+pub(crate) fn content_hashes(
+    wh: &Warehouse,
+    relations: &BTreeMap<String, String>,
+    progress: &dyn Progress,
+) -> Result<BTreeMap<String, (String, i64)>, Failure> {
+    progress.step("hash inputs");
+    let mut contents = BTreeMap::new();
+    for (s, relation) in relations {
+        contents.insert(s.clone(), inputs::content_hash(wh, relation)?);
+    }
+    Ok(contents)
+}
+
+/// `strata plan`: what a run with `opts` would rebuild, and why. Nothing is
+/// built or written.
+pub fn plan_run(
+    wh: &Warehouse,
+    module: &ir::Module,
+    opts: &RunOptions,
+    progress: &dyn Progress,
+) -> Result<Vec<stale::Verdict>, Failure> {
+    let Plan {
+        models, relations, ..
+    } = plan(wh, module, opts)?;
+    let contents = content_hashes(wh, &relations, progress)?;
+    let verdicts = stale::verdicts(wh, &models, &contents, &opts.branch);
+    progress.finish();
+    verdicts
 }
 
 /// `strata run`: the whole lifecycle in one transaction.
@@ -359,16 +407,31 @@ pub fn run(
     progress: &dyn Progress,
 ) -> Result<RunReport, Failure> {
     let Plan {
-        models,
+        mut models,
         origins,
-        relations,
+        mut relations,
     } = plan(wh, module, opts)?;
 
     // The run id: a content hash of what the run does.
-    progress.step("hash inputs");
-    let mut contents = BTreeMap::new();
-    for (s, relation) in &relations {
-        contents.insert(s.clone(), inputs::content_hash(wh, relation)?);
+    let mut contents = content_hashes(wh, &relations, progress)?;
+    let mut skipped = Vec::new();
+    if opts.only_stale {
+        for v in stale::verdicts(wh, &models, &contents, &opts.branch)? {
+            if v.why.is_fresh() {
+                skipped.push((v.model, v.live_run));
+            }
+        }
+        models.retain(|m| !skipped.iter().any(|(s, _)| *s == m.name));
+        let needed = sources_read(&models);
+        relations.retain(|s, _| needed.contains(s));
+        contents.retain(|s, _| needed.contains(s));
+        if models.is_empty() {
+            progress.finish();
+            return Ok(RunReport {
+                skipped,
+                ..RunReport::default()
+            });
+        }
     }
     let mut parts = vec![opts.branch.clone(), opts.stage_only.to_string()];
     for m in &models {
@@ -386,7 +449,7 @@ pub fn run(
 
     wh.begin()?;
     let result = run_in_transaction(
-        wh, module, opts, &models, &origins, &relations, &contents, &run_id, progress,
+        wh, module, opts, &models, &origins, &relations, &contents, &run_id, skipped, progress,
     );
     match result {
         Ok(report) => {
@@ -413,6 +476,7 @@ fn run_in_transaction(
     relations: &BTreeMap<String, String>,
     contents: &BTreeMap<String, (String, i64)>,
     run_id: &str,
+    skipped: Vec<(String, Option<String>)>,
     progress: &dyn Progress,
 ) -> Result<RunReport, Failure> {
     let sampling = opts.sample_rows.map(|n| Sampling::seeded(n, run_id));
@@ -440,12 +504,11 @@ fn run_in_transaction(
         frozen.insert(s.clone(), table);
     }
     // 2-3. Build each model as its snapshot, with its pins and checks.
-    let tag = branch_tag(&opts.branch);
     for m in models {
         let snapshot = format!("snap_{run_id}_{}", m.name);
         build.model(m, &snapshot, progress)?;
         wh.replace_view(
-            &wh.ident(&format!("stg_{tag}__{}", m.name)),
+            &wh.ident(&staged_view(&m.name, &opts.branch)),
             &wh.ident(&snapshot),
         )?;
     }
@@ -479,39 +542,36 @@ fn run_in_transaction(
     };
     build.tests(models, &relation_of)?;
     // 6. Record the run.
-    let json = |v: serde_json::Value| v.to_string();
     let overrides: BTreeMap<String, String> = origins
         .iter()
         .filter(|(s, o)| **o != Origin::Table((*s).clone()))
         .map(|(s, o)| (s.clone(), o.describe()))
         .collect();
-    let report_text = build.report.join("\n");
-    let sampling_json = match sampling {
-        Some(s) => wh.string(&json(
-            serde_json::json!({"rows": s.rows, "salt": s.salt_hex()}),
-        )),
-        None => "NULL".to_string(),
-    };
-    wh.exec(&format!(
-        "INSERT INTO \"_strata_runs\" ({RUN_COLUMNS}) VALUES ({}, current_timestamp, {}, {}, {}, {}, {}, {}, {}, {}, {}, {sampling_json})",
-        wh.string(run_id),
-        wh.string(&opts.module_path.display().to_string()),
-        wh.string(&opts.branch),
-        opts.stage_only,
-        wh.string(&json(serde_json::json!(models.iter().map(|m| &m.name).collect::<Vec<_>>()))),
-        wh.string(&json(serde_json::json!(models
-            .iter()
-            .map(|m| (m.name.clone(), m.fingerprint.clone()))
-            .collect::<BTreeMap<_, _>>()))),
-        wh.string(&json(serde_json::json!(overrides))),
-        wh.string(&json(serde_json::json!(frozen))),
-        wh.string(&json(serde_json::json!(build
-            .materialized
-            .iter()
-            .map(|(m, s, _)| (m.clone(), s.clone()))
-            .collect::<BTreeMap<_, _>>()))),
-        wh.string(&report_text),
-    ))?;
+    replay::record(
+        wh,
+        &RunRecord {
+            run_id: run_id.to_string(),
+            started_at: String::new(),
+            module: opts.module_path.display().to_string(),
+            branch: opts.branch.clone(),
+            stage_only: opts.stage_only,
+            models: models.iter().map(|m| m.name.clone()).collect(),
+            fingerprints: models
+                .iter()
+                .map(|m| (m.name.clone(), m.fingerprint.clone()))
+                .collect(),
+            overrides,
+            inputs: frozen,
+            snapshots: build
+                .materialized
+                .iter()
+                .map(|(m, s, _)| (m.clone(), s.clone()))
+                .collect(),
+            report: build.report.join("\n"),
+            sampling,
+            skipped: skipped.iter().map(|(m, _)| m.clone()).collect(),
+        },
+    )?;
     Ok(RunReport {
         run_id: run_id.to_string(),
         materialized: build
@@ -529,6 +589,7 @@ fn run_in_transaction(
         report: build.report,
         reused_inputs: reused,
         cardinality: build.ledger.into_summary(),
+        skipped,
     })
 }
 
@@ -591,6 +652,7 @@ pub fn test(
                 report: build.report,
                 reused_inputs: Vec::new(),
                 cardinality: build.ledger.into_summary(),
+                skipped: Vec::new(),
             })
         }
         Err(e) => {

@@ -1,8 +1,10 @@
 //! The commands this plugin adds to `strata`, registered through
-//! `inventory` (the CLI has no list of them): `run`, `test`, `replay`.
+//! `inventory` (the CLI has no list of them): `run`, `test`, `replay`,
+//! `plan`, `rollback`, `branches`, `gc`.
 
 pub mod replay;
 pub mod run;
+pub mod timeline;
 
 use strata_plugin::{command, parse, Host, PluginCommand};
 
@@ -47,11 +49,79 @@ inventory::submit! {
 inventory::submit! {
     PluginCommand {
         name: "replay",
-        order: 12,
+        order: 13,
         command: || command::<replay::ReplayArgs>(
             "replay",
             "List recorded runs, show one, or re-execute one from its frozen inputs",
         ),
         run: replay_command,
+    }
+}
+
+fn rollback_command(matches: &clap::ArgMatches, host: &dyn Host) -> i32 {
+    parse(matches).map_or_else(|code| code, |args| timeline::rollback(args, host))
+}
+
+fn branches_command(matches: &clap::ArgMatches, host: &dyn Host) -> i32 {
+    parse(matches).map_or_else(|code| code, |args| timeline::branches(args, host))
+}
+
+fn gc_command(matches: &clap::ArgMatches, host: &dyn Host) -> i32 {
+    parse(matches).map_or_else(|code| code, |args| timeline::gc(args, host))
+}
+
+inventory::submit! {
+    PluginCommand {
+        name: "rollback",
+        order: 14,
+        command: || command::<timeline::RollbackArgs>(
+            "rollback",
+            "Point the live views back at an earlier run's snapshots, in one transaction \
+             (recorded as a run of its own)",
+        ),
+        run: rollback_command,
+    }
+}
+
+inventory::submit! {
+    PluginCommand {
+        name: "branches",
+        order: 15,
+        command: || command::<timeline::BranchesArgs>(
+            "branches",
+            "List the warehouse's branches: each model's live and staged views and the runs \
+             they show",
+        ),
+        run: branches_command,
+    }
+}
+
+inventory::submit! {
+    PluginCommand {
+        name: "gc",
+        order: 16,
+        command: || command::<timeline::GcArgs>(
+            "gc",
+            "List (and with --apply drop) the snapshots and frozen inputs that no kept run \
+             needs",
+        ),
+        run: gc_command,
+    }
+}
+
+fn plan_command(matches: &clap::ArgMatches, host: &dyn Host) -> i32 {
+    parse(matches).map_or_else(|code| code, |args| run::plan(args, host))
+}
+
+inventory::submit! {
+    PluginCommand {
+        name: "plan",
+        order: 12,
+        command: || command::<run::PlanArgs>(
+            "plan",
+            "Say which models a run would rebuild and why (changed model, changed input, \
+             never built, upstream rebuilt); builds nothing",
+        ),
+        run: plan_command,
     }
 }

@@ -89,6 +89,9 @@ pub fn run(args: ReplayArgs, host: &dyn Host) -> i32 {
                     r.snapshots.get(m).map_or("-", |s| s.as_str())
                 );
             }
+            for m in &r.skipped {
+                outln!("  skipped    {m}  (fresh: not rebuilt by --only-stale)");
+            }
             for (s, t) in &r.inputs {
                 outln!("  input      {s}  frozen as {t}");
             }
@@ -115,6 +118,7 @@ pub fn run(args: ReplayArgs, host: &dyn Host) -> i32 {
                 "inputs": r.inputs, "snapshots": r.snapshots, "overrides": r.overrides,
                 "report": r.report.lines().collect::<Vec<_>>(),
                 "sampling": r.sampling.map(|s| serde_json::json!({"rows": s.rows, "salt": s.salt_hex()})),
+                "skipped": r.skipped,
             }));
             exit::OK
         }

@@ -161,6 +161,15 @@ pub struct RunArgs {
     /// Build, check and snapshot, but do not repoint the live views.
     #[arg(long)]
     pub stage_only: bool,
+    /// Rebuild only the models that are stale (see `strata plan`) and
+    /// those downstream of them; a fresh model keeps the snapshot its live
+    /// view shows, and its checks are not run again.
+    #[arg(long)]
+    pub only_stale: bool,
+    /// After a successful run, drop what `strata gc` would (with the
+    /// `[gc]` settings of strata.toml).
+    #[arg(long)]
+    pub gc: bool,
     /// Output format: human or json.
     #[arg(long, value_enum, default_value_t = Format::Human)]
     pub format: Format,
@@ -188,16 +197,6 @@ pub fn report_failure(
     what: &str,
 ) -> i32 {
     match failure {
-        Failure::Usage(msg) => {
-            eprintln!("error: {msg}");
-            if format == Format::Json {
-                print_json(
-                    &serde_json::json!({ "ok": false, "error": msg, "exit_code": exit::USAGE }),
-                );
-            }
-            exit::USAGE
-        }
-        Failure::Environment(msg) => host.environment_error(&msg, format),
         Failure::Data(data) => {
             match format {
                 Format::Human => {
@@ -219,10 +218,29 @@ pub fn report_failure(
             }
             exit::DATA_CHECK
         }
+        other => report_error(host, other, format),
     }
 }
 
-pub fn run_options(select: &SelectArgs, card: &CardinalityArgs) -> Result<RunOptions, Failure> {
+/// Report a usage or environment failure (a data failure, which needs the
+/// module to point into, is reported by [`report_failure`]); its exit code.
+pub fn report_error(host: &dyn Host, failure: Failure, format: Format) -> i32 {
+    match failure {
+        Failure::Usage(msg) => {
+            eprintln!("error: {msg}");
+            if format == Format::Json {
+                print_json(
+                    &serde_json::json!({ "ok": false, "error": msg, "exit_code": exit::USAGE }),
+                );
+            }
+            exit::USAGE
+        }
+        Failure::Environment(msg) => host.environment_error(&msg, format),
+        Failure::Data(data) => host.environment_error(&data.diagnostic.message, format),
+    }
+}
+
+pub fn run_options(select: &SelectArgs, sample_rows: Option<u64>) -> Result<RunOptions, Failure> {
     let sources = select
         .sources
         .iter()
@@ -235,11 +253,18 @@ pub fn run_options(select: &SelectArgs, card: &CardinalityArgs) -> Result<RunOpt
         sources,
         branch: "main".into(),
         stage_only: false,
-        sample_rows: card.sample_rows(&select.file)?,
+        sample_rows,
+        only_stale: false,
     })
 }
 
-fn print_report(report: &RunReport, format: Format, header: &str) {
+fn print_report(
+    report: &RunReport,
+    format: Format,
+    header: &str,
+    collected: Option<&crate::timeline::Collection>,
+) {
+    use super::timeline::{collection_json, print_collection};
     match format {
         Format::Human => {
             outln!("{header}");
@@ -247,16 +272,47 @@ fn print_report(report: &RunReport, format: Format, header: &str) {
                 outln!("  materialized  {relation}  ({rows} rows)");
             }
             print_pins(&report.report, &report.cardinality);
+            if let Some(c) = collected {
+                print_collection(c, format);
+            }
         }
-        Format::Json => print_json(&serde_json::json!({
-            "ok": true,
-            "run_id": report.run_id,
-            "materialized": report.materialized.iter().map(|(m, r, n)| serde_json::json!({"model": m, "relation": r, "rows": n})).collect::<Vec<_>>(),
-            "report": report.report,
-            "reused_inputs": report.reused_inputs,
-            "cardinality": cardinality_json(&report.cardinality),
-        })),
+        Format::Json => {
+            let mut v = serde_json::json!({
+                "ok": true,
+                "run_id": report.run_id,
+                "materialized": report.materialized.iter().map(|(m, r, n)| serde_json::json!({"model": m, "relation": r, "rows": n})).collect::<Vec<_>>(),
+                "report": report.report,
+                "reused_inputs": report.reused_inputs,
+                "cardinality": cardinality_json(&report.cardinality),
+            });
+            if let Some(c) = collected {
+                v["gc"] = collection_json(c);
+            }
+            if !report.skipped.is_empty() {
+                v["skipped"] = skipped_json(report);
+            }
+            print_json(&v);
+        }
     }
+}
+
+/// The models `--only-stale` did not rebuild (human format).
+fn print_skipped(report: &RunReport, branch: &str) {
+    for (m, run) in &report.skipped {
+        outln!(
+            "  fresh  {}  (not rebuilt: still run {}'s snapshot; its checks were not run again)",
+            crate::run::live_view(m, branch),
+            run.as_deref().unwrap_or("?")
+        );
+    }
+}
+
+fn skipped_json(report: &RunReport) -> serde_json::Value {
+    serde_json::json!(report
+        .skipped
+        .iter()
+        .map(|(m, run)| serde_json::json!({"model": m, "live_run": run}))
+        .collect::<Vec<_>>())
 }
 
 /// The pins report, then the cardinality summary (human format).
@@ -275,7 +331,7 @@ pub fn print_pins(report: &[String], cardinality: &CardinalitySummary) {
 /// The cardinality checks of a run as JSON: the counts, the sampling, and
 /// each check side's outcome with the time its query took.
 pub fn cardinality_json(c: &CardinalitySummary) -> serde_json::Value {
-    use crate::cardinality::Outcome;
+    use crate::cardinality::{Outcome, ProofSource};
     let results: Vec<serde_json::Value> = c
         .results
         .iter()
@@ -291,7 +347,11 @@ pub fn cardinality_json(c: &CardinalitySummary) -> serde_json::Value {
             match &r.outcome {
                 Outcome::Counted => v["outcome"] = "ok".into(),
                 Outcome::ProvenEarlier { by, keys } => {
-                    v["outcome"] = "proven_earlier".into();
+                    v["outcome"] = match by {
+                        ProofSource::Construction(_) => "proven_by_construction",
+                        _ => "proven_earlier",
+                    }
+                    .into();
                     v["proven_by"] = by.to_string().into();
                     v["proven_on"] = serde_json::json!(keys);
                 }
@@ -311,6 +371,7 @@ pub fn cardinality_json(c: &CardinalitySummary) -> serde_json::Value {
         "checks": c.checks(),
         "queries_executed": c.queries_executed,
         "proven_earlier": c.proven_earlier(),
+        "proven_by_construction": c.proven_by_construction(),
         "sampled": c.sampled(),
         "sample_rows": c.sampling.map(|s| s.rows),
         "sample_salt": c.sampling.map(|s| s.salt_hex()),
@@ -325,15 +386,40 @@ pub fn run(args: RunArgs, host: &dyn Host) -> i32 {
         Err(code) => return code,
     };
     let result = (|| {
-        let mut opts = run_options(&args.select, &args.cardinality)?;
+        let sample_rows = args.cardinality.sample_rows(&args.select.file)?;
+        let mut opts = run_options(&args.select, sample_rows)?;
         opts.branch = args.branch.clone();
         opts.stage_only = args.stage_only;
+        opts.only_stale = args.only_stale;
         let wh = args.warehouse.open(&args.select.file)?;
         let progress = host.progress();
-        crate::run(&*wh, &checked.module, &opts, progress.as_ref())
+        let report = crate::run(&*wh, &checked.module, &opts, progress.as_ref())?;
+        let collected = match args.gc {
+            true => Some(super::timeline::after_run(&*wh, &args.select.file)?),
+            false => None,
+        };
+        Ok((report, collected))
     })();
     match result {
-        Ok(report) => {
+        Ok((report, _)) if report.run_id.is_empty() => {
+            match args.format {
+                Format::Human => {
+                    outln!(
+                        "nothing to rebuild: every selected model is fresh (branch {}); no run recorded",
+                        args.branch
+                    );
+                    print_skipped(&report, &args.branch);
+                }
+                Format::Json => print_json(&serde_json::json!({
+                    "ok": true,
+                    "run_id": null,
+                    "materialized": [],
+                    "skipped": skipped_json(&report),
+                })),
+            }
+            exit::OK
+        }
+        Ok((report, collected)) => {
             let header = format!(
                 "run {} ({}{})",
                 report.run_id,
@@ -344,7 +430,10 @@ pub fn run(args: RunArgs, host: &dyn Host) -> i32 {
                 },
                 args.branch
             );
-            print_report(&report, args.format, &header);
+            print_report(&report, args.format, &header, collected.as_ref());
+            if args.format == Format::Human {
+                print_skipped(&report, &args.branch);
+            }
             exit::OK
         }
         Err(f) => report_failure(host, f, &checked, args.format, "run"),
@@ -358,7 +447,8 @@ pub fn test(args: TestArgs, host: &dyn Host) -> i32 {
         Err(code) => return code,
     };
     let result = (|| {
-        let opts = run_options(&args.select, &args.cardinality)?;
+        let sample_rows = args.cardinality.sample_rows(&args.select.file)?;
+        let opts = run_options(&args.select, sample_rows)?;
         let wh = args.warehouse.open(&args.select.file)?;
         let progress = host.progress();
         crate::test(&*wh, &checked.module, &opts, progress.as_ref())
@@ -369,9 +459,85 @@ pub fn test(args: TestArgs, host: &dyn Host) -> i32 {
                 &report,
                 args.format,
                 "test (branch test; live views untouched)",
+                None,
             );
             exit::OK
         }
         Err(f) => report_failure(host, f, &checked, args.format, "test"),
     }
+}
+
+#[derive(Debug, clap::Args)]
+pub struct PlanArgs {
+    #[command(flatten)]
+    pub select: SelectArgs,
+    #[command(flatten)]
+    pub warehouse: WarehouseArgs,
+    /// The branch whose live views the plan compares with.
+    #[arg(long, value_name = "NAME", default_value = "main")]
+    pub branch: String,
+    /// Output format: human or json.
+    #[arg(long, value_enum, default_value_t = Format::Human)]
+    pub format: Format,
+}
+
+/// `strata plan`: what `run --only-stale` would rebuild, and why.
+pub fn plan(args: PlanArgs, host: &dyn Host) -> i32 {
+    let checked = match host.checked_module(&args.select.file, &args.select.search_dir, args.format)
+    {
+        Ok(c) => c,
+        Err(code) => return code,
+    };
+    let result = (|| {
+        let mut opts = run_options(&args.select, None)?;
+        opts.branch = args.branch.clone();
+        let wh = args.warehouse.open(&args.select.file)?;
+        let progress = host.progress();
+        crate::run::plan_run(&*wh, &checked.module, &opts, progress.as_ref())
+    })();
+    let verdicts = match result {
+        Ok(v) => v,
+        Err(f) => return report_failure(host, f, &checked, args.format, "plan"),
+    };
+    let stale = verdicts.iter().filter(|v| !v.why.is_fresh()).count();
+    match args.format {
+        Format::Human => {
+            outln!(
+                "plan (branch {}): {stale} of {} models to rebuild; nothing was built",
+                args.branch,
+                verdicts.len()
+            );
+            for v in &verdicts {
+                let run = v
+                    .live_run
+                    .as_ref()
+                    .map_or(String::new(), |r| format!("  (live: run {r})"));
+                let word = if v.why.is_fresh() { "fresh" } else { "stale" };
+                let why = if v.why.is_fresh() {
+                    String::new()
+                } else {
+                    format!("  {}", v.why)
+                };
+                outln!("  {word}  {}{why}{run}", v.model);
+            }
+        }
+        Format::Json => print_json(&serde_json::json!({
+            "branch": args.branch,
+            "stale": stale,
+            "models": verdicts.iter().map(|v| {
+                let mut j = serde_json::json!({
+                    "model": v.model,
+                    "stale": !v.why.is_fresh(),
+                    "reason": v.why.code(),
+                    "why": v.why.to_string(),
+                    "live_run": v.live_run,
+                });
+                if let crate::stale::Why::InputChanged(x) | crate::stale::Why::Upstream(x) = &v.why {
+                    j["because_of"] = x.clone().into();
+                }
+                j
+            }).collect::<Vec<_>>(),
+        })),
+    }
+    exit::OK
 }

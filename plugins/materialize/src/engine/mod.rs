@@ -81,6 +81,12 @@ pub trait Engine {
     /// `[{"k": [key texts], "n": n}, ...]`, over the rows `filter` keeps.
     fn top_groups_json(&self, key_texts: &[String], filter: Option<&str>) -> String;
 
+    /// The bytes a table takes on disk, when the engine tells (PostgreSQL
+    /// does; an embedded DuckDB file does not say per table).
+    fn relation_bytes(&self, _table: &str) -> Result<Option<i64>, Failure> {
+        Ok(None)
+    }
+
     /// A quoted identifier.
     fn ident(&self, name: &str) -> String {
         self.dialect().ident(name)
@@ -124,7 +130,7 @@ pub fn open(target: &Target, lock_timeout: Duration) -> Result<Box<Warehouse>, F
 }
 
 /// The columns of `_strata_runs`, in the order a run inserts them.
-pub const RUN_COLUMNS: &str = "run_id, started_at, module, branch, stage_only, models, fingerprints, overrides, inputs, snapshots, report, sampling";
+pub const RUN_COLUMNS: &str = "run_id, started_at, module, branch, stage_only, models, fingerprints, overrides, inputs, snapshots, report, sampling, skipped";
 
 /// Metadata tables, created on first use (the same SQL on every engine).
 const METADATA: &str = r#"
@@ -145,6 +151,9 @@ CREATE TABLE IF NOT EXISTS "_strata_runs" (
 -- JSON {"rows": N, "salt": "hex"} when the run's cardinality checks were
 -- sampled, NULL when exact.
 ALTER TABLE "_strata_runs" ADD COLUMN IF NOT EXISTS sampling VARCHAR;
+-- JSON list of the selected models a `run --only-stale` found fresh and
+-- did not rebuild; NULL when none.
+ALTER TABLE "_strata_runs" ADD COLUMN IF NOT EXISTS skipped VARCHAR;
 CREATE TABLE IF NOT EXISTS "_strata_inputs" (
     content_hash VARCHAR NOT NULL,
     source VARCHAR NOT NULL,

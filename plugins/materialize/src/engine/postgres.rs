@@ -249,6 +249,18 @@ impl Engine for Postgres {
         ))? > 0)
     }
 
+    fn relation_bytes(&self, table: &str) -> Result<Option<i64>, Failure> {
+        let rows = self.rows(&format!(
+            "SELECT pg_total_relation_size(c.oid) FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace \
+             WHERE c.relname = {} AND n.nspname = current_schema()",
+            self.string(table)
+        ))?;
+        Ok(rows
+            .first()
+            .and_then(|r| r.first().cloned().flatten())
+            .and_then(|v| v.parse().ok()))
+    }
+
     fn columns(&self, relation: &str) -> Result<Vec<(String, String)>, Failure> {
         let sql = format!("SELECT * FROM {relation}");
         let stmt = self
@@ -359,10 +371,11 @@ impl Engine for Postgres {
     }
 
     fn row_hash(&self, alias: &str) -> String {
-        // 60 bits of the MD5 of the row's text: a positive BIGINT.
-        format!(
-            "CAST(CAST(('x' || substr(md5(CAST({alias} AS TEXT)), 1, 15)) AS BIT(60)) AS BIGINT)"
-        )
+        // The 64-bit hash of the row's text, summed as NUMERIC (no
+        // overflow). On 1 M rows: 165 ms, against 505 ms for MD5; the
+        // row's text works for every column type (hash_record_extended
+        // does not: json has no hash function).
+        format!("CAST(hashtextextended(CAST({alias} AS TEXT), 0) AS NUMERIC)")
     }
 
     fn sample_condition(&self, keys: &[String], salt: u64, threshold: u64) -> String {
