@@ -1540,6 +1540,86 @@ fn a_run_with_old_format_fingerprints_replays_as_a_format_change(kind: Kind) {
     );
 }
 
+/// TLS as libpq's `sslmode` says, against a server that admits `TLS_USER`
+/// over TLS only: `disable` is refused by the server, `prefer` and
+/// `require` encrypt, `verify-ca` checks the chain, `verify-full` the chain
+/// and the host name; a wrong name, an unknown issuer or a missing root file
+/// is exit 4 with one line.
+#[test]
+fn postgres_over_tls_with_every_sslmode() {
+    let dir = seed_dir("pg-tls");
+    let Some(wh) = Wh::new(Kind::Postgres, &dir) else {
+        return;
+    };
+    let Some(server) = pg::pg() else { return };
+    let schema = wh
+        .arg
+        .split("schema=")
+        .nth(1)
+        .and_then(|s| s.split('&').next())
+        .expect("schema");
+    let ca = server.ca.display().to_string();
+    let url = |host: &str, rest: &str| {
+        format!(
+            "postgres://{}:{}@{host}:{}/postgres?schema={schema}{rest}",
+            pg::TLS_USER,
+            pg::PASSWORD,
+            server.port
+        )
+    };
+    let cases: Vec<(String, i32, &str)> = vec![
+        (url("127.0.0.1", "&sslmode=disable"), 4, "no encryption"),
+        (url("127.0.0.1", ""), 0, ""),
+        (url("127.0.0.1", "&sslmode=require"), 0, ""),
+        (
+            url("127.0.0.1", &format!("&sslmode=verify-ca&sslrootcert={ca}")),
+            0,
+            "",
+        ),
+        (
+            url(
+                "localhost",
+                &format!("&sslmode=verify-full&sslrootcert={ca}"),
+            ),
+            0,
+            "",
+        ),
+        (
+            url(
+                "127.0.0.1",
+                &format!("&sslmode=verify-full&sslrootcert={ca}"),
+            ),
+            4,
+            "certificate",
+        ),
+        (
+            url("localhost", "&sslmode=verify-full"),
+            4,
+            "name the server's CA with sslrootcert=",
+        ),
+        (
+            url(
+                "localhost",
+                "&sslmode=verify-ca&sslrootcert=/nonexistent/ca.pem",
+            ),
+            4,
+            "cannot read sslrootcert /nonexistent/ca.pem",
+        ),
+    ];
+    for (target, code, expected) in &cases {
+        let mut args = [&["run"][..], &ENRICHED_FROM_CSV[..]].concat();
+        args[4] = target;
+        let o = wh.strata(&args);
+        let out = text(&o);
+        assert_eq!(o.status.code(), Some(*code), "{target}: {out}");
+        assert!(out.contains(expected), "{target}: {out}");
+        if *code == 4 {
+            assert_eq!(out.trim().lines().count(), 1, "{target}: one line: {out}");
+        }
+    }
+    assert_eq!(wh.query("SELECT COUNT(*) FROM v_enriched"), ["4"]);
+}
+
 /// The server goes away in the middle of a run (its backend is terminated
 /// while the run waits just before COMMIT): exit 4 with the database's
 /// message, and the previous run's data still live.

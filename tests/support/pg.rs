@@ -15,8 +15,12 @@ use std::sync::OnceLock;
 
 use super::tools::unavailable;
 
-/// The password of the `postgres` user over TCP.
+/// The password of the `postgres` user over TCP (and of `TLS_USER`).
 pub const PASSWORD: &str = "s3cret-Pg-pw";
+
+/// A superuser the server admits over TLS only (`hostssl`; `hostnossl` is
+/// rejected): a connection of it that works was encrypted.
+pub const TLS_USER: &str = "tlsonly";
 
 pub struct Pg {
     bin: PathBuf,
@@ -25,6 +29,9 @@ pub struct Pg {
     pub port: u16,
     /// Run server binaries through `runuser -u postgres --` (we are root).
     as_postgres: bool,
+    /// The test CA that signed the server's certificate (for
+    /// `CN=localhost`, `subjectAltName=DNS:localhost`).
+    pub ca: PathBuf,
 }
 
 fn is_root() -> bool {
@@ -72,6 +79,7 @@ impl Pg {
         let _ = fs::remove_dir_all(&dir);
         fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
         let mut pg = Pg {
+            ca: dir.join("ca.pem"),
             bin,
             dir,
             port: 0,
@@ -95,6 +103,7 @@ impl Pg {
             "--no-sync",
         ]))?;
         pg.watchdog();
+        pg.tls(&data)?;
         let mut last = String::new();
         for _ in 0..3 {
             pg.port = free_port()?;
@@ -116,7 +125,10 @@ impl Pg {
                 Ok(_) => {
                     pg.psql(
                         "public",
-                        &format!("ALTER USER postgres PASSWORD '{PASSWORD}';"),
+                        &format!(
+                            "ALTER USER postgres PASSWORD '{PASSWORD}'; \
+                             CREATE ROLE {TLS_USER} LOGIN SUPERUSER PASSWORD '{PASSWORD}';"
+                        ),
                     )?;
                     return Ok(pg);
                 }
@@ -127,6 +139,101 @@ impl Pg {
             "PostgreSQL did not start: {last}\n{}",
             fs::read_to_string(pg.dir.join("server.log")).unwrap_or_default()
         ))
+    }
+
+    /// A test CA and a server certificate signed by it (openssl, P-256),
+    /// TLS on, and `TLS_USER` admitted over TLS only.
+    fn tls(&self, data: &std::path::Path) -> Result<(), String> {
+        let d = &self.dir;
+        let openssl = |args: &[&str]| run(Command::new("openssl").args(args).current_dir(d));
+        let ec = [
+            "-newkey",
+            "ec",
+            "-pkeyopt",
+            "ec_paramgen_curve:prime256v1",
+            "-nodes",
+        ];
+        openssl(
+            &[
+                &["req", "-x509"][..],
+                &ec,
+                &[
+                    "-keyout",
+                    "ca.key",
+                    "-out",
+                    "ca.pem",
+                    "-days",
+                    "3",
+                    "-subj",
+                    "/CN=strata-test-ca",
+                ],
+            ]
+            .concat(),
+        )?;
+        openssl(
+            &[
+                &["req"][..],
+                &ec,
+                &[
+                    "-keyout",
+                    "server.key",
+                    "-out",
+                    "server.csr",
+                    "-subj",
+                    "/CN=localhost",
+                ],
+            ]
+            .concat(),
+        )?;
+        fs::write(d.join("san.ext"), "subjectAltName=DNS:localhost\n")
+            .map_err(|e| format!("san.ext: {e}"))?;
+        openssl(&[
+            "x509",
+            "-req",
+            "-in",
+            "server.csr",
+            "-CA",
+            "ca.pem",
+            "-CAkey",
+            "ca.key",
+            "-CAcreateserial",
+            "-out",
+            "server.crt",
+            "-days",
+            "3",
+            "-extfile",
+            "san.ext",
+        ])?;
+        let key = d.join("server.key");
+        if self.as_postgres {
+            run(Command::new("chown")
+                .arg("postgres:")
+                .arg(&key)
+                .arg(d.join("server.crt")))?;
+        }
+        run(Command::new("chmod").arg("600").arg(&key))?;
+        let append = |file: &str, text: String, first: bool| -> Result<(), String> {
+            let path = data.join(file);
+            let old = fs::read_to_string(&path).map_err(|e| format!("{file}: {e}"))?;
+            let new = if first { text + &old } else { old + &text };
+            fs::write(&path, new).map_err(|e| format!("{file}: {e}"))
+        };
+        append(
+            "postgresql.conf",
+            format!(
+                "\nssl = on\nssl_cert_file = '{}'\nssl_key_file = '{}'\n",
+                d.join("server.crt").display(),
+                key.display()
+            ),
+            false,
+        )?;
+        append(
+            "pg_hba.conf",
+            format!(
+                "hostnossl all {TLS_USER} 127.0.0.1/32 reject\nhostssl all {TLS_USER} 127.0.0.1/32 scram-sha-256\n"
+            ),
+            true,
+        )
     }
 
     /// Stop the server and remove its directory once this process ends.

@@ -17,8 +17,9 @@ pub struct WarehouseArgs {
     /// The warehouse: a DuckDB file (created if missing; `:memory:` for a
     /// throw-away run), or a PostgreSQL server as
     /// `postgres://USER@HOST:PORT/DB?schema=S` (schema default `public`;
-    /// libpq options such as `sslmode=disable` allowed). The password comes
-    /// from the URL, else `PGPASSWORD`; it is never printed or recorded.
+    /// TLS as libpq's `sslmode=disable|prefer|require|verify-ca|verify-full`,
+    /// default `prefer`, with `sslrootcert=FILE`). The password comes from
+    /// the URL, else `PGPASSWORD`; it is never printed or recorded.
     /// Default: `$STRATA_WAREHOUSE`, else `strata.duckdb`.
     #[arg(long, short = 'o', value_name = "PATH_OR_URL")]
     pub warehouse: Option<String>,

@@ -11,6 +11,7 @@
 mod duckdb;
 mod postgres;
 pub mod target;
+pub mod tls;
 
 use std::time::Duration;
 

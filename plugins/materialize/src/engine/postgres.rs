@@ -8,7 +8,7 @@ use std::cell::RefCell;
 use std::io::Write;
 use std::time::{Duration, Instant};
 
-use postgres::{Client, NoTls};
+use postgres::Client;
 use sha2::{Digest, Sha256};
 use strata_lang::sql::Dialect;
 use strata_lang::types::Type;
@@ -60,8 +60,14 @@ impl Postgres {
     /// to `lock_timeout`).
     pub fn open(target: &PgTarget, lock_timeout: Duration) -> Result<Postgres, Failure> {
         let shown = target.shown.clone();
-        let client = target.config.connect(NoTls).map_err(|e| {
-            Failure::Environment(format!("cannot connect to {shown}: {}", pg_text(&e)))
+        let client = target.config.connect(target.tls.connector()?).map_err(|e| {
+            let text = pg_text(&e);
+            let hint = if text.contains("UnknownIssuer") {
+                " (the certificate's issuer is not a trusted root: name the server's CA with sslrootcert=FILE)"
+            } else {
+                ""
+            };
+            Failure::Environment(format!("cannot connect to {shown}: {text}{hint}"))
         })?;
         let pg = Postgres {
             client: RefCell::new(client),

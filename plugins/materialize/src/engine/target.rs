@@ -4,6 +4,7 @@
 
 use std::str::FromStr;
 
+use super::tls::{SslMode, Tls};
 use crate::Failure;
 
 /// A warehouse to open.
@@ -24,6 +25,8 @@ pub struct PgTarget {
     pub schema: String,
     /// The URL as messages show it: no password, ever.
     pub shown: String,
+    /// `sslmode` and `sslrootcert`.
+    pub tls: Tls,
 }
 
 impl std::fmt::Debug for PgTarget {
@@ -75,17 +78,24 @@ impl PgTarget {
         // parses the rest.
         let (base, query) = url.split_once('?').unwrap_or((url, ""));
         let mut schema = None;
+        let mut tls = Tls {
+            mode: SslMode::Prefer,
+            root_cert: None,
+        };
         let mut kept = Vec::new();
         for pair in query.split('&').filter(|p| !p.is_empty()) {
             match pair.split_once('=') {
                 Some(("schema", value)) => schema = Some(percent_decode(value)),
-                Some(("sslmode", mode))
-                    if matches!(mode, "require" | "verify-ca" | "verify-full") =>
-                {
-                    return Err(Failure::Usage(format!(
-                        "sslmode={mode}: this strata connects to PostgreSQL without TLS (not supported yet); use sslmode=disable or prefer on a trusted network, or a TLS-terminating proxy"
-                    )));
+                // TLS is ours too: the driver knows neither `verify-*` nor
+                // `sslrootcert`.
+                Some(("sslmode", value)) => {
+                    tls.mode = SslMode::parse(value).ok_or_else(|| {
+                        Failure::Usage(format!(
+                            "sslmode={value}: expected disable, allow, prefer, require, verify-ca or verify-full"
+                        ))
+                    })?;
                 }
+                Some(("sslrootcert", value)) => tls.root_cert = Some(percent_decode(value)),
                 _ => kept.push(pair),
             }
         }
@@ -125,6 +135,7 @@ impl PgTarget {
         if config.get_connect_timeout().is_none() {
             config.connect_timeout(std::time::Duration::from_secs(10));
         }
+        config.ssl_mode(tls.mode.driver());
         if config.get_application_name().is_none() {
             config.application_name("strata");
         }
@@ -134,6 +145,7 @@ impl PgTarget {
             config,
             schema,
             shown,
+            tls,
         })
     }
 }
@@ -227,6 +239,23 @@ mod tests {
         assert!(matches!(
             Target::parse("mysql://u@h/d", None),
             Err(Failure::Usage(m)) if m.contains("'mysql://'")
+        ));
+    }
+
+    #[test]
+    fn sslmode_and_sslrootcert_are_read_like_libpq() {
+        assert_eq!(pg("postgres://u@h/d").tls.mode, SslMode::Prefer);
+        let t = pg("postgres://u@h/d?sslmode=verify-full&sslrootcert=%2Fetc%2Fca.pem&schema=s");
+        assert_eq!(t.tls.mode, SslMode::VerifyFull);
+        assert_eq!(t.tls.root_cert.as_deref(), Some("/etc/ca.pem"));
+        assert_eq!(t.schema, "s");
+        assert_eq!(
+            pg("postgres://u@h/d?sslmode=allow").tls.mode,
+            SslMode::Prefer
+        );
+        assert!(matches!(
+            Target::parse("postgres://u@h/d?sslmode=verify", None),
+            Err(Failure::Usage(m)) if m.contains("verify-full")
         ));
     }
 
