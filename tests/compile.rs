@@ -45,6 +45,7 @@ use serde_json::Value;
 use strata_lang::sql::Dialect;
 
 #[path = "support/tools.rs"]
+#[allow(dead_code)] // each test file uses its own part of the shared helpers
 mod tools;
 use tools::{python, root, unavailable, STRATA};
 #[path = "support/pg.rs"]

@@ -20,6 +20,7 @@ use std::process::Command;
 use serde_json::Value;
 
 #[path = "support/tools.rs"]
+#[allow(dead_code)] // each test file uses its own part of the shared helpers
 mod tools;
 use tools::{root, STRATA};
 

@@ -208,6 +208,10 @@ pub struct Model {
     /// The span of the clause each step came from (parallel to `steps`).
     #[serde(skip)]
     pub step_spans: Vec<Span>,
+    /// `incremental merge_strategy: append|upsert`: how a run merges the
+    /// new rows into the previous snapshot (`None`: built in full, as
+    /// `replace` and no `incremental` are).
+    pub incremental: Option<Incremental>,
     /// False when checking this model reported an error.
     pub ok: bool,
     /// Whether the output schema is complete even if `ok` is false (an error
@@ -215,6 +219,18 @@ pub struct Model {
     /// report their own unknown columns.
     #[serde(skip)]
     pub schema_complete: bool,
+}
+
+/// How an incremental model merges a run's new rows into its previous
+/// snapshot. The new rows are those whose `cdc_column` is greater than the
+/// previous snapshot's greatest.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct Incremental {
+    /// The output column that grows with each change (`cdc_column`).
+    pub cdc_column: Name,
+    /// `upsert`: the output columns a new row replaces previous rows on
+    /// (`merge_keys`); empty for `append`, which only adds.
+    pub merge_keys: Vec<Name>,
 }
 
 /// Why a model's output is unique on some columns by its own construction

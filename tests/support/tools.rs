@@ -51,3 +51,16 @@ pub fn python_imports(python: &str, modules: &[&str]) -> bool {
         .status()
         .is_ok_and(|s| s.success())
 }
+
+/// The reference implementation's CLI (strata-lang 0.1.6): `$STRATA_LANG`,
+/// else the virtualenv `.ci/run` installs it into (`~/.cache/strata-ref`).
+pub fn strata_lang() -> Option<PathBuf> {
+    let path = match std::env::var_os("STRATA_LANG") {
+        Some(p) => PathBuf::from(p),
+        None => {
+            let home = std::env::var("HOME").unwrap_or_else(|_| "/root".into());
+            Path::new(&home).join(".cache/strata-ref/bin/strata")
+        }
+    };
+    path.is_file().then_some(path)
+}

@@ -776,6 +776,7 @@ fn check_one(
             attrs: Vec::new(),
             steps: Vec::new(),
             step_spans: Vec::new(),
+            incremental: None,
             ok: false,
             schema_complete: false,
         }

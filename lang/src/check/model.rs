@@ -359,6 +359,7 @@ impl<'a> ModelChecker<'a> {
         self.step_spans.shrink_to_fit();
         self.end_of_model_checks(&columns);
         self.check_contract(&columns);
+        let incremental = self.incremental.and_then(merge_of);
         ir::Model {
             name: model.name.name.to_string(),
             span: model.span,
@@ -390,6 +391,7 @@ impl<'a> ModelChecker<'a> {
             } else {
                 std::mem::take(&mut self.step_spans)
             },
+            incremental: if self.failed { None } else { incremental },
             ok: !self.failed,
             schema_complete: !self.from_poisoned
                 && self.poisoned_names.is_empty()
@@ -1420,4 +1422,31 @@ fn entry_ty(e: &Entry, r: impl FnOnce() -> ColumnRef) -> Ty {
         sources: e.sources.clone(),
         ..Ty::new(e.col.ty.clone(), e.col.nullable).with_node(TExprKind::Column(r()))
     }
+}
+
+/// The merge of a checked `incremental` clause: `append` and `upsert` merge
+/// (their columns were checked to be outputs), `replace` and no strategy
+/// rebuild in full.
+fn merge_of(inc: &ast::Incremental) -> Option<ir::Incremental> {
+    let cdc_column = inc.cdc_column.as_ref()?.name.clone();
+    let merge_keys = match inc.strategy.as_ref()?.name.as_str() {
+        "append" => Vec::new(),
+        "upsert" => inc
+            .merge_keys
+            .iter()
+            .flatten()
+            .filter_map(|k| match &k.kind {
+                ExprKind::Column {
+                    qualifier: None,
+                    name,
+                } => Some(name.name.clone()),
+                _ => None,
+            })
+            .collect(),
+        _ => return None,
+    };
+    Some(ir::Incremental {
+        cdc_column,
+        merge_keys,
+    })
 }

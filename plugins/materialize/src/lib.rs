@@ -10,6 +10,7 @@ pub mod cardinality;
 pub mod checks;
 pub mod commands;
 pub mod engine;
+pub mod incremental;
 pub mod inputs;
 pub mod registry;
 pub mod replay;

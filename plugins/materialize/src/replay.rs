@@ -32,6 +32,9 @@ pub struct RunRecord {
     pub sampling: Option<Sampling>,
     /// Selected models `--only-stale` found fresh and did not rebuild.
     pub skipped: Vec<String>,
+    /// Incremental model -> the previous snapshot its new rows were merged
+    /// into (a model built in full is not in it).
+    pub bases: BTreeMap<String, String>,
 }
 
 impl RunRecord {
@@ -59,7 +62,7 @@ fn parse<T: serde::de::DeserializeOwned + Default>(s: &Option<String>) -> T {
 /// Every recorded run, oldest first.
 pub fn list(wh: &Warehouse) -> Result<Vec<RunRecord>, Failure> {
     let rows = wh.rows(
-        "SELECT run_id, CAST(started_at AS VARCHAR), module, branch, CAST(stage_only AS VARCHAR), models, fingerprints, overrides, inputs, snapshots, report, sampling, skipped FROM \"_strata_runs\" ORDER BY started_at, run_id",
+        "SELECT run_id, CAST(started_at AS VARCHAR), module, branch, CAST(stage_only AS VARCHAR), models, fingerprints, overrides, inputs, snapshots, report, sampling, skipped, bases FROM \"_strata_runs\" ORDER BY started_at, run_id",
     )?;
     Ok(rows
         .into_iter()
@@ -79,6 +82,7 @@ pub fn list(wh: &Warehouse) -> Result<Vec<RunRecord>, Failure> {
                 report: cell(10),
                 sampling: parse_sampling(&r.get(11).cloned().flatten()),
                 skipped: parse(&r.get(12).cloned().flatten()),
+                bases: parse(&r.get(13).cloned().flatten()),
             }
         })
         .collect())
@@ -95,8 +99,12 @@ pub fn record(wh: &Warehouse, r: &RunRecord) -> Result<(), Failure> {
         true => "NULL".to_string(),
         false => json(serde_json::json!(r.skipped)),
     };
+    let bases = match r.bases.is_empty() {
+        true => "NULL".to_string(),
+        false => json(serde_json::json!(r.bases)),
+    };
     wh.exec(&format!(
-        "INSERT INTO \"_strata_runs\" ({RUN_COLUMNS}) VALUES ({}, current_timestamp, {}, {}, {}, {}, {}, {}, {}, {}, {}, {sampling}, {skipped})",
+        "INSERT INTO \"_strata_runs\" ({RUN_COLUMNS}) VALUES ({}, current_timestamp, {}, {}, {}, {}, {}, {}, {}, {}, {}, {sampling}, {skipped}, {bases})",
         wh.string(&r.run_id),
         wh.string(&r.module),
         wh.string(&r.branch),
@@ -190,7 +198,11 @@ pub fn execute(
         .snapshots
         .iter()
         .map(|(m, t)| ("snapshot of model", m, t));
-    for (what, name, table) in inputs.chain(snapshots) {
+    let bases = record
+        .bases
+        .iter()
+        .map(|(m, t)| ("previous snapshot merged into by model", m, t));
+    for (what, name, table) in inputs.chain(snapshots).chain(bases) {
         if !wh.relation_exists(table)? {
             return Err(Failure::Environment(format!(
                 "the {what} '{name}' ({table}) is gone (collected by `strata gc`?); run {} cannot be replayed",
@@ -228,7 +240,17 @@ pub fn execute(
                 report: &mut report,
                 ledger: &mut ledger,
             };
-            crate::run::build_one(wh, module, m, &table, &relation, &mut checking, progress)?;
+            let base = record.bases.get(&m.name).map(String::as_str);
+            crate::run::build_one(
+                wh,
+                module,
+                m,
+                &table,
+                base,
+                &relation,
+                &mut checking,
+                progress,
+            )?;
             built.insert(m.name.clone(), table.clone());
             let rows = wh.count(&format!("SELECT COUNT(*) FROM {}", wh.ident(&table)))?;
             if let Some(snap) = record.snapshots.get(&m.name) {

@@ -12,6 +12,7 @@ use strata_lang::sql;
 use crate::cardinality::{Ledger, Sampling, Summary};
 use crate::checks;
 use crate::engine::Warehouse;
+use crate::incremental;
 use crate::inputs::{self, Origin};
 use crate::registry::{registered_checks, CheckContext};
 use crate::replay::{self, RunRecord};
@@ -38,6 +39,9 @@ pub struct RunOptions {
     /// Rebuild only the stale models (and those downstream of them); the
     /// fresh ones keep the snapshot their live view shows.
     pub only_stale: bool,
+    /// Build incremental models in full instead of merging new rows into
+    /// their previous snapshot.
+    pub full_refresh: bool,
 }
 
 /// What a successful run did.
@@ -222,6 +226,7 @@ impl Build<'_> {
         &mut self,
         m: &ir::Model,
         table: &str,
+        base: Option<&str>,
         progress: &dyn Progress,
     ) -> Result<(), Failure> {
         let mut report = std::mem::take(&mut self.report);
@@ -232,6 +237,7 @@ impl Build<'_> {
             self.module,
             m,
             table,
+            base,
             &relation,
             &mut Checking {
                 report: &mut report,
@@ -275,19 +281,22 @@ pub(crate) struct Checking<'a> {
 
 /// Build one model into `table` (reading inputs through `relation`), then
 /// its pins, then its join cardinality checks on exactly the relations it
-/// read. Returns its row count.
+/// read. An incremental model given the `base` snapshot (a table name) is
+/// that snapshot merged with its new rows. Returns its row count.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn build_one(
     wh: &Warehouse,
     module: &ir::Module,
     m: &ir::Model,
     table: &str,
+    base: Option<&str>,
     relation: &dyn Fn(&ir::Input) -> String,
     checking: &mut Checking,
     progress: &dyn Progress,
 ) -> Result<i64, Failure> {
     progress.step(&format!("build {}", m.name));
     let dialect = wh.dialect();
-    let select = sql::lower_model(module, m, dialect, relation).map_err(|d| {
+    let mut select = sql::lower_model(module, m, dialect, relation).map_err(|d| {
         Failure::Environment(format!(
             "model {} cannot run on {}: {}",
             m.name,
@@ -295,13 +304,26 @@ pub(crate) fn build_one(
             d.message
         ))
     })?;
+    let merged = match (&m.incremental, base) {
+        (Some(inc), Some(base)) => {
+            let (merge, line) = incremental::merge(wh, m, inc, base, &select)?;
+            select = merge;
+            checking.report.push(line);
+            true
+        }
+        _ => false,
+    };
     let quoted = wh.ident(table);
     wh.replace_table(&quoted, &select)?;
     let rows = wh.count(&format!("SELECT COUNT(*) FROM {quoted}"))?;
     // The table was just (re)built: proofs about an earlier version of it
     // no longer hold.
     checking.ledger.rebuilt(&quoted, rows);
-    checking.ledger.built_from(&quoted, m);
+    // A merge keeps rows the model's query did not produce: its group or
+    // dedup keys prove nothing about them.
+    if !merged {
+        checking.ledger.built_from(&quoted, m);
+    }
     let mut context = CheckContext {
         wh,
         module,
@@ -433,9 +455,15 @@ pub fn run(
             });
         }
     }
+    let mut notes = Vec::new();
+    let bases = incremental::bases(wh, &models, &opts.branch, opts.full_refresh, &mut notes)?;
     let mut parts = vec![opts.branch.clone(), opts.stage_only.to_string()];
     for m in &models {
         parts.push(format!("{}={}", m.name, m.fingerprint));
+        // A merge's result depends on the snapshot it merges into.
+        if let Some(base) = bases.get(&m.name) {
+            parts.push(format!("{}<-{base}", m.name));
+        }
     }
     for (s, (hash, _)) in &contents {
         parts.push(format!("{s}:{}:{hash}", origins[s].describe()));
@@ -449,7 +477,19 @@ pub fn run(
 
     wh.begin()?;
     let result = run_in_transaction(
-        wh, module, opts, &models, &origins, &relations, &contents, &run_id, skipped, progress,
+        wh,
+        module,
+        opts,
+        &Selected {
+            models: &models,
+            origins: &origins,
+            relations: &relations,
+            contents: &contents,
+            bases: &bases,
+        },
+        &run_id,
+        (skipped, notes),
+        progress,
     );
     match result {
         Ok(report) => {
@@ -466,19 +506,33 @@ pub fn run(
     }
 }
 
-#[allow(clippy::too_many_arguments)]
+/// What a run builds, settled before its transaction.
+struct Selected<'a, 'm> {
+    models: &'a [&'m ir::Model],
+    origins: &'a BTreeMap<String, Origin>,
+    relations: &'a BTreeMap<String, String>,
+    /// Content hash and rows of each source read.
+    contents: &'a BTreeMap<String, (String, i64)>,
+    /// The previous snapshot each incremental model merges into.
+    bases: &'a BTreeMap<String, String>,
+}
+
 fn run_in_transaction(
     wh: &Warehouse,
     module: &ir::Module,
     opts: &RunOptions,
-    models: &[&ir::Model],
-    origins: &BTreeMap<String, Origin>,
-    relations: &BTreeMap<String, String>,
-    contents: &BTreeMap<String, (String, i64)>,
+    selected: &Selected,
     run_id: &str,
-    skipped: Vec<(String, Option<String>)>,
+    (skipped, notes): (Vec<(String, Option<String>)>, Vec<String>),
     progress: &dyn Progress,
 ) -> Result<RunReport, Failure> {
+    let Selected {
+        models,
+        origins,
+        relations,
+        contents,
+        bases,
+    } = *selected;
     let sampling = opts.sample_rows.map(|n| Sampling::seeded(n, run_id));
     let mut build = Build {
         wh,
@@ -486,7 +540,7 @@ fn run_in_transaction(
         source_rel: BTreeMap::new(),
         model_rel: HashMap::new(),
         branch: opts.branch.clone(),
-        report: Vec::new(),
+        report: notes,
         materialized: Vec::new(),
         ledger: Ledger::new(sampling),
     };
@@ -506,7 +560,8 @@ fn run_in_transaction(
     // 2-3. Build each model as its snapshot, with its pins and checks.
     for m in models {
         let snapshot = format!("snap_{run_id}_{}", m.name);
-        build.model(m, &snapshot, progress)?;
+        let base = bases.get(&m.name).map(String::as_str);
+        build.model(m, &snapshot, base, progress)?;
         wh.replace_view(
             &wh.ident(&staged_view(&m.name, &opts.branch)),
             &wh.ident(&snapshot),
@@ -570,6 +625,7 @@ fn run_in_transaction(
             report: build.report.join("\n"),
             sampling,
             skipped: skipped.iter().map(|(m, _)| m.clone()).collect(),
+            bases: bases.clone(),
         },
     )?;
     Ok(RunReport {
@@ -619,20 +675,25 @@ pub fn test(
         parts.extend(origins.iter().map(|(s, o)| format!("{s}:{}", o.describe())));
         Sampling::seeded(n, &short_hash(&parts))
     });
+    // Incremental models are tested as a run would publish them: merged
+    // into the snapshot the branch's live view shows.
+    let mut notes = Vec::new();
+    let bases = incremental::bases(wh, &models, &opts.branch, opts.full_refresh, &mut notes)?;
     let mut build = Build {
         wh,
         module,
         source_rel: relations,
         model_rel: HashMap::new(),
         branch: "test".into(),
-        report: Vec::new(),
+        report: notes,
         materialized: Vec::new(),
         ledger: Ledger::new(sampling),
     };
     wh.begin()?;
     let result = (|| {
         for m in &models {
-            build.model(m, &format!("stg_test__{}", m.name), progress)?;
+            let base = bases.get(&m.name).map(String::as_str);
+            build.model(m, &format!("stg_test__{}", m.name), base, progress)?;
         }
         let staged: HashMap<String, String> = build
             .model_rel

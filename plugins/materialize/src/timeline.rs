@@ -94,6 +94,10 @@ pub fn rollback(
         report: format!("{ROLLBACK}{}", target.run_id),
         sampling: target.sampling,
         skipped: Vec::new(),
+        bases: chosen
+            .iter()
+            .filter_map(|m| Some((m.clone(), target.bases.get(m)?.clone())))
+            .collect(),
     };
     let mut repointed = Vec::new();
     in_transaction(wh, || {
@@ -308,6 +312,9 @@ pub fn gc(wh: &Warehouse, keep: Keep, apply: bool) -> Result<Collection, Failure
     for r in runs.iter().filter(|r| why.contains_key(&r.run_id)) {
         needed.extend(r.snapshots.values().map(String::as_str));
         needed.extend(r.inputs.values().map(String::as_str));
+        // Replaying an incremental run starts from the snapshot it merged
+        // into.
+        needed.extend(r.bases.values().map(String::as_str));
     }
     let mut candidates: BTreeMap<&str, (&'static str, &str)> = BTreeMap::new();
     for r in &runs {

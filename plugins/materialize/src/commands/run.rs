@@ -167,6 +167,11 @@ pub struct RunArgs {
     /// view shows, and its checks are not run again.
     #[arg(long)]
     pub only_stale: bool,
+    /// Build incremental models (`merge_strategy: append|upsert`) in full
+    /// from their inputs, instead of merging their new rows into the
+    /// snapshot their live view shows.
+    #[arg(long)]
+    pub full_refresh: bool,
     /// After a successful run, drop what `strata gc` would (with the
     /// `[gc]` settings of strata.toml).
     #[arg(long)]
@@ -184,6 +189,11 @@ pub struct TestArgs {
     pub warehouse: WarehouseArgs,
     #[command(flatten)]
     pub cardinality: CardinalityArgs,
+    /// Test incremental models built in full, as `run --full-refresh`
+    /// would publish them (default: merged into the snapshot the main
+    /// branch's live view shows, as `run` would).
+    #[arg(long)]
+    pub full_refresh: bool,
     /// Output format: human or json.
     #[arg(long, value_enum, default_value_t = Format::Human)]
     pub format: Format,
@@ -256,6 +266,7 @@ pub fn run_options(select: &SelectArgs, sample_rows: Option<u64>) -> Result<RunO
         stage_only: false,
         sample_rows,
         only_stale: false,
+        full_refresh: false,
     })
 }
 
@@ -392,6 +403,7 @@ pub fn run(args: RunArgs, host: &dyn Host) -> i32 {
         opts.branch = args.branch.clone();
         opts.stage_only = args.stage_only;
         opts.only_stale = args.only_stale;
+        opts.full_refresh = args.full_refresh;
         let wh = args.warehouse.open(&args.select.file)?;
         let progress = host.progress();
         let report = crate::run(&*wh, &checked.module, &opts, progress.as_ref())?;
@@ -449,7 +461,8 @@ pub fn test(args: TestArgs, host: &dyn Host) -> i32 {
     };
     let result = (|| {
         let sample_rows = args.cardinality.sample_rows(&args.select.file)?;
-        let opts = run_options(&args.select, sample_rows)?;
+        let mut opts = run_options(&args.select, sample_rows)?;
+        opts.full_refresh = args.full_refresh;
         let wh = args.warehouse.open(&args.select.file)?;
         let progress = host.progress();
         crate::test(&*wh, &checked.module, &opts, progress.as_ref())

@@ -131,7 +131,7 @@ pub fn open(target: &Target, lock_timeout: Duration) -> Result<Box<Warehouse>, F
 }
 
 /// The columns of `_strata_runs`, in the order a run inserts them.
-pub const RUN_COLUMNS: &str = "run_id, started_at, module, branch, stage_only, models, fingerprints, overrides, inputs, snapshots, report, sampling, skipped";
+pub const RUN_COLUMNS: &str = "run_id, started_at, module, branch, stage_only, models, fingerprints, overrides, inputs, snapshots, report, sampling, skipped, bases";
 
 /// Metadata tables, created on first use (the same SQL on every engine).
 const METADATA: &str = r#"
@@ -155,6 +155,9 @@ ALTER TABLE "_strata_runs" ADD COLUMN IF NOT EXISTS sampling VARCHAR;
 -- JSON list of the selected models a `run --only-stale` found fresh and
 -- did not rebuild; NULL when none.
 ALTER TABLE "_strata_runs" ADD COLUMN IF NOT EXISTS skipped VARCHAR;
+-- JSON {model: table} of the previous snapshot each incremental model
+-- merged its new rows into; NULL when every model was built in full.
+ALTER TABLE "_strata_runs" ADD COLUMN IF NOT EXISTS bases VARCHAR;
 CREATE TABLE IF NOT EXISTS "_strata_inputs" (
     content_hash VARCHAR NOT NULL,
     source VARCHAR NOT NULL,
