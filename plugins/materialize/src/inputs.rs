@@ -316,33 +316,123 @@ pub fn content_hash(wh: &Warehouse, relation: &str) -> Result<(String, i64), Fai
     Ok((digest, count.parse().unwrap_or(0)))
 }
 
-/// Freeze a source: reuse a table frozen earlier with the same content, or
-/// copy the rows of `relation` into `input_<run_id>_<source>`. Returns the
-/// table name.
+/// Where a file input is frozen by copy, when it is: a Parquet or JSON
+/// file on an engine with a file store ([`crate::Engine::file_store`]).
+/// The copy is named by the file's content hash, so a file seen before is
+/// recognised without reading it through the engine. (A CSV file is still
+/// imported: typing it is most of reading it.)
+pub fn stored_copy(wh: &Warehouse, origin: &Origin, content: &str) -> Option<PathBuf> {
+    let Origin::File(path) = origin else {
+        return None;
+    };
+    let ext = match Origin::file_format(path) {
+        FileFormat::Parquet => "parquet",
+        FileFormat::Json => "json",
+        FileFormat::Csv => return None,
+    };
+    Some(wh.file_store()?.join(format!("{content}.{ext}")))
+}
+
+/// The content hash of a file: SHA-256 of its bytes (cut to 128 bits, as
+/// [`content_hash`] is).
+pub fn file_hash(path: &Path) -> Result<String, Failure> {
+    let mut file = std::fs::File::open(path)
+        .map_err(|e| Failure::Environment(format!("cannot read {}: {e}", path.display())))?;
+    let mut h = Sha256::new();
+    std::io::copy(&mut file, &mut h)
+        .map_err(|e| Failure::Environment(format!("cannot read {}: {e}", path.display())))?;
+    Ok(h.finalize()
+        .iter()
+        .take(16)
+        .map(|b| format!("{b:02x}"))
+        .collect())
+}
+
+/// The content hash and row count of a source: the hash of the file's
+/// bytes for a file the store keeps, else [`content_hash`] of its rows.
+pub fn source_hash(
+    wh: &Warehouse,
+    origin: &Origin,
+    relation: &str,
+) -> Result<(String, i64), Failure> {
+    match origin {
+        Origin::File(path) if stored_copy(wh, origin, "").is_some() => {
+            let hash = file_hash(path)?;
+            // Parquet keeps its row count in its footer: no scan.
+            Ok((hash, wh.count(&format!("SELECT COUNT(*) FROM {relation}"))?))
+        }
+        _ => content_hash(wh, relation),
+    }
+}
+
+/// Copy `from` into the store as `to`, checking on the copy that the file
+/// still has the content hash the run was planned with. The copy is
+/// renamed into place, so the store never holds half a file.
+fn store_file(from: &Path, to: &Path, content: &str) -> Result<(), Failure> {
+    let io = |e: std::io::Error| {
+        Failure::Environment(format!(
+            "cannot copy {} into the input store {}: {e}",
+            from.display(),
+            to.display()
+        ))
+    };
+    if let Some(dir) = to.parent() {
+        std::fs::create_dir_all(dir).map_err(io)?;
+    }
+    let partial = to.with_extension(format!("partial-{}", std::process::id()));
+    std::fs::copy(from, &partial).map_err(io)?;
+    if file_hash(&partial)? != content {
+        let _ = std::fs::remove_file(&partial);
+        return Err(Failure::Environment(format!(
+            "{} changed while the run was reading it; nothing was built, run again",
+            from.display()
+        )));
+    }
+    std::fs::rename(&partial, to).map_err(io)
+}
+
+/// Freeze a source: reuse an input frozen earlier with the same content,
+/// or freeze it as `input_<run_id>_<source>` — a view of its copy in the
+/// file store ([`stored_copy`]), else a table of its rows. Returns the
+/// relation's name and whether it was reused.
 pub fn freeze(
     wh: &Warehouse,
     source: &str,
-    relation: &str,
-    content: &str,
-    rows: i64,
+    (origin, relation): (&Origin, &str),
+    (content, rows): (&str, i64),
     run_id: &str,
 ) -> Result<(String, bool), Failure> {
     let existing = wh.rows(&format!(
-        "SELECT table_name FROM \"_strata_inputs\" WHERE content_hash = {} AND source = {}",
+        "SELECT table_name, file FROM \"_strata_inputs\" WHERE content_hash = {} AND source = {}",
         wh.string(content),
         wh.string(source)
     ))?;
     for row in existing {
         if let Some(Some(t)) = row.first() {
-            if wh.relation_exists(t)? {
+            let file_there = match row.get(1).cloned().flatten() {
+                Some(f) => Path::new(&f).is_file(),
+                None => true,
+            };
+            if file_there && wh.relation_exists(t)? {
                 return Ok((t.clone(), true));
             }
         }
     }
     let table = format!("input_{run_id}_{source}");
-    wh.replace_table(&wh.ident(&table), &format!("SELECT * FROM {relation}"))?;
+    let copy = stored_copy(wh, origin, content);
+    match (&copy, origin) {
+        (Some(copy), Origin::File(path)) => {
+            if !copy.is_file() {
+                store_file(path, copy, content)?;
+            }
+            let read = wh.read(source, &Origin::File(copy.clone()))?;
+            wh.replace_view(&wh.ident(&table), &read)?;
+        }
+        _ => wh.replace_table(&wh.ident(&table), &format!("SELECT * FROM {relation}"))?,
+    }
+    let file = copy.map_or("NULL".to_string(), |c| wh.string(&c.to_string_lossy()));
     wh.exec(&format!(
-        "INSERT INTO \"_strata_inputs\" VALUES ({}, {}, {}, {rows})",
+        "INSERT INTO \"_strata_inputs\" (content_hash, source, table_name, row_count, file) VALUES ({}, {}, {}, {rows}, {file})",
         wh.string(content),
         wh.string(source),
         wh.string(&table)

@@ -245,7 +245,7 @@ pub fn execute(
                 wh,
                 module,
                 m,
-                &table,
+                (&table, false),
                 base,
                 &relation,
                 &mut checking,

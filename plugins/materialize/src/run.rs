@@ -201,6 +201,9 @@ struct Build<'a> {
     materialized: Vec<(String, String, i64)>,
     /// Proofs, samples and outcomes of the cardinality checks.
     ledger: Ledger,
+    /// Whether a model's table that exists already is kept (a run's
+    /// snapshots: see [`build_one`]), or always rebuilt (`test`).
+    reuse_snapshots: bool,
 }
 
 impl Build<'_> {
@@ -236,7 +239,7 @@ impl Build<'_> {
             self.wh,
             self.module,
             m,
-            table,
+            (table, self.reuse_snapshots),
             base,
             &relation,
             &mut Checking {
@@ -282,13 +285,17 @@ pub(crate) struct Checking<'a> {
 /// Build one model into `table` (reading inputs through `relation`), then
 /// its pins, then its join cardinality checks on exactly the relations it
 /// read. An incremental model given the `base` snapshot (a table name) is
-/// that snapshot merged with its new rows. Returns its row count.
+/// that snapshot merged with its new rows. With `reuse`, a `table` that
+/// exists already holds those rows and is not built again (a snapshot is
+/// named by its run id, which hashes everything its rows depend on: the
+/// language has no volatile functions); its checks run all the same.
+/// Returns its row count.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn build_one(
     wh: &Warehouse,
     module: &ir::Module,
     m: &ir::Model,
-    table: &str,
+    (table, reuse): (&str, bool),
     base: Option<&str>,
     relation: &dyn Fn(&ir::Input) -> String,
     checking: &mut Checking,
@@ -314,7 +321,13 @@ pub(crate) fn build_one(
         _ => false,
     };
     let quoted = wh.ident(table);
-    wh.replace_table(&quoted, &select)?;
+    if reuse && wh.relation_exists(table)? {
+        checking.report.push(format!(
+            "  reused {table}: an earlier run with this run's id built it (same models, fingerprints and input contents)"
+        ));
+    } else {
+        wh.replace_table(&quoted, &select)?;
+    }
     let rows = wh.count(&format!("SELECT COUNT(*) FROM {quoted}"))?;
     // The table was just (re)built: proofs about an earlier version of it
     // no longer hold.
@@ -393,13 +406,14 @@ pub(crate) fn failpoint_before_commit() {
 /// freeze records, and what `plan` compares).
 pub(crate) fn content_hashes(
     wh: &Warehouse,
+    origins: &BTreeMap<String, Origin>,
     relations: &BTreeMap<String, String>,
     progress: &dyn Progress,
 ) -> Result<BTreeMap<String, (String, i64)>, Failure> {
     progress.step("hash inputs");
     let mut contents = BTreeMap::new();
     for (s, relation) in relations {
-        contents.insert(s.clone(), inputs::content_hash(wh, relation)?);
+        contents.insert(s.clone(), inputs::source_hash(wh, &origins[s], relation)?);
     }
     Ok(contents)
 }
@@ -413,9 +427,11 @@ pub fn plan_run(
     progress: &dyn Progress,
 ) -> Result<Vec<stale::Verdict>, Failure> {
     let Plan {
-        models, relations, ..
+        models,
+        origins,
+        relations,
     } = plan(wh, module, opts)?;
-    let contents = content_hashes(wh, &relations, progress)?;
+    let contents = content_hashes(wh, &origins, &relations, progress)?;
     let verdicts = stale::verdicts(wh, &models, &contents, &opts.branch);
     progress.finish();
     verdicts
@@ -435,7 +451,7 @@ pub fn run(
     } = plan(wh, module, opts)?;
 
     // The run id: a content hash of what the run does.
-    let mut contents = content_hashes(wh, &relations, progress)?;
+    let mut contents = content_hashes(wh, &origins, &relations, progress)?;
     let mut skipped = Vec::new();
     if opts.only_stale {
         for v in stale::verdicts(wh, &models, &contents, &opts.branch)? {
@@ -543,13 +559,15 @@ fn run_in_transaction(
         report: notes,
         materialized: Vec::new(),
         ledger: Ledger::new(sampling),
+        reuse_snapshots: true,
     };
     // 1. Freeze the inputs.
     let mut frozen = BTreeMap::new();
     let mut reused = Vec::new();
     for (s, (hash, rows)) in contents {
         progress.step(&format!("freeze {s}"));
-        let (table, was_reused) = inputs::freeze(wh, s, &relations[s], hash, *rows, run_id)?;
+        let (table, was_reused) =
+            inputs::freeze(wh, s, (&origins[s], &relations[s]), (hash, *rows), run_id)?;
         if was_reused {
             reused.push(s.clone());
         }
@@ -688,6 +706,7 @@ pub fn test(
         report: notes,
         materialized: Vec::new(),
         ledger: Ledger::new(sampling),
+        reuse_snapshots: false,
     };
     wh.begin()?;
     let result = (|| {

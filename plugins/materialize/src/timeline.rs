@@ -131,6 +131,50 @@ fn in_transaction(wh: &Warehouse, f: impl FnOnce() -> Result<(), Failure>) -> Re
     }
 }
 
+/// The files of the input store that no frozen input keeps once the
+/// inputs in `dropped` are gone: those of dropped inputs, and leftovers of
+/// runs that did not finish.
+fn unreferenced_files(
+    wh: &Warehouse,
+    files: &BTreeMap<String, String>,
+    dropped: &[Doomed],
+) -> Result<Vec<Doomed>, Failure> {
+    let Some(store) = wh.file_store() else {
+        return Ok(Vec::new());
+    };
+    let Ok(entries) = std::fs::read_dir(&store) else {
+        return Ok(Vec::new()); // no store yet
+    };
+    let kept: BTreeSet<&str> = files
+        .iter()
+        .filter(|(t, _)| !dropped.iter().any(|d| &d.table == *t))
+        .map(|(_, f)| f.as_str())
+        .collect();
+    let mut out = Vec::new();
+    for entry in entries {
+        let entry = entry
+            .map_err(|e| Failure::Environment(format!("cannot list {}: {e}", store.display())))?;
+        let path = entry.path().to_string_lossy().into_owned();
+        if kept.contains(path.as_str()) {
+            continue;
+        }
+        let of = files
+            .iter()
+            .find(|(_, f)| **f == path)
+            .and_then(|(t, _)| dropped.iter().find(|d| &d.table == t))
+            .map_or_else(|| "no input".to_string(), |d| d.of.clone());
+        out.push(Doomed {
+            table: path,
+            kind: "file",
+            of,
+            rows: 0,
+            bytes: entry.metadata().ok().map(|m| m.len() as i64),
+        });
+    }
+    out.sort_by(|a, b| a.table.cmp(&b.table));
+    Ok(out)
+}
+
 /// Which run each view of a branch points at, from the history: `(branch,
 /// model)` -> the run, with its position in the history (oldest first).
 #[derive(Debug, Default)]
@@ -232,7 +276,8 @@ pub struct Keep {
 #[derive(Debug)]
 pub struct Doomed {
     pub table: String,
-    /// `snapshot` or `input`.
+    /// `snapshot`, `input` (a table, or the view of a stored file), or
+    /// `file` (a file of the input store: `table` is its path).
     pub kind: &'static str,
     /// The model or source it holds.
     pub of: String,
@@ -325,6 +370,12 @@ pub fn gc(wh: &Warehouse, keep: Keep, apply: bool) -> Result<Collection, Failure
             candidates.insert(t, ("input", s));
         }
     }
+    // The stored file each frozen input's view reads.
+    let files: BTreeMap<String, String> = wh
+        .rows("SELECT table_name, file FROM \"_strata_inputs\" WHERE file IS NOT NULL")?
+        .into_iter()
+        .filter_map(|r| Some((r.first()?.clone()?, r.get(1)?.clone()?)))
+        .collect();
     let mut dropped = Vec::new();
     for (table, (kind, of)) in candidates {
         if needed.contains(table) || !wh.relation_exists(table)? {
@@ -339,10 +390,16 @@ pub fn gc(wh: &Warehouse, keep: Keep, apply: bool) -> Result<Collection, Failure
             bytes: wh.relation_bytes(table)?,
         });
     }
+    dropped.extend(unreferenced_files(wh, &files, &dropped)?);
     if apply && !dropped.is_empty() {
         in_transaction(wh, || {
-            for d in &dropped {
-                wh.exec(&format!("DROP TABLE {}", wh.ident(&d.table)))?;
+            for d in dropped.iter().filter(|d| d.kind != "file") {
+                let what = if files.contains_key(&d.table) {
+                    "VIEW"
+                } else {
+                    "TABLE"
+                };
+                wh.exec(&format!("DROP {what} {}", wh.ident(&d.table)))?;
                 if d.kind == "input" {
                     wh.exec(&format!(
                         "DELETE FROM \"_strata_inputs\" WHERE table_name = {}",
@@ -352,6 +409,12 @@ pub fn gc(wh: &Warehouse, keep: Keep, apply: bool) -> Result<Collection, Failure
             }
             Ok(())
         })?;
+        // Only once no view reads them (a gc killed here leaves files that
+        // the next one collects).
+        for d in dropped.iter().filter(|d| d.kind == "file") {
+            std::fs::remove_file(&d.table)
+                .map_err(|e| Failure::Environment(format!("cannot remove {}: {e}", d.table)))?;
+        }
     }
     let mut kept: Vec<(String, String)> = Vec::new();
     for r in &runs {

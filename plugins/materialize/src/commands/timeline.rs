@@ -7,7 +7,7 @@ use strata_plugin::config;
 use strata_plugin::{exit, outln, print_json, Format, Host};
 
 use super::run::{report_error, WarehouseArgs};
-use crate::timeline::{self, Collection, Keep};
+use crate::timeline::{self, Collection, Doomed, Keep};
 use crate::{Failure, Warehouse};
 
 #[derive(Debug, clap::Args)]
@@ -207,25 +207,36 @@ pub fn print_collection(c: &Collection, format: Format) {
     if c.dropped.is_empty() {
         outln!("gc: nothing to collect ({} runs kept)", c.kept.len());
     } else {
-        let rows: i64 = c.dropped.iter().map(|d| d.rows).sum();
-        let bytes: Option<i64> = c.dropped.iter().map(|d| d.bytes).sum();
+        let (files, tables): (Vec<&Doomed>, Vec<&Doomed>) =
+            c.dropped.iter().partition(|d| d.kind == "file");
+        let rows: i64 = tables.iter().map(|d| d.rows).sum();
+        let bytes: Option<i64> = tables.iter().map(|d| d.bytes).sum();
+        let plural = |n: usize, what: &str| format!("{n} {what}{}", if n == 1 { "" } else { "s" });
+        let stored = match files.len() {
+            0 => String::new(),
+            n => format!(
+                " and {} of the input store ({} bytes)",
+                plural(n, "file"),
+                files.iter().filter_map(|d| d.bytes).sum::<i64>()
+            ),
+        };
         outln!(
-            "gc: {verb} {} table{} ({rows} rows{}); {} runs kept",
-            c.dropped.len(),
-            if c.dropped.len() == 1 { "" } else { "s" },
+            "gc: {verb} {} ({rows} rows{}){stored}; {} runs kept",
+            plural(tables.len(), "table"),
             bytes.map_or(String::new(), |b| format!(", {b} bytes")),
             c.kept.len()
         );
     }
     for d in &c.dropped {
-        outln!(
-            "  {verb}  {}  ({} of {}, {} rows{})",
-            d.table,
-            d.kind,
-            d.of,
-            d.rows,
-            d.bytes.map_or(String::new(), |b| format!(", {b} bytes"))
-        );
+        let bytes = d.bytes.map_or(String::new(), |b| format!("{b} bytes"));
+        let size = if d.kind == "file" {
+            bytes
+        } else if bytes.is_empty() {
+            format!("{} rows", d.rows)
+        } else {
+            format!("{} rows, {bytes}", d.rows)
+        };
+        outln!("  {verb}  {}  ({} of {}, {size})", d.table, d.kind, d.of);
     }
     for (id, why) in &c.kept {
         outln!("  keep  run {id}  ({why})");

@@ -64,6 +64,16 @@ impl Engine for DuckDb {
         &self.path
     }
 
+    fn file_store(&self) -> Option<std::path::PathBuf> {
+        if self.path == ":memory:" {
+            return None;
+        }
+        let db = std::path::absolute(&self.path).ok()?;
+        let mut name = db.file_name()?.to_os_string();
+        name.push(".inputs");
+        Some(db.with_file_name(name))
+    }
+
     fn exec(&self, sql: &str) -> Result<(), Failure> {
         self.conn.execute_batch(sql).map_err(|e| db_error(e, sql))
     }

@@ -88,6 +88,14 @@ pub trait Engine {
         Ok(None)
     }
 
+    /// Where file inputs are frozen by copying the file, when the engine
+    /// reads files in place and keeps its warehouse in a file (DuckDB:
+    /// `<warehouse>.inputs/` beside it). `None`: file inputs are loaded
+    /// into tables (PostgreSQL; an in-memory DuckDB).
+    fn file_store(&self) -> Option<std::path::PathBuf> {
+        None
+    }
+
     /// A quoted identifier.
     fn ident(&self, name: &str) -> String {
         self.dialect().ident(name)
@@ -164,6 +172,9 @@ CREATE TABLE IF NOT EXISTS "_strata_inputs" (
     table_name VARCHAR NOT NULL,
     row_count BIGINT NOT NULL
 );
+-- The stored copy a frozen file input's view reads (`file_store`), NULL
+-- for an input frozen as a table.
+ALTER TABLE "_strata_inputs" ADD COLUMN IF NOT EXISTS file VARCHAR;
 "#;
 
 /// A database error while running `sql`, as one failure.
