@@ -96,6 +96,11 @@ impl PgTarget {
                     })?;
                 }
                 Some(("sslrootcert", value)) => tls.root_cert = Some(percent_decode(value)),
+                Some((key @ ("sslcert" | "sslkey" | "sslpassword"), _)) => {
+                    return Err(Failure::Usage(format!(
+                        "{key}: client certificates are not supported yet; authenticate with a password (PGPASSWORD or password-env)"
+                    )));
+                }
                 _ => kept.push(pair),
             }
         }
@@ -244,6 +249,13 @@ mod tests {
 
     #[test]
     fn sslmode_and_sslrootcert_are_read_like_libpq() {
+        for key in ["sslcert", "sslkey"] {
+            let refused = Target::parse(&format!("postgres://u@h/d?{key}=%2Fx.pem"), None);
+            assert!(
+                matches!(&refused, Err(Failure::Usage(m)) if m.contains("client certificates are not supported")),
+                "{key}"
+            );
+        }
         assert_eq!(pg("postgres://u@h/d").tls.mode, SslMode::Prefer);
         let t = pg("postgres://u@h/d?sslmode=verify-full&sslrootcert=%2Fetc%2Fca.pem&schema=s");
         assert_eq!(t.tls.mode, SslMode::VerifyFull);
