@@ -316,12 +316,11 @@ pub fn content_hash(wh: &Warehouse, relation: &str) -> Result<(String, i64), Fai
     Ok((digest, count.parse().unwrap_or(0)))
 }
 
-/// Where a file input is frozen by copy, when it is: a Parquet or JSON
-/// file on an engine with a file store ([`crate::Engine::file_store`]).
-/// The copy is named by the file's content hash, so a file seen before is
-/// recognised without reading it through the engine. (A CSV file is still
-/// imported: typing it is most of reading it.)
-pub fn stored_copy(wh: &Warehouse, origin: &Origin, content: &str) -> Option<PathBuf> {
+/// Whether a source is frozen by copying its file: a Parquet or JSON file
+/// on an engine with a file store ([`crate::Engine::file_store`]). The
+/// store and the extension of the copy. (A CSV file is still imported:
+/// typing it is most of reading it.)
+fn copied(wh: &Warehouse, origin: &Origin) -> Option<(PathBuf, &'static str)> {
     let Origin::File(path) = origin else {
         return None;
     };
@@ -330,7 +329,14 @@ pub fn stored_copy(wh: &Warehouse, origin: &Origin, content: &str) -> Option<Pat
         FileFormat::Json => "json",
         FileFormat::Csv => return None,
     };
-    Some(wh.file_store()?.join(format!("{content}.{ext}")))
+    Some((wh.file_store()?, ext))
+}
+
+/// Where a copied source's file is kept: named by its content hash, so a
+/// file seen before is recognised without reading it through the engine.
+fn stored_copy(wh: &Warehouse, origin: &Origin, content: &str) -> Option<PathBuf> {
+    let (store, ext) = copied(wh, origin)?;
+    Some(store.join(format!("{content}.{ext}")))
 }
 
 /// The content hash of a file: SHA-256 of its bytes (cut to 128 bits, as
@@ -356,7 +362,7 @@ pub fn source_hash(
     relation: &str,
 ) -> Result<(String, i64), Failure> {
     match origin {
-        Origin::File(path) if stored_copy(wh, origin, "").is_some() => {
+        Origin::File(path) if copied(wh, origin).is_some() => {
             let hash = file_hash(path)?;
             // Parquet keeps its row count in its footer: no scan.
             Ok((hash, wh.count(&format!("SELECT COUNT(*) FROM {relation}"))?))
@@ -453,6 +459,39 @@ mod tests {
         assert_eq!(o, Origin::Table("orders_dev".into()));
         assert!(parse_source_flag("orders").is_err());
         assert!(parse_source_flag("=x").is_err());
+    }
+
+    #[test]
+    fn parquet_and_json_files_are_copied_into_the_store_of_a_duckdb_file() {
+        let dir = std::env::temp_dir().join(format!("strata-store-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{e}"));
+        let db = dir.join("w.duckdb");
+        let open = |p: &str| {
+            crate::engine::DuckDb::open(p, std::time::Duration::ZERO)
+                .unwrap_or_else(|e| panic!("{e:?}"))
+        };
+        let file = open(&db.to_string_lossy());
+        let memory = open(":memory:");
+        let origin = |p: &str| Origin::File(PathBuf::from(p));
+        assert_eq!(
+            stored_copy(&file, &origin("in/o.parquet"), "ab12"),
+            Some(dir.join("w.duckdb.inputs/ab12.parquet"))
+        );
+        assert_eq!(
+            stored_copy(&file, &origin("e.ndjson"), "cd"),
+            Some(dir.join("w.duckdb.inputs/cd.json"))
+        );
+        assert_eq!(stored_copy(&file, &origin("o.csv"), "ab12"), None);
+        assert_eq!(stored_copy(&file, &Origin::Table("o".into()), "ab12"), None);
+        assert_eq!(stored_copy(&memory, &origin("o.parquet"), "ab12"), None);
+        // The hash is of the bytes: the same bytes, the same hash.
+        std::fs::write(dir.join("a"), b"rows").unwrap_or_else(|e| panic!("{e}"));
+        std::fs::write(dir.join("b"), b"rows").unwrap_or_else(|e| panic!("{e}"));
+        let hash = |n: &str| file_hash(&dir.join(n)).unwrap_or_else(|e| panic!("{e:?}"));
+        assert_eq!(hash("a"), hash("b"));
+        assert_eq!(hash("a").len(), 32);
+        drop(file);
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]

@@ -204,14 +204,17 @@ pub fn print_collection(c: &Collection, format: Format) {
         return;
     }
     let verb = if c.applied { "dropped" } else { "would drop" };
+    let plural = |n: usize, what: &str| format!("{n} {what}{}", if n == 1 { "" } else { "s" });
     if c.dropped.is_empty() {
-        outln!("gc: nothing to collect ({} runs kept)", c.kept.len());
+        outln!(
+            "gc: nothing to collect ({} kept)",
+            plural(c.kept.len(), "run")
+        );
     } else {
         let (files, tables): (Vec<&Doomed>, Vec<&Doomed>) =
             c.dropped.iter().partition(|d| d.kind == "file");
         let rows: i64 = tables.iter().map(|d| d.rows).sum();
         let bytes: Option<i64> = tables.iter().map(|d| d.bytes).sum();
-        let plural = |n: usize, what: &str| format!("{n} {what}{}", if n == 1 { "" } else { "s" });
         let stored = match files.len() {
             0 => String::new(),
             n => format!(
@@ -221,10 +224,10 @@ pub fn print_collection(c: &Collection, format: Format) {
             ),
         };
         outln!(
-            "gc: {verb} {} ({rows} rows{}){stored}; {} runs kept",
+            "gc: {verb} {} ({rows} rows{}){stored}; {} kept",
             plural(tables.len(), "table"),
             bytes.map_or(String::new(), |b| format!(", {b} bytes")),
-            c.kept.len()
+            plural(c.kept.len(), "run")
         );
     }
     for d in &c.dropped {
