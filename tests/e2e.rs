@@ -192,6 +192,16 @@ fn text(o: &Output) -> String {
     )
 }
 
+/// The report lines of a `run --format json`.
+fn report_lines(v: &serde_json::Value) -> Vec<&str> {
+    v["report"]
+        .as_array()
+        .expect("report")
+        .iter()
+        .filter_map(|l| l.as_str())
+        .collect()
+}
+
 /// The JSON a `--format json` command printed.
 #[track_caller]
 fn json(o: &Output) -> serde_json::Value {
@@ -887,12 +897,7 @@ model c { from orders filter amount > 1.0 join_left customers on orders.customer
             .collect();
         assert_eq!(outcomes, ["ok", "proven_earlier", "proven_earlier"]);
         assert_eq!(c["results"][1]["proven_by"], "check [a left customers]");
-        let report: Vec<&str> = v["report"]
-            .as_array()
-            .expect("report")
-            .iter()
-            .filter_map(|l| l.as_str())
-            .collect();
+        let report = report_lines(&v);
         assert!(
             report.contains(&"  ok  c left customers: many_to_one (customers unique on customer_id, proven earlier in this run by check [a left customers])"),
             "round {round}: {report:?}"
@@ -984,12 +989,7 @@ model joined {
         outcomes,
         ["proven_by_construction", "proven_by_construction", "ok"]
     );
-    let report: Vec<&str> = v["report"]
-        .as_array()
-        .expect("report")
-        .iter()
-        .filter_map(|l| l.as_str())
-        .collect();
+    let report = report_lines(&v);
     assert!(
         report.contains(&"  ok  joined left per_customer: many_to_one (per_customer unique on customer_id, by its group keys)"),
         "{report:?}"
