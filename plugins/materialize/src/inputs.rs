@@ -307,13 +307,17 @@ pub fn content_hash(wh: &Warehouse, relation: &str) -> Result<(String, i64), Fai
     h.update(count.as_bytes());
     h.update(b"|");
     h.update(sum.as_bytes());
-    let digest: String = h
-        .finalize()
+    Ok((hex128(h), count.parse().unwrap_or(0)))
+}
+
+/// The first 128 bits of a SHA-256, in hex: the form of every content
+/// hash.
+fn hex128(h: Sha256) -> String {
+    h.finalize()
         .iter()
         .take(16)
         .map(|b| format!("{b:02x}"))
-        .collect();
-    Ok((digest, count.parse().unwrap_or(0)))
+        .collect()
 }
 
 /// Whether a source is frozen by copying its file: a Parquet or JSON file
@@ -347,11 +351,7 @@ pub fn file_hash(path: &Path) -> Result<String, Failure> {
     let mut h = Sha256::new();
     std::io::copy(&mut file, &mut h)
         .map_err(|e| Failure::Environment(format!("cannot read {}: {e}", path.display())))?;
-    Ok(h.finalize()
-        .iter()
-        .take(16)
-        .map(|b| format!("{b:02x}"))
-        .collect())
+    Ok(hex128(h))
 }
 
 /// The content hash and row count of a source: the hash of the file's

@@ -302,30 +302,27 @@ pub(crate) fn build_one(
     progress: &dyn Progress,
 ) -> Result<i64, Failure> {
     progress.step(&format!("build {}", m.name));
-    let dialect = wh.dialect();
-    let mut select = sql::lower_model(module, m, dialect, relation).map_err(|d| {
-        Failure::Environment(format!(
-            "model {} cannot run on {}: {}",
-            m.name,
-            dialect.name(),
-            d.message
-        ))
-    })?;
-    let merged = match (&m.incremental, base) {
-        (Some(inc), Some(base)) => {
-            let (merge, line) = incremental::merge(wh, m, inc, base, &select)?;
-            select = merge;
-            checking.report.push(line);
-            true
-        }
-        _ => false,
-    };
+    let merge = m.incremental.as_ref().zip(base);
     let quoted = wh.ident(table);
     if reuse && wh.relation_exists(table)? {
         checking.report.push(format!(
             "  reused {table}: an earlier run with this run's id built it (same models, fingerprints and input contents)"
         ));
     } else {
+        let dialect = wh.dialect();
+        let mut select = sql::lower_model(module, m, dialect, relation).map_err(|d| {
+            Failure::Environment(format!(
+                "model {} cannot run on {}: {}",
+                m.name,
+                dialect.name(),
+                d.message
+            ))
+        })?;
+        if let Some((inc, base)) = merge {
+            let (merged, line) = incremental::merge(wh, m, inc, base, &select)?;
+            select = merged;
+            checking.report.push(line);
+        }
         wh.replace_table(&quoted, &select)?;
     }
     let rows = wh.count(&format!("SELECT COUNT(*) FROM {quoted}"))?;
@@ -334,7 +331,7 @@ pub(crate) fn build_one(
     checking.ledger.rebuilt(&quoted, rows);
     // A merge keeps rows the model's query did not produce: its group or
     // dedup keys prove nothing about them.
-    if !merged {
+    if merge.is_none() {
         checking.ledger.built_from(&quoted, m);
     }
     let mut context = CheckContext {
