@@ -11,6 +11,7 @@ pub mod external_rules;
 pub mod host;
 pub mod inputs;
 pub mod progress;
+pub mod project;
 pub mod render;
 pub mod sarif;
 
@@ -106,6 +107,9 @@ pub enum Command {
     /// from it.
     #[command(display_order = 6)]
     Grammar(commands::grammar::GrammarArgs),
+    /// Draw the module's DAG (and column lineage) as dot, mermaid or JSON.
+    #[command(display_order = 17)]
+    Graph(commands::graph::GraphArgs),
     /// Any other name: the external command `strata-<name>` on PATH.
     #[command(external_subcommand)]
     External(Vec<OsString>),
@@ -229,6 +233,7 @@ fn run_cli(cli: Cli) -> i32 {
             external::run(&name.to_string_lossy(), rest, &names)
         }
         Command::Grammar(a) => commands::grammar::run(a),
+        Command::Graph(a) => commands::graph::run(a),
     }
 }
 

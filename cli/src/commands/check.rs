@@ -100,6 +100,32 @@ pub fn check_roots(
     Ok(out)
 }
 
+/// Check the one module rooted at `file` for a command that needs a valid
+/// module (graph, diff, docs): its diagnostics go to stderr; `Err(1)` when
+/// it has errors, `Err(4)` when it cannot be read.
+pub fn check_valid(file: &Path, search_dirs: &[PathBuf], what: &str) -> Result<Checked, i32> {
+    if file.is_dir() {
+        eprintln!(
+            "error: {} is a directory: {what} reads one module, given by its root file",
+            file.display()
+        );
+        return Err(exit::USAGE);
+    }
+    let (root, checked) = check_roots(&[file.to_path_buf()], search_dirs, Format::Human)?
+        .pop()
+        .ok_or(exit::USAGE)?;
+    render::print_diagnostics(&checked.sources, &checked.diagnostics);
+    if checked.has_errors() {
+        eprintln!(
+            "error: {} has {}",
+            root.display(),
+            render::count_summary(&checked.diagnostics)
+        );
+        return Err(exit::MODULE_ERRORS);
+    }
+    Ok(checked)
+}
+
 /// A runtime check a model declares: a contract pin or a join cardinality
 /// check, as `check` lists them.
 #[derive(Debug, Serialize)]

@@ -6,5 +6,6 @@ pub mod compile;
 pub mod explain;
 pub mod fmt;
 pub mod grammar;
+pub mod graph;
 pub mod lint;
 pub mod rules;

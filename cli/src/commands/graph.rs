@@ -1,0 +1,364 @@
+//! `strata graph`: the module's DAG — sources, models, contracts and tests,
+//! with join kinds and cardinality promises on the edges, and with
+//! `--columns` the column lineage — as Graphviz dot, mermaid or JSON.
+
+use std::collections::BTreeSet;
+use std::fmt::Write as _;
+use std::path::PathBuf;
+
+use crate::exit;
+use crate::project::{Edge, EdgeKind, Graph, Node, NodeId, NodeKind};
+use crate::render;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum GraphFormat {
+    /// Graphviz (`strata graph m.strata | dot -Tsvg > m.svg`).
+    Dot,
+    /// A mermaid flowchart (renders in GitHub and GitLab markdown).
+    Mermaid,
+    /// One JSON document: nodes, edges and (with --columns) column edges.
+    Json,
+}
+
+/// Print the module's graph: sources (cylinders), models (boxes),
+/// contracts (hexagons) and tests (notes); an edge for each `from`,
+/// `join_<kind>` (labelled with the kind and its `expect` promise), set
+/// operation, contract a model promises, and model a test reads.
+#[derive(Debug, clap::Args)]
+pub struct GraphArgs {
+    /// The module's root file.
+    #[arg(value_name = "FILE")]
+    pub file: PathBuf,
+    /// Only these models, with everything upstream and downstream of them
+    /// (default: the whole module).
+    #[arg(value_name = "MODEL")]
+    pub models: Vec<String>,
+    /// Also draw column lineage: each column of a model linked to the
+    /// columns it is computed from, a contract's columns to the model's,
+    /// and the columns each test checks.
+    #[arg(long)]
+    pub columns: bool,
+    /// Extra directory where `import a.b` looks for a/b.strata (repeatable).
+    #[arg(long, value_name = "DIR")]
+    pub search_dir: Vec<PathBuf>,
+    #[arg(long, value_enum, default_value_t = GraphFormat::Dot)]
+    pub format: GraphFormat,
+}
+
+pub fn run(args: GraphArgs) -> i32 {
+    let checked = match super::check::check_valid(&args.file, &args.search_dir, "graph") {
+        Ok(c) => c,
+        Err(code) => return code,
+    };
+    if let Err(code) = super::check::require_models(&checked.module, &args.models, &args.file) {
+        return code;
+    }
+    let mut graph = Graph::of(&checked.module);
+    if !args.models.is_empty() {
+        let seeds: Vec<NodeId> = args
+            .models
+            .iter()
+            .map(|m| NodeId::new(NodeKind::Model, m.as_str()))
+            .collect();
+        graph.keep_connected(&seeds);
+    }
+    if !args.columns {
+        graph.columns.clear();
+    }
+    match args.format {
+        GraphFormat::Json => render::print_json(&graph),
+        GraphFormat::Dot => render::print_text(&dot(&graph, args.columns)),
+        GraphFormat::Mermaid => render::print_text(&mermaid(&graph, args.columns)),
+    }
+    exit::OK
+}
+
+impl Graph {
+    /// Keep only `seeds` and the nodes upstream or downstream of them.
+    pub fn keep_connected(&mut self, seeds: &[NodeId]) {
+        let mut keep: BTreeSet<NodeId> = seeds.iter().cloned().collect();
+        for downstream in [false, true] {
+            let mut todo: Vec<NodeId> = seeds.to_vec();
+            while let Some(n) = todo.pop() {
+                for e in &self.edges {
+                    let (here, next) = if downstream {
+                        (&e.from, &e.to)
+                    } else {
+                        (&e.to, &e.from)
+                    };
+                    if *here == n && keep.insert(next.clone()) {
+                        todo.push(next.clone());
+                    }
+                }
+            }
+        }
+        self.nodes.retain(|n| keep.contains(&n.id));
+        self.edges
+            .retain(|e| keep.contains(&e.from) && keep.contains(&e.to));
+        self.columns
+            .retain(|c| keep.contains(&c.from.node) && keep.contains(&c.to.node));
+        self.reads
+            .retain(|r| keep.contains(&r.column.node) && keep.contains(&r.reader));
+    }
+}
+
+fn dot_quote(s: &str) -> String {
+    format!("\"{}\"", s.replace('\\', "\\\\").replace('"', "\\\""))
+}
+
+fn html_escape(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+fn dot_shape(kind: NodeKind) -> &'static str {
+    match kind {
+        NodeKind::Source => "cylinder",
+        NodeKind::Model => "box",
+        NodeKind::Contract => "hexagon",
+        NodeKind::Test => "note",
+    }
+}
+
+fn title(n: &Node) -> String {
+    match n.kind {
+        NodeKind::Test => format!("test {}", n.name),
+        _ => n.name.clone(),
+    }
+}
+
+/// The graph in Graphviz's language. With columns, every node is a table
+/// with a port per column and lineage edges join the ports.
+pub fn dot(g: &Graph, columns: bool) -> String {
+    let mut out = String::from("digraph strata {\n  rankdir=LR;\n  node [fontname=\"Helvetica\"];\n  edge [fontname=\"Helvetica\", fontsize=10];\n");
+    for n in &g.nodes {
+        if columns && !n.columns.is_empty() {
+            let mut rows = format!(
+                "<tr><td bgcolor=\"lightgrey\"><b>{}</b></td></tr>",
+                html_escape(&title(n))
+            );
+            for c in &n.columns {
+                let _ = write!(
+                    rows,
+                    "<tr><td port=\"c_{}\" align=\"left\">{}: {}</td></tr>",
+                    c.name,
+                    html_escape(&c.name),
+                    html_escape(&c.ty)
+                );
+            }
+            let _ = writeln!(
+                out,
+                "  {} [shape=plain, label=<<table border=\"1\" cellborder=\"0\" cellspacing=\"0\">{rows}</table>>];",
+                dot_quote(&n.id.to_string())
+            );
+        } else {
+            let _ = writeln!(
+                out,
+                "  {} [label={}, shape={}];",
+                dot_quote(&n.id.to_string()),
+                dot_quote(&title(n)),
+                dot_shape(n.kind)
+            );
+        }
+    }
+    for e in &g.edges {
+        let mut attrs = Vec::new();
+        let label = e.label();
+        if !label.is_empty() {
+            attrs.push(format!("label={}", dot_quote(&label)));
+        }
+        if matches!(e.kind, EdgeKind::Contract | EdgeKind::Test) {
+            attrs.push("style=dashed".to_string());
+        }
+        if columns {
+            attrs.push("penwidth=2".to_string());
+        }
+        let attrs = if attrs.is_empty() {
+            String::new()
+        } else {
+            format!(" [{}]", attrs.join(", "))
+        };
+        let _ = writeln!(
+            out,
+            "  {} -> {}{attrs};",
+            dot_quote(&e.from.to_string()),
+            dot_quote(&e.to.to_string())
+        );
+    }
+    if columns {
+        let has_ports = |id: &NodeId| g.node(id).is_some_and(|n| !n.columns.is_empty());
+        for c in &g.columns {
+            // Out of a column's right side, into the next one's left.
+            let end = |id: &NodeId, column: &str, side: &str| {
+                if has_ports(id) {
+                    format!("{}:c_{column}:{side}", dot_quote(&id.to_string()))
+                } else {
+                    dot_quote(&id.to_string())
+                }
+            };
+            let _ = writeln!(
+                out,
+                "  {} -> {} [color=grey, arrowsize=0.5, tooltip={}];",
+                end(&c.from.node, &c.from.column, "e"),
+                end(&c.to.node, &c.to.column, "w"),
+                dot_quote(c.how)
+            );
+        }
+    }
+    out.push_str("}\n");
+    out
+}
+
+/// Text inside a mermaid `"..."` label.
+fn mermaid_text(s: &str) -> String {
+    s.replace('"', "#quot;")
+        .replace('<', "#lt;")
+        .replace('>', "#gt;")
+}
+
+fn mermaid_node(id: &str, kind: NodeKind, text: &str) -> String {
+    let text = mermaid_text(text);
+    match kind {
+        NodeKind::Source => format!("{id}[(\"{text}\")]"),
+        NodeKind::Model => format!("{id}[\"{text}\"]"),
+        NodeKind::Contract => format!("{id}{{{{\"{text}\"}}}}"),
+        NodeKind::Test => format!("{id}>\"{text}\"]"),
+    }
+}
+
+/// The graph as a mermaid flowchart. Node ids are `n0`, `n1`, ... (a name
+/// such as `end` would be a mermaid keyword); with columns every node with
+/// columns is a subgraph of column nodes `n0_0`, `n0_1`, ...
+pub fn mermaid(g: &Graph, columns: bool) -> String {
+    let index = |id: &NodeId| g.nodes.iter().position(|n| n.id == *id);
+    let mut out = String::from("flowchart LR\n");
+    for (i, n) in g.nodes.iter().enumerate() {
+        if columns && !n.columns.is_empty() {
+            let _ = writeln!(out, "  subgraph n{i}[\"{}\"]", mermaid_text(&title(n)));
+            for (k, c) in n.columns.iter().enumerate() {
+                let _ = writeln!(
+                    out,
+                    "    n{i}_{k}[\"{}\"]",
+                    mermaid_text(&format!("{}: {}", c.name, c.ty))
+                );
+            }
+            out.push_str("  end\n");
+        } else {
+            let _ = writeln!(
+                out,
+                "  {}",
+                mermaid_node(&format!("n{i}"), n.kind, &title(n))
+            );
+        }
+    }
+    let arrow = |e: &Edge| match e.kind {
+        EdgeKind::Contract | EdgeKind::Test => "-.->",
+        _ => "-->",
+    };
+    for e in &g.edges {
+        let (Some(a), Some(b)) = (index(&e.from), index(&e.to)) else {
+            continue;
+        };
+        let label = e.label();
+        if label.is_empty() {
+            let _ = writeln!(out, "  n{a} {} n{b}", arrow(e));
+        } else {
+            let _ = writeln!(
+                out,
+                "  n{a} {}|\"{}\"| n{b}",
+                arrow(e),
+                mermaid_text(&label)
+            );
+        }
+    }
+    if columns {
+        let column_node = |id: &NodeId, column: &str| -> Option<String> {
+            let i = index(id)?;
+            Some(
+                match g.nodes[i].columns.iter().position(|c| c.name == column) {
+                    Some(k) => format!("n{i}_{k}"),
+                    None => format!("n{i}"),
+                },
+            )
+        };
+        for c in &g.columns {
+            let (Some(a), Some(b)) = (
+                column_node(&c.from.node, &c.from.column),
+                column_node(&c.to.node, &c.to.column),
+            ) else {
+                continue;
+            };
+            let _ = writeln!(out, "  {a} --- {b}");
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn shop() -> Graph {
+        let checked = strata_rules::check_module_text(
+            "shop.strata",
+            include_str!("../../../examples/shop/shop.strata"),
+        );
+        Graph::of(&checked.module)
+    }
+
+    #[test]
+    fn dot_labels_joins_with_kind_and_promise() {
+        let text = dot(&shop(), false);
+        assert!(
+            text.contains(
+                "\"source:customers\" -> \"model:enriched_orders\" [label=\"left many_to_one\"];"
+            ),
+            "{text}"
+        );
+        assert!(
+            text.contains("\"contract:EnrichedOrder\" [label=\"EnrichedOrder\", shape=hexagon];")
+        );
+    }
+
+    #[test]
+    fn dot_columns_join_ports() {
+        let text = dot(&shop(), true);
+        assert!(
+            text.contains(
+                "\"source:products\":c_unit_price:e -> \"model:enriched_orders\":c_revenue:w"
+            ),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn mermaid_ids_are_never_keywords() {
+        let checked = strata_rules::check_module_text(
+            "m.strata",
+            "source end(ns: \"n\", dataset: \"d\") { columns: { id: int64 } }\nmodel graph { from end }\n",
+        );
+        assert!(!checked.has_errors(), "{:#?}", checked.diagnostics);
+        let text = mermaid(&Graph::of(&checked.module), false);
+        assert_eq!(
+            text,
+            "flowchart LR\n  n0[(\"end\")]\n  n1[\"graph\"]\n  n0 --> n1\n"
+        );
+    }
+
+    #[test]
+    fn keep_connected_keeps_upstream_and_downstream_only() {
+        let mut g = shop();
+        g.keep_connected(&[NodeId::new(NodeKind::Model, "customer_stats")]);
+        let ids: Vec<String> = g.nodes.iter().map(|n| n.id.to_string()).collect();
+        assert_eq!(
+            ids,
+            [
+                "source:orders",
+                "model:customer_stats",
+                "model:customer_cards"
+            ]
+        );
+    }
+}
