@@ -7,6 +7,7 @@
 //!   codes and every lint rule's descriptor appear) is validated by
 //!   tests/sarif/validate.py (Python `jsonschema`, formats checked). Each log
 //!   must hold as many results as `--format json` has diagnostics.
+//! * So is `strata diff --format sarif` of every pair of tests/diff/cases.
 //! * The same run validates a broken log too, which must be rejected: the
 //!   validator really validates.
 //!
@@ -111,6 +112,32 @@ fn sarif_logs_match_the_schema() {
         logs.push(path);
     }
     assert!(logs.len() > 15, "only {} modules linted", logs.len());
+    // `strata diff --format sarif` of every pair of the diff corpus: as many
+    // results as its JSON has diagnostics (E030 and the new version's errors).
+    let pairs = root().join("tests/diff/cases");
+    let mut diffs = 0;
+    for entry in fs::read_dir(&pairs).expect("tests/diff/cases").flatten() {
+        let run = |format: &str| -> Value {
+            let out = Command::new(STRATA)
+                .args(["diff", "--format", format, "old.strata", "new.strata"])
+                .current_dir(entry.path())
+                .output()
+                .expect("run strata diff");
+            serde_json::from_slice(&out.stdout).expect("diff output is JSON")
+        };
+        let (sarif, json) = (run("sarif"), run("json"));
+        assert_eq!(
+            sarif["runs"][0]["results"].as_array().map_or(0, Vec::len),
+            json["diagnostics"].as_array().map_or(0, Vec::len),
+            "{}",
+            entry.path().display()
+        );
+        let path = dir.join(format!("diff-{diffs}.sarif"));
+        fs::write(&path, sarif.to_string()).expect("write log");
+        logs.push(path);
+        diffs += 1;
+    }
+    assert!(diffs >= 30, "only {diffs} diff pairs");
     assert!(results > 50, "only {results} results");
     assert_eq!(
         levels.into_iter().collect::<Vec<_>>(),

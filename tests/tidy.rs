@@ -371,9 +371,11 @@ fn example_roles(doc: &str) -> Vec<(bool, String)> {
 /// exercised by their trycmd cases instead.
 #[test]
 fn rule_examples_fail_and_fixes_pass() {
-    // E014 needs `build --strict`, F045 two files, E070 `compile`, PinError data.
+    // E014 needs `build --strict`, F045 two files, E070 `compile`, PinError
+    // data, E030 two versions.
     let outside_check = [
         strata_codes::E014,
+        strata_codes::E030,
         strata_codes::F045,
         strata_codes::E070,
         strata_codes::PinError,

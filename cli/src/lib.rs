@@ -6,6 +6,7 @@
 //! external `strata-<name>` executable ([`external`]).
 
 pub mod commands;
+pub mod diff;
 pub mod external;
 pub mod external_rules;
 pub mod host;
@@ -108,8 +109,29 @@ pub enum Command {
     #[command(display_order = 6)]
     Grammar(commands::grammar::GrammarArgs),
     /// Draw the module's DAG (and column lineage) as dot, mermaid or JSON.
+    ///
+    /// Print the module's graph: sources (cylinders), models (boxes),
+    /// contracts (hexagons) and tests (notes); an edge for each `from`,
+    /// `join_<kind>` (labelled with the kind and its `expect` promise), set
+    /// operation, contract a model promises, and model a test reads.
     #[command(display_order = 17)]
     Graph(commands::graph::GraphArgs),
+    /// What changed between two versions of a module, and what downstream it
+    /// breaks (E030, exit 1).
+    ///
+    /// Compare two versions of a module: added, removed, renamed and retyped
+    /// models and columns, changed joins and cardinality promises, changed
+    /// contracts and tests, each with what it reaches downstream (the models,
+    /// contracts and tests of the old version that read it, transitively).
+    ///
+    /// A breaking change — a column that something downstream reads removed,
+    /// renamed or retyped; a model or source that something reads removed; a
+    /// promise weakened (a join's `expect`, a contract, a model's contract) —
+    /// is reported as E030 and the exit code is 1, so that CI can refuse it:
+    /// `strata diff --base origin/main shop.strata`. Run `strata explain E030`
+    /// for the whole list.
+    #[command(display_order = 18)]
+    Diff(commands::diff::DiffArgs),
     /// Any other name: the external command `strata-<name>` on PATH.
     #[command(external_subcommand)]
     External(Vec<OsString>),
@@ -234,6 +256,7 @@ fn run_cli(cli: Cli) -> i32 {
         }
         Command::Grammar(a) => commands::grammar::run(a),
         Command::Graph(a) => commands::graph::run(a),
+        Command::Diff(a) => commands::diff::run(a),
     }
 }
 

@@ -45,7 +45,7 @@ impl NodeId {
         }
     }
 
-    fn of_input(input: &ir::Input) -> NodeId {
+    pub fn of_input(input: &ir::Input) -> NodeId {
         let kind = match input.kind {
             InputKind::Source => NodeKind::Source,
             InputKind::Model => NodeKind::Model,
@@ -219,6 +219,7 @@ impl Graph {
 
     fn add_model(&mut self, module: &ir::Module, m: &ir::Model) {
         let id = NodeId::new(NodeKind::Model, m.name.as_str());
+        let first_read = self.reads.len();
         self.nodes.push(Node {
             id: id.clone(),
             kind: NodeKind::Model,
@@ -280,7 +281,11 @@ impl Graph {
                     column: from,
                     reader: id.clone(),
                     span: output_span(m, &l.column),
-                    how: "select",
+                    how: if l.how == "group_key" {
+                        "group key"
+                    } else {
+                        "select"
+                    },
                 });
             }
         }
@@ -325,6 +330,17 @@ impl Graph {
                         });
                     }
                 });
+            }
+        }
+        // A group key is read by its lineage and by its `group` step: once.
+        let mut seen = std::collections::BTreeSet::new();
+        let mut i = first_read;
+        while i < self.reads.len() {
+            let r = &self.reads[i];
+            if seen.insert((r.column.clone(), r.span.start, r.span.end, r.how)) {
+                i += 1;
+            } else {
+                self.reads.remove(i);
             }
         }
         if let Some(c) = &m.contract {

@@ -63,6 +63,8 @@ pub enum Phase {
     Check,
     /// `strata lint` warnings.
     Lint,
+    /// `strata diff`: comparing two versions of a module.
+    Diff,
     /// Running models against the warehouse (pins, cardinality counts).
     Materialize,
 }
@@ -74,6 +76,7 @@ impl Phase {
             Phase::Resolve => "resolve",
             Phase::Check => "check",
             Phase::Lint => "lint",
+            Phase::Diff => "diff",
             Phase::Materialize => "materialize",
         }
     }
@@ -299,6 +302,7 @@ codes! {
     E021: error(Resolve) "source-without-columns";
     E022: error(Resolve) "import-not-found";
     E025: error(Resolve) "duplicate-declaration";
+    E030: error(Diff) "breaking-change";
     E040: error(Resolve) "unknown-column";
     E041: error(Resolve) "unknown-qualifier";
     E050: error(Check) "group-output-not-aggregate";

@@ -30,6 +30,7 @@ pub use module::{check_module, check_module_text, ModuleInput};
 pub mod columns;
 pub mod contracts;
 pub mod data_tests;
+pub mod diff;
 pub mod functions;
 pub mod groups;
 pub mod incremental;

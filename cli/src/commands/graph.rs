@@ -8,7 +8,7 @@ use std::path::PathBuf;
 
 use crate::exit;
 use crate::project::{Edge, EdgeKind, Graph, Node, NodeId, NodeKind};
-use crate::render;
+use crate::render::{self, html_escape};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum GraphFormat {
@@ -20,10 +20,7 @@ pub enum GraphFormat {
     Json,
 }
 
-/// Print the module's graph: sources (cylinders), models (boxes),
-/// contracts (hexagons) and tests (notes); an edge for each `from`,
-/// `join_<kind>` (labelled with the kind and its `expect` promise), set
-/// operation, contract a model promises, and model a test reads.
+/// The arguments of `strata graph` (its help is on [`crate::Command::Graph`]).
 #[derive(Debug, clap::Args)]
 pub struct GraphArgs {
     /// The module's root file.
@@ -104,13 +101,6 @@ impl Graph {
 
 fn dot_quote(s: &str) -> String {
     format!("\"{}\"", s.replace('\\', "\\\\").replace('"', "\\\""))
-}
-
-fn html_escape(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
 }
 
 fn dot_shape(kind: NodeKind) -> &'static str {
