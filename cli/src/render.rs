@@ -9,6 +9,23 @@ use strata_lang::{Diagnostic, FileId, Severity, SourceMap, Span};
 
 pub use strata_plugin::{print_json, print_text, Format};
 
+/// Text escaped for HTML, in element content and in `"`-quoted attributes
+/// (Graphviz's HTML-like labels).
+pub fn html_escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
 /// Whether stderr output may be coloured: only on a terminal, never with
 /// `NO_COLOR` set.
 pub fn stderr_color() -> bool {
