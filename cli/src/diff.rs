@@ -157,7 +157,7 @@ pub struct Pair<'a> {
 }
 
 impl<'a> Pair<'a> {
-    /// `old_name` names an old file in reports (`None`: its own path).
+    /// `old_name` gives the name an old file has in reports.
     pub fn new(
         old: &'a Checked,
         new: &'a Checked,
