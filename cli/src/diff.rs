@@ -212,6 +212,13 @@ impl<'a> Pair<'a> {
         }
     }
 
+    /// Something only the new version has, declared at `span` (new version).
+    fn added(&self, node: NodeId, column: Option<&str>, detail: String, span: Span) -> Change {
+        let mut c = self.change(node, column, Kind::Added, detail);
+        c.new_span = Some(span);
+        c
+    }
+
     /// The old version's direct readers of `node`'s column (any column when
     /// `column` is `None`).
     fn readers(&self, node: &NodeId, column: Option<&str>) -> Vec<Read> {
@@ -318,14 +325,12 @@ impl<'a> Pair<'a> {
             }
         }
         for n in added {
-            let mut c = self.change(
+            out.push(self.added(
                 NodeId::new(NodeKind::Source, n.name.as_str()),
                 None,
-                Kind::Added,
                 "source added".into(),
-            );
-            c.new_span = Some(self.new.span(n.span));
-            out.push(c);
+                self.new.span(n.span),
+            ));
         }
     }
 
@@ -373,14 +378,12 @@ impl<'a> Pair<'a> {
             }
         }
         for n in added {
-            let mut c = self.change(
+            out.push(self.added(
                 NodeId::new(NodeKind::Model, n.name.as_str()),
                 None,
-                Kind::Added,
                 "model added".into(),
-            );
-            c.new_span = Some(self.new.span(n.name_span));
-            out.push(c);
+                self.new.span(n.name_span),
+            ));
         }
     }
 
@@ -678,14 +681,12 @@ impl<'a> Pair<'a> {
             }
         }
         for a in added {
-            let mut c = self.change(
+            out.push(self.added(
                 id.clone(),
                 Some(&a.name),
-                Kind::Added,
                 format!("{}: {}", a.name, a.ty),
-            );
-            c.new_span = Some((spans.new)(&a.name));
-            out.push(c);
+                (spans.new)(&a.name),
+            ));
         }
     }
 
@@ -726,14 +727,12 @@ impl<'a> Pair<'a> {
             }
         }
         for n in new.iter().filter(|n| !old.iter().any(|k| k.name == n.name)) {
-            let mut c = self.change(
+            out.push(self.added(
                 NodeId::new(NodeKind::Contract, n.name.as_str()),
                 None,
-                Kind::Added,
                 "contract added".into(),
-            );
-            c.new_span = Some(self.new.span(n.span));
-            out.push(c);
+                self.new.span(n.span),
+            ));
         }
     }
 
@@ -755,9 +754,7 @@ impl<'a> Pair<'a> {
         }
         for (id, span) in &new {
             if !old.contains_key(id) {
-                let mut c = self.change(id.clone(), None, Kind::Added, "test added".into());
-                c.new_span = Some(self.new.span(*span));
-                out.push(c);
+                out.push(self.added(id.clone(), None, "test added".into(), self.new.span(*span)));
             }
         }
     }
