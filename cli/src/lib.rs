@@ -11,6 +11,7 @@ pub mod external;
 pub mod external_rules;
 pub mod host;
 pub mod inputs;
+pub mod lsp;
 pub mod progress;
 pub mod project;
 pub mod render;
@@ -132,6 +133,20 @@ pub enum Command {
     /// for the whole list.
     #[command(display_order = 18)]
     Diff(commands::diff::DiffArgs),
+    /// The language server (stdio): diagnostics as you type, hover, go to
+    /// definition, references, completion, quick fixes, formatting, rename.
+    ///
+    /// Point an editor's LSP client at `strata lsp` (docs/editors.md has
+    /// Neovim, Helix and VS Code settings). Each open file is checked as the
+    /// root of its module, with the editor's unsaved text of every open
+    /// file; lints run at the levels of the nearest strata.toml (as `strata
+    /// lint`: the default levels without one). A custom
+    /// request `strata/compiledSql` (`textDocument`, `position`, `dialect`)
+    /// answers the SQL of the model under the cursor. When
+    /// `STRATA_CODE_DOCS` is set (a URL prefix), each diagnostic links to
+    /// `<prefix><CODE>`.
+    #[command(display_order = 19)]
+    Lsp(lsp::LspArgs),
     /// Any other name: the external command `strata-<name>` on PATH.
     #[command(external_subcommand)]
     External(Vec<OsString>),
@@ -257,6 +272,7 @@ fn run_cli(cli: Cli) -> i32 {
         Command::Grammar(a) => commands::grammar::run(a),
         Command::Graph(a) => commands::graph::run(a),
         Command::Diff(a) => commands::diff::run(a),
+        Command::Lsp(a) => lsp::run(a),
     }
 }
 

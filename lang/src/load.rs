@@ -13,6 +13,23 @@ use crate::span::{FileId, SourceMap};
 pub struct LoadOptions {
     /// Where imports are looked up besides the root module's directory.
     pub search_dirs: Vec<PathBuf>,
+    /// Texts that replace files on disk (an editor's unsaved buffers), by
+    /// the path they are loaded from.
+    pub overlay: std::collections::BTreeMap<PathBuf, String>,
+}
+
+impl LoadOptions {
+    /// The text of `path`: from the overlay, else from disk.
+    fn read(&self, path: &Path) -> std::io::Result<String> {
+        match self.overlay.get(path) {
+            Some(text) => Ok(text.clone()),
+            None => std::fs::read_to_string(path),
+        }
+    }
+
+    fn exists(&self, path: &Path) -> bool {
+        self.overlay.contains_key(path) || path.is_file()
+    }
 }
 
 /// Every file of a module, parsed, and the order in which their
@@ -60,7 +77,7 @@ struct Loader<'o> {
 pub fn load_files(roots: &[PathBuf], options: &LoadOptions) -> Loaded {
     let mut loader = Loader::new(options, roots.first().map(PathBuf::as_path));
     for root in roots {
-        match std::fs::read_to_string(root) {
+        match options.read(root) {
             Ok(text) => loader.add_file(root.clone(), text, root.display().to_string()),
             Err(e) => loader.out.io_errors.push((root.clone(), e.to_string())),
         }
@@ -155,7 +172,10 @@ impl<'o> Loader<'o> {
                 dirs.push(d);
             }
         }
-        let found = dirs.iter().map(|d| d.join(&rel)).find(|p| p.is_file());
+        let found = dirs
+            .iter()
+            .map(|d| d.join(&rel))
+            .find(|p| self.options.exists(p));
         let Some(path) = found else {
             let looked: Vec<String> = dirs
                 .iter()
@@ -182,7 +202,7 @@ impl<'o> Loader<'o> {
             ));
             return;
         }
-        match std::fs::read_to_string(&path) {
+        match self.options.read(&path) {
             Ok(text) => self.add_file(path, text, dotted),
             Err(e) => self.out.diagnostics.push(Diagnostic::new(
                 &codes::E022,

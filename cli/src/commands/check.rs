@@ -83,6 +83,7 @@ pub fn check_roots(
 ) -> Result<Vec<(PathBuf, Checked)>, i32> {
     let options = LoadOptions {
         search_dirs: search_dirs.to_vec(),
+        ..LoadOptions::default()
     };
     let roots = crate::inputs::expand_paths(paths).map_err(|e| environment_error(&e, format))?;
     let mut out = Vec::new();

@@ -64,11 +64,12 @@ pub fn relation(d: Dialect, input: &ir::Input) -> String {
     }
 }
 
+/// One model's view: its name and the SQL that creates it.
 #[derive(Serialize)]
-struct JsonView {
-    model: String,
-    view: String,
-    sql: String,
+pub struct JsonView {
+    pub model: String,
+    pub view: String,
+    pub sql: String,
 }
 
 #[derive(Serialize)]
@@ -83,7 +84,7 @@ struct JsonCheck {
 
 /// Everything `compile` prints for a module: the views, then the checks.
 pub struct Compiled {
-    views: Vec<JsonView>,
+    pub views: Vec<JsonView>,
     checks: Vec<JsonCheck>,
 }
 
@@ -136,18 +137,26 @@ fn compile_models(columns: &sql::ModuleColumns, models: &[&ir::Model], d: Dialec
             Err(e) => part.errors.push(e),
         }
         for c in sql::cardinality_checks(m) {
-            let table = rel(&m.inputs[c.input]);
             part.checks.push(JsonCheck {
                 model: m.name.clone(),
                 join: format!("{} {} {}", c.model, c.join_kind.name(), c.join_input),
                 cardinality: c.cardinality.as_str(),
                 table: c.table.clone(),
-                sql: format!("{};", d.duplicate_groups_query(&table, &c.keys)),
+                sql: check_query(d, m, &c),
                 keys: c.keys,
             });
         }
     }
     part
+}
+
+/// The query a join cardinality check of model `m` runs: the duplicate key
+/// groups of the relation it reads (a count of 0 passes).
+pub fn check_query(d: Dialect, m: &ir::Model, c: &sql::CardinalityCheck) -> String {
+    format!(
+        "{};",
+        d.duplicate_groups_query(&relation(d, &m.inputs[c.input]), &c.keys)
+    )
 }
 
 pub fn run(args: CompileArgs) -> i32 {

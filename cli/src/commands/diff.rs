@@ -156,6 +156,7 @@ fn read_base(rev: &str, file: &Path, search_dirs: &[PathBuf]) -> Result<GitBase,
 fn check(file: &Path, search_dirs: &[PathBuf]) -> Checked {
     let options = LoadOptions {
         search_dirs: search_dirs.to_vec(),
+        ..LoadOptions::default()
     };
     strata_rules::check_module(
         ModuleInput::Files(std::slice::from_ref(&file.to_path_buf())),

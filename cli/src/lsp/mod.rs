@@ -1,0 +1,299 @@
+//! `strata lsp`: a language server on stdin/stdout (JSON-RPC with
+//! `Content-Length` framing). Each open document is checked as the root of
+//! its module, with the editor's unsaved text of every open document in
+//! place of the files on disk; the analysis (diagnostics, the typed IR, the
+//! index of names) is the library's, the server maps positions.
+//!
+//! A malformed message gets a JSON-RPC error and the server goes on; a
+//! panic in a handler (a bug) is answered as an internal error.
+
+mod analysis;
+mod index;
+mod position;
+mod transport;
+
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::PathBuf;
+
+use lsp_server::{ErrorCode, Message, Notification, Request, RequestId, Response};
+use lsp_types::Url;
+use serde_json::{json, Value};
+
+pub use analysis::Analysis;
+pub use position::{Encoding, LineIndex};
+
+use crate::exit;
+
+/// Run the language server over stdio (an editor starts it).
+#[derive(Debug, clap::Args)]
+pub struct LspArgs {}
+
+pub fn run(_args: LspArgs) -> i32 {
+    let incoming = transport::read_stdin();
+    let mut server = Server::new(Box::new(std::io::stdout()));
+    // Handle everything that has arrived, then check what changed: a burst
+    // of edits is checked once.
+    while let Ok(first) = incoming.recv() {
+        let mut next = Some(first);
+        while let Some(msg) = next {
+            if let Some(code) = server.receive(msg) {
+                return code;
+            }
+            next = incoming.try_recv().ok();
+        }
+        server.check_dirty();
+    }
+    // The client went away without `exit`.
+    if server.shutdown {
+        exit::OK
+    } else {
+        exit::MODULE_ERRORS
+    }
+}
+
+/// An open document.
+pub struct Doc {
+    pub path: PathBuf,
+    pub text: String,
+    pub version: i32,
+    /// Its analysis, `None` until the next check.
+    pub analysis: Option<Analysis>,
+}
+
+pub struct Server {
+    out: Box<dyn Write>,
+    pub docs: BTreeMap<Url, Doc>,
+    pub encoding: Encoding,
+    initialized: bool,
+    shutdown: bool,
+    /// Documents whose diagnostics were published (to clear on close).
+    published: BTreeMap<Url, usize>,
+}
+
+/// A handler's failure: a JSON-RPC error.
+pub struct Failure {
+    pub code: ErrorCode,
+    pub message: String,
+}
+
+impl Failure {
+    pub fn invalid(message: impl Into<String>) -> Failure {
+        Failure {
+            code: ErrorCode::InvalidParams,
+            message: message.into(),
+        }
+    }
+}
+
+impl Server {
+    pub fn new(out: Box<dyn Write>) -> Server {
+        Server {
+            out,
+            docs: BTreeMap::new(),
+            encoding: Encoding::Utf16,
+            initialized: false,
+            shutdown: false,
+            published: BTreeMap::new(),
+        }
+    }
+
+    fn send(&mut self, msg: Message) {
+        // A closed stdout: the client is gone; nothing to tell anyone.
+        let _ = transport::write(&mut self.out, &msg);
+    }
+
+    fn reply(&mut self, id: RequestId, result: Result<Value, Failure>) {
+        let response = match result {
+            Ok(v) => Response::new_ok(id, v),
+            Err(f) => Response::new_err(id, f.code as i32, f.message),
+        };
+        self.send(Message::Response(response));
+    }
+
+    pub fn notify(&mut self, method: &str, params: Value) {
+        self.send(Message::Notification(Notification::new(
+            method.to_string(),
+            params,
+        )));
+    }
+
+    /// Handle one incoming message; `Some(exit code)` when the server must
+    /// stop (`exit`).
+    pub fn receive(&mut self, msg: transport::Incoming) -> Option<i32> {
+        match msg {
+            transport::Incoming::Malformed { id, message } => {
+                let error = json!({ "code": ErrorCode::ParseError as i32, "message": message });
+                // Without an id, JSON-RPC answers with `"id": null`.
+                let id = id.map_or(Value::Null, |id| json!(id));
+                let _ = transport::write_json(
+                    &mut self.out,
+                    &json!({ "jsonrpc": "2.0", "id": id, "error": error }),
+                );
+                None
+            }
+            transport::Incoming::Message(Message::Request(req)) => {
+                self.request(req);
+                None
+            }
+            transport::Incoming::Message(Message::Notification(n)) => self.notification(n),
+            // Responses to requests we never send: ignored.
+            transport::Incoming::Message(Message::Response(_)) => None,
+        }
+    }
+
+    fn request(&mut self, req: Request) {
+        let id = req.id.clone();
+        let result = if req.method == "initialize" {
+            self.initialize(&req.params)
+        } else if !self.initialized {
+            Err(Failure {
+                code: ErrorCode::ServerNotInitialized,
+                message: "the first request must be `initialize`".into(),
+            })
+        } else if self.shutdown {
+            Err(Failure {
+                code: ErrorCode::InvalidRequest,
+                message: "the server is shutting down".into(),
+            })
+        } else if req.method == "shutdown" {
+            self.shutdown = true;
+            Ok(Value::Null)
+        } else {
+            // A bug in a handler must not take the editor's server down.
+            let method = req.method.clone();
+            let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                analysis::handle(self, &method, req.params)
+            }));
+            outcome.unwrap_or_else(|_| {
+                Err(Failure {
+                    code: ErrorCode::InternalError,
+                    message: format!("strata lsp failed on {method} (a bug: please report it)"),
+                })
+            })
+        };
+        self.reply(id, result);
+    }
+
+    fn notification(&mut self, n: Notification) -> Option<i32> {
+        match n.method.as_str() {
+            "exit" => {
+                return Some(if self.shutdown {
+                    exit::OK
+                } else {
+                    exit::MODULE_ERRORS
+                })
+            }
+            "initialized" => {}
+            _ if !self.initialized || self.shutdown => {}
+            method => {
+                let method = method.to_string();
+                let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    analysis::notification(self, &method, n.params)
+                }));
+                if outcome.is_err() {
+                    self.notify(
+                        "window/logMessage",
+                        json!({ "type": 1, "message": format!("strata lsp failed on {method} (a bug: please report it)") }),
+                    );
+                }
+            }
+        }
+        None
+    }
+
+    fn initialize(&mut self, params: &Value) -> Result<Value, Failure> {
+        if self.initialized {
+            return Err(Failure {
+                code: ErrorCode::InvalidRequest,
+                message: "initialize was already called".into(),
+            });
+        }
+        let offered = params
+            .pointer("/capabilities/general/positionEncodings")
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default();
+        self.encoding = if offered.iter().any(|e| e == "utf-8") {
+            Encoding::Utf8
+        } else {
+            Encoding::Utf16
+        };
+        self.initialized = true;
+        Ok(json!({
+            "capabilities": {
+                "positionEncoding": match self.encoding { Encoding::Utf8 => "utf-8", Encoding::Utf16 => "utf-16" },
+                "textDocumentSync": { "openClose": true, "change": 2, "save": { "includeText": false } },
+                "hoverProvider": true,
+                "definitionProvider": true,
+                "referencesProvider": true,
+                "completionProvider": { "triggerCharacters": [".", " "] },
+                "codeActionProvider": { "codeActionKinds": ["quickfix"] },
+                "documentFormattingProvider": true,
+                "documentSymbolProvider": true,
+                "workspaceSymbolProvider": true,
+                "renameProvider": { "prepareProvider": true },
+            },
+            "serverInfo": { "name": "strata", "version": env!("CARGO_PKG_VERSION") },
+        }))
+    }
+
+    /// Check every open document that needs it and publish the diagnostics
+    /// of those that changed.
+    pub fn check_dirty(&mut self) {
+        let dirty: Vec<Url> = self
+            .docs
+            .iter()
+            .filter(|(_, d)| d.analysis.is_none())
+            .map(|(u, _)| u.clone())
+            .collect();
+        if dirty.is_empty() {
+            return;
+        }
+        let overlay: BTreeMap<PathBuf, String> = self
+            .docs
+            .values()
+            .map(|d| (d.path.clone(), d.text.clone()))
+            .collect();
+        for uri in dirty {
+            let Some(doc) = self.docs.get_mut(&uri) else {
+                continue;
+            };
+            let analysis = Analysis::new(&doc.path, overlay.clone());
+            let params = analysis.publish(&uri, doc.version, &doc.text, self.encoding);
+            doc.analysis = Some(analysis);
+            let n = params["diagnostics"].as_array().map_or(0, Vec::len);
+            self.published.insert(uri, n);
+            self.notify("textDocument/publishDiagnostics", params);
+        }
+    }
+
+    /// Forget a closed document (and clear its diagnostics).
+    pub fn close(&mut self, uri: &Url) {
+        self.docs.remove(uri);
+        if self.published.remove(uri).is_some() {
+            self.notify(
+                "textDocument/publishDiagnostics",
+                json!({ "uri": uri, "diagnostics": [] }),
+            );
+        }
+        self.invalidate_importers(uri);
+    }
+
+    /// Mark for a new check every open document whose module reads `uri`'s
+    /// file (itself included).
+    pub fn invalidate_importers(&mut self, uri: &Url) {
+        let Ok(path) = uri.to_file_path() else {
+            return;
+        };
+        for doc in self.docs.values_mut() {
+            let reads = doc
+                .analysis
+                .as_ref()
+                .is_none_or(|a| a.checked.sources.find(&path).is_some());
+            if reads {
+                doc.analysis = None;
+            }
+        }
+    }
+}
