@@ -5,7 +5,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use lsp_server::ErrorCode;
-use lsp_types::Url;
+use lsp_types::{Location, Url};
 use serde_json::{json, Value};
 use strata_lang::ast::{self, Decl, ItemKind};
 use strata_lang::ir;
@@ -20,11 +20,17 @@ use crate::project::{NodeId, NodeKind};
 /// One document's module, checked.
 pub struct Analysis {
     pub checked: Checked,
-    /// Every file of the module, parsed (the checker keeps no syntax tree).
-    pub files: Vec<(FileId, ast::File)>,
-    pub index: Index,
     /// The document's own file in the module.
     pub file: FileId,
+    /// Its files parsed and the index of names: built by the first request
+    /// that needs them, not on the way to the diagnostics.
+    syntax: std::cell::OnceCell<Syntax>,
+}
+
+struct Syntax {
+    /// Every file of the module, parsed (the checker keeps no syntax tree).
+    files: Vec<(FileId, ast::File)>,
+    index: Index,
 }
 
 impl Analysis {
@@ -47,19 +53,35 @@ impl Analysis {
                 strata_lang::diag::sort_diagnostics(&mut checked.diagnostics);
             }
         }
-        let files: Vec<(FileId, ast::File)> = checked
-            .sources
-            .files()
-            .map(|(id, f)| (id, strata_lang::parser::parse(id, &f.text).0))
-            .collect();
-        let index = index::index(&checked.module, &files);
         let file = checked.sources.find(path).unwrap_or(FileId(0));
         Analysis {
             checked,
-            files,
-            index,
             file,
+            syntax: std::cell::OnceCell::new(),
         }
+    }
+
+    fn syntax(&self) -> &Syntax {
+        self.syntax.get_or_init(|| {
+            let files: Vec<(FileId, ast::File)> = self
+                .checked
+                .sources
+                .files()
+                .map(|(id, f)| (id, strata_lang::parser::parse(id, &f.text).0))
+                .collect();
+            let index = index::index(&self.checked.module, &files);
+            Syntax { files, index }
+        })
+    }
+
+    /// Every file of the module, parsed.
+    pub fn files(&self) -> &[(FileId, ast::File)] {
+        &self.syntax().files
+    }
+
+    /// The names of the module's files and what they refer to.
+    pub fn index(&self) -> &Index {
+        &self.syntax().index
     }
 
     fn text(&self, file: FileId) -> &str {
@@ -76,26 +98,42 @@ impl Analysis {
         Url::from_file_path(abs).ok()
     }
 
-    fn location(&self, span: Span, enc: Encoding) -> Option<Value> {
-        let range =
-            LineIndex::new(self.text(span.file), enc).range(span.start as usize, span.end as usize);
-        Some(json!({ "uri": self.uri(span.file)?, "range": range }))
+    fn location(&self, span: Span, enc: Encoding) -> Option<Location> {
+        let lines = LineIndex::new(self.text(span.file), enc);
+        self.location_in(span, &lines)
+    }
+
+    /// The location of `span` with the line index of its file.
+    fn location_in(&self, span: Span, lines: &LineIndex) -> Option<Location> {
+        let range = lines.range(span.start as usize, span.end as usize);
+        Some(Location::new(self.uri(span.file)?, range))
     }
 
     /// The `publishDiagnostics` parameters of the document.
-    pub fn publish(&self, uri: &Url, version: i32, text: &str, enc: Encoding) -> Value {
+    pub fn publish(
+        &self,
+        uri: &Url,
+        version: i32,
+        text: &str,
+        enc: Encoding,
+    ) -> lsp_types::PublishDiagnosticsParams {
         let lines = LineIndex::new(text, enc);
-        let diagnostics: Vec<Value> = self
+        let diagnostics = self
             .checked
             .diagnostics
             .iter()
             .filter(|d| d.span.file == self.file)
             .map(|d| self.diagnostic(d, &lines, enc))
             .collect();
-        json!({ "uri": uri, "version": version, "diagnostics": diagnostics })
+        lsp_types::PublishDiagnosticsParams::new(uri.clone(), diagnostics, Some(version))
     }
 
-    fn diagnostic(&self, d: &Diagnostic, lines: &LineIndex, enc: Encoding) -> Value {
+    fn diagnostic(
+        &self,
+        d: &Diagnostic,
+        lines: &LineIndex,
+        enc: Encoding,
+    ) -> lsp_types::Diagnostic {
         let mut message = d.message.clone();
         if let Some(h) = &d.help {
             message.push_str(&format!("\nhelp: {h}"));
@@ -103,27 +141,39 @@ impl Analysis {
         for n in &d.notes {
             message.push_str(&format!("\nnote: {n}"));
         }
-        let related: Vec<Value> = d
+        let related: Vec<lsp_types::DiagnosticRelatedInformation> = d
             .labels
             .iter()
             .filter_map(|l| {
-                Some(json!({ "location": self.location(l.span, enc)?, "message": l.message }))
+                // A label in the document itself: its line index, already built.
+                let location = if l.span.file == self.file {
+                    self.location_in(l.span, lines)?
+                } else {
+                    self.location(l.span, enc)?
+                };
+                Some(lsp_types::DiagnosticRelatedInformation {
+                    location,
+                    message: l.message.clone(),
+                })
             })
             .collect();
-        let mut v = json!({
-            "range": lines.range(d.span.start as usize, d.span.end as usize),
-            "severity": if d.severity == Severity::Error { 1 } else { 2 },
-            "code": d.code,
-            "source": "strata",
-            "message": message,
-        });
-        if !related.is_empty() {
-            v["relatedInformation"] = Value::from(related);
+        lsp_types::Diagnostic {
+            range: lines.range(d.span.start as usize, d.span.end as usize),
+            severity: Some(if d.severity == Severity::Error {
+                lsp_types::DiagnosticSeverity::ERROR
+            } else {
+                lsp_types::DiagnosticSeverity::WARNING
+            }),
+            code: Some(lsp_types::NumberOrString::String(d.code.to_string())),
+            code_description: code_documentation(d.code)
+                .and_then(|href| Url::parse(&href).ok())
+                .map(|href| lsp_types::CodeDescription { href }),
+            source: Some("strata".into()),
+            message,
+            related_information: (!related.is_empty()).then_some(related),
+            tags: None,
+            data: None,
         }
-        if let Some(href) = code_documentation(d.code) {
-            v["codeDescription"] = json!({ "href": href });
-        }
-        v
     }
 
     /// The checked model `name`.
@@ -133,7 +183,7 @@ impl Analysis {
 
     /// The model declaration of this file that holds `offset`.
     fn model_decl_at(&self, offset: usize) -> Option<&ast::ModelDecl> {
-        self.files
+        self.files()
             .iter()
             .filter(|(id, _)| *id == self.file)
             .flat_map(|(_, f)| &f.decls)
@@ -194,6 +244,7 @@ pub fn notification(server: &mut Server, method: &str, p: Value) {
                     text: text.to_string(),
                     version: version as i32,
                     analysis: None,
+                    dirty: true,
                 },
             );
             server.invalidate_importers(&uri);
@@ -233,7 +284,7 @@ pub fn notification(server: &mut Server, method: &str, p: Value) {
         }
         "textDocument/didSave" | "workspace/didChangeWatchedFiles" => {
             for doc in server.docs.values_mut() {
-                doc.analysis = None;
+                doc.dirty = true;
             }
         }
         _ => {}
@@ -430,7 +481,7 @@ fn hover(server: &Server, p: &Value) -> Result<Value, Failure> {
     let mut parts: Vec<String> = Vec::new();
     if let Some(t) = describe_expect(a, offset) {
         parts.push(t);
-    } else if let Some(o) = a.index.at(a.file, offset) {
+    } else if let Some(o) = a.index().at(a.file, offset) {
         parts.extend(describe_target(a, &o.target));
     }
     for d in a.checked.diagnostics.iter().filter(|d| {
@@ -460,7 +511,7 @@ fn analyses(server: &Server) -> impl Iterator<Item = &Analysis> {
 /// it is declared.
 fn definition_of(a: &Analysis, target: &Target) -> Option<Span> {
     if let Some(o) = a
-        .index
+        .index()
         .occurrences
         .iter()
         .find(|o| o.def && o.target == *target)
@@ -481,12 +532,12 @@ fn definition_of(a: &Analysis, target: &Target) -> Option<Span> {
 
 fn definition(server: &Server, p: &Value) -> Result<Value, Failure> {
     let (_, a, offset) = at(server, p)?;
-    let Some(o) = a.index.at(a.file, offset) else {
+    let Some(o) = a.index().at(a.file, offset) else {
         return Ok(Value::Null);
     };
     Ok(definition_of(a, &o.target)
         .and_then(|span| a.location(span, server.encoding))
-        .unwrap_or(Value::Null))
+        .map_or(Value::Null, |l| json!(l)))
 }
 
 /// Every occurrence of `target` in the workspace, once per place.
@@ -494,7 +545,7 @@ fn occurrences_of<'s>(server: &'s Server, target: &Target) -> Vec<(&'s Analysis,
     let mut seen: BTreeSet<(PathBuf, u32, u32)> = BTreeSet::new();
     let mut out = Vec::new();
     for a in analyses(server) {
-        for o in a.index.occurrences.iter().filter(|o| o.target == *target) {
+        for o in a.index().occurrences.iter().filter(|o| o.target == *target) {
             let path = a.checked.sources.get(o.span.file).path.clone();
             let path = std::fs::canonicalize(&path).unwrap_or(path);
             if seen.insert((path, o.span.start, o.span.end)) {
@@ -507,7 +558,7 @@ fn occurrences_of<'s>(server: &'s Server, target: &Target) -> Vec<(&'s Analysis,
 
 fn references(server: &Server, p: &Value) -> Result<Value, Failure> {
     let (_, a, offset) = at(server, p)?;
-    let Some(o) = a.index.at(a.file, offset) else {
+    let Some(o) = a.index().at(a.file, offset) else {
         return Ok(Value::Null);
     };
     let with_decl = p
@@ -518,6 +569,7 @@ fn references(server: &Server, p: &Value) -> Result<Value, Failure> {
         .into_iter()
         .filter(|(_, o)| with_decl || !o.def)
         .filter_map(|(a, o)| a.location(o.span, server.encoding))
+        .map(|l| json!(l))
         .collect();
     Ok(Value::from(locations))
 }
@@ -873,7 +925,7 @@ fn document_symbols(server: &Server, p: &Value) -> Result<Value, Failure> {
     let (doc, a, _) = at(server, p)?;
     let lines = LineIndex::new(&doc.text, server.encoding);
     let range = |s: Span| lines.range(s.start as usize, s.end as usize);
-    let Some((_, file)) = a.files.iter().find(|(id, _)| *id == a.file) else {
+    let Some((_, file)) = a.files().iter().find(|(id, _)| *id == a.file) else {
         return Ok(Value::from(Vec::<Value>::new()));
     };
     let symbols: Vec<Value> = decl_symbols(file)
@@ -894,7 +946,7 @@ fn workspace_symbols(server: &Server, p: &Value) -> Result<Value, Failure> {
     let mut seen = BTreeSet::new();
     let mut out = Vec::new();
     for a in analyses(server) {
-        for (id, file) in &a.files {
+        for (id, file) in a.files() {
             for (name, kind, _, name_span, _) in decl_symbols(file) {
                 if !name.to_lowercase().contains(&query) {
                     continue;
@@ -902,7 +954,7 @@ fn workspace_symbols(server: &Server, p: &Value) -> Result<Value, Failure> {
                 let Some(location) = a.location(name_span, server.encoding) else {
                     continue;
                 };
-                if seen.insert((location["uri"].to_string(), name_span.start, *id)) {
+                if seen.insert((location.uri.to_string(), name_span.start, *id)) {
                     out.push(json!({ "name": name, "kind": kind, "location": location }));
                 }
             }
@@ -925,7 +977,7 @@ fn rename_refusal(a: &Analysis, target: &Target) -> Option<String> {
             )),
             NodeKind::Model => {
                 let m = a.model(&node.name)?;
-                if !a.index.occurrences.iter().any(|o| o.def && o.target == *target) {
+                if !a.index().occurrences.iter().any(|o| o.def && o.target == *target) {
                     return Some(format!(
                         "`{column}` is passed through from an input of `{}`: rename it where it is defined, or name it in a `select`",
                         node.name
@@ -949,7 +1001,7 @@ fn rename_refusal(a: &Analysis, target: &Target) -> Option<String> {
 
 fn prepare_rename(server: &Server, p: &Value) -> Result<Value, Failure> {
     let (doc, a, offset) = at(server, p)?;
-    let Some(o) = a.index.at(a.file, offset) else {
+    let Some(o) = a.index().at(a.file, offset) else {
         return Err(Failure {
             code: ErrorCode::RequestFailed,
             message: "nothing to rename here".into(),
@@ -987,7 +1039,7 @@ fn rename(server: &Server, p: &Value) -> Result<Value, Failure> {
             "`{new_name}` is not a name (letters, digits and _, not starting with a digit)"
         )));
     }
-    let Some(o) = a.index.at(a.file, offset) else {
+    let Some(o) = a.index().at(a.file, offset) else {
         return Err(refuse("nothing to rename here".into()));
     };
     if let Some(why) = rename_refusal(a, &o.target) {

@@ -3,6 +3,8 @@
 //! them (inputs, qualified and unqualified columns, tests, pipelines).
 //! Hover, go to definition, references and rename all read it.
 
+use std::collections::HashMap;
+
 use strata_lang::ast::{self, Decl, ExprKind, Ident, ItemKind};
 use strata_lang::ir;
 use strata_lang::{FileId, Span};
@@ -49,8 +51,19 @@ impl Index {
 /// Build the index of `files` (the module's parsed files) against the
 /// checked module.
 pub fn index(module: &ir::Module, files: &[(FileId, ast::File)]) -> Index {
+    let mut columns: HashMap<NodeId, &[ir::Column]> = HashMap::new();
+    for s in &module.sources {
+        let cols = s.columns.as_deref().unwrap_or_default();
+        columns.insert(NodeId::new(NodeKind::Source, s.name.as_str()), cols);
+    }
+    for c in &module.contracts {
+        columns.insert(NodeId::new(NodeKind::Contract, c.name.as_str()), &c.columns);
+    }
+    for m in &module.models {
+        columns.insert(NodeId::new(NodeKind::Model, m.name.as_str()), &m.columns);
+    }
     let mut b = Builder {
-        module,
+        columns,
         out: Vec::new(),
     };
     for (_, f) in files {
@@ -62,7 +75,8 @@ pub fn index(module: &ir::Module, files: &[(FileId, ast::File)]) -> Index {
 }
 
 struct Builder<'m> {
-    module: &'m ir::Module,
+    /// The columns of every source, contract and model, by node.
+    columns: HashMap<NodeId, &'m [ir::Column]>,
     out: Vec<Occurrence>,
 }
 
@@ -75,38 +89,19 @@ impl Builder<'_> {
         });
     }
 
-    /// The node a name given as an input refers to: a model, else a source.
+    /// The node an input name refers to: a model if there is one by that
+    /// name, else a source.
     fn input_node(&self, name: &str) -> NodeId {
-        if self.module.models.iter().any(|m| m.name == name) {
-            NodeId::new(NodeKind::Model, name)
+        let model = NodeId::new(NodeKind::Model, name);
+        if self.columns.contains_key(&model) {
+            model
         } else {
             NodeId::new(NodeKind::Source, name)
         }
     }
 
     fn columns_of(&self, node: &NodeId) -> Vec<String> {
-        let cols: &[ir::Column] = match node.kind {
-            NodeKind::Model => self
-                .module
-                .models
-                .iter()
-                .find(|m| m.name == node.name)
-                .map_or(&[], |m| m.columns.as_slice()),
-            NodeKind::Source => self
-                .module
-                .sources
-                .iter()
-                .find(|s| s.name == node.name)
-                .and_then(|s| s.columns.as_deref())
-                .unwrap_or_default(),
-            NodeKind::Contract => self
-                .module
-                .contracts
-                .iter()
-                .find(|c| c.name == node.name)
-                .map_or(&[], |c| c.columns.as_slice()),
-            NodeKind::Test => &[],
-        };
+        let cols: &[ir::Column] = self.columns.get(node).copied().unwrap_or_default();
         cols.iter().map(|c| c.name.to_string()).collect()
     }
 

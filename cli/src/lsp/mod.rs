@@ -57,8 +57,10 @@ pub struct Doc {
     pub path: PathBuf,
     pub text: String,
     pub version: i32,
-    /// Its analysis, `None` until the next check.
+    /// Its last analysis (`None` until the first check).
     pub analysis: Option<Analysis>,
+    /// The text or a file it reads changed since that analysis.
+    pub dirty: bool,
 }
 
 pub struct Server {
@@ -111,11 +113,10 @@ impl Server {
         self.send(Message::Response(response));
     }
 
-    pub fn notify(&mut self, method: &str, params: Value) {
-        self.send(Message::Notification(Notification::new(
-            method.to_string(),
-            params,
-        )));
+    pub fn notify(&mut self, method: &str, params: impl serde::Serialize) {
+        // Written straight from `params` (no JSON tree in between: a publish
+        // can carry thousands of diagnostics).
+        let _ = transport::write_notification(&mut self.out, method, &params);
     }
 
     /// Handle one incoming message; `Some(exit code)` when the server must
@@ -244,7 +245,7 @@ impl Server {
         let dirty: Vec<Url> = self
             .docs
             .iter()
-            .filter(|(_, d)| d.analysis.is_none())
+            .filter(|(_, d)| d.dirty)
             .map(|(u, _)| u.clone())
             .collect();
         if dirty.is_empty() {
@@ -261,10 +262,16 @@ impl Server {
             };
             let analysis = Analysis::new(&doc.path, overlay.clone());
             let params = analysis.publish(&uri, doc.version, &doc.text, self.encoding);
-            doc.analysis = Some(analysis);
-            let n = params["diagnostics"].as_array().map_or(0, Vec::len);
-            self.published.insert(uri, n);
-            self.notify("textDocument/publishDiagnostics", params);
+            let previous = doc.analysis.replace(analysis);
+            doc.dirty = false;
+            self.published.insert(uri.clone(), params.diagnostics.len());
+            self.notify("textDocument/publishDiagnostics", &params);
+            // Once the client has the verdict: free the old analysis, build
+            // the index of names that hover and definition read.
+            drop(previous);
+            if let Some(a) = self.docs.get(&uri).and_then(|d| d.analysis.as_ref()) {
+                a.index();
+            }
         }
     }
 
@@ -291,9 +298,7 @@ impl Server {
                 .analysis
                 .as_ref()
                 .is_none_or(|a| a.checked.sources.find(&path).is_some());
-            if reads {
-                doc.analysis = None;
-            }
+            doc.dirty |= reads;
         }
     }
 }

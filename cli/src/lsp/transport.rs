@@ -134,6 +134,26 @@ pub fn write_json(out: &mut dyn Write, msg: &serde_json::Value) -> std::io::Resu
     write_body(out, &msg.to_string())
 }
 
+/// Write one framed notification.
+pub fn write_notification(
+    out: &mut dyn Write,
+    method: &str,
+    params: &impl serde::Serialize,
+) -> std::io::Result<()> {
+    #[derive(serde::Serialize)]
+    struct Notification<'a, P> {
+        jsonrpc: &'static str,
+        method: &'a str,
+        params: P,
+    }
+    let body = serde_json::to_string(&Notification {
+        jsonrpc: "2.0",
+        method,
+        params,
+    })?;
+    write_body(out, &body)
+}
+
 fn write_body(out: &mut dyn Write, body: &str) -> std::io::Result<()> {
     write!(out, "Content-Length: {}\r\n\r\n{body}", body.len())?;
     out.flush()
