@@ -119,6 +119,14 @@ impl Server {
         let _ = transport::write_notification(&mut self.out, method, &params);
     }
 
+    /// Handle one message as if it had arrived alone on stdin, then check
+    /// what it changed (tests and fuzzing drive the server in process).
+    pub fn handle_message(&mut self, msg: Message) -> Option<i32> {
+        let code = self.receive(transport::Incoming::Message(msg));
+        self.check_dirty();
+        code
+    }
+
     /// Handle one incoming message; `Some(exit code)` when the server must
     /// stop (`exit`).
     pub fn receive(&mut self, msg: transport::Incoming) -> Option<i32> {
@@ -260,8 +268,20 @@ impl Server {
             let Some(doc) = self.docs.get_mut(&uri) else {
                 continue;
             };
-            let analysis = Analysis::new(&doc.path, overlay.clone());
-            let params = analysis.publish(&uri, doc.version, &doc.text, self.encoding);
+            // A bug in the checker must not take the editor's server down.
+            let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                let analysis = Analysis::new(&doc.path, overlay.clone());
+                let params = analysis.publish(&uri, doc.version, &doc.text, self.encoding);
+                (analysis, params)
+            }));
+            let Ok((analysis, params)) = outcome else {
+                doc.dirty = false;
+                self.notify(
+                    "window/logMessage",
+                    json!({ "type": 1, "message": format!("strata lsp failed to check {uri} (a bug: please report it)") }),
+                );
+                continue;
+            };
             let previous = doc.analysis.replace(analysis);
             doc.dirty = false;
             self.published.insert(uri.clone(), params.diagnostics.len());
