@@ -30,7 +30,10 @@ use std::process::{Command, Stdio};
 use serde_json::{json, Value};
 use strata_lang::FileId;
 
-const STRATA: &str = env!("CARGO_BIN_EXE_strata");
+#[path = "support/tools.rs"]
+#[allow(dead_code)] // each test file uses its own part of the shared helpers
+mod tools;
+use tools::{root, STRATA};
 
 /// How many sampled programs the consumer checks (`--seed 1`).
 const SAMPLES: usize = 200;
@@ -58,22 +61,6 @@ const OVER_ACCEPTED: &[(&str, &str)] = &[
     ),
 ];
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .map_or_else(|| PathBuf::from(".."), Path::to_path_buf)
-}
-
-fn in_ci() -> bool {
-    std::env::var_os("CI").is_some_and(|v| !v.is_empty() && v != "0" && v != "false")
-}
-
-/// A missing tool: a failure under CI, else a skip with a message.
-fn unavailable(what: &str) {
-    assert!(!in_ci(), "CI is set but {what}; .ci/run installs it");
-    eprintln!("skipping: {what}");
-}
-
 fn rel(path: &Path) -> String {
     path.strip_prefix(root())
         .unwrap_or(path)
@@ -83,32 +70,7 @@ fn rel(path: &Path) -> String {
 
 /// Node.js and the `node_modules` directory holding `gbnf`, if present.
 fn consumer() -> Option<(String, PathBuf)> {
-    let node = std::env::var("STRATA_NODE").unwrap_or_else(|_| "node".to_string());
-    let works = Command::new(&node)
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !works {
-        unavailable(&format!("Node.js ({node}) is not available"));
-        return None;
-    }
-    let home = std::env::var("HOME").unwrap_or_else(|_| "/root".into());
-    let candidates = [
-        std::env::var("STRATA_GBNF_MODULES").ok().map(PathBuf::from),
-        Some(Path::new(&home).join(".cache/strata-gbnf/node_modules")),
-        Some(root().join("tests/gbnf/node_modules")),
-    ];
-    match candidates
-        .into_iter()
-        .flatten()
-        .find(|dir| dir.join("gbnf/package.json").is_file())
-    {
-        Some(dir) => Some((node, dir)),
-        None => {
-            unavailable("the npm package gbnf is not installed (npm ci in tests/gbnf)");
-            None
-        }
-    }
+    tools::node_packages("STRATA_GBNF_MODULES", "gbnf", &["gbnf"])
 }
 
 /// The consumer's answer for `grammar` and `inputs` (name, text): whether

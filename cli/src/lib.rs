@@ -100,10 +100,10 @@ pub enum Command {
     Fmt(commands::fmt::FmtArgs),
     // Plugin commands come next (`strata_plugin::PluginCommand::order`).
     /// Print the documentation of a diagnostic code (e.g. `strata explain E079`).
-    #[command(display_order = 20)]
+    #[command(display_order = 30)]
     Explain(commands::explain::ExplainArgs),
     /// List every registered rule: code, name, severity, summary.
-    #[command(display_order = 21)]
+    #[command(display_order = 31)]
     Rules(commands::rules::RulesArgs),
     /// Print the language as a GBNF grammar, or write random programs drawn
     /// from it.
@@ -133,6 +133,10 @@ pub enum Command {
     /// for the whole list.
     #[command(display_order = 18)]
     Diff(commands::diff::DiffArgs),
+    /// Write a static documentation site: every model, source and contract,
+    /// searchable, with the lineage graph drawn (no server, no network).
+    #[command(display_order = 19)]
+    Docs(commands::docs::DocsArgs),
     /// The language server (stdio): diagnostics as you type, hover, go to
     /// definition, references, completion, quick fixes, formatting, rename.
     ///
@@ -145,7 +149,7 @@ pub enum Command {
     /// answers the SQL of the model under the cursor. When
     /// `STRATA_CODE_DOCS` is set (a URL prefix), each diagnostic links to
     /// `<prefix><CODE>`.
-    #[command(display_order = 19)]
+    #[command(display_order = 20)]
     Lsp(lsp::LspArgs),
     /// Any other name: the external command `strata-<name>` on PATH.
     #[command(external_subcommand)]
@@ -272,6 +276,7 @@ fn run_cli(cli: Cli) -> i32 {
         Command::Grammar(a) => commands::grammar::run(a),
         Command::Graph(a) => commands::graph::run(a),
         Command::Diff(a) => commands::diff::run(a),
+        Command::Docs(a) => commands::docs::run(a),
         Command::Lsp(a) => lsp::run(a),
     }
 }

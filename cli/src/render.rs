@@ -10,7 +10,7 @@ use strata_lang::{Diagnostic, FileId, Severity, SourceMap, Span};
 pub use strata_plugin::{print_json, print_text, Format};
 
 /// Text escaped for HTML, in element content and in `"`-quoted attributes
-/// (Graphviz's HTML-like labels).
+/// (Graphviz's HTML-like labels, the pages of `strata docs`).
 pub fn html_escape(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {

@@ -67,6 +67,9 @@ pub struct Contract {
     #[serde(skip)]
     pub span: Span,
     pub columns: Vec<Column>,
+    /// The span of each declared column (parallel to `columns`).
+    #[serde(skip)]
+    pub column_spans: Vec<Span>,
 }
 
 /// Whether an input is a source or a model.
@@ -195,6 +198,11 @@ pub struct Model {
     pub inputs: Vec<Input>,
     /// The output schema, in schema order.
     pub columns: Vec<Column>,
+    /// Where each output column is defined (parallel to `columns`): its
+    /// `name = expr`, group key or aggregate; the model's name for a
+    /// column passed through without a clause of its own.
+    #[serde(skip)]
+    pub column_spans: Vec<Span>,
     /// Where each output column's value comes from (parallel to `columns`).
     #[serde(skip)]
     pub output_refs: Vec<ColumnRef>,

@@ -64,3 +64,40 @@ pub fn strata_lang() -> Option<PathBuf> {
     };
     path.is_file().then_some(path)
 }
+
+/// Node.js (`$STRATA_NODE`, else `node`) and a `node_modules` directory
+/// holding every one of `packages`: `$ENV` when set, else
+/// `~/.cache/strata-DIR/node_modules` (where `.ci/run` installs them with
+/// `npm ci`), else `tests/DIR/node_modules`. `None` (after
+/// [`unavailable`]) when either is missing.
+pub fn node_packages(env: &str, dir: &str, packages: &[&str]) -> Option<(String, PathBuf)> {
+    let node = std::env::var("STRATA_NODE").unwrap_or_else(|_| "node".to_string());
+    let works = std::process::Command::new(&node)
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !works {
+        unavailable(&format!("Node.js ({node}) is not available"));
+        return None;
+    }
+    let home = std::env::var("HOME").unwrap_or_else(|_| "/root".into());
+    let candidates = [
+        std::env::var(env).ok().map(PathBuf::from),
+        Some(Path::new(&home).join(format!(".cache/strata-{dir}/node_modules"))),
+        Some(root().join(format!("tests/{dir}/node_modules"))),
+    ];
+    let found = candidates.into_iter().flatten().find(|modules| {
+        packages
+            .iter()
+            .all(|p| modules.join(p).join("package.json").is_file())
+    });
+    match found {
+        Some(modules) => Some((node, modules)),
+        None => {
+            unavailable(&format!(
+                "the npm packages of tests/{dir} are not installed (npm ci in tests/{dir})"
+            ));
+            None
+        }
+    }
+}

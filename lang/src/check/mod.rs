@@ -328,6 +328,7 @@ fn build_module(
                     .contract_columns(&c.name.name)
                     .cloned()
                     .unwrap_or_default(),
+                column_spans: c.fields.iter().map(|f| f.span).collect(),
             })
             .collect(),
         models: ir_models,
@@ -770,6 +771,7 @@ fn check_one(
             fingerprint: String::new(),
             inputs: Vec::new(),
             columns: Vec::new(),
+            column_spans: Vec::new(),
             output_refs: Vec::new(),
             lineage: Vec::new(),
             joins: Vec::new(),

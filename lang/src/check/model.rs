@@ -62,6 +62,9 @@ pub struct ModelChecker<'a> {
     step_spans: Vec<Span>,
     /// The clause being checked.
     clause_span: Span,
+    /// The definition (`name = expr`, a group key) of each registered
+    /// output, in registration order: the IR's `column_spans`.
+    output_spans: Vec<(Name, Span)>,
 }
 
 impl<'a> ModelChecker<'a> {
@@ -102,6 +105,7 @@ impl<'a> ModelChecker<'a> {
             steps: Vec::with_capacity(steps),
             step_spans: Vec::with_capacity(steps),
             clause_span: model.span,
+            output_spans: Vec::with_capacity(steps),
         }
     }
 
@@ -351,6 +355,16 @@ impl<'a> ModelChecker<'a> {
             self.last_was_setop = is_setop;
         }
         let (mut columns, mut lineage, mut output_refs) = self.finish_outputs();
+        let column_spans = columns
+            .iter()
+            .map(|c| {
+                self.output_spans
+                    .iter()
+                    .rev()
+                    .find(|(n, _)| *n == c.name)
+                    .map_or(model.name.span, |(_, s)| *s)
+            })
+            .collect();
         // The IR of every model stays alive until the end: no slack.
         columns.shrink_to_fit();
         lineage.shrink_to_fit();
@@ -377,6 +391,7 @@ impl<'a> ModelChecker<'a> {
                 })
                 .collect(),
             columns,
+            column_spans,
             output_refs,
             lineage,
             joins: std::mem::take(&mut self.joins),
@@ -697,6 +712,7 @@ impl<'a> ModelChecker<'a> {
                 let how = self.how_for(&t, &a.expr);
                 self.register_output(
                     &a.name.name,
+                    a.span,
                     fresh_column(a.name.name.clone(), t.ty, t.nullable),
                     Origin::Output,
                     t.sources,
@@ -710,15 +726,18 @@ impl<'a> ModelChecker<'a> {
         }
     }
 
+    #[allow(clippy::too_many_arguments)]
     fn register_output(
         &mut self,
         name: &Name,
+        span: Span,
         col: Column,
         origin: Origin,
         sources: Sources,
         how: &'static str,
     ) {
         self.outputs.push(name.clone());
+        self.output_spans.push((name.clone(), span));
         self.scope.insert(
             name,
             Entry {
@@ -767,7 +786,14 @@ impl<'a> ModelChecker<'a> {
                 (Some(mut col), Some(mut t)) => {
                     col.name = name.clone();
                     step_keys.push((name.clone(), t.texpr()));
-                    self.register_output(&name, col, Origin::GroupKey, t.sources, "group_key");
+                    self.register_output(
+                        &name,
+                        key.span,
+                        col,
+                        Origin::GroupKey,
+                        t.sources,
+                        "group_key",
+                    );
                 }
                 _ => {
                     self.outputs.push(name.clone());
@@ -825,7 +851,7 @@ impl<'a> ModelChecker<'a> {
                     });
                     let mut col = Column::clone(&e.col);
                     col.name = name.clone();
-                    self.register_output(name, col, Origin::Output, e.sources, "group_key");
+                    self.register_output(name, a.span, col, Origin::Output, e.sources, "group_key");
                 }
                 return;
             }
@@ -840,6 +866,7 @@ impl<'a> ModelChecker<'a> {
                             });
                             self.register_output(
                                 name,
+                                a.span,
                                 fresh_column(name.clone(), t.ty, t.nullable),
                                 Origin::Output,
                                 t.sources,

@@ -72,10 +72,16 @@ impl WarehouseArgs {
     }
 
     pub fn open(&self, module: &Path) -> Result<Box<Warehouse>, Failure> {
-        crate::engine::open(
-            &self.target(module)?,
-            Duration::from_secs_f64(self.lock_timeout.max(0.0)),
-        )
+        crate::engine::open(&self.target(module)?, self.lock_wait())
+    }
+
+    /// [`WarehouseArgs::open`] for reading only (`crate::engine::open_read_only`).
+    pub fn open_read_only(&self, module: &Path) -> Result<Box<Warehouse>, Failure> {
+        crate::engine::open_read_only(&self.target(module)?, self.lock_wait())
+    }
+
+    fn lock_wait(&self) -> Duration {
+        Duration::from_secs_f64(self.lock_timeout.max(0.0))
     }
 }
 

@@ -3,7 +3,7 @@
 
 use std::time::{Duration, Instant};
 
-use duckdb::Connection;
+use duckdb::{AccessMode, Config, Connection};
 use strata_lang::sql::Dialect;
 use strata_lang::types::Type;
 
@@ -21,10 +21,29 @@ impl DuckDb {
     /// Open (or create) the file. Another writer holding it is waited for
     /// up to `lock_timeout`, then reported with its holder.
     pub fn open(path: &str, lock_timeout: Duration) -> Result<DuckDb, Failure> {
+        DuckDb::open_with(path, lock_timeout, false)
+    }
+
+    /// Open an existing file for reading only: nothing can be written, and
+    /// a missing file is an error rather than a new warehouse.
+    pub fn open_read_only(path: &str, lock_timeout: Duration) -> Result<DuckDb, Failure> {
+        if path == ":memory:" || !std::path::Path::new(path).is_file() {
+            return Err(Failure::Environment(format!(
+                "cannot open warehouse {path}: no such DuckDB file"
+            )));
+        }
+        DuckDb::open_with(path, lock_timeout, true)
+    }
+
+    fn open_with(path: &str, lock_timeout: Duration, read_only: bool) -> Result<DuckDb, Failure> {
         let start = Instant::now();
         loop {
             let attempt = if path == ":memory:" {
                 Connection::open_in_memory()
+            } else if read_only {
+                Config::default()
+                    .access_mode(AccessMode::ReadOnly)
+                    .and_then(|config| Connection::open_with_flags(path, config))
             } else {
                 Connection::open(path)
             };

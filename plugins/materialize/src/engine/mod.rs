@@ -138,6 +138,17 @@ pub fn open(target: &Target, lock_timeout: Duration) -> Result<Box<Warehouse>, F
     Ok(wh)
 }
 
+/// Open the warehouse `target` names for reading only: a DuckDB file must
+/// exist (it is opened read-only, waiting up to `lock_timeout` for a
+/// writer), a PostgreSQL session is read-only and takes no lock. Nothing is
+/// created: a warehouse without a run history has no `_strata_runs` table.
+pub fn open_read_only(target: &Target, lock_timeout: Duration) -> Result<Box<Warehouse>, Failure> {
+    Ok(match target {
+        Target::DuckDb(path) => Box::new(DuckDb::open_read_only(path, lock_timeout)?),
+        Target::Postgres(url) => Box::new(Postgres::open_read_only(url)?),
+    })
+}
+
 /// The columns of `_strata_runs`, in the order a run inserts them.
 pub const RUN_COLUMNS: &str = "run_id, started_at, module, branch, stage_only, models, fingerprints, overrides, inputs, snapshots, report, sampling, skipped, bases";
 

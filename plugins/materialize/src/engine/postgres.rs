@@ -59,6 +59,22 @@ impl Postgres {
     /// Connect, check the schema, take the schema's writer lock (waiting up
     /// to `lock_timeout`).
     pub fn open(target: &PgTarget, lock_timeout: Duration) -> Result<Postgres, Failure> {
+        let pg = Postgres::connect(target)?;
+        pg.lock(&target.schema, lock_timeout)?;
+        Ok(pg)
+    }
+
+    /// Connect for reading only: every transaction of the session is read
+    /// only, and no writer lock is taken (a run in progress is not waited
+    /// for; what it has not committed is not seen).
+    pub fn open_read_only(target: &PgTarget) -> Result<Postgres, Failure> {
+        let pg = Postgres::connect(target)?;
+        pg.exec("SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY")?;
+        Ok(pg)
+    }
+
+    /// Connect, and check that the schema exists and read and write in it.
+    fn connect(target: &PgTarget) -> Result<Postgres, Failure> {
         let shown = target.shown.clone();
         let client = target.config.connect(target.tls.connector()?).map_err(|e| {
             let text = pg_text(&e);
@@ -84,7 +100,6 @@ impl Postgres {
             )));
         }
         pg.exec(&format!("SET search_path TO {}", pg.ident(&target.schema)))?;
-        pg.lock(&target.schema, lock_timeout)?;
         Ok(pg)
     }
 
