@@ -5,7 +5,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use lsp_server::ErrorCode;
-use lsp_types::{Location, Url};
+use lsp_types::{Diagnostic as LspDiagnostic, Location, Url};
 use serde_json::{json, Value};
 use strata_lang::ast::{self, Decl, ItemKind};
 use strata_lang::ir;
@@ -128,12 +128,7 @@ impl Analysis {
         lsp_types::PublishDiagnosticsParams::new(uri.clone(), diagnostics, Some(version))
     }
 
-    fn diagnostic(
-        &self,
-        d: &Diagnostic,
-        lines: &LineIndex,
-        enc: Encoding,
-    ) -> lsp_types::Diagnostic {
+    fn diagnostic(&self, d: &Diagnostic, lines: &LineIndex, enc: Encoding) -> LspDiagnostic {
         let mut message = d.message.clone();
         if let Some(h) = &d.help {
             message.push_str(&format!("\nhelp: {h}"));
@@ -157,7 +152,7 @@ impl Analysis {
                 })
             })
             .collect();
-        lsp_types::Diagnostic {
+        LspDiagnostic {
             range: lines.range(d.span.start as usize, d.span.end as usize),
             severity: Some(if d.severity == Severity::Error {
                 lsp_types::DiagnosticSeverity::ERROR
