@@ -290,7 +290,9 @@ impl Server {
             // the index of names that hover and definition read.
             drop(previous);
             if let Some(a) = self.docs.get(&uri).and_then(|d| d.analysis.as_ref()) {
-                a.index();
+                // A panic here is a bug the next request that needs the
+                // index reports (it builds it again, under its own guard).
+                let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| a.index()));
             }
         }
     }
