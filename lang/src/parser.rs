@@ -15,11 +15,12 @@ mod model;
 #[cfg(test)]
 mod tests;
 
-// The tables the grammar (crate::grammar) is built from, or checked against.
+// The tables the grammar (crate::grammar) is built from, or checked against,
+// and the language server completes from.
 pub(crate) use decl::ANNOTATIONS;
-pub(crate) use model::{ATTRS, CARDINALITIES};
 #[cfg(test)]
-pub(crate) use model::{FN_MODEL_KEYWORDS, MODEL_KEYWORDS};
+pub(crate) use model::FN_MODEL_KEYWORDS;
+pub use model::{ATTRS, CARDINALITIES, MODEL_KEYWORDS};
 
 use strata_codes as codes;
 
@@ -241,7 +242,7 @@ impl<F: FnOnce() -> String> Text for Lazy<F> {
 }
 
 /// Top-level declaration keywords: the points error recovery resumes at.
-pub(crate) const TOP_KEYWORDS: &[&str] = &[
+pub const TOP_KEYWORDS: &[&str] = &[
     "source", "contract", "model", "pipeline", "fn", "import", "domain", "test",
 ];
 

@@ -569,32 +569,6 @@ fn references(server: &Server, p: &Value) -> Result<Value, Failure> {
     Ok(Value::from(locations))
 }
 
-const KEYWORDS: &[&str] = &[
-    "source", "model", "contract", "test", "pipeline", "import", "domain", "fn",
-];
-const CLAUSES: &[&str] = &[
-    "from",
-    "join_left",
-    "join_inner",
-    "join_anti",
-    "join_semi",
-    "filter",
-    "let",
-    "select",
-    "derive",
-    "aggregate",
-    "group",
-    "sort",
-    "take",
-    "expand",
-    "dedup",
-    "union",
-    "intersect",
-    "except",
-    "owner:",
-    "incremental",
-];
-
 fn item(label: &str, kind: u32, detail: Option<String>) -> Value {
     let mut v = json!({ "label": label, "kind": kind });
     if let Some(d) = detail {
@@ -640,7 +614,7 @@ fn completion(server: &Server, p: &Value) -> Result<Value, Failure> {
     }
     match previous {
         Some("expect") => {
-            for c in ["many_to_one", "one_to_one"] {
+            for c in strata_lang::parser::CARDINALITIES {
                 items.push(item(
                     c,
                     14,
@@ -682,8 +656,11 @@ fn completion(server: &Server, p: &Value) -> Result<Value, Failure> {
                         }
                     }
                 }
-                for c in CLAUSES {
+                for c in strata_lang::parser::MODEL_KEYWORDS {
                     items.push(item(c, 14, None));
+                }
+                for a in strata_lang::parser::ATTRS {
+                    items.push(item(&format!("{a}:"), 10, None));
                 }
                 for f in strata_lang::catalog::FUNCTIONS {
                     let kind = if f.aggregate { "aggregate" } else { "function" };
@@ -691,7 +668,7 @@ fn completion(server: &Server, p: &Value) -> Result<Value, Failure> {
                 }
             }
             None => {
-                for k in KEYWORDS {
+                for k in strata_lang::parser::TOP_KEYWORDS {
                     items.push(item(k, 14, None));
                 }
             }

@@ -7,7 +7,7 @@ use crate::span::Span;
 use crate::suggest::edit_distance;
 
 /// Contextual words that start a model attribute when followed by `:`.
-pub(crate) const ATTRS: &[&str] = &["owner", "reason", "description", "label", "staleness_ok"];
+pub const ATTRS: &[&str] = &["owner", "reason", "description", "label", "staleness_ok"];
 
 /// Model body keywords allowed in a model value inside a fn body.
 pub(crate) const FN_MODEL_KEYWORDS: &[&str] = &[
@@ -24,7 +24,7 @@ pub(crate) const FN_MODEL_KEYWORDS: &[&str] = &[
 ];
 
 /// Every keyword that starts a model clause.
-pub(crate) const MODEL_KEYWORDS: &[&str] = &[
+pub const MODEL_KEYWORDS: &[&str] = &[
     "from",
     "join_left",
     "join_inner",
@@ -49,7 +49,8 @@ pub(crate) const MODEL_KEYWORDS: &[&str] = &[
     "incremental",
 ];
 
-pub(crate) const CARDINALITIES: &[&str] = &["many_to_one", "one_to_one"];
+/// The cardinalities an `expect` can promise.
+pub const CARDINALITIES: &[&str] = &["many_to_one", "one_to_one"];
 
 impl Parser<'_> {
     /// A model body's items, after its `{`, through its `}`.
