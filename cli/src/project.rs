@@ -458,22 +458,33 @@ pub fn output_span(m: &ir::Model, column: &str) -> Span {
 }
 
 fn model_or_source_columns(module: &ir::Module, input: &ir::Input) -> Vec<String> {
-    let cols = match input.kind {
-        InputKind::Source => module
-            .sources
-            .iter()
-            .find(|s| s.name == input.name)
-            .and_then(|s| s.columns.as_deref()),
-        InputKind::Model => module
-            .models
-            .iter()
-            .find(|m| m.name == input.name)
-            .map(|m| m.columns.as_slice()),
-    };
-    cols.unwrap_or_default()
+    columns_of(module, &NodeId::of_input(input))
+        .unwrap_or_default()
         .iter()
         .map(|c| c.name.to_string())
         .collect()
+}
+
+/// The columns of a node of the module (a test has none).
+pub fn columns_of<'m>(module: &'m ir::Module, node: &NodeId) -> Option<&'m [ir::Column]> {
+    match node.kind {
+        NodeKind::Model => module
+            .models
+            .iter()
+            .find(|m| m.name == node.name)
+            .map(|m| m.columns.as_slice()),
+        NodeKind::Source => module
+            .sources
+            .iter()
+            .find(|s| s.name == node.name)
+            .map(|s| s.columns.as_deref().unwrap_or_default()),
+        NodeKind::Contract => module
+            .contracts
+            .iter()
+            .find(|c| c.name == node.name)
+            .map(|c| c.columns.as_slice()),
+        NodeKind::Test => None,
+    }
 }
 
 #[cfg(test)]

@@ -15,7 +15,7 @@ use strata_rules::ModuleInput;
 use super::index::{self, Index, Occurrence, Target};
 use super::position::{Encoding, LineIndex};
 use super::{Doc, Failure, Server};
-use crate::project::{NodeId, NodeKind};
+use crate::project::{columns_of, NodeId, NodeKind};
 
 /// One document's module, checked.
 pub struct Analysis {
@@ -353,33 +353,11 @@ fn schema(cols: &[ir::Column]) -> String {
         .collect()
 }
 
-/// The columns of a node of the module.
-fn node_columns<'m>(module: &'m ir::Module, node: &NodeId) -> Option<&'m [ir::Column]> {
-    match node.kind {
-        NodeKind::Model => module
-            .models
-            .iter()
-            .find(|m| m.name == node.name)
-            .map(|m| m.columns.as_slice()),
-        NodeKind::Source => module
-            .sources
-            .iter()
-            .find(|s| s.name == node.name)
-            .map(|s| s.columns.as_deref().unwrap_or_default()),
-        NodeKind::Contract => module
-            .contracts
-            .iter()
-            .find(|c| c.name == node.name)
-            .map(|c| c.columns.as_slice()),
-        NodeKind::Test => None,
-    }
-}
-
 fn describe_target(a: &Analysis, target: &Target) -> Option<String> {
     let module = &a.checked.module;
     match target {
         Target::Node(node) => {
-            let cols = node_columns(module, node)?;
+            let cols = columns_of(module, node)?;
             let head = match node.kind {
                 NodeKind::Model => {
                     let m = a.model(&node.name)?;
@@ -401,7 +379,7 @@ fn describe_target(a: &Analysis, target: &Target) -> Option<String> {
             Some(format!("{head}\n{}", schema(cols)))
         }
         Target::Column(node, column) => {
-            let cols = node_columns(module, node)?;
+            let cols = columns_of(module, node)?;
             let c = cols.iter().find(|c| c.name == column.as_str())?;
             let mut text = format!(
                 "**{}** `{}`\n\n{}\n",
@@ -606,7 +584,7 @@ fn completion(server: &Server, p: &Value) -> Result<Value, Failure> {
             } else {
                 NodeId::new(NodeKind::Source, qualifier)
             };
-            for c in node_columns(module, &node).unwrap_or_default() {
+            for c in columns_of(module, &node).unwrap_or_default() {
                 items.push(item(&c.name, 5, Some(c.ty.to_string())));
             }
             return Ok(json!({ "isIncomplete": false, "items": items }));
@@ -646,7 +624,7 @@ fn completion(server: &Server, p: &Value) -> Result<Value, Failure> {
                 let model = a.model(&d.name.name);
                 let mut seen = BTreeSet::new();
                 for input in model.map(|m| m.inputs.as_slice()).unwrap_or_default() {
-                    for c in node_columns(module, &NodeId::of_input(input)).unwrap_or_default() {
+                    for c in columns_of(module, &NodeId::of_input(input)).unwrap_or_default() {
                         if seen.insert(c.name.to_string()) {
                             items.push(item(
                                 &c.name,
@@ -1026,7 +1004,7 @@ fn rename(server: &Server, p: &Value) -> Result<Value, Failure> {
                     || module.sources.iter().any(|s| s.name == new_name)
             }
         },
-        Target::Column(n, _) => node_columns(module, n)
+        Target::Column(n, _) => columns_of(module, n)
             .unwrap_or_default()
             .iter()
             .any(|c| c.name == new_name),
