@@ -175,7 +175,7 @@ fn project_config(root: &Path) -> Result<config::ProjectConfig, i32> {
 
 /// The levels for one root module: the defaults, its `strata.toml`, then
 /// the flags. `Err(exit code)` after reporting a bad `[lints]` table or flag.
-pub fn levels_for(project: &config::ProjectConfig, flags: &LevelArgs) -> Result<Levels, i32> {
+fn levels_for(project: &config::ProjectConfig, flags: &LevelArgs) -> Result<Levels, i32> {
     let mut levels = Levels::defaults();
     if let Some(path) = &project.path {
         levels
@@ -198,14 +198,28 @@ pub fn add_lints(
     flags: &LevelArgs,
 ) -> Result<(), i32> {
     for (i, (root, checked)) in results.iter_mut().enumerate() {
-        let levels = match configs.and_then(|c| c.get(i)) {
-            Some(project) => levels_for(project, flags)?,
-            None => levels_for(&project_config(root)?, flags)?,
-        };
-        let lints = strata_rules::lint::lint(checked, &levels);
-        checked.diagnostics.extend(lints);
-        sort_diagnostics(&mut checked.diagnostics);
+        add_lints_to(root, checked, configs.and_then(|c| c.get(i)), flags)?;
     }
+    Ok(())
+}
+
+/// Run the lints over one checked root, at the levels of `project` (when
+/// the caller has read it, else of the root's nearest strata.toml) and
+/// `flags`, and merge their diagnostics with the module's in source order.
+/// `Err(exit code)` after reporting a bad strata.toml or level.
+pub fn add_lints_to(
+    root: &Path,
+    checked: &mut Checked,
+    project: Option<&config::ProjectConfig>,
+    flags: &LevelArgs,
+) -> Result<(), i32> {
+    let levels = match project {
+        Some(project) => levels_for(project, flags)?,
+        None => levels_for(&project_config(root)?, flags)?,
+    };
+    let lints = strata_rules::lint::lint(checked, &levels);
+    checked.diagnostics.extend(lints);
+    sort_diagnostics(&mut checked.diagnostics);
     Ok(())
 }
 

@@ -43,16 +43,10 @@ impl Analysis {
         };
         let mut checked =
             strata_rules::check_module(ModuleInput::Files(&[path.to_path_buf()]), &options);
-        if let Ok(project) = crate::config::discover(path) {
-            let flags = crate::commands::lint::LevelArgs {
-                settings: Vec::new(),
-            };
-            if let Ok(levels) = crate::commands::lint::levels_for(&project, &flags) {
-                let lints = strata_rules::lint::lint(&checked, &levels);
-                checked.diagnostics.extend(lints);
-                strata_lang::diag::sort_diagnostics(&mut checked.diagnostics);
-            }
-        }
+        // A strata.toml that cannot be read is reported on stderr (the
+        // server's log); the module's own diagnostics are published anyway.
+        let flags = crate::commands::lint::LevelArgs::default();
+        let _ = crate::commands::lint::add_lints_to(path, &mut checked, None, &flags);
         let file = checked.sources.find(path).unwrap_or(FileId(0));
         Analysis {
             checked,
