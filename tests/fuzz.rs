@@ -25,7 +25,7 @@
 //! a watchdog aborts with the seed when one case runs for more than 20 s.
 
 use std::panic::{self, AssertUnwindSafe};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -44,9 +44,9 @@ const HANG: Duration = Duration::from_secs(20);
 // ---------------------------------------------------------------------------
 // PRNG
 
-#[path = "support/rng.rs"]
-mod rng;
-use rng::Rng;
+#[path = "support/fuzz.rs"]
+mod support;
+use support::{corpus_programs, env_u64, Rng};
 
 // ---------------------------------------------------------------------------
 // Mutations
@@ -352,40 +352,6 @@ fn run_case(seed: u64, text: &str) -> Result<(), String> {
 
 // ---------------------------------------------------------------------------
 // Driver
-
-fn corpus_programs() -> Vec<String> {
-    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
-        let Ok(entries) = std::fs::read_dir(dir) else {
-            return;
-        };
-        for entry in entries.filter_map(|e| e.ok()) {
-            let path = entry.path();
-            if path.is_dir() {
-                walk(&path, out);
-            } else if path.extension().is_some_and(|e| e == "strata") {
-                out.push(path);
-            }
-        }
-    }
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/corpus");
-    let mut paths = Vec::new();
-    walk(&dir, &mut paths);
-    paths.sort();
-    paths
-        .iter()
-        .filter_map(|p| std::fs::read_to_string(p).ok())
-        .collect()
-}
-
-fn env_u64(name: &str, default: u64) -> u64 {
-    match std::env::var(name) {
-        Ok(v) => v
-            .replace('_', "")
-            .parse()
-            .unwrap_or_else(|_| panic!("{name} must be a number, got {v:?}")),
-        Err(_) => default,
-    }
-}
 
 /// `<target dir>/fuzz-failures` (the test binary is `<target>/<profile>/deps/fuzz-*`).
 fn failure_dir() -> PathBuf {

@@ -12,7 +12,6 @@
 //! STRATA_LSP_FUZZ_SEED=<seed>`).
 
 use std::io::Write;
-use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -21,9 +20,9 @@ use lsp_server::{Message, Notification, Request, RequestId};
 use serde_json::{json, Value};
 use strata_cli::lsp::{Encoding, LineIndex, Server};
 
-#[path = "support/rng.rs"]
-mod rng;
-use rng::Rng;
+#[path = "support/fuzz.rs"]
+mod support;
+use support::{corpus_programs, env_u64, Rng};
 
 /// Without progress for this long, the run is hung.
 const HANG: Duration = Duration::from_secs(60);
@@ -196,32 +195,12 @@ fn sequence(
     Ok(())
 }
 
+/// The corpus programs and the shipped example.
 fn programs() -> Vec<String> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/corpus");
-    let mut paths: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .expect("tests/corpus")
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "strata"))
-        .collect();
-    paths.sort();
-    let mut out: Vec<String> = paths
-        .iter()
-        .filter_map(|p| std::fs::read_to_string(p).ok())
-        .collect();
-    out.push(
-        std::fs::read_to_string(dir.join("../../examples/shop/shop.strata")).expect("the example"),
-    );
+    let mut out = corpus_programs();
+    let example = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/shop/shop.strata");
+    out.push(std::fs::read_to_string(example).expect("the example"));
     out
-}
-
-fn env_u64(name: &str, default: u64) -> u64 {
-    std::env::var(name)
-        .ok()
-        .map(|v| {
-            v.parse()
-                .unwrap_or_else(|_| panic!("{name}={v:?} is not a number"))
-        })
-        .unwrap_or(default)
 }
 
 #[test]

@@ -1,4 +1,6 @@
-//! A seeded PRNG for the fuzz tests (`#[path = "support/rng.rs"] mod rng;`).
+//! What the fuzz tests share (`#[path = "support/fuzz.rs"] mod support;`):
+//! a seeded PRNG, the corpus programs they start from, and their
+//! environment knobs.
 
 #![allow(dead_code)]
 
@@ -40,5 +42,33 @@ impl Rng {
 
     pub fn chance(&mut self, one_in: usize) -> bool {
         self.below(one_in) == 0
+    }
+}
+
+/// Every program of `tests/corpus/` (recursively), in path order.
+pub fn corpus_programs() -> Vec<String> {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/corpus");
+    let mut paths: Vec<std::path::PathBuf> = walkdir::WalkDir::new(dir)
+        .into_iter()
+        .filter_map(Result::ok)
+        .map(walkdir::DirEntry::into_path)
+        .filter(|p| p.extension().is_some_and(|e| e == "strata"))
+        .collect();
+    paths.sort();
+    paths
+        .iter()
+        .filter_map(|p| std::fs::read_to_string(p).ok())
+        .collect()
+}
+
+/// The number in environment variable `name` (`_` separators allowed),
+/// else `default`.
+pub fn env_u64(name: &str, default: u64) -> u64 {
+    match std::env::var(name) {
+        Ok(v) => v
+            .replace('_', "")
+            .parse()
+            .unwrap_or_else(|_| panic!("{name} must be a number, got {v:?}")),
+        Err(_) => default,
     }
 }
