@@ -94,11 +94,6 @@ impl Analysis {
 
     fn location(&self, span: Span, enc: Encoding) -> Option<Location> {
         let lines = LineIndex::new(self.text(span.file), enc);
-        self.location_in(span, &lines)
-    }
-
-    /// The location of `span` with the line index of its file.
-    fn location_in(&self, span: Span, lines: &LineIndex) -> Option<Location> {
         let range = lines.range(span.start as usize, span.end as usize);
         Some(Location::new(self.uri(span.file)?, range))
     }
@@ -117,12 +112,19 @@ impl Analysis {
             .diagnostics
             .iter()
             .filter(|d| d.span.file == self.file)
-            .map(|d| self.diagnostic(d, &lines, enc))
+            .map(|d| self.diagnostic(d, uri, &lines, enc))
             .collect();
         lsp_types::PublishDiagnosticsParams::new(uri.clone(), diagnostics, Some(version))
     }
 
-    fn diagnostic(&self, d: &Diagnostic, lines: &LineIndex, enc: Encoding) -> LspDiagnostic {
+    /// `uri` and `lines` are the document's.
+    fn diagnostic(
+        &self,
+        d: &Diagnostic,
+        uri: &Url,
+        lines: &LineIndex,
+        enc: Encoding,
+    ) -> LspDiagnostic {
         let mut message = d.message.clone();
         if let Some(h) = &d.help {
             message.push_str(&format!("\nhelp: {h}"));
@@ -134,9 +136,11 @@ impl Analysis {
             .labels
             .iter()
             .filter_map(|l| {
-                // A label in the document itself: its line index, already built.
+                // A label in the document itself: its URI and line index,
+                // already at hand.
                 let location = if l.span.file == self.file {
-                    self.location_in(l.span, lines)?
+                    let range = lines.range(l.span.start as usize, l.span.end as usize);
+                    Location::new(uri.clone(), range)
                 } else {
                     self.location(l.span, enc)?
                 };
