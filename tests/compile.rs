@@ -1,7 +1,7 @@
 //! `strata compile` beyond the golden snapshots (`tests/cmd/compile-*.toml`):
 //!
 //! * `sqlglot_parses_every_statement`: `tests/sql/parse_check.py` parses
-//!   every view and check query of every valid program, for the four
+//!   every view and check query of every valid program, for the five
 //!   dialects, with sqlglot (an independent SQL parser). Skipped with a
 //!   message when python3 + sqlglot are missing, except under `CI`, where
 //!   that is a failure (`.ci/run` installs them). Interpreter: `$STRATA_PYTHON`,
@@ -23,6 +23,9 @@
 //! * `duckdb_exec::<fixture>`: the same fixtures on an in-memory DuckDB
 //!   (`strata_materialize::Warehouse`), never skipped; sections listed in
 //!   `KNOWN_DUCKDB_DIFFERENCES` must still differ.
+//! * `spark_sql_never_double_quotes_a_name`: no Spark statement of any valid
+//!   program has a `"` outside a string literal (Spark would read the name
+//!   as a string).
 //! * `duckdb_and_postgres_agree_row_for_row`: every fixture section gives the
 //!   same rows on both engines (skipped like the `postgres_*` tests).
 //!
@@ -871,7 +874,7 @@ fn views_in_dependency_order_and_model_selection() {
          source s(ns: \"t\", dataset: \"s\") { columns: { x: int64 } }\n",
     )
     .expect("write");
-    for d in ["duckdb", "postgres", "bigquery", "snowflake"] {
+    for d in ["duckdb", "postgres", "bigquery", "snowflake", "spark"] {
         let all = compile_json(&file, d).unwrap_or_else(|e| panic!("{e}"));
         let models: Vec<&str> = array(&all, "views")
             .iter()
@@ -892,4 +895,86 @@ fn views_in_dependency_order_and_model_selection() {
         .collect();
     assert_eq!(models, ["b"]);
     let _ = fs::remove_dir_all(&dir);
+}
+
+/// The first `"` outside a string literal and a backtick-quoted name, if
+/// any: Spark reads `"k"` as the string 'k', so `"k" IS NOT NULL` would be
+/// true for every row and a check would count nothing.
+fn spark_double_quote(sql: &str) -> Option<usize> {
+    let mut chars = sql.char_indices();
+    while let Some((i, c)) = chars.next() {
+        match c {
+            '"' => return Some(i),
+            // A string: backslash escapes the next character.
+            '\'' => {
+                while let Some((_, c)) = chars.next() {
+                    match c {
+                        '\\' => {
+                            chars.next();
+                        }
+                        '\'' => break,
+                        _ => {}
+                    }
+                }
+            }
+            // A name: a doubled backtick is a backtick inside it, which the
+            // scan sees as the name closing and reopening.
+            '`' => {
+                for (_, c) in chars.by_ref() {
+                    if c == '`' {
+                        break;
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+#[test]
+fn spark_sql_never_double_quotes_a_name() {
+    assert_eq!(
+        spark_double_quote("SELECT `a\"b`, 'it\\'s \"x\"' FROM `t`"),
+        None
+    );
+    assert_eq!(
+        spark_double_quote("SELECT 1 WHERE \"k\" IS NOT NULL"),
+        Some(15)
+    );
+    let skip = expected_compile_errors();
+    let mut statements = 0;
+    let mut failures = Vec::new();
+    for file in all_programs() {
+        if skip.iter().any(|(f, d)| f == &rel(&file) && d == "spark") {
+            continue;
+        }
+        let compiled = match compile_json(&file, "spark") {
+            Ok(c) => c,
+            Err(e) => {
+                failures.push(e);
+                continue;
+            }
+        };
+        let views = array(&compiled, "views")
+            .iter()
+            .map(|v| str_field(v, "sql"));
+        let checks = array(&compiled, "cardinality_checks")
+            .iter()
+            .map(|c| str_field(c, "sql"));
+        for sql in views.chain(checks) {
+            statements += 1;
+            if let Some(at) = spark_double_quote(sql) {
+                failures.push(format!(
+                    "{}: a double quote at byte {at}:\n{sql}",
+                    rel(&file)
+                ));
+            }
+        }
+    }
+    assert!(
+        statements > 300,
+        "only {statements} Spark statements compiled"
+    );
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }

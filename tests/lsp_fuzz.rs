@@ -166,8 +166,14 @@ fn sequence(
         let (l0, c0) = position(&mut rng, &text);
         params["range"] = json!({ "start": { "line": l0, "character": c0 }, "end": { "line": l0, "character": c0 + 3 } });
         params["newName"] = json!(*rng.pick(&["renamed", "x y", "", "by_country"]));
-        params["dialect"] =
-            json!(*rng.pick(&["duckdb", "postgres", "bigquery", "snowflake", "nope"]));
+        params["dialect"] = json!(*rng.pick(&[
+            "duckdb",
+            "postgres",
+            "bigquery",
+            "snowflake",
+            "spark",
+            "nope"
+        ]));
         params["query"] = json!("");
         params["options"] = json!({ "tabSize": 2, "insertSpaces": true });
         server.handle_message(request(version, method, params));

@@ -41,7 +41,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-DIALECTS = ["duckdb", "postgres", "bigquery", "snowflake"]
+DIALECTS = ["duckdb", "postgres", "bigquery", "snowflake", "spark"]
 
 
 def read_rows(path, width):

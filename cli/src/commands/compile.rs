@@ -18,6 +18,7 @@ pub enum DialectArg {
     Postgres,
     Bigquery,
     Snowflake,
+    Spark,
 }
 
 impl DialectArg {
@@ -27,6 +28,7 @@ impl DialectArg {
             DialectArg::Postgres => Dialect::Postgres,
             DialectArg::Bigquery => Dialect::BigQuery,
             DialectArg::Snowflake => Dialect::Snowflake,
+            DialectArg::Spark => Dialect::Spark,
         }
     }
 }

@@ -1033,17 +1033,14 @@ fn rename(server: &Server, p: &Value) -> Result<Value, Failure> {
 
 fn compiled_sql(server: &Server, p: &Value) -> Result<Value, Failure> {
     let (_, a, offset) = at(server, p)?;
-    let dialect = match p["dialect"].as_str().unwrap_or("duckdb") {
-        "duckdb" => strata_lang::sql::Dialect::DuckDb,
-        "postgres" => strata_lang::sql::Dialect::Postgres,
-        "bigquery" => strata_lang::sql::Dialect::BigQuery,
-        "snowflake" => strata_lang::sql::Dialect::Snowflake,
-        other => {
-            return Err(Failure::invalid(format!(
-                "unknown dialect {other} (duckdb, postgres, bigquery, snowflake)"
-            )))
-        }
-    };
+    let name = p["dialect"].as_str().unwrap_or("duckdb");
+    let dialect = strata_lang::sql::Dialect::from_name(name).ok_or_else(|| {
+        let known: Vec<&str> = strata_lang::sql::Dialect::ALL
+            .iter()
+            .map(|d| d.name())
+            .collect();
+        Failure::invalid(format!("unknown dialect {name} ({})", known.join(", ")))
+    })?;
     let decl = a.model_decl_at(offset).ok_or_else(|| Failure {
         code: ErrorCode::RequestFailed,
         message: "the cursor is not in a model".into(),

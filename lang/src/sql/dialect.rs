@@ -11,6 +11,7 @@ pub enum Dialect {
     Postgres,
     BigQuery,
     Snowflake,
+    Spark,
 }
 
 /// Why a dialect cannot express something (becomes an E070 diagnostic).
@@ -21,11 +22,12 @@ fn unsupported<T>(d: Dialect, what: &str) -> Result<T, Unsupported> {
 }
 
 impl Dialect {
-    pub const ALL: [Dialect; 4] = [
+    pub const ALL: [Dialect; 5] = [
         Dialect::DuckDb,
         Dialect::Postgres,
         Dialect::BigQuery,
         Dialect::Snowflake,
+        Dialect::Spark,
     ];
 
     pub fn name(self) -> &'static str {
@@ -34,13 +36,24 @@ impl Dialect {
             Dialect::Postgres => "postgres",
             Dialect::BigQuery => "bigquery",
             Dialect::Snowflake => "snowflake",
+            Dialect::Spark => "spark",
         }
     }
 
+    /// The dialect of a name as [`Dialect::name`] spells it.
+    pub fn from_name(name: &str) -> Option<Dialect> {
+        Dialect::ALL.into_iter().find(|d| d.name() == name)
+    }
+
     /// A quoted identifier: `"x"` (`""` escapes a quote), or `` `x` `` in
-    /// BigQuery.
+    /// BigQuery (backslash escapes) and Spark (a doubled backtick). Spark
+    /// must never see `"x"`: it reads a double-quoted name as a string.
     pub fn ident(self, name: &str) -> String {
-        let quote = if self == Dialect::BigQuery { '`' } else { '"' };
+        let quote = if matches!(self, Dialect::BigQuery | Dialect::Spark) {
+            '`'
+        } else {
+            '"'
+        };
         if !name.contains(['\\', '`', '"']) {
             // Nothing to escape (nearly always): no formatting machinery.
             let mut out = String::with_capacity(name.len() + 2);
@@ -51,14 +64,16 @@ impl Dialect {
         }
         match self {
             Dialect::BigQuery => format!("`{}`", name.replace('\\', "\\\\").replace('`', "\\`")),
+            Dialect::Spark => format!("`{}`", name.replace('`', "``")),
             _ => format!("\"{}\"", name.replace('"', "\"\"")),
         }
     }
 
-    /// A string literal: `'x'` with `''`, or BigQuery's backslash escapes.
+    /// A string literal: `'x'` with `''`, or the backslash escapes of
+    /// BigQuery and Spark.
     pub fn string(self, value: &str) -> String {
         match self {
-            Dialect::BigQuery => {
+            Dialect::BigQuery | Dialect::Spark => {
                 let mut out = String::with_capacity(value.len() + 2);
                 out.push('\'');
                 for c in value.chars() {
@@ -101,6 +116,7 @@ impl Dialect {
                 format!("BIGNUMERIC({p},{s})")
             }
             (Snowflake, Type::Decimal(p, s)) if *p <= 38 => format!("NUMBER({p},{s})"),
+            (Spark, Type::Decimal(p, s)) if *p <= 38 => format!("DECIMAL({p},{s})"),
             (_, Type::Decimal(p, s)) => return unsupported(self, &format!("decimal({p},{s})")),
             // Money is stored as a decimal with two places; the currency is a
             // compile-time tag.
@@ -109,7 +125,7 @@ impl Dialect {
             (Snowflake, Type::Money(_)) => "NUMBER(38,2)".into(),
             (_, Type::Money(_)) => "DECIMAL(38,2)".into(),
             (Postgres, Type::String) => "TEXT".into(),
-            (BigQuery, Type::String) => "STRING".into(),
+            (BigQuery | Spark, Type::String) => "STRING".into(),
             (_, Type::String) => "VARCHAR".into(),
             (BigQuery, Type::Bool) => "BOOL".into(),
             (_, Type::Bool) => "BOOLEAN".into(),
@@ -119,6 +135,8 @@ impl Dialect {
             (DuckDb | Postgres, Type::Uuid) => "UUID".into(),
             (_, Type::Uuid) => return unsupported(self, "the uuid type (no native UUID type)"),
             (Snowflake, Type::Json) => "VARIANT".into(),
+            // JSON text: Spark's JSON functions read strings.
+            (Spark, Type::Json) => "STRING".into(),
             (_, Type::Json) => "JSON".into(),
             (DuckDb | Postgres, Type::Array(e)) => format!("{}[]", self.type_name(e)?),
             (BigQuery, Type::Array(e)) => {
@@ -128,6 +146,7 @@ impl Dialect {
                 format!("ARRAY<{}>", self.type_name(e)?)
             }
             (Snowflake, Type::Array(_)) => "ARRAY".into(),
+            (Spark, Type::Array(e)) => format!("ARRAY<{}>", self.type_name(e)?),
             (_, Type::Unknown) => return unsupported(self, "a value of unknown type"),
         })
     }
@@ -210,6 +229,7 @@ impl Dialect {
             "count" if args.is_empty() || a(0) == "*" => "COUNT(*)".into(),
             "count" => format!("COUNT({})", a(0)),
             "sum" | "avg" | "min" | "max" => format!("{}({})", name.to_uppercase(), a(0)),
+            "array_agg" if self == Spark => format!("COLLECT_LIST({})", a(0)),
             "array_agg" => format!("ARRAY_AGG({})", a(0)),
             "row_number" | "rank" | "dense_rank" => format!("{}()", name.to_uppercase()),
             "lag" | "lead" | "first_value" | "last_value" => {
@@ -251,7 +271,7 @@ impl Dialect {
                 _ => format!("REGEXP_REPLACE({list})"),
             },
             "startswith" => match self {
-                Snowflake => format!("STARTSWITH({list})"),
+                Snowflake | Spark => format!("STARTSWITH({list})"),
                 _ => format!("STARTS_WITH({list})"),
             },
             "split_part" => match self {
@@ -264,6 +284,7 @@ impl Dialect {
                 Postgres => format!("({} ~ {})", a(0), a(1)),
                 BigQuery => format!("REGEXP_CONTAINS({}, {})", a(0), a(1)),
                 Snowflake => format!("(REGEXP_INSTR({}, {}) > 0)", a(0), a(1)),
+                Spark => format!("({} RLIKE {})", a(0), a(1)),
             },
             "date_add" | "date_sub" => {
                 let unit = unit.unwrap_or("days");
@@ -285,42 +306,47 @@ impl Dialect {
             "array_construct" | "list" => match self {
                 Postgres => format!("ARRAY[{list}]"),
                 Snowflake => format!("ARRAY_CONSTRUCT({list})"),
+                Spark => format!("ARRAY({list})"),
                 _ => format!("[{list}]"),
             },
             "array_length" => match self {
                 DuckDb => format!("LEN({})", a(0)),
                 Postgres => format!("CARDINALITY({})", a(0)),
                 BigQuery => format!("ARRAY_LENGTH({})", a(0)),
-                Snowflake => format!("ARRAY_SIZE({})", a(0)),
+                Snowflake | Spark => format!("ARRAY_SIZE({})", a(0)),
             },
             "array_contains" => match self {
                 DuckDb => format!("LIST_CONTAINS({}, {})", a(0), a(1)),
                 Postgres => format!("({} = ANY({}))", a(1), a(0)),
                 BigQuery => format!("({} IN UNNEST({}))", a(1), a(0)),
                 Snowflake => format!("ARRAY_CONTAINS(CAST({} AS VARIANT), {})", a(1), a(0)),
+                Spark => format!("ARRAY_CONTAINS({}, {})", a(0), a(1)),
             },
             "array_get" => match self {
                 DuckDb | Postgres => format!("({})[({}) + 1]", a(0), a(1)),
                 BigQuery => format!("{}[SAFE_OFFSET({})]", a(0), a(1)),
                 Snowflake => format!("{}[{}]", a(0), a(1)),
+                // 1-based; NULL past the end, as the others.
+                Spark => format!("TRY_ELEMENT_AT({}, ({}) + 1)", a(0), a(1)),
             },
             "array_concat" => match self {
                 DuckDb => format!("LIST_CONCAT({list})"),
                 Postgres => format!("ARRAY_CAT({list})"),
                 BigQuery => format!("ARRAY_CONCAT({list})"),
                 Snowflake => format!("ARRAY_CAT({list})"),
+                Spark => format!("CONCAT({list})"),
             },
             "array_append" => match self {
                 DuckDb => format!("LIST_APPEND({list})"),
                 Postgres => format!("ARRAY_APPEND({list})"),
                 BigQuery => format!("ARRAY_CONCAT({}, [{}])", a(0), a(1)),
-                Snowflake => format!("ARRAY_APPEND({list})"),
+                Snowflake | Spark => format!("ARRAY_APPEND({list})"),
             },
             "array_prepend" => match self {
                 DuckDb => format!("LIST_PREPEND({list})"),
                 Postgres => format!("ARRAY_PREPEND({list})"),
                 BigQuery => format!("ARRAY_CONCAT([{}], {})", a(0), a(1)),
-                Snowflake => format!("ARRAY_PREPEND({}, {})", a(1), a(0)),
+                Snowflake | Spark => format!("ARRAY_PREPEND({}, {})", a(1), a(0)),
             },
             "array_remove" => match self {
                 DuckDb => format!("LIST_FILTER({}, __x -> __x <> {})", a(0), a(1)),
@@ -331,11 +357,14 @@ impl Dialect {
                     a(1)
                 ),
                 Snowflake => format!("ARRAY_REMOVE({}, CAST({} AS VARIANT))", a(0), a(1)),
+                Spark => format!("ARRAY_REMOVE({list})"),
             },
             "array_index_of" => match self {
                 DuckDb => format!("(LIST_POSITION({}, {}) - 1)", a(0), a(1)),
                 Postgres => format!("(ARRAY_POSITION({}, {}) - 1)", a(0), a(1)),
                 Snowflake => format!("ARRAY_POSITION(CAST({} AS VARIANT), {})", a(1), a(0)),
+                // 1-based with 0 for "not there"; the others give NULL.
+                Spark => format!("(NULLIF(ARRAY_POSITION({}, {}), 0) - 1)", a(0), a(1)),
                 BigQuery => return unsupported(self, "array_index_of()"),
             },
             "array_sort" => match self {
@@ -344,7 +373,7 @@ impl Dialect {
                     "ARRAY(SELECT __x FROM UNNEST({}) AS __x ORDER BY __x)",
                     a(0)
                 ),
-                Snowflake => format!("ARRAY_SORT({})", a(0)),
+                Snowflake | Spark => format!("ARRAY_SORT({})", a(0)),
                 Postgres => return unsupported(self, "array_sort()"),
             },
             "json_get" | "json_value" => {
@@ -359,6 +388,7 @@ impl Dialect {
                     BigQuery => format!("JSON_QUERY({}, {path})", a(0)),
                     Snowflake if text => format!("CAST(GET({}, {}) AS VARCHAR)", a(0), a(1)),
                     Snowflake => format!("GET({}, {})", a(0), a(1)),
+                    Spark => format!("GET_JSON_OBJECT({}, {path})", a(0)),
                 }
             }
             "json_path" => match self {
@@ -369,6 +399,7 @@ impl Dialect {
                     a(1)
                 ),
                 BigQuery => format!("JSON_QUERY({}, {})", a(0), a(1)),
+                Spark => format!("GET_JSON_OBJECT({}, {})", a(0), a(1)),
                 Snowflake => return unsupported(self, "json_path() with a JSONPath"),
             },
             "json_is_null" => match self {
@@ -376,12 +407,14 @@ impl Dialect {
                 Postgres => format!("(JSON_TYPEOF({}) = 'null')", a(0)),
                 BigQuery => format!("(JSON_TYPE({}) = 'null')", a(0)),
                 Snowflake => format!("IS_NULL_VALUE({})", a(0)),
+                Spark => format!("(TRIM({}) = 'null')", a(0)),
             },
             "json_build" => match self {
                 DuckDb => format!("JSON_OBJECT({list})"),
                 Postgres => format!("JSON_BUILD_OBJECT({list})"),
                 BigQuery => format!("JSON_OBJECT({list})"),
                 Snowflake => format!("OBJECT_CONSTRUCT({list})"),
+                Spark => format!("TO_JSON(NAMED_STRUCT({list}))"),
             },
             other => return unsupported(self, &format!("{other}()")),
         })
@@ -406,6 +439,7 @@ impl Dialect {
             BigQuery if *ty == Type::Date => format!("DATE_ADD({d}, INTERVAL {amount} {single})"),
             BigQuery => format!("CAST(DATETIME_ADD(CAST({d} AS DATETIME), INTERVAL {amount} {single}) AS TIMESTAMP)"),
             Snowflake => format!("DATEADD({}, {amount}, {d})", single.to_lowercase()),
+            Spark => format!("CAST(TIMESTAMPADD({single}, {amount}, {d}) AS {t})"),
         })
     }
 
@@ -413,7 +447,7 @@ impl Dialect {
         use Dialect::*;
         let t = self.type_name(ty)?;
         Ok(match self {
-            DuckDb | Postgres => format!("CAST(DATE_TRUNC('{unit}', {d}) AS {t})"),
+            DuckDb | Postgres | Spark => format!("CAST(DATE_TRUNC('{unit}', {d}) AS {t})"),
             BigQuery => {
                 let u = if unit == "week" {
                     "ISOWEEK".to_string()
@@ -441,18 +475,26 @@ impl Dialect {
                 "CAST(DATE_DIFF('day', DATE_TRUNC('week', {a}), DATE_TRUNC('week', {b})) / 7 AS BIGINT)"
             ),
             DuckDb => format!("DATE_DIFF('{unit}', {a}, {b})"),
-            Postgres => {
+            // Boundaries crossed, as the others count (Spark's TIMESTAMPDIFF
+            // counts whole units elapsed).
+            Postgres | Spark => {
                 let ym = |x: &str, per: &str, part: &str| {
                     format!("(EXTRACT(YEAR FROM {x}) * {per} + EXTRACT({part} FROM {x}))")
+                };
+                // Days from one date to another.
+                let days = |from: &str, to: &str| match self {
+                    Spark => format!("DATEDIFF(CAST({to} AS DATE), CAST({from} AS DATE))"),
+                    _ => format!("(CAST({to} AS DATE) - CAST({from} AS DATE))"),
                 };
                 match unit {
                     "year" => format!("CAST((EXTRACT(YEAR FROM {b}) - EXTRACT(YEAR FROM {a})) AS BIGINT)"),
                     "quarter" => format!("CAST(({} - {}) AS BIGINT)", ym(b, "4", "QUARTER"), ym(a, "4", "QUARTER")),
                     "month" => format!("CAST(({} - {}) AS BIGINT)", ym(b, "12", "MONTH"), ym(a, "12", "MONTH")),
                     "week" => format!(
-                        "CAST(((CAST(DATE_TRUNC('week', {b}) AS DATE) - CAST(DATE_TRUNC('week', {a}) AS DATE)) / 7) AS BIGINT)"
+                        "CAST(({} / 7) AS BIGINT)",
+                        days(&format!("DATE_TRUNC('week', {a})"), &format!("DATE_TRUNC('week', {b})"))
                     ),
-                    _ => format!("CAST((CAST({b} AS DATE) - CAST({a} AS DATE)) AS BIGINT)"),
+                    _ => format!("CAST({} AS BIGINT)", days(a, b)),
                 }
             }
             BigQuery => {
@@ -508,6 +550,11 @@ mod tests {
         assert_eq!(Dialect::BigQuery.ident("a`b"), "`a\\`b`");
         assert_eq!(Dialect::Postgres.string("it's"), "'it''s'");
         assert_eq!(Dialect::BigQuery.string("it's\\"), "'it\\'s\\\\'");
+        assert_eq!(Dialect::Spark.ident("a`b\"c"), "`a``b\"c`");
+        assert_eq!(Dialect::Spark.string("it's\\"), "'it\\'s\\\\'");
+        for d in Dialect::ALL {
+            assert_eq!(Dialect::from_name(d.name()), Some(d));
+        }
     }
 
     #[test]
@@ -535,6 +582,10 @@ mod tests {
         assert_eq!(
             Dialect::DuckDb.duplicate_groups_query("\"customers\"", &["customer_id".into(), "order".into()]),
             "SELECT COUNT(*) FROM (SELECT 1 FROM \"customers\" WHERE \"customer_id\" IS NOT NULL AND \"order\" IS NOT NULL GROUP BY \"customer_id\", \"order\" HAVING COUNT(*) > 1) AS t"
+        );
+        assert_eq!(
+            Dialect::Spark.duplicate_groups_query("`customers`", &["k".into()]),
+            "SELECT COUNT(*) FROM (SELECT 1 FROM `customers` WHERE `k` IS NOT NULL GROUP BY `k` HAVING COUNT(*) > 1) AS t"
         );
     }
 }

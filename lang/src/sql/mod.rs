@@ -557,6 +557,14 @@ impl Lower<'_> {
                 ),
                 format!("{u}.{}", self.d.ident("VALUE")),
             ),
+            // A lateral view follows every relation of the FROM clause.
+            Dialect::Spark => (
+                format!(
+                    "{} LATERAL VIEW EXPLODE({arr}) {u} AS {col}",
+                    self.layer.from
+                ),
+                format!("{u}.{col}"),
+            ),
         };
         self.layer.from = join;
         self.bind(name, value, Kind::Row);

@@ -5,7 +5,7 @@ use crate::rule;
 /// ## What it means
 ///
 /// `strata compile --dialect D` lowers every model to SQL for warehouse `D`
-/// (duckdb, postgres, bigquery or snowflake). A few things exist in strata
+/// (duckdb, postgres, bigquery, snowflake or spark). A few things exist in strata
 /// but not in every warehouse: a type with no counterpart (BigQuery and
 /// Snowflake have no `uuid` type; a `decimal` precision beyond the
 /// warehouse's limit), or a function the dialect has no equivalent for
