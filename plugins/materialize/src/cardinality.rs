@@ -551,10 +551,7 @@ pub fn duplicate_groups_sql(
 ) -> String {
     let keys: Vec<String> = keys.iter().map(|k| wh.ident(k)).collect();
     let mut conds: Vec<String> = keys.iter().map(|k| format!("{k} IS NOT NULL")).collect();
-    let as_text: Vec<String> = keys
-        .iter()
-        .map(|k| format!("CAST({k} AS VARCHAR)"))
-        .collect();
+    let as_text: Vec<String> = keys.iter().map(|k| wh.text(k)).collect();
     let keys = keys.join(", ");
     match sample {
         None => format!(

@@ -87,7 +87,8 @@ pub fn pins(
         if let Some(values) = &col.enum_values {
             let list: Vec<String> = values.iter().map(|v| wh.string(v)).collect();
             let cond = format!(
-                "{c} IS NOT NULL AND CAST({c} AS VARCHAR) NOT IN ({})",
+                "{c} IS NOT NULL AND {} NOT IN ({})",
+                wh.text(&c),
                 list.join(", ")
             );
             items.push(format!("COUNT(*) FILTER (WHERE {cond})"));
@@ -149,14 +150,16 @@ pub fn pins(
                     col.enum_values.as_deref().map_or(String::new(), |v| v.join(", "))
                 ),
                 Some(format!(
-                    "SELECT CAST({c} AS VARCHAR), COUNT(*) AS n FROM {} WHERE {cond} GROUP BY 1 ORDER BY n DESC, 1 LIMIT {SAMPLES}",
+                    "SELECT {}, COUNT(*) AS n FROM {} WHERE {cond} GROUP BY 1 ORDER BY n DESC, 1 LIMIT {SAMPLES}",
+                    wh.text(&c),
                     ident(table)
                 )),
             ),
             _ => (
                 format!("pin FAILED [{field}] {kind}: {bad} duplicated rows (NULLs are not duplicates)"),
                 Some(format!(
-                    "SELECT CAST({c} AS VARCHAR), COUNT(*) AS n FROM {} WHERE {c} IS NOT NULL GROUP BY {c} HAVING COUNT(*) > 1 ORDER BY n DESC, 1 LIMIT {SAMPLES}",
+                    "SELECT {}, COUNT(*) AS n FROM {} WHERE {c} IS NOT NULL GROUP BY {c} HAVING COUNT(*) > 1 ORDER BY n DESC, 1 LIMIT {SAMPLES}",
+                    wh.text(&c),
                     ident(table)
                 )),
             ),
@@ -240,7 +243,8 @@ pub fn declarative(
                 let label = format!("{target} {} {}", op.symbol(), lit_text(wh, &value.kind));
                 let count = wh.count(&format!("SELECT COUNT(*) FROM {relation} WHERE {cond}"))?;
                 let samples = format!(
-                    "SELECT CAST({c} AS VARCHAR), COUNT(*) AS n FROM {relation} WHERE {cond} GROUP BY 1 ORDER BY n DESC, 1 LIMIT {SAMPLES}"
+                    "SELECT {}, COUNT(*) AS n FROM {relation} WHERE {cond} GROUP BY 1 ORDER BY n DESC, 1 LIMIT {SAMPLES}",
+                    wh.text(&c)
                 );
                 (label, count, samples)
             }
@@ -261,7 +265,8 @@ pub fn declarative(
                     "SELECT COUNT(*) FROM {relation} AS t WHERE {cond}"
                 ))?;
                 let samples = format!(
-                    "SELECT CAST({c} AS VARCHAR), COUNT(*) AS n FROM {relation} AS t WHERE {cond} GROUP BY 1 ORDER BY n DESC, 1 LIMIT {SAMPLES}"
+                    "SELECT {}, COUNT(*) AS n FROM {relation} AS t WHERE {cond} GROUP BY 1 ORDER BY n DESC, 1 LIMIT {SAMPLES}",
+                    wh.text(&format!("t.{c}"))
                 );
                 (label, count, samples)
             }

@@ -9,7 +9,7 @@ use strata_codes as codes;
 use strata_lang::ir;
 use strata_lang::{Diagnostic, Span};
 
-use crate::engine::Warehouse;
+use crate::engine::{Warehouse, INPUTS};
 use crate::Failure;
 
 /// Where a source's rows come from.
@@ -284,8 +284,8 @@ pub fn check_columns(
 pub fn content_hash(wh: &Warehouse, relation: &str) -> Result<(String, i64), Failure> {
     let schema = wh.columns(relation)?;
     let rows = wh.rows(&format!(
-        "SELECT COUNT(*), CAST(COALESCE(SUM({}), 0) AS VARCHAR) FROM (SELECT * FROM {relation}) AS t",
-        wh.row_hash("t")
+        "SELECT COUNT(*), {} FROM (SELECT * FROM {relation}) AS t",
+        wh.text(&format!("COALESCE(SUM({}), 0)", wh.row_hash("t")))
     ))?;
     let (count, sum) = rows
         .first()
@@ -409,7 +409,8 @@ pub fn freeze(
     run_id: &str,
 ) -> Result<(String, bool), Failure> {
     let existing = wh.rows(&format!(
-        "SELECT table_name, file FROM \"_strata_inputs\" WHERE content_hash = {} AND source = {}",
+        "SELECT table_name, file FROM {} WHERE content_hash = {} AND source = {}",
+        wh.ident(INPUTS),
         wh.string(content),
         wh.string(source)
     ))?;
@@ -438,7 +439,8 @@ pub fn freeze(
     }
     let file = copy.map_or("NULL".to_string(), |c| wh.string(&c.to_string_lossy()));
     wh.exec(&format!(
-        "INSERT INTO \"_strata_inputs\" (content_hash, source, table_name, row_count, file) VALUES ({}, {}, {}, {rows}, {file})",
+        "INSERT INTO {} (content_hash, source, table_name, row_count, file) VALUES ({}, {}, {}, {rows}, {file})",
+        wh.ident(INPUTS),
         wh.string(content),
         wh.string(source),
         wh.string(&table)

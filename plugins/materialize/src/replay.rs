@@ -7,7 +7,7 @@ use strata_lang::fingerprint::{compare_recorded, Recorded};
 use strata_lang::ir;
 
 use crate::cardinality::{Ledger, Sampling, Summary};
-use crate::engine::{Warehouse, RUN_COLUMNS};
+use crate::engine::{Warehouse, RUNS, RUN_COLUMNS};
 use crate::run::{select_models, Checking};
 use crate::{Failure, Progress};
 
@@ -61,9 +61,12 @@ fn parse<T: serde::de::DeserializeOwned + Default>(s: &Option<String>) -> T {
 
 /// Every recorded run, oldest first.
 pub fn list(wh: &Warehouse) -> Result<Vec<RunRecord>, Failure> {
-    let rows = wh.rows(
-        "SELECT run_id, CAST(started_at AS VARCHAR), module, branch, CAST(stage_only AS VARCHAR), models, fingerprints, overrides, inputs, snapshots, report, sampling, skipped, bases FROM \"_strata_runs\" ORDER BY started_at, run_id",
-    )?;
+    let rows = wh.rows(&format!(
+        "SELECT run_id, {}, module, branch, {}, models, fingerprints, overrides, inputs, snapshots, report, sampling, skipped, bases FROM {} ORDER BY started_at, run_id",
+        wh.text("started_at"),
+        wh.text("stage_only"),
+        wh.ident(RUNS)
+    ))?;
     Ok(rows
         .into_iter()
         .map(|r| {
@@ -104,7 +107,8 @@ pub fn record(wh: &Warehouse, r: &RunRecord) -> Result<(), Failure> {
         false => json(serde_json::json!(r.bases)),
     };
     wh.exec(&format!(
-        "INSERT INTO \"_strata_runs\" ({RUN_COLUMNS}) VALUES ({}, current_timestamp, {}, {}, {}, {}, {}, {}, {}, {}, {}, {sampling}, {skipped}, {bases})",
+        "INSERT INTO {} ({RUN_COLUMNS}) VALUES ({}, current_timestamp, {}, {}, {}, {}, {}, {}, {}, {}, {}, {sampling}, {skipped}, {bases})",
+        wh.ident(RUNS),
         wh.string(&r.run_id),
         wh.string(&r.module),
         wh.string(&r.branch),

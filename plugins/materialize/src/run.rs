@@ -577,41 +577,39 @@ fn run_in_transaction(
         let snapshot = format!("snap_{run_id}_{}", m.name);
         let base = bases.get(&m.name).map(String::as_str);
         build.model(m, &snapshot, base, progress)?;
-        wh.replace_view(
-            &wh.ident(&staged_view(&m.name, &opts.branch)),
-            &wh.ident(&snapshot),
-        )?;
     }
-    // 4. Publish: repoint the live views.
-    if !opts.stage_only {
-        for (m, snapshot, _) in &build.materialized {
-            wh.replace_view(&wh.ident(&live_view(m, &opts.branch)), &wh.ident(snapshot))?;
-        }
-    }
-    // 5. Declarative tests against what was just published (or staged).
-    let published: HashMap<String, String> = build
+    // 4. Declarative tests, on the snapshots this run built (and the live
+    // views of the models it did not select).
+    let built: HashMap<String, String> = build
         .materialized
         .iter()
-        .map(|(m, snap, _)| {
-            let rel = if opts.stage_only {
-                snap.clone()
-            } else {
-                live_view(m, &opts.branch)
-            };
-            (m.clone(), wh.ident(&rel))
-        })
+        .map(|(m, snap, _)| (m.clone(), wh.ident(snap)))
         .collect();
     let branch = opts.branch.clone();
     let relation_of = |name: &str| -> Option<String> {
         Some(
-            published
+            built
                 .get(name)
                 .cloned()
                 .unwrap_or_else(|| wh.ident(&live_view(name, &branch))),
         )
     };
     build.tests(models, &relation_of)?;
-    // 6. Record the run.
+    // 5. Publish, now that every check and test has passed: repoint the
+    // staged views, then the live ones. (An engine without transactions
+    // repoints nothing for a run that failed.)
+    for (m, snapshot, _) in &build.materialized {
+        wh.replace_view(
+            &wh.ident(&staged_view(m, &opts.branch)),
+            &wh.ident(snapshot),
+        )?;
+    }
+    if !opts.stage_only {
+        for (m, snapshot, _) in &build.materialized {
+            wh.replace_view(&wh.ident(&live_view(m, &opts.branch)), &wh.ident(snapshot))?;
+        }
+    }
+    // 6. Record the run (last: a run without its record is not a run).
     let overrides: BTreeMap<String, String> = origins
         .iter()
         .filter(|(s, o)| **o != Origin::Table((*s).clone()))

@@ -8,7 +8,7 @@ use std::collections::{BTreeMap, HashMap};
 use strata_lang::fingerprint::{compare_recorded, Recorded};
 use strata_lang::ir::{self, InputKind};
 
-use crate::engine::Warehouse;
+use crate::engine::{Warehouse, INPUTS};
 use crate::replay;
 use crate::timeline::pointers;
 use crate::Failure;
@@ -86,7 +86,10 @@ pub fn verdicts(
     let runs = replay::list(wh)?;
     let live = pointers(&runs).live;
     let hash_of: HashMap<String, String> = wh
-        .rows("SELECT table_name, content_hash FROM \"_strata_inputs\"")?
+        .rows(&format!(
+            "SELECT table_name, content_hash FROM {}",
+            wh.ident(INPUTS)
+        ))?
         .into_iter()
         .filter_map(|r| {
             let mut r = r.into_iter();

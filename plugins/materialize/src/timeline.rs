@@ -9,7 +9,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use crate::engine::Warehouse;
+use crate::engine::{Warehouse, INPUTS, RUNS};
 use crate::replay::{self, RunRecord};
 use crate::run::{live_view, staged_view};
 use crate::Failure;
@@ -331,7 +331,8 @@ pub fn gc(wh: &Warehouse, keep: Keep, apply: bool) -> Result<Collection, Failure
     }
     if let Some(days) = keep.days {
         let recent = wh.rows(&format!(
-            "SELECT DISTINCT run_id FROM \"_strata_runs\" WHERE started_at >= CAST(current_timestamp AS TIMESTAMP) - INTERVAL '{days} days'"
+            "SELECT DISTINCT run_id FROM {} WHERE started_at >= CAST(current_timestamp AS TIMESTAMP) - INTERVAL '{days} days'",
+            wh.ident(RUNS)
         ))?;
         for id in recent
             .into_iter()
@@ -372,7 +373,10 @@ pub fn gc(wh: &Warehouse, keep: Keep, apply: bool) -> Result<Collection, Failure
     }
     // The stored file each frozen input's view reads.
     let files: BTreeMap<String, String> = wh
-        .rows("SELECT table_name, file FROM \"_strata_inputs\" WHERE file IS NOT NULL")?
+        .rows(&format!(
+            "SELECT table_name, file FROM {} WHERE file IS NOT NULL",
+            wh.ident(INPUTS)
+        ))?
         .into_iter()
         .filter_map(|r| Some((r.first()?.clone()?, r.get(1)?.clone()?)))
         .collect();
@@ -402,7 +406,8 @@ pub fn gc(wh: &Warehouse, keep: Keep, apply: bool) -> Result<Collection, Failure
                 wh.exec(&format!("DROP {what} {}", wh.ident(&d.table)))?;
                 if d.kind == "input" {
                     wh.exec(&format!(
-                        "DELETE FROM \"_strata_inputs\" WHERE table_name = {}",
+                        "DELETE FROM {} WHERE table_name = {}",
+                        wh.ident(INPUTS),
                         wh.string(&d.table)
                     ))?;
                 }

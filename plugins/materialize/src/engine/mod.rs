@@ -6,10 +6,12 @@
 //! file, the aggregate that keeps the most duplicated keys).
 //!
 //! `--warehouse` picks the engine by its form ([`open`]): a path is an
-//! embedded DuckDB file, a `postgres://` URL a PostgreSQL server.
+//! embedded DuckDB file, a `postgres://` URL a PostgreSQL server, an
+//! `sc://` URL a Spark Connect server.
 
 mod duckdb;
 mod postgres;
+mod spark;
 pub mod target;
 pub mod tls;
 
@@ -23,6 +25,7 @@ use crate::Failure;
 
 pub use self::duckdb::DuckDb;
 pub use self::postgres::Postgres;
+pub use self::spark::Spark;
 pub use target::Target;
 
 /// Rows of a query as text cells (`None` for NULL).
@@ -45,6 +48,12 @@ pub trait Engine {
     fn commit(&self) -> Result<(), Failure>;
     /// Roll back; errors are ignored (there may be no open transaction).
     fn rollback(&self);
+
+    /// The statements creating the metadata tables when they are missing
+    /// (and adding the columns later releases added).
+    fn metadata(&self) -> String {
+        METADATA.to_string()
+    }
 
     /// Whether a table or view of that name exists where the warehouse
     /// keeps its relations.
@@ -104,6 +113,14 @@ pub trait Engine {
     fn string(&self, value: &str) -> String {
         self.dialect().string(value)
     }
+    /// `sql` cast to the engine's text type.
+    fn text(&self, sql: &str) -> String {
+        let ty = self
+            .dialect()
+            .type_name(&Type::String)
+            .unwrap_or_else(|_| "VARCHAR".into());
+        format!("CAST({sql} AS {ty})")
+    }
     /// A single integer (the first cell of the first row).
     fn count(&self, sql: &str) -> Result<i64, Failure> {
         let rows = self.rows(sql)?;
@@ -121,7 +138,7 @@ pub type Warehouse = dyn Engine;
 
 impl dyn Engine {
     /// Open the warehouse `text` names: a DuckDB path or a `postgres://`
-    /// URL (password from the URL or `PGPASSWORD`).
+    /// URL (password from the URL or `PGPASSWORD`), or an `sc://` URL.
     pub fn open(text: &str, lock_timeout: Duration) -> Result<Box<Warehouse>, Failure> {
         open(&Target::parse(text, None)?, lock_timeout)
     }
@@ -133,8 +150,9 @@ pub fn open(target: &Target, lock_timeout: Duration) -> Result<Box<Warehouse>, F
     let wh: Box<Warehouse> = match target {
         Target::DuckDb(path) => Box::new(DuckDb::open(path, lock_timeout)?),
         Target::Postgres(url) => Box::new(Postgres::open(url, lock_timeout)?),
+        Target::Spark(url) => Box::new(Spark::open(url, lock_timeout)?),
     };
-    wh.exec(METADATA)?;
+    wh.exec(&wh.metadata())?;
     Ok(wh)
 }
 
@@ -146,8 +164,14 @@ pub fn open_read_only(target: &Target, lock_timeout: Duration) -> Result<Box<War
     Ok(match target {
         Target::DuckDb(path) => Box::new(DuckDb::open_read_only(path, lock_timeout)?),
         Target::Postgres(url) => Box::new(Postgres::open_read_only(url)?),
+        Target::Spark(url) => Box::new(Spark::open_read_only(url)?),
     })
 }
+
+/// The run history: one row per run.
+pub const RUNS: &str = "_strata_runs";
+/// The frozen inputs: one row per stored input table.
+pub const INPUTS: &str = "_strata_inputs";
 
 /// The columns of `_strata_runs`, in the order a run inserts them.
 pub const RUN_COLUMNS: &str = "run_id, started_at, module, branch, stage_only, models, fingerprints, overrides, inputs, snapshots, report, sampling, skipped, bases";
