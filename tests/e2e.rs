@@ -1,10 +1,15 @@
 //! End-to-end tests: the `strata` binary against real warehouses — a DuckDB
-//! file, and a schema of a throw-away PostgreSQL server — with data written
-//! by the tests. What a user would see: exit codes, report lines, and what
-//! the published views return afterwards. Every test runs on every engine
-//! (`<test>::duckdb`, `<test>::postgres`); the tests name the warehouse
-//! `wh.duckdb` (or `:memory:`) and [`Wh::strata`] points that argument at
-//! the engine's warehouse.
+//! file, a schema of a throw-away PostgreSQL server, a database of a local
+//! Spark Connect server — with data written by the tests. What a user would
+//! see: exit codes, report lines, and what the published views return
+//! afterwards. Every test runs on DuckDB and PostgreSQL (`<test>::duckdb`,
+//! `<test>::postgres`); the lifecycle's core runs on Spark too
+//! (`<test>::spark`: the seed, keys, upstream models and overrides, test and
+//! replay, a second writer, a killed run, the shop example), where each
+//! statement takes a distributed job (0.3 to 3 s here) and the whole list
+//! would take most of an hour. The tests name the warehouse `wh.duckdb` (or
+//! `:memory:`) and [`Wh::strata`] points that argument at the engine's
+//! warehouse.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -15,6 +20,8 @@ use strata_materialize::Warehouse;
 
 #[path = "support/pg.rs"]
 mod pg;
+#[path = "support/spark.rs"]
+mod spark;
 #[path = "support/tools.rs"]
 #[allow(dead_code)]
 mod tools;
@@ -24,10 +31,32 @@ mod tools;
 enum Kind {
     DuckDb,
     Postgres,
+    Spark,
 }
 
-/// `mod <test> { duckdb, postgres }`: each test function, once per engine.
+/// `mod <test> { duckdb, postgres, spark }`: each test function, once per
+/// engine.
 macro_rules! on_every_engine {
+    ($($name:ident),* $(,)?) => {$(
+        mod $name {
+            #[test]
+            fn duckdb() {
+                super::$name(super::Kind::DuckDb)
+            }
+            #[test]
+            fn postgres() {
+                super::$name(super::Kind::Postgres)
+            }
+            #[test]
+            fn spark() {
+                super::$name(super::Kind::Spark)
+            }
+        }
+    )*};
+}
+
+/// `mod <test> { duckdb, postgres }`.
+macro_rules! on_duckdb_and_postgres {
     ($($name:ident),* $(,)?) => {$(
         mod $name {
             #[test]
@@ -45,15 +74,18 @@ macro_rules! on_every_engine {
 on_every_engine!(
     seed_enriched_publishes_then_a_duplicate_aborts_and_keeps_live_data,
     one_to_one_names_the_left_table_when_it_repeats,
-    unannotated_joins_run_no_check_query,
     composite_null_and_reserved_word_keys,
     upstream_models_staged_in_the_run_and_pipeline_overrides,
-    missing_sources_and_unknown_names_fail_before_running,
-    sources_that_do_not_match_their_columns_fail_before_any_model_is_built,
     test_command_and_replay,
     second_writer_waits_then_names_the_holder,
     killed_run_leaves_previous_state_and_next_run_succeeds,
     shop_example_runs_and_broken_variant_keeps_live_data,
+);
+
+on_duckdb_and_postgres!(
+    unannotated_joins_run_no_check_query,
+    missing_sources_and_unknown_names_fail_before_running,
+    sources_that_do_not_match_their_columns_fail_before_any_model_is_built,
     three_joins_on_one_dimension_run_one_query,
     a_relation_grouped_on_the_keys_in_the_run_is_proven_without_a_query,
     rollback_gc_and_branches_over_several_runs,
@@ -91,6 +123,10 @@ impl Wh {
                     pg.port
                 )
             }
+            Kind::Spark => {
+                let spark = spark::spark()?;
+                spark.url(&spark.database("e2e"))
+            }
         };
         Some(Wh {
             kind,
@@ -112,28 +148,36 @@ impl Wh {
     }
 
     /// Run `strata` in the test's directory on this warehouse. Whatever
-    /// it prints, the password is not in it.
+    /// it prints, the password and the token are not in it.
     fn strata(&self, args: &[&str]) -> Output {
         let o = strata(&self.dir, &self.args(args));
         assert!(
-            !text(&o).contains(pg::PASSWORD),
-            "the password was printed:\n{}",
+            !text(&o).contains(pg::PASSWORD) && !text(&o).contains(spark::TOKEN),
+            "a secret was printed:\n{}",
             text(&o)
         );
         o
     }
 
-    fn open(&self) -> Box<Warehouse> {
-        let at = match self.kind {
+    /// Where the warehouse is, as `Warehouse::open` reads it.
+    fn at(&self) -> String {
+        match self.kind {
             Kind::DuckDb => self.dir.join(&self.arg).display().to_string(),
-            Kind::Postgres => self.arg.clone(),
-        };
-        Warehouse::open(&at, Duration::from_secs(10)).expect("open warehouse")
+            Kind::Postgres | Kind::Spark => self.arg.clone(),
+        }
     }
 
-    /// Rows of a query as `|`-joined text, in query order.
+    fn open(&self) -> Box<Warehouse> {
+        Warehouse::open(&self.at(), Duration::from_secs(10)).expect("open warehouse")
+    }
+
+    /// Rows of a query as `|`-joined text, in query order, read as a
+    /// reader does (no writer lock: a killed writer's lock may still be
+    /// there).
     fn query(&self, sql: &str) -> Vec<String> {
-        self.open()
+        let target = strata_materialize::Target::parse(&self.at(), None).expect("target");
+        strata_materialize::engine::open_read_only(&target, Duration::from_secs(10))
+            .expect("open warehouse")
             .rows(sql)
             .expect("query")
             .into_iter()
@@ -150,6 +194,7 @@ impl Wh {
     fn type_name(&self, duckdb: &str) -> String {
         match (self.kind, duckdb) {
             (Kind::Postgres, "VARCHAR") => "text".into(),
+            (Kind::Spark, "VARCHAR") => "string".into(),
             _ => duckdb.into(),
         }
     }
@@ -213,20 +258,20 @@ fn assert_exit(o: &Output, code: i32) {
     assert_eq!(o.status.code(), Some(code), "output:\n{}", text(o));
 }
 
-/// Start `strata args` on `wh` with the before-commit failpoint, wait until
-/// it is inside its transaction just before COMMIT, and SIGKILL it.
-fn kill_at_failpoint(wh: &Wh, args: &[&str]) {
+/// Start `strata args` on `wh` with the failpoint `point` (`BEFORE_COMMIT`,
+/// `BEFORE_PUBLISH`), wait until it is there, and SIGKILL it.
+fn kill_at_failpoint(wh: &Wh, point: &str, args: &[&str]) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_strata"))
         .args(wh.args(args))
         .current_dir(&wh.dir)
-        .env("STRATA_FAILPOINT_BEFORE_COMMIT_MS", "60000")
+        .env(format!("STRATA_FAILPOINT_{point}_MS"), "60000")
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::piped())
         .spawn()
         .expect("spawn");
     let mut stderr = child.stderr.take().expect("stderr");
     let mut seen = String::new();
-    let deadline = std::time::Instant::now() + Duration::from_secs(120);
+    let deadline = std::time::Instant::now() + Duration::from_secs(300);
     while !seen.contains("failpoint") && std::time::Instant::now() < deadline {
         let mut buf = [0u8; 256];
         match std::io::Read::read(&mut stderr, &mut buf) {
@@ -759,12 +804,19 @@ fn killed_run_leaves_previous_state_and_next_run_succeeds(kind: Kind) {
     let Some(wh) = Wh::new(kind, &dir) else {
         return;
     };
-    // A large fact input so the run is still working when it is killed.
+    // A large fact input so the run has real work to do (Spark reads a file
+    // through SQL literals: a smaller one).
+    let rows = if kind == Kind::Spark {
+        2_000
+    } else {
+        2_000_000u64
+    };
     let mut big = String::from("order_id,customer_id,amount\n");
-    for i in 0..2_000_000u64 {
+    for i in 0..rows {
         big.push_str(&format!("{i},{},{}.5\n", 10 + (i % 3) * 10, i % 100));
     }
     write(&dir, "big.csv", &big);
+    // On Spark the next run waits for the killed run's lock to expire.
     let args = |orders: &str| {
         vec![
             "run".to_string(),
@@ -772,32 +824,29 @@ fn killed_run_leaves_previous_state_and_next_run_succeeds(kind: Kind) {
             "enriched".into(),
             "-o".into(),
             "wh.duckdb".into(),
+            "--lock-timeout".into(),
+            "120".into(),
             "--source".into(),
             format!("orders={orders}"),
             "--source".into(),
             "customers=customers.csv".into(),
         ]
     };
-    assert_exit(
-        &wh.strata(
-            &args("orders.csv")
-                .iter()
-                .map(String::as_str)
-                .collect::<Vec<_>>(),
-        ),
-        0,
-    );
+    fn strs(v: &[String]) -> Vec<&str> {
+        v.iter().map(String::as_str).collect()
+    }
+    assert_exit(&wh.strata(&strs(&args("orders.csv"))), 0);
     let before = wh.query("SELECT * FROM v_enriched ORDER BY order_id");
-    // The failpoint holds the run inside its transaction, after every model
-    // was built and checked and the views repointed, just before COMMIT: the
-    // worst moment to die.
-    kill_at_failpoint(
-        &wh,
-        &args("big.csv")
-            .iter()
-            .map(String::as_str)
-            .collect::<Vec<_>>(),
-    );
+    // The worst moment to die: with a transaction, every model built and
+    // checked and the views repointed, just before COMMIT; without one
+    // (Spark), every model built and checked, just before the first view is
+    // repointed.
+    let point = if kind == Kind::Spark {
+        "BEFORE_PUBLISH"
+    } else {
+        "BEFORE_COMMIT"
+    };
+    kill_at_failpoint(&wh, point, &strs(&args("big.csv")));
     let after = wh.query("SELECT * FROM v_enriched ORDER BY order_id");
     assert!(
         after == before,
@@ -805,14 +854,12 @@ fn killed_run_leaves_previous_state_and_next_run_succeeds(kind: Kind) {
         after.len()
     );
     assert_eq!(wh.query("SELECT COUNT(*) FROM _strata_runs"), ["1"]);
-    let again = wh.strata(
-        &args("big.csv")
-            .iter()
-            .map(String::as_str)
-            .collect::<Vec<_>>(),
-    );
+    let again = wh.strata(&strs(&args("big.csv")));
     assert_exit(&again, 0);
-    assert_eq!(wh.query("SELECT COUNT(*) FROM v_enriched"), ["2000000"]);
+    assert_eq!(
+        wh.query("SELECT COUNT(*) FROM v_enriched"),
+        [rows.to_string()]
+    );
 }
 
 fn shop_example_runs_and_broken_variant_keeps_live_data(kind: Kind) {
@@ -1068,6 +1115,7 @@ fn rollback_gc_and_branches_over_several_runs(kind: Kind) {
     // run's rows back, and is a run of its own.
     kill_at_failpoint(
         &wh,
+        "BEFORE_COMMIT",
         &["rollback", "orders.strata", &first, "-o", "wh.duckdb"],
     );
     assert_eq!(countries(), ["IT", "IT", "NL", ""]);
@@ -1148,6 +1196,7 @@ fn rollback_gc_and_branches_over_several_runs(kind: Kind) {
     }
     kill_at_failpoint(
         &wh,
+        "BEFORE_COMMIT",
         &[
             "gc",
             "-o",
@@ -2141,6 +2190,7 @@ model enriched {
             );
             assert!(!store.exists(), "no file store on PostgreSQL");
         }
+        Kind::Spark => unreachable!("this test does not run on Spark"),
     }
 
     // The same files again: the same run, nothing frozen or built again,

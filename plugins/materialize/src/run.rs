@@ -386,15 +386,21 @@ fn plan<'m>(
 }
 
 /// A test hook: with `STRATA_FAILPOINT_BEFORE_COMMIT_MS=n` set, a run (a
-/// rollback, a gc) says
-/// so on stderr and sleeps `n` ms just before its COMMIT, so a test can kill
-/// it at the worst moment.
+/// rollback, a gc) says so on stderr and sleeps `n` ms just before its
+/// COMMIT, so a test can kill it at the worst moment.
 pub(crate) fn failpoint_before_commit() {
-    if let Some(ms) = std::env::var("STRATA_FAILPOINT_BEFORE_COMMIT_MS")
-        .ok()
-        .and_then(|v| v.parse::<u64>().ok())
-    {
-        eprintln!("strata: failpoint before commit: sleeping {ms} ms");
+    failpoint("before commit");
+}
+
+/// A test hook: with `STRATA_FAILPOINT_<POINT>_MS=n` set (`point` in upper
+/// case, spaces as `_`), say so on stderr and sleep `n` ms.
+pub(crate) fn failpoint(point: &str) {
+    let var = format!(
+        "STRATA_FAILPOINT_{}_MS",
+        point.to_ascii_uppercase().replace(' ', "_")
+    );
+    if let Some(ms) = std::env::var(var).ok().and_then(|v| v.parse::<u64>().ok()) {
+        eprintln!("strata: failpoint {point}: sleeping {ms} ms");
         std::thread::sleep(std::time::Duration::from_millis(ms));
     }
 }
@@ -598,6 +604,7 @@ fn run_in_transaction(
     // 5. Publish, now that every check and test has passed: repoint the
     // staged views, then the live ones. (An engine without transactions
     // repoints nothing for a run that failed.)
+    failpoint("before publish");
     for (m, snapshot, _) in &build.materialized {
         wh.replace_view(
             &wh.ident(&staged_view(m, &opts.branch)),
