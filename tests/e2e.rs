@@ -2257,3 +2257,175 @@ model enriched {
     // The first run's customers copy was collected.
     assert_exit(&replay(&first_id), 4);
 }
+
+/// A TCP proxy to the Spark Connect server that can cut every connection
+/// at once: the server, as the client sees it, dies.
+struct CuttingProxy {
+    port: u16,
+    streams: std::sync::Arc<std::sync::Mutex<Vec<std::net::TcpStream>>>,
+    cut: std::sync::Arc<std::sync::atomic::AtomicBool>,
+}
+
+impl CuttingProxy {
+    fn to(target_port: u16) -> CuttingProxy {
+        use std::net::{Shutdown, TcpListener, TcpStream};
+        let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
+        let port = listener.local_addr().expect("addr").port();
+        let streams = std::sync::Arc::new(std::sync::Mutex::new(Vec::<TcpStream>::new()));
+        let cut = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let (s, c) = (streams.clone(), cut.clone());
+        std::thread::spawn(move || {
+            for client in listener.incoming().flatten() {
+                if c.load(Ordering::SeqCst) {
+                    let _ = client.shutdown(Shutdown::Both);
+                    continue;
+                }
+                let Ok(server) = TcpStream::connect(("127.0.0.1", target_port)) else {
+                    continue;
+                };
+                let pipe = |mut from: TcpStream, mut to: TcpStream| {
+                    std::thread::spawn(move || {
+                        let _ = std::io::copy(&mut from, &mut to);
+                        let _ = to.shutdown(Shutdown::Both);
+                    });
+                };
+                if let (Ok(c2), Ok(s2)) = (client.try_clone(), server.try_clone()) {
+                    s.lock().expect("lock").extend([c2, s2]);
+                    pipe(
+                        client.try_clone().expect("clone"),
+                        server.try_clone().expect("clone"),
+                    );
+                    pipe(server, client);
+                }
+            }
+        });
+        CuttingProxy { port, streams, cut }
+    }
+
+    fn cut(&self) {
+        self.cut.store(true, Ordering::SeqCst);
+        for s in self.streams.lock().expect("lock").drain(..) {
+            let _ = s.shutdown(std::net::Shutdown::Both);
+        }
+    }
+}
+
+/// What can go wrong between strata and a Spark Connect server: each is
+/// exit 4 with one clear line, the token is never shown, and nothing is
+/// repointed.
+#[test]
+fn bad_spark_warehouses_fail_with_exit_4_and_publish_nothing() {
+    let dir = seed_dir("spark-bad");
+    let Some(wh) = Wh::new(Kind::Spark, &dir) else {
+        return;
+    };
+    let Some(server) = spark::spark() else { return };
+    let run_on = |url: &str| {
+        let mut args = [&["run"][..], &ENRICHED_FROM_CSV[..]].concat();
+        args[4] = url;
+        strata(&dir, &args)
+    };
+    let secrets_hidden = |out: &str| {
+        assert!(!out.contains(spark::TOKEN), "the token was printed: {out}");
+        assert!(
+            !out.contains("not-the-token"),
+            "the token was printed: {out}"
+        );
+        assert!(!out.contains("panicked"), "{out}");
+    };
+
+    // No server at the address.
+    let free = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .expect("port");
+    let o = run_on(&format!("sc://127.0.0.1:{free}/?schema=x"));
+    assert_exit(&o, 4);
+    assert!(
+        text(&o).contains(&format!(
+            "cannot connect to sc://127.0.0.1:{free}/?schema=x"
+        )),
+        "{}",
+        text(&o)
+    );
+
+    // A token the server refuses.
+    let refused = wh.arg.replace(spark::TOKEN, "not-the-token");
+    let o = run_on(&refused);
+    assert_exit(&o, 4);
+    assert!(text(&o).contains("refused the credentials"), "{}", text(&o));
+    secrets_hidden(&text(&o));
+
+    // A first run publishes; what follows must leave it live.
+    assert_exit(
+        &wh.strata(&[&["run"][..], &ENRICHED_FROM_CSV[..]].concat()),
+        0,
+    );
+    let before = wh.query("SELECT * FROM v_enriched ORDER BY order_id");
+
+    // A query Spark rejects: its error class is in the message.
+    let admin = wh.open();
+    admin
+        .exec(
+            "CREATE TABLE gone AS SELECT CAST(10 AS BIGINT) AS customer_id, 'ES' AS country; \
+             CREATE VIEW customers AS SELECT * FROM gone; DROP TABLE gone; \
+             CREATE TABLE orders AS SELECT CAST(1 AS BIGINT) AS order_id, CAST(10 AS BIGINT) AS customer_id, CAST(5.0 AS DOUBLE) AS amount",
+        )
+        .expect("setup");
+    drop(admin);
+    let o = wh.strata(&["run", "orders.strata", "enriched", "-o", "wh.duckdb"]);
+    assert_exit(&o, 4);
+    assert!(
+        text(&o).contains("[TABLE_OR_VIEW_NOT_FOUND]"),
+        "{}",
+        text(&o)
+    );
+
+    // The server goes away mid-run (after every check, before the first
+    // view is repointed).
+    let proxy = CuttingProxy::to(server.port);
+    let through = wh
+        .arg
+        .replace(&format!(":{}/", server.port), &format!(":{}/", proxy.port));
+    write(
+        &dir,
+        "customers2.csv",
+        "customer_id,country\n10,PT\n20,FR\n30,DE\n",
+    );
+    let mut args = [&["run"][..], &ENRICHED_FROM_CSV[..]].concat();
+    args[4] = &through;
+    args[8] = "customers=customers2.csv";
+    let mut child = Command::new(env!("CARGO_BIN_EXE_strata"))
+        .args(&args)
+        .current_dir(&dir)
+        .env("STRATA_FAILPOINT_BEFORE_PUBLISH_MS", "3000")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    let mut stderr = child.stderr.take().expect("stderr");
+    let mut seen = String::new();
+    while !seen.contains("failpoint") {
+        let mut buf = [0u8; 256];
+        match std::io::Read::read(&mut stderr, &mut buf) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => seen.push_str(&String::from_utf8_lossy(&buf[..n])),
+        }
+    }
+    assert!(seen.contains("failpoint"), "{seen}");
+    proxy.cut();
+    let mut rest = String::new();
+    std::io::Read::read_to_string(&mut stderr, &mut rest).expect("stderr");
+    let status = child.wait().expect("wait");
+    assert_eq!(status.code(), Some(4), "{seen}{rest}");
+    assert!(
+        rest.contains("the server stopped answering"),
+        "the reason is given: {rest}"
+    );
+    secrets_hidden(&rest);
+    assert_eq!(
+        wh.query("SELECT * FROM v_enriched ORDER BY order_id"),
+        before
+    );
+    assert_eq!(wh.query("SELECT COUNT(*) FROM _strata_runs"), ["1"]);
+}

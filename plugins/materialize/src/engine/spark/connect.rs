@@ -199,17 +199,37 @@ fn read_ipc(data: &[u8], into: &mut Vec<RecordBatch>) -> Result<(), String> {
 }
 
 /// What a gRPC status says, in one line: Spark puts its error class first
-/// (`[TABLE_OR_VIEW_NOT_FOUND] The table or view ...`).
+/// (`[TABLE_OR_VIEW_NOT_FOUND] The table or view ...`); a lost connection
+/// says so, with the transport's reason.
 fn status_text(s: &Status) -> String {
     let message = s.message().trim();
     let message = message.lines().next().unwrap_or(message);
+    let lost = message.starts_with("transport error") || message.starts_with("h2 protocol error");
     match s.code() {
         Code::Unauthenticated | Code::PermissionDenied => {
             format!("the server refused the credentials: {message}")
         }
-        Code::Unavailable => format!("the server is not available: {message}"),
+        Code::Unavailable | Code::Cancelled => {
+            format!("the server is not available: {}", with_sources(message, s))
+        }
+        _ if lost => format!("the server stopped answering: {}", with_sources(message, s)),
         Code::Internal | Code::Unknown | Code::InvalidArgument => message.to_string(),
         code => format!("{code:?}: {message}"),
+    }
+}
+
+/// A status's message and the errors beneath it (the transport's reason).
+fn with_sources(message: &str, s: &Status) -> String {
+    match std::error::Error::source(s) {
+        Some(source) => {
+            let below = chain(source);
+            if below.starts_with(message) {
+                below
+            } else {
+                format!("{message}: {below}")
+            }
+        }
+        None => message.to_string(),
     }
 }
 
