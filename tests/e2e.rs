@@ -190,6 +190,16 @@ impl Wh {
             .collect()
     }
 
+    /// A quoted name in this engine's SQL.
+    fn ident(&self, name: &str) -> String {
+        let dialect = match self.kind {
+            Kind::DuckDb => strata_lang::sql::Dialect::DuckDb,
+            Kind::Postgres => strata_lang::sql::Dialect::Postgres,
+            Kind::Spark => strata_lang::sql::Dialect::Spark,
+        };
+        dialect.ident(name)
+    }
+
     /// A DuckDB type name as this engine names it.
     fn type_name(&self, duckdb: &str) -> String {
         match (self.kind, duckdb) {
@@ -2056,15 +2066,15 @@ fn bad_postgres_warehouses_fail_with_one_line_and_never_show_the_password() {
     );
 }
 
-/// The same module publishes the same rows on DuckDB and on PostgreSQL:
+/// The same module publishes the same rows on DuckDB, PostgreSQL and Spark:
 /// every model of the shop example, compared cell by cell (numbers as
 /// numbers: DuckDB prints 5.0 where PostgreSQL prints 5).
 #[test]
-fn duckdb_and_postgres_publish_the_same_rows() {
+fn every_engine_publishes_the_same_rows() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/shop");
     let module = root.join("shop.strata").display().to_string();
     let mut published = Vec::new();
-    for kind in [Kind::DuckDb, Kind::Postgres] {
+    for kind in [Kind::DuckDb, Kind::Postgres, Kind::Spark] {
         let dir = workdir("same-rows");
         let Some(wh) = Wh::new(kind, &dir) else {
             return;
@@ -2082,7 +2092,7 @@ fn duckdb_and_postgres_publish_the_same_rows() {
             .iter()
             .map(|v| {
                 let mut rows: Vec<String> = wh
-                    .query(&format!("SELECT * FROM \"{v}\""))
+                    .query(&format!("SELECT * FROM {}", wh.ident(v)))
                     .into_iter()
                     .map(|r| {
                         r.split('|')
@@ -2097,7 +2107,8 @@ fn duckdb_and_postgres_publish_the_same_rows() {
             .collect();
         published.push(rows);
     }
-    assert_eq!(published[0], published[1]);
+    assert_eq!(published[0], published[1], "DuckDB and PostgreSQL");
+    assert_eq!(published[0], published[2], "DuckDB and Spark");
 }
 
 /// A parquet input is frozen by copying the file into the store beside a

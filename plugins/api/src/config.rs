@@ -72,10 +72,13 @@ pub struct GcConfig {
 #[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct TargetConfig {
-    /// A DuckDB path (relative to the project file) or a `postgres://` URL.
+    /// A DuckDB path (relative to the project file), a `postgres://` URL or
+    /// an `sc://` (Spark Connect) URL.
     pub url: String,
-    /// The environment variable holding the password.
+    /// The environment variable holding the password (PostgreSQL).
     pub password_env: Option<String>,
+    /// The environment variable holding the bearer token (Spark Connect).
+    pub token_env: Option<String>,
 }
 
 #[derive(Deserialize, Default)]
@@ -224,6 +227,11 @@ mod tests {
             "[targets.prod]\nurl = \"postgres://a@db/w?schema=marts\"\npassword-env = \"PROD_PW\"\n[targets.local]\nurl = \"dev.duckdb\"\n",
         );
         assert_eq!(t.targets["prod"].password_env.as_deref(), Some("PROD_PW"));
+        let spark = parse_ok("[targets.cluster]\nurl = \"sc://spark:15002/?schema=marts\"\ntoken-env = \"SPARK_TOKEN\"\n");
+        assert_eq!(
+            spark.targets["cluster"].token_env.as_deref(),
+            Some("SPARK_TOKEN")
+        );
         assert_eq!(t.targets["local"].url, "dev.duckdb");
         assert!(parse(
             "[targets.x]\nurl = \"u\"\npassword = \"p\"\n",

@@ -404,7 +404,10 @@ pub fn gc(wh: &Warehouse, keep: Keep, apply: bool) -> Result<Collection, Failure
                     "TABLE"
                 };
                 wh.exec(&format!("DROP {what} {}", wh.ident(&d.table)))?;
-                if d.kind == "input" {
+                // Without row-level deletes (Spark's parquet tables) the
+                // row stays: it names a table that no longer exists, which a
+                // freeze never reuses (it checks that the table is there).
+                if d.kind == "input" && wh.deletes_rows() {
                     wh.exec(&format!(
                         "DELETE FROM {} WHERE table_name = {}",
                         wh.ident(INPUTS),

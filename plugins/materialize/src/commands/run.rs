@@ -24,8 +24,8 @@ pub struct WarehouseArgs {
     #[arg(long, short = 'o', value_name = "PATH_OR_URL")]
     pub warehouse: Option<String>,
     /// The warehouse `[targets.NAME]` of the nearest strata.toml names
-    /// (`url = "..."`, `password-env = "VAR"`: the variable holding the
-    /// password).
+    /// (`url = "..."`, `password-env = "VAR"` or `token-env = "VAR"`: the
+    /// variable holding the password or the Spark Connect token).
     #[arg(long, value_name = "NAME", conflicts_with = "warehouse")]
     pub target: Option<String>,
     /// Seconds to wait for another writer to release the warehouse.
@@ -63,7 +63,10 @@ impl WarehouseArgs {
                     url = dir.join(path).display().to_string();
                 }
             }
-            return Target::parse(&url, t.password_env.as_deref());
+            // The secret's variable: the password's (PostgreSQL) or the
+            // token's (Spark Connect).
+            let secret_env = t.password_env.as_deref().or(t.token_env.as_deref());
+            return Target::parse(&url, secret_env);
         }
         match std::env::var("STRATA_WAREHOUSE") {
             Ok(w) if !w.is_empty() => Target::parse(&w, None),

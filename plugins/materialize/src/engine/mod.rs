@@ -105,6 +105,12 @@ pub trait Engine {
         None
     }
 
+    /// Whether `DELETE FROM` works on the metadata tables (not on Spark's
+    /// parquet tables, which only append).
+    fn deletes_rows(&self) -> bool {
+        true
+    }
+
     /// A quoted identifier.
     fn ident(&self, name: &str) -> String {
         self.dialect().ident(name)

@@ -11,9 +11,11 @@
 //! may see some views already on the new run and others still on the old
 //! one while it happens, never a half-built table.
 //!
-//! The writer lock is a table, `_strata_lock`: `CREATE TABLE` (without `IF
-//! NOT EXISTS`) fails for all but one client, across every client of the
-//! catalog. Its properties name the owner and when the lock expires; the
+//! The writer lock is a view, `_strata_lock`: `CREATE VIEW` (without `OR
+//! REPLACE`) fails for all but one client, across every client of the
+//! catalog, and a view has no files to write or delete (a table's create
+//! and drop cost a second here). Its properties name the owner and when
+//! the lock expires; the
 //! holder renews it from a second session while it lives, so a writer that
 //! was killed is taken over [`LOCK_TTL`] after its last renewal.
 
@@ -38,7 +40,7 @@ use connect::Session;
 const LOCK_TTL: Duration = Duration::from_secs(45);
 /// How often the holder renews it.
 const LOCK_RENEW: Duration = Duration::from_secs(15);
-const LOCK_TABLE: &str = "_strata_lock";
+const LOCK_VIEW: &str = "_strata_lock";
 
 pub struct Spark {
     session: Session,
@@ -47,6 +49,9 @@ pub struct Spark {
     created: RefCell<Option<Vec<String>>>,
     /// The lock this writer holds: its owner text and the renewing thread.
     lock: Option<Lock>,
+    /// `$STRATA_SPARK_SQL_LOG`: a file each statement is appended to with
+    /// its time (what `bench/spark.py` replays through PySpark).
+    sql_log: Option<RefCell<std::fs::File>>,
 }
 
 struct Lock {
@@ -76,6 +81,14 @@ impl Spark {
             shown: target.shown.clone(),
             created: RefCell::new(None),
             lock: None,
+            sql_log: std::env::var_os("STRATA_SPARK_SQL_LOG").and_then(|path| {
+                std::fs::OpenOptions::new()
+                    .create(true)
+                    .append(true)
+                    .open(path)
+                    .ok()
+                    .map(RefCell::new)
+            }),
         };
         let use_db = format!("USE {}", spark.ident(&target.schema));
         spark.session.sql(&use_db).map_err(|e| {
@@ -102,10 +115,22 @@ impl Spark {
     }
 
     fn batches(&self, sql: &str) -> Result<Vec<RecordBatch>, Failure> {
-        self.session.sql(sql).map_err(|e| self.failure(&e, sql))
+        let start = Instant::now();
+        let result = self.session.sql(sql).map_err(|e| self.failure(&e, sql));
+        if let Some(log) = &self.sql_log {
+            // One line per statement: milliseconds, then the SQL on one line.
+            use std::io::Write;
+            let _ = writeln!(
+                log.borrow_mut(),
+                "{:.1}\t{}",
+                start.elapsed().as_secs_f64() * 1000.0,
+                sql.replace('\n', " ")
+            );
+        }
+        result
     }
 
-    /// Take the lock table, or wait for it; an expired lock (its holder
+    /// Take the lock view, or wait for it; an expired lock (its holder
     /// died) is dropped and taken.
     fn lock(&mut self, target: &SparkTarget, timeout: Duration) -> Result<(), Failure> {
         let owner = format!(
@@ -115,11 +140,11 @@ impl Spark {
             std::process::id(),
             target.session_id
         );
-        let table = self.ident(LOCK_TABLE);
+        let table = self.ident(LOCK_VIEW);
         let start = Instant::now();
         let holder = loop {
             let create = format!(
-                "CREATE TABLE {table} (owner STRING) TBLPROPERTIES ('strata.owner' = {}, 'strata.expires' = '{}')",
+                "CREATE VIEW {table} TBLPROPERTIES ('strata.owner' = {}, 'strata.expires' = '{}') AS SELECT 1 AS locked",
                 self.string(&owner),
                 expiry()
             );
@@ -131,7 +156,7 @@ impl Spark {
             let (holder, expires) = self.lock_properties()?;
             if expires.is_some_and(|t| t < now_secs()) {
                 // Whoever held it stopped renewing it.
-                self.exec(&format!("DROP TABLE IF EXISTS {table}"))?;
+                self.exec(&format!("DROP VIEW IF EXISTS {table}"))?;
                 continue;
             }
             if start.elapsed() >= timeout {
@@ -158,9 +183,9 @@ impl Spark {
         Ok(())
     }
 
-    /// The lock table's owner and expiry (seconds since the epoch).
+    /// The lock view's owner and expiry (seconds since the epoch).
     fn lock_properties(&self) -> Result<(Option<String>, Option<u64>), Failure> {
-        let rows = match self.rows(&format!("SHOW TBLPROPERTIES {}", self.ident(LOCK_TABLE))) {
+        let rows = match self.rows(&format!("SHOW TBLPROPERTIES {}", self.ident(LOCK_VIEW))) {
             Ok(rows) => rows,
             // Released in between: try again.
             Err(_) => return Ok((None, Some(0))),
@@ -233,7 +258,7 @@ impl Drop for Spark {
         // Only our own lock: a lock that expired and was taken is not ours.
         if let Ok((Some(owner), _)) = self.lock_properties() {
             if owner == lock.owner {
-                let _ = self.exec(&format!("DROP TABLE IF EXISTS {}", self.ident(LOCK_TABLE)));
+                let _ = self.exec(&format!("DROP VIEW IF EXISTS {}", self.ident(LOCK_VIEW)));
             }
         }
     }
@@ -250,11 +275,11 @@ fn renew(target: &SparkTarget, stop: &mpsc::Receiver<()>) {
     let table = format!(
         "{}.{}",
         Dialect::Spark.ident(&target.schema),
-        Dialect::Spark.ident(LOCK_TABLE)
+        Dialect::Spark.ident(LOCK_VIEW)
     );
     while let Err(mpsc::RecvTimeoutError::Timeout) = stop.recv_timeout(LOCK_RENEW) {
         let _ = session.sql(&format!(
-            "ALTER TABLE {table} SET TBLPROPERTIES ('strata.expires' = '{}')",
+            "ALTER VIEW {table} SET TBLPROPERTIES ('strata.expires' = '{}')",
             expiry()
         ));
     }
@@ -419,6 +444,10 @@ impl Engine for Spark {
             s(&["module", "branch"]),
             s(&["models", "fingerprints", "overrides", "inputs", "snapshots", "report", "sampling", "skipped", "bases"]),
         )
+    }
+
+    fn deletes_rows(&self) -> bool {
+        false
     }
 
     fn relation_exists(&self, name: &str) -> Result<bool, Failure> {

@@ -1,0 +1,170 @@
+#!/usr/bin/env python3
+"""Benchmark of `strata run` on Spark through Spark Connect (issue 24).
+
+Starts one local Spark Connect server (PySpark's start-connect-server.sh,
+local[2], two shuffle partitions), makes N orders / M customers with Spark's
+range(), and, interleaved over REPS rounds, each on fresh databases:
+
+* `strata run` of the seed's `enriched` (a first run: it freezes its inputs)
+  against the bare statements through PySpark's own Spark Connect client
+  (CREATE TABLE AS the join; the bare duplicate-group count), then the same
+  run again (inputs and snapshot reused, content hashed, checks run);
+* each cardinality check strata sent (its time as strata's client measured
+  it, from $STRATA_SPARK_SQL_LOG) against the bare duplicate-group count
+  sent through PySpark on the same tables, and strata's own query sent
+  through PySpark.
+
+usage: bench/spark.py [--orders N] [--customers M] [--reps R]
+       (run it with the python of the virtualenv holding pyspark:
+        ~/.cache/strata-spark/bin/python bench/spark.py)
+"""
+
+import argparse
+import glob
+import os
+import shutil
+import socket
+import statistics
+import subprocess
+import tempfile
+import time
+import warnings
+
+warnings.filterwarnings("ignore")
+from pyspark.sql import SparkSession  # noqa: E402
+
+STRATA = os.environ.get("STRATA", os.path.expanduser("~/.cache/strata-target/release/strata"))
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+MODULE = os.path.join(ROOT, "examples/seed/orders.strata")
+JOIN = ("SELECT o.order_id, c.country FROM orders o "
+        "LEFT JOIN customers c ON o.customer_id = c.customer_id")
+BARE_CHECK = ("SELECT COUNT(*) FROM (SELECT 1 FROM customers WHERE customer_id IS NOT NULL "
+              "GROUP BY customer_id HAVING COUNT(*) > 1) t")
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start_server(work):
+    import pyspark
+    home = os.path.dirname(pyspark.__file__)
+    port = free_port()
+    env = dict(os.environ, SPARK_HOME=home, SPARK_LOG_DIR=work, SPARK_PID_DIR=work)
+    conf = [
+        "spark.connect.grpc.binding.address=127.0.0.1",
+        f"spark.connect.grpc.binding.port={port}",
+        "spark.sql.catalogImplementation=hive",
+        f"spark.sql.warehouse.dir={work}/warehouse",
+        "spark.sql.shuffle.partitions=2",
+        "spark.ui.enabled=false",
+    ]
+    args = [f"{home}/sbin/start-connect-server.sh", "--master", "local[2]", "--driver-memory", "2g",
+            "--driver-java-options", f"-Dderby.system.home={work}"]
+    for c in conf:
+        args += ["--conf", c]
+    subprocess.run(args, cwd=work, env=env, check=True, stdout=subprocess.DEVNULL)
+    deadline = time.time() + 180
+    while time.time() < deadline:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return home, env, port
+        except OSError:
+            time.sleep(0.5)
+    raise SystemExit("the Spark Connect server did not start")
+
+
+def timed(spark, sql):
+    t0 = time.perf_counter()
+    spark.sql(sql).collect()
+    return time.perf_counter() - t0
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--orders", type=int, default=1_000_000)
+    ap.add_argument("--customers", type=int, default=100_000)
+    ap.add_argument("--reps", type=int, default=3)
+    a = ap.parse_args()
+    work = tempfile.mkdtemp(prefix="strata-spark-bench-")
+    home, env, port = start_server(work)
+    try:
+        spark = SparkSession.builder.remote(f"sc://127.0.0.1:{port}").getOrCreate()
+        spark.sql("SELECT 1").collect()  # the first query starts the executors
+        spark.sql("CREATE DATABASE src").collect()
+        spark.sql(f"CREATE TABLE src.orders AS SELECT id AS order_id, id % {a.customers} + 1 AS customer_id, "
+                  f"CAST(id % 100 AS DOUBLE) + 0.5 AS amount FROM range({a.orders})").collect()
+        spark.sql(f"CREATE TABLE src.customers AS SELECT id + 1 AS customer_id, "
+                  f"CASE id % 3 WHEN 0 THEN 'ES' WHEN 1 THEN 'FR' ELSE 'DE' END AS country "
+                  f"FROM range({a.customers})").collect()
+        ours_run, ours_rerun, bare_run, ours_check, bare_check, our_sql_pyspark = [], [], [], [], [], []
+        for r in range(a.reps):
+            for db in (f"s{r}", f"b{r}"):
+                spark.sql(f"CREATE DATABASE {db}").collect()
+                for t in ("orders", "customers"):
+                    spark.sql(f"CREATE TABLE {db}.{t} AS SELECT * FROM src.{t}").collect()
+            # strata, a first run on its own database.
+            log = os.path.join(work, f"sql-{r}.log")
+            t0 = time.perf_counter()
+            p = subprocess.run([STRATA, "run", MODULE, "enriched", "-o", f"sc://127.0.0.1:{port}/?schema=s{r}"],
+                               env=dict(os.environ, STRATA_SPARK_SQL_LOG=log), capture_output=True, text=True)
+            ours_run.append(time.perf_counter() - t0)
+            if p.returncode != 0:
+                raise SystemExit(p.stdout + p.stderr)
+            if r == 0:
+                statements = sorted((float(ms), sql) for ms, sql in (line.split("\t", 1) for line in open(log)))
+                print(f"first run: {len(statements)} statements, {sum(ms for ms, _ in statements) / 1000:.2f} s in them; the slowest:")
+                for ms, sql in statements[::-1][:8]:
+                    print(f"  {ms:7.0f} ms  {sql.strip()[:110]}")
+            # The same run again: its inputs and snapshot are reused (their
+            # content hashed again), every check runs again.
+            relog = os.path.join(work, f"sql-{r}-again.log")
+            t0 = time.perf_counter()
+            p = subprocess.run([STRATA, "run", MODULE, "enriched", "-o", f"sc://127.0.0.1:{port}/?schema=s{r}"],
+                               env=dict(os.environ, STRATA_SPARK_SQL_LOG=relog), capture_output=True, text=True)
+            ours_rerun.append(time.perf_counter() - t0)
+            if p.returncode != 0:
+                raise SystemExit(p.stdout + p.stderr)
+            checks = [line.split("\t", 1) for line in open(relog) if "HAVING COUNT(*) > 1" in line]
+            ours_check += [float(ms) / 1000 for ms, _ in checks]
+            # The bare statements through PySpark, on the other database.
+            spark.sql(f"USE b{r}").collect()
+            t0 = time.perf_counter()
+            spark.sql(f"CREATE TABLE t AS {JOIN}").collect()
+            spark.sql(BARE_CHECK).collect()
+            bare_run.append(time.perf_counter() - t0)
+            # Each check: the bare count and strata's own query through PySpark.
+            spark.sql(f"USE s{r}").collect()
+            for _, sql in checks:
+                bare_check.append(timed(spark, BARE_CHECK.replace("customers", "`customers`")))
+                our_sql_pyspark.append(timed(spark, sql.strip()))
+        med = statistics.median
+        print(f"Spark {spark.version} (local[2], 2 shuffle partitions), {a.orders:,} orders / {a.customers:,} customers, "
+              f"{a.reps} rounds, medians")
+        print()
+        print("| what | strata | PySpark | ratio |")
+        print("|---|---|---|---|")
+        print(f"| `strata run enriched` (first run: freezes its inputs) vs CTAS join + bare check | "
+              f"{med(ours_run):.2f} s | {med(bare_run):.2f} s | {med(ours_run) / med(bare_run):.2f}x |")
+        print(f"| the same run again (inputs and snapshot reused, checks run) vs the same bare statements | "
+              f"{med(ours_rerun):.2f} s | {med(bare_run):.2f} s | {med(ours_rerun) / med(bare_run):.2f}x |")
+        print(f"| the cardinality check (strata's client, in the second run) vs the bare duplicate-group count | "
+              f"{med(ours_check) * 1000:.0f} ms | {med(bare_check) * 1000:.0f} ms | "
+              f"{med(ours_check) / med(bare_check):.2f}x |")
+        print(f"| strata's check query sent through PySpark vs the bare count | "
+              f"{med(our_sql_pyspark) * 1000:.0f} ms | {med(bare_check) * 1000:.0f} ms | "
+              f"{med(our_sql_pyspark) / med(bare_check):.2f}x |")
+    finally:
+        subprocess.run([f"{home}/sbin/stop-connect-server.sh"], env=env, stdout=subprocess.DEVNULL)
+        for pid in glob.glob(f"{work}/*.pid"):
+            try:
+                os.kill(int(open(pid).read().strip()), 9)
+            except (OSError, ValueError):
+                pass
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
