@@ -268,6 +268,23 @@ fn assert_exit(o: &Output, code: i32) {
     assert_eq!(o.status.code(), Some(code), "output:\n{}", text(o));
 }
 
+/// What a child printed on `stderr` until it reached a failpoint (asserted).
+fn read_until_failpoint(stderr: &mut impl std::io::Read) -> String {
+    let mut seen = String::new();
+    while !seen.contains("failpoint") {
+        let mut buf = [0u8; 256];
+        match stderr.read(&mut buf) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => seen.push_str(&String::from_utf8_lossy(&buf[..n])),
+        }
+    }
+    assert!(
+        seen.contains("failpoint"),
+        "never reached the failpoint: {seen}"
+    );
+    seen
+}
+
 /// Start `strata args` on `wh` with the failpoint `point` (`BEFORE_COMMIT`,
 /// `BEFORE_PUBLISH`), wait until it is there, and SIGKILL it.
 fn kill_at_failpoint(wh: &Wh, point: &str, args: &[&str]) {
@@ -280,19 +297,7 @@ fn kill_at_failpoint(wh: &Wh, point: &str, args: &[&str]) {
         .spawn()
         .expect("spawn");
     let mut stderr = child.stderr.take().expect("stderr");
-    let mut seen = String::new();
-    let deadline = std::time::Instant::now() + Duration::from_secs(300);
-    while !seen.contains("failpoint") && std::time::Instant::now() < deadline {
-        let mut buf = [0u8; 256];
-        match std::io::Read::read(&mut stderr, &mut buf) {
-            Ok(0) | Err(_) => break,
-            Ok(n) => seen.push_str(&String::from_utf8_lossy(&buf[..n])),
-        }
-    }
-    assert!(
-        seen.contains("failpoint"),
-        "{args:?} never reached the failpoint: {seen}"
-    );
+    read_until_failpoint(&mut stderr);
     child.kill().expect("SIGKILL");
     let _ = child.wait();
 }
@@ -1907,15 +1912,7 @@ fn a_server_that_goes_away_mid_run_fails_with_exit_4_and_publishes_nothing() {
         .spawn()
         .expect("spawn");
     let mut stderr = child.stderr.take().expect("stderr");
-    let mut seen = String::new();
-    while !seen.contains("failpoint") {
-        let mut buf = [0u8; 256];
-        match std::io::Read::read(&mut stderr, &mut buf) {
-            Ok(0) | Err(_) => break,
-            Ok(n) => seen.push_str(&String::from_utf8_lossy(&buf[..n])),
-        }
-    }
-    assert!(seen.contains("failpoint"), "{seen}");
+    let seen = read_until_failpoint(&mut stderr);
     let killed = server
         .psql(
             "public",
@@ -2415,15 +2412,7 @@ fn bad_spark_warehouses_fail_with_exit_4_and_publish_nothing() {
         .spawn()
         .expect("spawn");
     let mut stderr = child.stderr.take().expect("stderr");
-    let mut seen = String::new();
-    while !seen.contains("failpoint") {
-        let mut buf = [0u8; 256];
-        match std::io::Read::read(&mut stderr, &mut buf) {
-            Ok(0) | Err(_) => break,
-            Ok(n) => seen.push_str(&String::from_utf8_lossy(&buf[..n])),
-        }
-    }
-    assert!(seen.contains("failpoint"), "{seen}");
+    let seen = read_until_failpoint(&mut stderr);
     proxy.cut();
     let mut rest = String::new();
     std::io::Read::read_to_string(&mut stderr, &mut rest).expect("stderr");

@@ -26,7 +26,7 @@ inventory::submit! {
         order: 10,
         command: || command::<run::RunArgs>(
             "run",
-            "Materialize the module in the warehouse (DuckDB or PostgreSQL): build, check (pins, join \
+            "Materialize the module in the warehouse (DuckDB, PostgreSQL or Spark): build, check (pins, join \
              cardinality, tests) and publish, all or nothing",
         ),
         run: run_command,

@@ -1,5 +1,5 @@
 //! `strata run` and `strata test`: materialize in the warehouse (embedded
-//! DuckDB or PostgreSQL), with pins, join cardinality checks and
+//! DuckDB, PostgreSQL or Spark), with pins, join cardinality checks and
 //! declarative tests.
 
 use std::path::{Path, PathBuf};
@@ -18,8 +18,10 @@ pub struct WarehouseArgs {
     /// throw-away run), or a PostgreSQL server as
     /// `postgres://USER@HOST:PORT/DB?schema=S` (schema default `public`;
     /// TLS as libpq's `sslmode=disable|prefer|require|verify-ca|verify-full`,
-    /// default `prefer`, with `sslrootcert=FILE`). The password comes from
-    /// the URL, else `PGPASSWORD`; it is never printed or recorded.
+    /// default `prefer`, with `sslrootcert=FILE`), or a Spark Connect
+    /// server as `sc://HOST:PORT/;token=T;user_id=U?schema=DB` (database
+    /// default `default`). The password comes from the URL, else
+    /// `PGPASSWORD`; it and the token are never printed or recorded.
     /// Default: `$STRATA_WAREHOUSE`, else `strata.duckdb`.
     #[arg(long, short = 'o', value_name = "PATH_OR_URL")]
     pub warehouse: Option<String>,

@@ -234,9 +234,7 @@ impl Engine for DuckDb {
     }
 
     fn top_groups_json(&self, key_texts: &[String], filter: Option<&str>) -> String {
-        let filter = filter
-            .map(|f| format!(" FILTER (WHERE {f})"))
-            .unwrap_or_default();
+        let filter = super::filter_clause(filter);
         format!(
             "to_json(arg_max({{'k': [{}], 'n': n}}, n, {}){filter})",
             key_texts.join(", "),

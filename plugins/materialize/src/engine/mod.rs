@@ -218,6 +218,19 @@ CREATE TABLE IF NOT EXISTS "_strata_inputs" (
 ALTER TABLE "_strata_inputs" ADD COLUMN IF NOT EXISTS file VARCHAR;
 "#;
 
+/// ` FILTER (WHERE f)` after an aggregate, or nothing.
+pub(crate) fn filter_clause(filter: Option<&str>) -> String {
+    filter
+        .map(|f| format!(" FILTER (WHERE {f})"))
+        .unwrap_or_default()
+}
+
+/// An unsigned sampling threshold moved into the signed range, for an
+/// engine whose hash is a uniform signed 64-bit integer.
+pub(crate) fn signed_threshold(threshold: u64) -> i64 {
+    (threshold ^ (1 << 63)) as i64
+}
+
 /// A database error while running `sql`, as one failure.
 pub(crate) fn db_error(error: impl std::fmt::Display, sql: &str) -> Failure {
     Failure::Environment(format!(

@@ -402,7 +402,7 @@ impl Engine for Postgres {
     fn sample_condition(&self, keys: &[String], salt: u64, threshold: u64) -> String {
         // hashtextextended is uniform over the signed range: shift the
         // unsigned threshold into it.
-        let signed = (threshold ^ (1 << 63)) as i64;
+        let signed = crate::engine::signed_threshold(threshold);
         format!(
             "hashtextextended(CAST(ROW({}) AS TEXT), {}) < {signed}",
             keys.join(", "),
@@ -411,9 +411,7 @@ impl Engine for Postgres {
     }
 
     fn top_groups_json(&self, key_texts: &[String], filter: Option<&str>) -> String {
-        let filter = filter
-            .map(|f| format!(" FILTER (WHERE {f})"))
-            .unwrap_or_default();
+        let filter = super::filter_clause(filter);
         format!(
             "CAST(to_json((array_agg(json_build_object('k', json_build_array({}), 'n', n) ORDER BY n DESC){filter})[1:{}]) AS TEXT)",
             key_texts.join(", "),

@@ -544,7 +544,7 @@ impl Engine for Spark {
     fn sample_condition(&self, keys: &[String], salt: u64, threshold: u64) -> String {
         // xxhash64 is uniform over the signed range: shift the unsigned
         // threshold into it.
-        let signed = (threshold ^ (1 << 63)) as i64;
+        let signed = crate::engine::signed_threshold(threshold);
         format!(
             "xxhash64({}, CAST({} AS BIGINT)) < {signed}",
             keys.join(", "),
@@ -553,9 +553,7 @@ impl Engine for Spark {
     }
 
     fn top_groups_json(&self, key_texts: &[String], filter: Option<&str>) -> String {
-        let filter = filter
-            .map(|f| format!(" FILTER (WHERE {f})"))
-            .unwrap_or_default();
+        let filter = crate::engine::filter_clause(filter);
         // Structs sort by their first field: `n`, largest first.
         format!(
             "TO_JSON(SLICE(SORT_ARRAY(COLLECT_LIST(NAMED_STRUCT('n', n, 'k', ARRAY({}))){filter}, FALSE), 1, {}))",
