@@ -140,6 +140,24 @@ def main():
             for _, sql in checks:
                 bare_check.append(timed(spark, BARE_CHECK.replace("customers", "`customers`")))
                 our_sql_pyspark.append(timed(spark, sql.strip()))
+        # The check alone, warm, interleaved: strata's code path and the bare
+        # count through strata's client (cardinality_bench), and the bare
+        # count through PySpark, on the same table.
+        example = os.path.join(os.path.dirname(STRATA), "examples", "cardinality_bench")
+        ledger = None
+        if os.path.exists(example):
+            import json
+            spark.sql("USE s0").collect()
+            pyspark_bare = []
+            for _ in range(7):
+                pyspark_bare.append(timed(spark, BARE_CHECK))
+            p = subprocess.run([example, f"sc://127.0.0.1:{port}/?schema=s0", "customers", "customer_id",
+                                "--reps", "7", "--joins", "1"], capture_output=True, text=True)
+            if p.returncode != 0:
+                raise SystemExit(p.stdout + p.stderr)
+            ledger = json.loads(p.stdout)
+            for _ in range(7):
+                pyspark_bare.append(timed(spark, BARE_CHECK))
         med = statistics.median
         print(f"Spark {spark.version} (local[2], 2 shuffle partitions), {a.orders:,} orders / {a.customers:,} customers, "
               f"{a.reps} rounds, medians")
@@ -156,6 +174,13 @@ def main():
         print(f"| strata's check query sent through PySpark vs the bare count | "
               f"{med(our_sql_pyspark) * 1000:.0f} ms | {med(bare_check) * 1000:.0f} ms | "
               f"{med(our_sql_pyspark) / med(bare_check):.2f}x |")
+        if ledger:
+            print(f"| the check alone, warm: strata's code path vs the bare count through strata's client "
+                  f"(cardinality_bench, interleaved) | {ledger['single_ms']:.0f} ms | {ledger['bare_ms']:.0f} ms | "
+                  f"{ledger['single_ms'] / ledger['bare_ms']:.2f}x |")
+            print(f"| the bare count: strata's client vs PySpark's (7 before and 7 after) | "
+                  f"{ledger['bare_ms']:.0f} ms | {med(pyspark_bare) * 1000:.0f} ms | "
+                  f"{ledger['bare_ms'] / (med(pyspark_bare) * 1000):.2f}x |")
     finally:
         subprocess.run([f"{home}/sbin/stop-connect-server.sh"], env=env, stdout=subprocess.DEVNULL)
         for pid in glob.glob(f"{work}/*.pid"):
