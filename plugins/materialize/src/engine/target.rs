@@ -272,7 +272,7 @@ impl SparkTarget {
 
 /// A new session id: a version-4 UUID from the clock, the process and a
 /// counter (unique per client, which is all Spark asks of it).
-fn fresh_session_id() -> String {
+pub(crate) fn fresh_session_id() -> String {
     use sha2::{Digest, Sha256};
     static COUNT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
     let seed = format!(

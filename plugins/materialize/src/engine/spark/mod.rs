@@ -187,8 +187,9 @@ impl Spark {
     fn lock_properties(&self) -> Result<(Option<String>, Option<u64>), Failure> {
         let rows = match self.rows(&format!("SHOW TBLPROPERTIES {}", self.ident(LOCK_VIEW))) {
             Ok(rows) => rows,
-            // Released in between: try again.
-            Err(_) => return Ok((None, Some(0))),
+            // Released in between (or unreadable): not expired; the next
+            // CREATE VIEW tells.
+            Err(_) => return Ok((None, None)),
         };
         let get = |key: &str| {
             rows.iter()
@@ -267,8 +268,9 @@ impl Drop for Spark {
 /// Renew the lock's expiry every [`LOCK_RENEW`] until told to stop, from a
 /// session of its own (the writer's session is busy with its statements).
 fn renew(target: &SparkTarget, stop: &mpsc::Receiver<()>) {
+    // Spark Connect session ids are UUIDs: a fresh one.
     let mut own = target.clone();
-    own.session_id = format!("{}-lock", target.session_id.get(..28).unwrap_or_default());
+    own.session_id = super::target::fresh_session_id();
     let Ok(session) = Session::connect(&own) else {
         return;
     };
