@@ -218,6 +218,12 @@ CREATE TABLE IF NOT EXISTS "_strata_inputs" (
 ALTER TABLE "_strata_inputs" ADD COLUMN IF NOT EXISTS file VARCHAR;
 "#;
 
+/// The relation an embedded DuckDB reads a file origin through, for an
+/// engine that loads files from the client (PostgreSQL, Spark).
+pub(crate) fn duckdb_file_relation(source: &str, origin: &Origin) -> Result<String, Failure> {
+    DuckDb::open(":memory:", Duration::ZERO)?.read(source, origin)
+}
+
 /// ` FILTER (WHERE f)` after an aggregate, or nothing.
 pub(crate) fn filter_clause(filter: Option<&str>) -> String {
     filter

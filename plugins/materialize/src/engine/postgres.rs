@@ -318,10 +318,7 @@ impl Engine for Postgres {
         match origin {
             Origin::Table(t) => Ok(self.ident(t)),
             Origin::File(_) => {
-                let duck = DuckDb::open(":memory:", Duration::ZERO)?;
-                let relation = duck.read(source, origin)?;
-                drop(duck);
-                self.load_file(source, &relation)
+                self.load_file(source, &super::duckdb_file_relation(source, origin)?)
             }
         }
     }

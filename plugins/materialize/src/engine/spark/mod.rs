@@ -492,12 +492,10 @@ impl Engine for Spark {
     fn read(&self, source: &str, origin: &Origin) -> Result<String, Failure> {
         match origin {
             Origin::Table(t) => Ok(self.ident(t)),
-            Origin::File(_) => {
-                let duck = DuckDb::open(":memory:", Duration::ZERO)?;
-                let relation = duck.read(source, origin)?;
-                drop(duck);
-                self.load_file(source, &relation)
-            }
+            Origin::File(_) => self.load_file(
+                source,
+                &crate::engine::duckdb_file_relation(source, origin)?,
+            ),
         }
     }
 
