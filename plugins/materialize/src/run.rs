@@ -414,11 +414,7 @@ pub(crate) fn content_hashes(
     progress: &dyn Progress,
 ) -> Result<BTreeMap<String, (String, i64)>, Failure> {
     progress.step("hash inputs");
-    let mut contents = BTreeMap::new();
-    for (s, relation) in relations {
-        contents.insert(s.clone(), inputs::source_hash(wh, &origins[s], relation)?);
-    }
-    Ok(contents)
+    inputs::source_hashes(wh, origins, relations)
 }
 
 /// `strata plan`: what a run with `opts` would rebuild, and why. Nothing is
@@ -567,10 +563,17 @@ fn run_in_transaction(
     // 1. Freeze the inputs.
     let mut frozen = BTreeMap::new();
     let mut reused = Vec::new();
+    let earlier = inputs::frozen_earlier(wh, contents)?;
     for (s, (hash, rows)) in contents {
         progress.step(&format!("freeze {s}"));
-        let (table, was_reused) =
-            inputs::freeze(wh, s, (&origins[s], &relations[s]), (hash, *rows), run_id)?;
+        let (table, was_reused) = inputs::freeze(
+            wh,
+            s,
+            (&origins[s], &relations[s]),
+            (hash, *rows),
+            run_id,
+            &earlier,
+        )?;
         if was_reused {
             reused.push(s.clone());
         }

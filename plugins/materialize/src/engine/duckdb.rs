@@ -220,8 +220,8 @@ impl Engine for DuckDb {
         ))
     }
 
-    fn row_hash(&self, alias: &str) -> String {
-        format!("CAST(hash({alias}) AS HUGEINT)")
+    fn hash_sum(&self, alias: &str) -> String {
+        format!("COALESCE(SUM(CAST(hash({alias}) AS HUGEINT)), 0)")
     }
 
     fn sample_condition(&self, keys: &[String], salt: u64, threshold: u64) -> String {

@@ -80,9 +80,10 @@ pub trait Engine {
     /// Create or repoint `view` at `relation` (both quoted), whatever the
     /// columns of the view before.
     fn replace_view(&self, view: &str, relation: &str) -> Result<(), Failure>;
-    /// An integer hash of the whole row `alias` (a relation alias), summed
-    /// by the content hash.
-    fn row_hash(&self, alias: &str) -> String;
+    /// An aggregate: the exact sum (no overflow; 0 over no rows) of an
+    /// integer hash of every whole row of `alias` (a relation alias), for
+    /// the content hash.
+    fn hash_sum(&self, alias: &str) -> String;
     /// A hash of the key columns (quoted), salted: uniform over the
     /// unsigned 64-bit range, compared with `threshold` by the sample.
     fn sample_condition(&self, keys: &[String], salt: u64, threshold: u64) -> String;

@@ -388,12 +388,12 @@ impl Engine for Postgres {
         ))
     }
 
-    fn row_hash(&self, alias: &str) -> String {
+    fn hash_sum(&self, alias: &str) -> String {
         // The 64-bit hash of the row's text, summed as NUMERIC (no
         // overflow). On 1 M rows: 165 ms, against 505 ms for MD5; the
         // row's text works for every column type (hash_record_extended
         // does not: json has no hash function).
-        format!("CAST(hashtextextended(CAST({alias} AS TEXT), 0) AS NUMERIC)")
+        format!("COALESCE(SUM(CAST(hashtextextended(CAST({alias} AS TEXT), 0) AS NUMERIC)), 0)")
     }
 
     fn sample_condition(&self, keys: &[String], salt: u64, threshold: u64) -> String {

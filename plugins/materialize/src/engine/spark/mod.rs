@@ -22,7 +22,9 @@
 mod connect;
 
 use std::cell::RefCell;
-use std::sync::mpsc;
+use std::collections::{HashMap, HashSet};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{mpsc, Arc};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use arrow_array::RecordBatch;
@@ -38,6 +40,9 @@ use connect::Session;
 
 /// How long a lock lives without being renewed.
 const LOCK_TTL: Duration = Duration::from_secs(45);
+/// How long before its expiry a lock this writer took is still taken as
+/// surely its own when released (clocks of clients differ a little).
+const LOCK_MARGIN: Duration = Duration::from_secs(10);
 /// How often the holder renews it.
 const LOCK_RENEW: Duration = Duration::from_secs(15);
 const LOCK_VIEW: &str = "_strata_lock";
@@ -52,10 +57,28 @@ pub struct Spark {
     /// `$STRATA_SPARK_SQL_LOG`: a file each statement is appended to with
     /// its time (what `bench/spark.py` replays through PySpark).
     sql_log: Option<RefCell<std::fs::File>>,
+    /// What this session has read of the catalog (every catalog request is
+    /// a round trip and a plan on the server).
+    catalog: RefCell<Catalog>,
+}
+
+/// The relations of the database and the columns of those described, as
+/// read in this session. The writer lock keeps other strata writers out,
+/// and every statement this engine runs through [`Engine::exec`] forgets
+/// it; the tables and views it creates itself are added as they are made.
+#[derive(Default)]
+struct Catalog {
+    /// Quoted names of the database's tables and views, in lower case
+    /// (Spark's catalog is case-insensitive); `None` until first asked.
+    relations: Option<HashSet<String>>,
+    /// The columns of each relation described, by its SQL text.
+    columns: HashMap<String, Vec<(String, String)>>,
 }
 
 struct Lock {
     owner: String,
+    /// When the lock expires, as last written (seconds since the epoch).
+    expires: Arc<AtomicU64>,
     stop: mpsc::Sender<()>,
     renewer: Option<std::thread::JoinHandle<()>>,
 }
@@ -81,6 +104,7 @@ impl Spark {
             shown: target.shown.clone(),
             created: RefCell::new(None),
             lock: None,
+            catalog: RefCell::default(),
             sql_log: std::env::var_os("STRATA_SPARK_SQL_LOG").and_then(|path| {
                 std::fs::OpenOptions::new()
                     .create(true)
@@ -91,7 +115,7 @@ impl Spark {
             }),
         };
         let use_db = format!("USE {}", spark.ident(&target.schema));
-        spark.session.sql(&use_db).map_err(|e| {
+        spark.sql(&use_db).map_err(|e| {
             if e.contains("SCHEMA_NOT_FOUND") {
                 Failure::Environment(format!(
                     "database '{}' does not exist in {}; create it (CREATE DATABASE), or name another with ?schema=",
@@ -115,8 +139,13 @@ impl Spark {
     }
 
     fn batches(&self, sql: &str) -> Result<Vec<RecordBatch>, Failure> {
+        self.sql(sql).map_err(|e| self.failure(&e, sql))
+    }
+
+    /// Run one statement on the session (written to the SQL log, if any).
+    fn sql(&self, sql: &str) -> Result<Vec<RecordBatch>, String> {
         let start = Instant::now();
-        let result = self.session.sql(sql).map_err(|e| self.failure(&e, sql));
+        let result = self.session.sql(sql);
         if let Some(log) = &self.sql_log {
             // One line per statement: milliseconds, then the SQL on one line.
             use std::io::Write;
@@ -128,6 +157,26 @@ impl Spark {
             );
         }
         result
+    }
+
+    /// Run the statements that (re)create `relation` (quoted), keeping
+    /// what is known of the catalog: the relation exists, and the columns
+    /// of it and of the views that read it are to be described again.
+    fn create(&self, relation: &str, statements: &[String]) -> Result<(), Failure> {
+        let made = statements
+            .iter()
+            .try_for_each(|s| self.batches(s).map(drop));
+        let mut catalog = self.catalog.borrow_mut();
+        match made {
+            Ok(()) => {
+                catalog.columns.clear();
+                if let Some(relations) = &mut catalog.relations {
+                    relations.insert(relation.to_ascii_lowercase());
+                }
+            }
+            Err(_) => *catalog = Catalog::default(),
+        }
+        made
     }
 
     /// Take the lock view, or wait for it; an expired lock (its holder
@@ -142,13 +191,14 @@ impl Spark {
         );
         let table = self.ident(LOCK_VIEW);
         let start = Instant::now();
+        let mut expires;
         let holder = loop {
+            expires = expiry();
             let create = format!(
-                "CREATE VIEW {table} TBLPROPERTIES ('strata.owner' = {}, 'strata.expires' = '{}') AS SELECT 1 AS locked",
+                "CREATE VIEW {table} TBLPROPERTIES ('strata.owner' = {}, 'strata.expires' = '{expires}') AS SELECT 1 AS locked",
                 self.string(&owner),
-                expiry()
             );
-            match self.session.sql(&create) {
+            match self.sql(&create) {
                 Ok(_) => break None,
                 Err(e) if e.contains("ALREADY_EXISTS") => {}
                 Err(e) => return Err(self.failure(&e, &create)),
@@ -174,9 +224,12 @@ impl Spark {
         }
         let (stop, stopped) = mpsc::channel::<()>();
         let renewing = (*target).clone();
-        let renewer = std::thread::spawn(move || renew(&renewing, &stopped));
+        let expires = Arc::new(AtomicU64::new(expires));
+        let renewed = Arc::clone(&expires);
+        let renewer = std::thread::spawn(move || renew(&renewing, &renewed, &stopped));
         self.lock = Some(Lock {
             owner,
+            expires,
             stop,
             renewer: Some(renewer),
         });
@@ -257,17 +310,19 @@ impl Drop for Spark {
             let _ = t.join();
         }
         // Only our own lock: a lock that expired and was taken is not ours.
-        if let Ok((Some(owner), _)) = self.lock_properties() {
-            if owner == lock.owner {
-                let _ = self.exec(&format!("DROP VIEW IF EXISTS {}", self.ident(LOCK_VIEW)));
-            }
+        // One that expires well after now has not expired: no need to ask.
+        let ours = lock.expires.load(Ordering::Relaxed) > now_secs() + LOCK_MARGIN.as_secs()
+            || matches!(self.lock_properties(), Ok((Some(owner), _)) if owner == lock.owner);
+        if ours {
+            let _ = self.exec(&format!("DROP VIEW IF EXISTS {}", self.ident(LOCK_VIEW)));
         }
     }
 }
 
 /// Renew the lock's expiry every [`LOCK_RENEW`] until told to stop, from a
-/// session of its own (the writer's session is busy with its statements).
-fn renew(target: &SparkTarget, stop: &mpsc::Receiver<()>) {
+/// session of its own (the writer's session is busy with its statements);
+/// `expires` keeps the expiry last written.
+fn renew(target: &SparkTarget, expires: &AtomicU64, stop: &mpsc::Receiver<()>) {
     // Spark Connect session ids are UUIDs: a fresh one.
     let mut own = target.clone();
     own.session_id = super::target::fresh_session_id();
@@ -280,10 +335,15 @@ fn renew(target: &SparkTarget, stop: &mpsc::Receiver<()>) {
         Dialect::Spark.ident(LOCK_VIEW)
     );
     while let Err(mpsc::RecvTimeoutError::Timeout) = stop.recv_timeout(LOCK_RENEW) {
-        let _ = session.sql(&format!(
-            "ALTER VIEW {table} SET TBLPROPERTIES ('strata.expires' = '{}')",
-            expiry()
-        ));
+        let next = expiry();
+        if session
+            .sql(&format!(
+                "ALTER VIEW {table} SET TBLPROPERTIES ('strata.expires' = '{next}')"
+            ))
+            .is_ok()
+        {
+            expires.store(next, Ordering::Relaxed);
+        }
     }
 }
 
@@ -404,7 +464,11 @@ impl Engine for Spark {
     }
 
     fn exec(&self, sql: &str) -> Result<(), Failure> {
-        for statement in statements(sql) {
+        let statements = statements(sql);
+        if !statements.is_empty() {
+            *self.catalog.borrow_mut() = Catalog::default();
+        }
+        for statement in statements {
             self.batches(statement)?;
         }
         Ok(())
@@ -428,8 +492,9 @@ impl Engine for Spark {
     fn rollback(&self) {
         let created = self.created.borrow_mut().take().unwrap_or_default();
         for table in created.iter().rev() {
-            let _ = self.session.sql(&format!("DROP TABLE IF EXISTS {table}"));
+            let _ = self.sql(&format!("DROP TABLE IF EXISTS {table}"));
         }
+        *self.catalog.borrow_mut() = Catalog::default();
     }
 
     fn metadata(&self) -> String {
@@ -440,12 +505,33 @@ impl Engine for Spark {
                 .collect::<Vec<_>>()
                 .join(", ")
         };
-        format!(
-            "CREATE TABLE IF NOT EXISTS `_strata_runs` (run_id STRING, started_at TIMESTAMP, {}, stage_only BOOLEAN, {});\n\
-             CREATE TABLE IF NOT EXISTS `_strata_inputs` (content_hash STRING, source STRING, table_name STRING, row_count BIGINT, file STRING)",
-            s(&["module", "branch"]),
-            s(&["models", "fingerprints", "overrides", "inputs", "snapshots", "report", "sampling", "skipped", "bases"]),
-        )
+        let tables = [
+            (
+                super::RUNS,
+                format!(
+                    "run_id STRING, started_at TIMESTAMP, {}, stage_only BOOLEAN, {}",
+                    s(&["module", "branch"]),
+                    s(&["models", "fingerprints", "overrides", "inputs", "snapshots", "report", "sampling", "skipped", "bases"]),
+                ),
+            ),
+            (
+                super::INPUTS,
+                "content_hash STRING, source STRING, table_name STRING, row_count BIGINT, file STRING".into(),
+            ),
+        ];
+        // Only those missing: a catalog statement costs a round trip and a
+        // plan even when there is nothing to do. (An unreadable catalog is
+        // taken as missing: the statement itself then says what is wrong.)
+        tables
+            .iter()
+            .filter(|(name, _)| !self.relation_exists(name).unwrap_or(false))
+            .map(|(name, columns)| {
+                format!(
+                    "CREATE TABLE IF NOT EXISTS {} ({columns});\n",
+                    self.ident(name)
+                )
+            })
+            .collect()
     }
 
     fn deletes_rows(&self) -> bool {
@@ -453,20 +539,36 @@ impl Engine for Spark {
     }
 
     fn relation_exists(&self, name: &str) -> Result<bool, Failure> {
+        let key = self.ident(&name.to_ascii_lowercase());
+        if let Some(relations) = &self.catalog.borrow().relations {
+            return Ok(relations.contains(&key));
+        }
         // Names in Spark's catalog are case-insensitive (kept in lower case).
-        Ok(self.rows("SHOW TABLES")?.iter().any(|r| {
-            r.get(1)
-                .and_then(|c| c.as_deref())
-                .is_some_and(|t| t.eq_ignore_ascii_case(name))
-        }))
+        let relations: HashSet<String> = self
+            .rows("SHOW TABLES")?
+            .iter()
+            .filter_map(|r| r.get(1).cloned().flatten())
+            .map(|t| self.ident(&t.to_ascii_lowercase()))
+            .collect();
+        let found = relations.contains(&key);
+        self.catalog.borrow_mut().relations = Some(relations);
+        Ok(found)
     }
 
     fn columns(&self, relation: &str) -> Result<Vec<(String, String)>, Failure> {
-        Ok(self
+        if let Some(columns) = self.catalog.borrow().columns.get(relation) {
+            return Ok(columns.clone());
+        }
+        let columns: Vec<(String, String)> = self
             .rows(&format!("DESCRIBE QUERY SELECT * FROM {relation}"))?
             .into_iter()
             .filter_map(|r| Some((r.first()?.clone()?, r.get(1)?.clone()?)))
-            .collect())
+            .collect();
+        self.catalog
+            .borrow_mut()
+            .columns
+            .insert(relation.to_string(), columns.clone());
+        Ok(columns)
     }
 
     fn compatible(&self, ty: &Type, physical: &str) -> bool {
@@ -522,8 +624,13 @@ impl Engine for Spark {
     fn replace_table(&self, table: &str, select: &str) -> Result<(), Failure> {
         // No CREATE OR REPLACE TABLE for the catalog's default (parquet)
         // tables; the table takes the catalog's default format.
-        self.exec(&format!("DROP TABLE IF EXISTS {table}"))?;
-        self.exec(&format!("CREATE TABLE {table} AS\n{select}"))?;
+        self.create(
+            table,
+            &[
+                format!("DROP TABLE IF EXISTS {table}"),
+                format!("CREATE TABLE {table} AS\n{select}"),
+            ],
+        )?;
         if let Some(created) = self.created.borrow_mut().as_mut() {
             created.push(table.to_string());
         }
@@ -531,14 +638,25 @@ impl Engine for Spark {
     }
 
     fn replace_view(&self, view: &str, relation: &str) -> Result<(), Failure> {
-        self.exec(&format!(
-            "CREATE OR REPLACE VIEW {view} AS SELECT * FROM {relation}"
-        ))
+        self.create(
+            view,
+            &[format!(
+                "CREATE OR REPLACE VIEW {view} AS SELECT * FROM {relation}"
+            )],
+        )
     }
 
-    fn row_hash(&self, alias: &str) -> String {
-        // xxhash64 of every column, summed as a decimal (no overflow).
-        format!("CAST(xxhash64({alias}.*) AS DECIMAL(38,0))")
+    fn hash_sum(&self, alias: &str) -> String {
+        // xxhash64 of every column. Summed as a DECIMAL(38,0) row by row it
+        // is slow; cut into three pieces of 22, 21 and 21 bits, it is
+        // summed as BIGINTs (exact below 2^41 rows) and put together once:
+        // the same number.
+        let h = format!("xxhash64({alias}.*)");
+        format!(
+            "COALESCE(CAST(SUM(shiftright({h}, 42)) AS DECIMAL(38,0)) * 4398046511104 \
+             + CAST(SUM(shiftright({h}, 21) & 2097151) AS DECIMAL(38,0)) * 2097152 \
+             + SUM({h} & 2097151), 0)"
+        )
     }
 
     fn sample_condition(&self, keys: &[String], salt: u64, threshold: u64) -> String {
