@@ -76,6 +76,14 @@ def start_server(work):
     raise SystemExit("the Spark Connect server did not start")
 
 
+def show_statements(what, log):
+    """The statement count and time of a run (from its SQL log), and the slowest."""
+    statements = sorted((float(ms), sql) for ms, sql in (line.split("\t", 1) for line in open(log)))
+    print(f"{what}: {len(statements)} statements, {sum(ms for ms, _ in statements) / 1000:.2f} s in them; the slowest:")
+    for ms, sql in statements[::-1][:10]:
+        print(f"  {ms:7.0f} ms  {sql.strip()[:110]}")
+
+
 def timed(spark, sql):
     t0 = time.perf_counter()
     spark.sql(sql).collect()
@@ -114,10 +122,7 @@ def main():
             if p.returncode != 0:
                 raise SystemExit(p.stdout + p.stderr)
             if r == 0:
-                statements = sorted((float(ms), sql) for ms, sql in (line.split("\t", 1) for line in open(log)))
-                print(f"first run: {len(statements)} statements, {sum(ms for ms, _ in statements) / 1000:.2f} s in them; the slowest:")
-                for ms, sql in statements[::-1][:8]:
-                    print(f"  {ms:7.0f} ms  {sql.strip()[:110]}")
+                show_statements("first run", log)
             # The same run again: its inputs and snapshot are reused (their
             # content hashed again), every check runs again.
             relog = os.path.join(work, f"sql-{r}-again.log")
@@ -127,6 +132,8 @@ def main():
             ours_rerun.append(time.perf_counter() - t0)
             if p.returncode != 0:
                 raise SystemExit(p.stdout + p.stderr)
+            if r == 0:
+                show_statements("the run again", relog)
             checks = [line.split("\t", 1) for line in open(relog) if "HAVING COUNT(*) > 1" in line]
             ours_check += [float(ms) / 1000 for ms, _ in checks]
             # The bare statements through PySpark, on the other database.
