@@ -279,50 +279,35 @@ pub fn check_columns(
     Err(crate::checks::fail(&[], d))
 }
 
-/// The content hash of each relation (its column names and types, its row
-/// count and an order-independent sum of row hashes) and its row count.
-/// Every relation is counted and hashed in one query: on an engine where
-/// each statement is a round trip and a job (Spark), one is cheaper than
-/// one per input.
-pub fn content_hashes(wh: &Warehouse, relations: &[&str]) -> Result<Vec<(String, i64)>, Failure> {
-    if relations.is_empty() {
-        return Ok(Vec::new());
-    }
-    let aggregates: Vec<String> = relations
-        .iter()
-        .enumerate()
-        .map(|(i, relation)| {
-            format!(
-                "(SELECT COUNT(*) AS n{i}, {} AS h{i} FROM (SELECT * FROM {relation}) AS t) AS q{i}",
-                wh.text(&wh.hash_sum("t"))
+/// A content hash of a relation: its column names and types, its row count
+/// and an order-independent sum of row hashes.
+pub fn content_hash(wh: &Warehouse, relation: &str) -> Result<(String, i64), Failure> {
+    let schema = wh.columns(relation)?;
+    let rows = wh.rows(&format!(
+        "SELECT COUNT(*), {} FROM (SELECT * FROM {relation}) AS t",
+        wh.text(&wh.hash_sum("t"))
+    ))?;
+    let (count, sum) = rows
+        .first()
+        .map(|r| {
+            (
+                r.first().cloned().flatten().unwrap_or_default(),
+                r.get(1).cloned().flatten().unwrap_or_default(),
             )
         })
-        .collect();
-    let rows = wh.rows(&format!(
-        "SELECT * FROM {}",
-        aggregates.join(" CROSS JOIN ")
-    ))?;
-    let row = rows.into_iter().next().unwrap_or_default();
-    let cell = |i: usize| row.get(i).cloned().flatten().unwrap_or_default();
-    relations
-        .iter()
-        .enumerate()
-        .map(|(i, relation)| {
-            let (count, sum) = (cell(2 * i), cell(2 * i + 1));
-            let mut h = Sha256::new();
-            for (name, ty) in &wh.columns(relation)? {
-                h.update(name.as_bytes());
-                h.update(b":");
-                h.update(ty.as_bytes());
-                h.update(b",");
-            }
-            h.update(b"|");
-            h.update(count.as_bytes());
-            h.update(b"|");
-            h.update(sum.as_bytes());
-            Ok((hex128(h), count.parse().unwrap_or(0)))
-        })
-        .collect()
+        .unwrap_or_default();
+    let mut h = Sha256::new();
+    for (name, ty) in &schema {
+        h.update(name.as_bytes());
+        h.update(b":");
+        h.update(ty.as_bytes());
+        h.update(b",");
+    }
+    h.update(b"|");
+    h.update(count.as_bytes());
+    h.update(b"|");
+    h.update(sum.as_bytes());
+    Ok((hex128(h), count.parse().unwrap_or(0)))
 }
 
 /// The first 128 bits of a SHA-256, in hex: the form of every content
@@ -369,32 +354,21 @@ pub fn file_hash(path: &Path) -> Result<String, Failure> {
     Ok(hex128(h))
 }
 
-/// The content hash and row count of each source (by name, with the
-/// relation it is read through): the hash of the file's bytes for a file
-/// the store keeps, else [`content_hashes`] of its rows.
-pub fn source_hashes(
+/// The content hash and row count of a source: the hash of the file's
+/// bytes for a file the store keeps, else [`content_hash`] of its rows.
+pub fn source_hash(
     wh: &Warehouse,
-    origins: &BTreeMap<String, Origin>,
-    relations: &BTreeMap<String, String>,
-) -> Result<BTreeMap<String, (String, i64)>, Failure> {
-    let mut hashes = BTreeMap::new();
-    let mut by_rows = Vec::new();
-    for (source, relation) in relations {
-        match &origins[source] {
-            origin @ Origin::File(path) if copied(wh, origin).is_some() => {
-                let hash = file_hash(path)?;
-                // Parquet keeps its row count in its footer: no scan.
-                let rows = wh.count(&format!("SELECT COUNT(*) FROM {relation}"))?;
-                hashes.insert(source.clone(), (hash, rows));
-            }
-            _ => by_rows.push((source, relation.as_str())),
+    origin: &Origin,
+    relation: &str,
+) -> Result<(String, i64), Failure> {
+    match origin {
+        Origin::File(path) if copied(wh, origin).is_some() => {
+            let hash = file_hash(path)?;
+            // Parquet keeps its row count in its footer: no scan.
+            Ok((hash, wh.count(&format!("SELECT COUNT(*) FROM {relation}"))?))
         }
+        _ => content_hash(wh, relation),
     }
-    let relations: Vec<&str> = by_rows.iter().map(|(_, r)| *r).collect();
-    for ((source, _), hash) in by_rows.iter().zip(content_hashes(wh, &relations)?) {
-        hashes.insert((*source).clone(), hash);
-    }
-    Ok(hashes)
 }
 
 /// Copy `from` into the store as `to`, checking on the copy that the file
@@ -462,10 +436,10 @@ pub fn freeze(
     earlier: &[[Option<String>; 4]],
 ) -> Result<(String, bool), Failure> {
     for [s, hash, table, file] in earlier {
-        let (Some(t), true) = (
-            table,
-            s.as_deref() == Some(source) && hash.as_deref() == Some(content),
-        ) else {
+        if s.as_deref() != Some(source) || hash.as_deref() != Some(content) {
+            continue;
+        }
+        let Some(t) = table else {
             continue;
         };
         let file_there = match file {

@@ -414,7 +414,11 @@ pub(crate) fn content_hashes(
     progress: &dyn Progress,
 ) -> Result<BTreeMap<String, (String, i64)>, Failure> {
     progress.step("hash inputs");
-    inputs::source_hashes(wh, origins, relations)
+    let mut contents = BTreeMap::new();
+    for (s, relation) in relations {
+        contents.insert(s.clone(), inputs::source_hash(wh, &origins[s], relation)?);
+    }
+    Ok(contents)
 }
 
 /// `strata plan`: what a run with `opts` would rebuild, and why. Nothing is
