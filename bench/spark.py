@@ -7,8 +7,10 @@ range(), and, interleaved over REPS rounds, each on fresh databases:
 
 * `strata run` of the seed's `enriched` (a first run: it freezes its inputs)
   against the bare statements through PySpark's own Spark Connect client
-  (CREATE TABLE AS the join; the bare duplicate-group count), then the same
-  run again (inputs and snapshot reused, content hashed, checks run);
+  (CREATE TABLE AS the join; the bare duplicate-group count), in the
+  bench's long-lived session and in a new session (as each `strata run`
+  is), then the same run again (inputs and snapshot reused, content
+  hashed, checks run);
 * each cardinality check strata sent (its time as strata's client measured
   it, from $STRATA_SPARK_SQL_LOG) against the bare duplicate-group count
   sent through PySpark on the same tables, and strata's own query sent
@@ -108,8 +110,9 @@ def main():
                   f"CASE id % 3 WHEN 0 THEN 'ES' WHEN 1 THEN 'FR' ELSE 'DE' END AS country "
                   f"FROM range({a.customers})").collect()
         ours_run, ours_rerun, bare_run, ours_check, bare_check, our_sql_pyspark = [], [], [], [], [], []
+        bare_fresh = []
         for r in range(a.reps):
-            for db in (f"s{r}", f"b{r}"):
+            for db in (f"s{r}", f"b{r}", f"c{r}"):
                 spark.sql(f"CREATE DATABASE {db}").collect()
                 for t in ("orders", "customers"):
                     spark.sql(f"CREATE TABLE {db}.{t} AS SELECT * FROM src.{t}").collect()
@@ -142,6 +145,16 @@ def main():
             spark.sql(f"CREATE TABLE t AS {JOIN}").collect()
             spark.sql(BARE_CHECK).collect()
             bare_run.append(time.perf_counter() - t0)
+            # The same in a session of its own, as a `strata run` is: the
+            # server's per-session state is cold (the first request makes
+            # the session).
+            fresh = SparkSession.builder.remote(f"sc://127.0.0.1:{port}").create()
+            t0 = time.perf_counter()
+            fresh.sql(f"USE c{r}").collect()
+            fresh.sql(f"CREATE TABLE t AS {JOIN}").collect()
+            fresh.sql(BARE_CHECK).collect()
+            bare_fresh.append(time.perf_counter() - t0)
+            fresh.stop()
             # Each check: the bare count and strata's own query through PySpark.
             spark.sql(f"USE s{r}").collect()
             for _, sql in checks:
@@ -175,6 +188,8 @@ def main():
               f"{med(ours_run):.2f} s | {med(bare_run):.2f} s | {med(ours_run) / med(bare_run):.2f}x |")
         print(f"| the same run again (inputs and snapshot reused, checks run) vs the same bare statements | "
               f"{med(ours_rerun):.2f} s | {med(bare_run):.2f} s | {med(ours_rerun) / med(bare_run):.2f}x |")
+        print(f"| the same run again vs the same bare statements in a new session (USE included) | "
+              f"{med(ours_rerun):.2f} s | {med(bare_fresh):.2f} s | {med(ours_rerun) / med(bare_fresh):.2f}x |")
         print(f"| the cardinality check (strata's client, in the second run) vs the bare duplicate-group count | "
               f"{med(ours_check) * 1000:.0f} ms | {med(bare_check) * 1000:.0f} ms | "
               f"{med(ours_check) / med(bare_check):.2f}x |")
