@@ -397,13 +397,21 @@ fn store_file(from: &Path, to: &Path, content: &str) -> Result<(), Failure> {
     std::fs::rename(&partial, to).map_err(io)
 }
 
-/// The inputs frozen earlier with one of these contents, as
-/// `(source, content hash, table, stored file)`: one lookup for every
-/// input of a run, which [`freeze`] then picks from.
+/// An input frozen by an earlier run (a row of `_strata_inputs`).
+pub struct FrozenEarlier {
+    source: String,
+    content_hash: String,
+    table: String,
+    /// The stored copy its view reads, for a file frozen by copying it.
+    file: Option<String>,
+}
+
+/// The inputs frozen earlier with one of these contents: one lookup for
+/// every input of a run, which [`freeze`] then picks from.
 pub fn frozen_earlier(
     wh: &Warehouse,
     contents: &BTreeMap<String, (String, i64)>,
-) -> Result<Vec<[Option<String>; 4]>, Failure> {
+) -> Result<Vec<FrozenEarlier>, Failure> {
     if contents.is_empty() {
         return Ok(Vec::new());
     }
@@ -415,9 +423,14 @@ pub fn frozen_earlier(
     ))?;
     Ok(rows
         .into_iter()
-        .map(|r| {
+        .filter_map(|r| {
             let mut cells = r.into_iter();
-            std::array::from_fn(|_| cells.next().flatten())
+            Some(FrozenEarlier {
+                source: cells.next()??,
+                content_hash: cells.next()??,
+                table: cells.next()??,
+                file: cells.next().flatten(),
+            })
         })
         .collect())
 }
@@ -433,21 +446,15 @@ pub fn freeze(
     (origin, relation): (&Origin, &str),
     (content, rows): (&str, i64),
     run_id: &str,
-    earlier: &[[Option<String>; 4]],
+    earlier: &[FrozenEarlier],
 ) -> Result<(String, bool), Failure> {
-    for [s, hash, table, file] in earlier {
-        if s.as_deref() != Some(source) || hash.as_deref() != Some(content) {
+    for e in earlier {
+        if e.source != source || e.content_hash != content {
             continue;
         }
-        let Some(t) = table else {
-            continue;
-        };
-        let file_there = match file {
-            Some(f) => Path::new(f).is_file(),
-            None => true,
-        };
-        if file_there && wh.relation_exists(t)? {
-            return Ok((t.clone(), true));
+        let file_there = e.file.as_ref().is_none_or(|f| Path::new(f).is_file());
+        if file_there && wh.relation_exists(&e.table)? {
+            return Ok((e.table.clone(), true));
         }
     }
     let table = format!("input_{run_id}_{source}");

@@ -191,15 +191,15 @@ impl Spark {
         );
         let table = self.ident(LOCK_VIEW);
         let start = Instant::now();
-        let mut expires;
-        let holder = loop {
-            expires = expiry();
+        // The expiry of the lock taken, or who holds it after the wait.
+        let taken = loop {
+            let expires = expiry();
             let create = format!(
                 "CREATE VIEW {table} TBLPROPERTIES ('strata.owner' = {}, 'strata.expires' = '{expires}') AS SELECT 1 AS locked",
                 self.string(&owner),
             );
             match self.sql(&create) {
-                Ok(_) => break None,
+                Ok(_) => break Ok(expires),
                 Err(e) if e.contains("ALREADY_EXISTS") => {}
                 Err(e) => return Err(self.failure(&e, &create)),
             }
@@ -210,18 +210,18 @@ impl Spark {
                 continue;
             }
             if start.elapsed() >= timeout {
-                break Some(holder.unwrap_or_else(|| "another writer".into()));
+                break Err(holder.unwrap_or_else(|| "another writer".into()));
             }
             std::thread::sleep(Duration::from_millis(500));
         };
-        if let Some(holder) = holder {
-            return Err(Failure::Environment(format!(
+        let expires = taken.map_err(|holder| {
+            Failure::Environment(format!(
                 "database '{}' of {} is locked by another writer after waiting {:.0} s (held by {holder}); try again, or raise --lock-timeout",
                 target.schema,
                 self.shown,
                 timeout.as_secs_f64()
-            )));
-        }
+            ))
+        })?;
         let (stop, stopped) = mpsc::channel::<()>();
         let renewing = (*target).clone();
         let expires = Arc::new(AtomicU64::new(expires));
