@@ -528,6 +528,30 @@ mod tests {
         let _ = std::fs::remove_dir_all(&dir);
     }
 
+    /// DuckDB's content hash sums the row hashes in two BIGINT halves: the
+    /// same number as the plain HUGEINT sum, and 0 over no rows.
+    #[test]
+    fn the_duckdb_hash_sum_is_the_exact_sum_of_the_row_hashes() {
+        let wh = crate::engine::DuckDb::open(":memory:", std::time::Duration::ZERO)
+            .unwrap_or_else(|e| panic!("{e:?}"));
+        for filter in ["", " WHERE id < 0"] {
+            let rows = format!(
+                "(SELECT id, CAST(id * 7 AS VARCHAR) AS s FROM range(20000) AS r(id){filter}) AS t"
+            );
+            let sum = |expr: &str| {
+                crate::Engine::rows(&wh, &format!("SELECT CAST({expr} AS VARCHAR) FROM {rows}"))
+                    .unwrap_or_else(|e| panic!("{e:?}"))
+            };
+            let ours = sum(&crate::Engine::hash_sum(&wh, "t"));
+            assert_eq!(
+                ours,
+                sum("COALESCE(SUM(CAST(hash(t) AS HUGEINT)), 0)"),
+                "{filter}"
+            );
+            assert_eq!(ours.len(), 1);
+        }
+    }
+
     #[test]
     fn file_relations_are_escaped() {
         let wh = crate::engine::DuckDb::open(":memory:", std::time::Duration::ZERO)
