@@ -117,8 +117,11 @@ pub fn rollback(
 }
 
 /// Run `f` in a transaction: committed if it succeeds, rolled back if not.
+/// (On Spark, with no transactions, what `f` did before a failure stays
+/// done: the failpoint `before changes` is where nothing is changed yet.)
 fn in_transaction(wh: &Warehouse, f: impl FnOnce() -> Result<(), Failure>) -> Result<(), Failure> {
     wh.begin()?;
+    crate::run::failpoint("before changes");
     match f() {
         Ok(()) => {
             crate::run::failpoint_before_commit();
