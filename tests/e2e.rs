@@ -5,7 +5,8 @@
 //! afterwards. Every test runs on DuckDB and PostgreSQL (`<test>::duckdb`,
 //! `<test>::postgres`); the lifecycle's core runs on Spark too
 //! (`<test>::spark`: the seed, keys, upstream models and overrides, test and
-//! replay, a second writer, a killed run, the shop example), where each
+//! replay, a second writer, a killed run, the shop example, rollback / gc /
+//! branches, plan and --only-stale, incremental models), where each
 //! statement takes a distributed job (0.3 to 3 s here) and the whole list
 //! would take most of an hour. The tests name the warehouse `wh.duckdb` (or
 //! `:memory:`) and [`Wh::strata`] points that argument at the engine's
