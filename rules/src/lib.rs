@@ -138,16 +138,23 @@ pub fn run_lints(module: &ir::Module) -> Vec<Diagnostic> {
     run_phase(module, |phase| phase == Phase::Lint)
 }
 
+/// The rules are independent of each other: they run in parallel, their
+/// diagnostics concatenated in registry order.
 fn run_phase(module: &ir::Module, wanted: impl Fn(Phase) -> bool) -> Vec<Diagnostic> {
-    let mut out = Vec::new();
-    for check in all()
+    use rayon::prelude::*;
+    let checks: Vec<_> = all()
         .into_iter()
         .filter(|r| wanted(r.phase))
         .filter_map(|r| r.check)
-    {
-        check(module, &mut out);
-    }
-    out
+        .collect();
+    checks
+        .into_par_iter()
+        .flat_map_iter(|check| {
+            let mut out = Vec::new();
+            check(module, &mut out);
+            out
+        })
+        .collect()
 }
 
 /// The registry order of two codes (see [`all`]).
