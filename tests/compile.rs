@@ -23,6 +23,11 @@
 //! * `duckdb_exec::<fixture>`: the same fixtures on an in-memory DuckDB
 //!   (`strata_materialize::Warehouse`), never skipped; sections listed in
 //!   `KNOWN_DUCKDB_DIFFERENCES` must still differ.
+//! * `spark_exec::<fixture>`: the same fixtures on a local Spark Connect
+//!   server (`support/spark.rs`, started once for this test program): each
+//!   source table written to parquet by DuckDB and loaded as a `--source`
+//!   file override is, the compiled Spark views created, their rows
+//!   compared. Skipped like the `postgres_*` tests when PySpark is missing.
 //! * `spark_sql_never_double_quotes_a_name`: no Spark statement of any valid
 //!   program has a `"` outside a string literal (Spark would read the name
 //!   as a string).
@@ -54,6 +59,8 @@ use tools::{python, root, unavailable, STRATA};
 #[path = "support/pg.rs"]
 mod pg;
 use pg::{pg, Pg};
+#[path = "support/spark.rs"]
+mod spark;
 
 fn read(path: &Path) -> String {
     fs::read_to_string(path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()))
@@ -68,9 +75,16 @@ fn rel(path: &Path) -> String {
 
 /// `strata compile FILE --dialect D --format json`, parsed.
 fn compile_json(file: &Path, dialect: &str) -> Result<Value, String> {
+    compile_json_models(file, dialect, &[])
+}
+
+/// `strata compile FILE MODEL... --dialect D --format json` (every model
+/// when `models` is empty), parsed.
+fn compile_json_models(file: &Path, dialect: &str, models: &[String]) -> Result<Value, String> {
     let out = Command::new(STRATA)
         .args(["compile", "--format", "json", "--dialect", dialect])
         .arg(file)
+        .args(models)
         .output()
         .map_err(|e| format!("cannot run strata: {e}"))?;
     if !out.status.success() {
@@ -457,18 +471,27 @@ fn pg_fixture_rows(pg: &Pg, name: &str) -> (Value, SectionRows) {
 /// Compare a fixture's rows on one engine with its `.expected` file; all
 /// differences are reported together. `known` lists the sections expected
 /// to differ on that engine (a section listed there that matches fails too:
-/// the entry is stale).
+/// the entry is stale). A section missing from `got` is a failure, unless
+/// it belongs to a model of `not_run` (one the engine refuses, asserted
+/// elsewhere).
 fn assert_fixture_rows(
     engine: &str,
     name: &str,
     compiled: &Value,
     got: &SectionRows,
     known: &[(&str, &str, &str)],
+    not_run: &[&str],
 ) {
     let sections = parse_expected(&exec_dir().join(format!("{name}.expected")));
     let mut failures = Vec::new();
     let mut known_seen = Vec::new();
-    for ((section, expected), (_, rows)) in sections.iter().zip(got) {
+    for (section, expected) in &sections {
+        let Some((_, rows)) = got.iter().find(|(s, _)| s == section) else {
+            if !not_run.contains(&section_model(section)) {
+                failures.push(format!("[{section}] was not run"));
+            }
+            continue;
+        };
         let mut expected = expected.clone();
         expected.sort();
         let reason = known
@@ -502,12 +525,21 @@ fn assert_fixture_rows(
     );
 }
 
+/// The model a section of an `.expected` file is about: `[model]`, or
+/// `[check <model> <kind> <input> on <table>]`.
+fn section_model(section: &str) -> &str {
+    match section.strip_prefix("check ") {
+        Some(check) => check.split(' ').next().unwrap_or_default(),
+        None => section,
+    }
+}
+
 /// Run one fixture on PostgreSQL and compare every section of its
 /// `.expected` file; all differences are reported together.
 fn run_fixture(name: &str) {
     let Some(pg) = pg() else { return };
     let (compiled, rows) = pg_fixture_rows(pg, name);
-    assert_fixture_rows("PostgreSQL", name, &compiled, &rows, &[]);
+    assert_fixture_rows("PostgreSQL", name, &compiled, &rows, &[], &[]);
 }
 
 // ---------------------------------------------------------------------------
@@ -611,7 +643,14 @@ fn duckdb_fixture_rows(name: &str) -> (Value, SectionRows) {
 /// file (except `KNOWN_DUCKDB_DIFFERENCES`, which must still differ).
 fn run_duckdb_fixture(name: &str) {
     let (compiled, rows) = duckdb_fixture_rows(name);
-    assert_fixture_rows("DuckDB", name, &compiled, &rows, KNOWN_DUCKDB_DIFFERENCES);
+    assert_fixture_rows(
+        "DuckDB",
+        name,
+        &compiled,
+        &rows,
+        KNOWN_DUCKDB_DIFFERENCES,
+        &[],
+    );
 }
 
 /// Every fixture's every section gives the same rows on DuckDB as on
@@ -652,6 +691,185 @@ fn duckdb_and_postgres_agree_row_for_row() {
     );
 }
 
+// ---------------------------------------------------------------------------
+// Execution fixtures on Spark (the local Spark Connect server of support/spark.rs)
+
+/// `(fixture, section, reason)`: sections known to differ on Spark. Strict,
+/// as on DuckDB.
+const KNOWN_SPARK_DIFFERENCES: &[(&str, &str, &str)] = &[];
+
+/// `(fixture, model)`: models that do not compile for Spark (E070, as
+/// `tests/sql/expected_compile_errors.txt` says); the fixture runs without
+/// them, and each must still be refused.
+const SPARK_REFUSED_MODELS: &[(&str, &str)] = &[("keywords", "by-key")];
+
+fn spark_refused(fixture: &str) -> Vec<&'static str> {
+    SPARK_REFUSED_MODELS
+        .iter()
+        .filter(|(f, _)| *f == fixture)
+        .map(|(_, m)| *m)
+        .collect()
+}
+
+/// The rows of a Spark view in the `.expected` text form, sorted: floats
+/// rendered by Rust (shortest round-trip), timestamps without the `T`,
+/// everything else cast to STRING by Spark.
+fn spark_view_rows(wh: &strata_materialize::Warehouse, view: &str) -> Result<Vec<String>, String> {
+    let d = Dialect::Spark;
+    let cols = wh.columns(&d.ident(view)).map_err(|e| format!("{e:?}"))?;
+    let items: Vec<String> = cols
+        .iter()
+        .map(|(name, ty)| match ty.to_ascii_lowercase().as_str() {
+            "double" | "float" => d.ident(name),
+            "timestamp" | "timestamp_ntz" => {
+                format!("date_format({}, 'yyyy-MM-dd HH:mm:ss')", d.ident(name))
+            }
+            _ => format!("CAST({} AS STRING)", d.ident(name)),
+        })
+        .collect();
+    let rows = wh
+        .rows(&format!(
+            "SELECT {} FROM {}",
+            items.join(", "),
+            d.ident(view)
+        ))
+        .map_err(|e| format!("{e:?}"))?;
+    let floats: Vec<bool> = cols
+        .iter()
+        .map(|(_, ty)| matches!(ty.to_ascii_lowercase().as_str(), "double" | "float"))
+        .collect();
+    let mut rows: Vec<String> = rows
+        .into_iter()
+        .map(|row| {
+            let cells: Vec<String> = row
+                .into_iter()
+                .zip(&floats)
+                .map(|(cell, float)| {
+                    let cell = cell.unwrap_or_default();
+                    match cell.parse::<f64>() {
+                        Ok(f) if *float => f.to_string(),
+                        _ => cell,
+                    }
+                })
+                .collect();
+            cells.join("|")
+        })
+        .collect();
+    rows.sort();
+    Ok(rows)
+}
+
+/// Run one fixture on a fresh Spark database: each table of its
+/// `.data.sql` (made in an in-memory DuckDB) written to a parquet file and
+/// loaded the way a `--source NAME=FILE` override is; then the compiled
+/// (spark) views, the rows of every section. `None` when Spark is missing
+/// (outside CI).
+fn spark_fixture_rows(name: &str) -> Option<(Value, SectionRows)> {
+    let spark = spark::spark()?;
+    let (duck, spark_d) = (Dialect::DuckDb, Dialect::Spark);
+    let dir = exec_dir();
+    let file = dir.join(format!("{name}.strata"));
+    let refused = spark_refused(name);
+    for model in &refused {
+        let out = Command::new(STRATA)
+            .args(["compile", "--dialect", "spark"])
+            .arg(&file)
+            .arg(model)
+            .output()
+            .expect("run strata");
+        assert!(
+            out.status.code() == Some(1) && String::from_utf8_lossy(&out.stderr).contains("E070"),
+            "{name}: model {model} is listed in SPARK_REFUSED_MODELS but compiles for Spark: remove the entry"
+        );
+    }
+    let others: Vec<String> = module(&file)
+        .models
+        .iter()
+        .map(|m| m.name.to_string())
+        .filter(|m| !refused.contains(&m.as_str()))
+        .collect();
+    let compiled = compile_json_models(&file, "spark", &others).unwrap_or_else(|e| panic!("{e}"));
+    let local = strata_materialize::Warehouse::open(":memory:", std::time::Duration::from_secs(5))
+        .unwrap_or_else(|e| panic!("cannot open an in-memory DuckDB: {e:?}"));
+    local
+        .exec(&read(&dir.join(format!("{name}.data.sql"))))
+        .unwrap_or_else(|e| panic!("tests/sql/exec/{name}.data.sql [duckdb] {e:?}"));
+    let tables = local
+        .rows("SELECT table_name FROM information_schema.tables WHERE table_schema = 'main' ORDER BY 1")
+        .unwrap_or_else(|e| panic!("{e:?}"));
+    let files =
+        std::env::temp_dir().join(format!("strata-spark-exec-{}-{name}", std::process::id()));
+    fs::create_dir_all(&files).unwrap_or_else(|e| panic!("{}: {e}", files.display()));
+    let url = spark.url(&spark.database(&format!("exec_{name}")));
+    let target = strata_materialize::Target::parse(&url, None).unwrap_or_else(|e| panic!("{e:?}"));
+    let wh = strata_materialize::engine::open_read_only(&target, std::time::Duration::from_secs(5))
+        .unwrap_or_else(|e| panic!("cannot reach the Spark Connect server: {e:?}"));
+    for table in tables.iter().filter_map(|r| r.first().cloned().flatten()) {
+        let parquet = files.join(format!("{table}.parquet"));
+        local
+            .exec(&format!(
+                "COPY {} TO {} (FORMAT parquet)",
+                duck.ident(&table),
+                duck.string(&parquet.to_string_lossy())
+            ))
+            .unwrap_or_else(|e| panic!("{name}: cannot write {table} as parquet: {e:?}"));
+        let loaded = wh
+            .read(&table, &strata_materialize::inputs::Origin::File(parquet))
+            .unwrap_or_else(|e| panic!("{name} [spark]: cannot load {table}: {e:?}"));
+        wh.exec(&format!(
+            "CREATE VIEW {} AS SELECT * FROM {loaded}",
+            spark_d.ident(&table)
+        ))
+        .unwrap_or_else(|e| panic!("{e:?}"));
+    }
+    let _ = fs::remove_dir_all(&files);
+    for v in array(&compiled, "views") {
+        wh.exec(str_field(v, "sql")).unwrap_or_else(|e| {
+            panic!(
+                "{} [spark] model {}: {e:?}",
+                rel(&file),
+                str_field(v, "model")
+            )
+        });
+    }
+    let rows = parse_expected(&dir.join(format!("{name}.expected")))
+        .into_iter()
+        .filter(|(section, _)| !refused.contains(&section_model(section)))
+        .map(|(section, _)| {
+            let got = if let Some(label) = section.strip_prefix("check ") {
+                match check_sql(&compiled, label) {
+                    Some(sql) => wh.rows(sql).map(text_rows).map_err(|e| format!("{e:?}")),
+                    None => Err("no such cardinality check in the compiled output".into()),
+                }
+            } else {
+                match view_of(&compiled, &section) {
+                    Some(v) => spark_view_rows(&*wh, v),
+                    None => Err("no such model or view".into()),
+                }
+            };
+            (section, got)
+        })
+        .collect();
+    Some((compiled, rows))
+}
+
+/// Run one fixture on Spark and compare every section of its `.expected`
+/// file (except `KNOWN_SPARK_DIFFERENCES`, which must still differ, and the
+/// sections of `SPARK_REFUSED_MODELS`, which must still be refused).
+fn run_spark_fixture(name: &str) {
+    if let Some((compiled, rows)) = spark_fixture_rows(name) {
+        let refused = spark_refused(name);
+        assert_fixture_rows(
+            "Spark",
+            name,
+            &compiled,
+            &rows,
+            KNOWN_SPARK_DIFFERENCES,
+            &refused,
+        );
+    }
+}
+
 fn sql_of(compiled: &Value, model: &str) -> String {
     array(compiled, "views")
         .iter()
@@ -668,6 +886,9 @@ macro_rules! exec_fixtures {
         }
         mod duckdb_exec {
             $(#[test] fn $name() { super::run_duckdb_fixture(stringify!($name)); })*
+        }
+        mod spark_exec {
+            $(#[test] fn $name() { super::run_spark_fixture(stringify!($name)); })*
         }
     };
 }

@@ -40,6 +40,20 @@ impl Dialect {
         }
     }
 
+    /// Why this dialect's catalog cannot hold a table or view named after
+    /// `name` (a model's views and snapshots are), when it cannot: Spark's
+    /// session catalog takes ASCII letters, digits and `_` only, however
+    /// the name is quoted.
+    pub fn relation_name_refusal(self, name: &str) -> Option<String> {
+        let plain = |c: char| c.is_ascii_alphanumeric() || c == '_';
+        match self {
+            Dialect::Spark if !name.chars().all(plain) => Some(format!(
+                "Spark's catalog names tables and views with ASCII letters, digits and `_` only, so `v_{name}` cannot be created"
+            )),
+            _ => None,
+        }
+    }
+
     /// The dialect of a name as [`Dialect::name`] spells it.
     pub fn from_name(name: &str) -> Option<Dialect> {
         Dialect::ALL.into_iter().find(|d| d.name() == name)

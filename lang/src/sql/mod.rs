@@ -149,6 +149,17 @@ pub fn lower_model_with(
     dialect: Dialect,
     relation: RelationFn,
 ) -> Result<String, Diagnostic> {
+    if let Some(why) = dialect.relation_name_refusal(&model.name) {
+        return Err(Diagnostic::new(
+            &codes::E070,
+            model.name_span,
+            format!("model {}: {why}", model.name),
+        )
+        .with_help(format!(
+            "rename the model with ASCII letters, digits and `_` only, or compile for another dialect than {}",
+            dialect.name()
+        )));
+    }
     let mut aliases: Vec<String> = Vec::new();
     for (k, input) in model.inputs.iter().enumerate() {
         let taken = model.inputs.iter().filter(|i| i.name == input.name).count() > 1;

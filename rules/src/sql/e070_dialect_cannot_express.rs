@@ -9,7 +9,10 @@ use crate::rule;
 /// but not in every warehouse: a type with no counterpart (BigQuery and
 /// Snowflake have no `uuid` type; a `decimal` precision beyond the
 /// warehouse's limit), or a function the dialect has no equivalent for
-/// (`array_index_of` in BigQuery, `array_sort` in PostgreSQL). The module is
+/// (`array_index_of` in BigQuery, `array_sort` in PostgreSQL), or a model
+/// name the warehouse's catalog refuses (Spark names tables and views with
+/// ASCII letters, digits and `_` only: a model `"by-key"` or `países` can
+/// have no views there; rename it `by_key` or `paises`). The module is
 /// valid strata: `strata check` accepts it, and other dialects may compile
 /// it. No SQL is printed for a dialect that cannot express every selected
 /// model.

@@ -274,9 +274,16 @@ impl Spark {
             "DROP TABLE IF EXISTS {table}; CREATE TABLE {table} ({})",
             defs.join(", ")
         ))?;
+        // A list travels as JSON (its text form is ambiguous), read back
+        // with `from_json`.
+        let is_array = |ty: &str| ty.starts_with("ARRAY<");
         let as_text: Vec<String> = columns
             .iter()
-            .map(|(name, _)| format!("CAST({} AS VARCHAR)", duck.ident(name)))
+            .zip(&types)
+            .map(|((name, _), ty)| match is_array(ty) {
+                true => format!("CAST(to_json({}) AS VARCHAR)", duck.ident(name)),
+                false => format!("CAST({} AS VARCHAR)", duck.ident(name)),
+            })
             .collect();
         let rows = duck.rows(&format!("SELECT {} FROM {relation}", as_text.join(", ")))?;
         for chunk in rows.chunks(500) {
@@ -287,6 +294,9 @@ impl Spark {
                         .iter()
                         .zip(&types)
                         .map(|(cell, ty)| match cell {
+                            Some(v) if is_array(ty) => {
+                                format!("from_json({}, {})", self.string(v), self.string(ty))
+                            }
                             Some(v) => format!("CAST({} AS {ty})", self.string(v)),
                             None => format!("CAST(NULL AS {ty})"),
                         })
@@ -382,6 +392,7 @@ fn spark_type_of_duckdb(ty: &str) -> String {
         | "TIMESTAMP WITH TIME ZONE" => "TIMESTAMP".into(),
         "BLOB" => "BINARY".into(),
         _ if t.starts_with("DECIMAL") => t,
+        _ if t.ends_with("[]") => format!("ARRAY<{}>", spark_type_of_duckdb(&t[..t.len() - 2])),
         _ => "STRING".into(),
     }
 }
@@ -698,5 +709,13 @@ mod tests {
         );
         assert_eq!(statements("SELECT 1"), vec!["SELECT 1"]);
         assert!(statements(" ; -- nothing\n").is_empty());
+    }
+
+    #[test]
+    fn file_columns_take_spark_types_lists_included() {
+        assert_eq!(spark_type_of_duckdb("INTEGER"), "BIGINT");
+        assert_eq!(spark_type_of_duckdb("DECIMAL(10,2)"), "DECIMAL(10,2)");
+        assert_eq!(spark_type_of_duckdb("VARCHAR[]"), "ARRAY<STRING>");
+        assert_eq!(spark_type_of_duckdb("DATE[][]"), "ARRAY<ARRAY<DATE>>");
     }
 }
