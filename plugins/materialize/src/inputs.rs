@@ -9,7 +9,7 @@ use strata_codes as codes;
 use strata_lang::ir;
 use strata_lang::{Diagnostic, Span};
 
-use crate::engine::{Warehouse, INPUTS};
+use crate::engine::{Rows, Warehouse, INPUTS};
 use crate::Failure;
 
 /// Where a source's rows come from.
@@ -279,14 +279,20 @@ pub fn check_columns(
     Err(crate::checks::fail(&[], d))
 }
 
-/// A content hash of a relation: its column names and types, its row count
-/// and an order-independent sum of row hashes.
-pub fn content_hash(wh: &Warehouse, relation: &str) -> Result<(String, i64), Failure> {
-    let schema = wh.columns(relation)?;
-    let rows = wh.rows(&format!(
+/// The query whose one row (the row count, the sum of row hashes) a
+/// relation's content hash digests: a content hash is of the relation's
+/// column names and types, its row count and an order-independent sum of
+/// row hashes.
+fn content_query(wh: &Warehouse, relation: &str) -> String {
+    format!(
         "SELECT COUNT(*), {} FROM (SELECT * FROM {relation}) AS t",
         wh.text(&wh.hash_sum("t"))
-    ))?;
+    )
+}
+
+/// The content hash and row count of a relation of `schema` whose
+/// [`content_query`] answered `rows`.
+fn digest(schema: &[(String, String)], rows: &Rows) -> (String, i64) {
     let (count, sum) = rows
         .first()
         .map(|r| {
@@ -297,7 +303,7 @@ pub fn content_hash(wh: &Warehouse, relation: &str) -> Result<(String, i64), Fai
         })
         .unwrap_or_default();
     let mut h = Sha256::new();
-    for (name, ty) in &schema {
+    for (name, ty) in schema {
         h.update(name.as_bytes());
         h.update(b":");
         h.update(ty.as_bytes());
@@ -307,7 +313,7 @@ pub fn content_hash(wh: &Warehouse, relation: &str) -> Result<(String, i64), Fai
     h.update(count.as_bytes());
     h.update(b"|");
     h.update(sum.as_bytes());
-    Ok((hex128(h), count.parse().unwrap_or(0)))
+    (hex128(h), count.parse().unwrap_or(0))
 }
 
 /// The first 128 bits of a SHA-256, in hex: the form of every content
@@ -344,7 +350,7 @@ fn stored_copy(wh: &Warehouse, origin: &Origin, content: &str) -> Option<PathBuf
 }
 
 /// The content hash of a file: SHA-256 of its bytes (cut to 128 bits, as
-/// [`content_hash`] is).
+/// a relation's is).
 pub fn file_hash(path: &Path) -> Result<String, Failure> {
     let mut file = std::fs::File::open(path)
         .map_err(|e| Failure::Environment(format!("cannot read {}: {e}", path.display())))?;
@@ -354,21 +360,36 @@ pub fn file_hash(path: &Path) -> Result<String, Failure> {
     Ok(hex128(h))
 }
 
-/// The content hash and row count of a source: the hash of the file's
-/// bytes for a file the store keeps, else [`content_hash`] of its rows.
-pub fn source_hash(
+/// The content hash and row count of each source (name, origin, relation):
+/// the hash of the file's bytes for a file the store keeps, else
+/// the content hash of its rows ([`digest`]), the scans run at once where the engine
+/// can ([`crate::engine::Engine::rows_each`]).
+pub fn source_hashes<'s>(
     wh: &Warehouse,
-    origin: &Origin,
-    relation: &str,
-) -> Result<(String, i64), Failure> {
-    match origin {
-        Origin::File(path) if copied(wh, origin).is_some() => {
-            let hash = file_hash(path)?;
-            // Parquet keeps its row count in its footer: no scan.
-            Ok((hash, wh.count(&format!("SELECT COUNT(*) FROM {relation}"))?))
+    sources: impl IntoIterator<Item = (&'s str, &'s Origin, &'s str)>,
+) -> Result<BTreeMap<String, (String, i64)>, Failure> {
+    let mut hashes = BTreeMap::new();
+    let mut scanned = Vec::new();
+    for (source, origin, relation) in sources {
+        match origin {
+            Origin::File(path) if copied(wh, origin).is_some() => {
+                let hash = file_hash(path)?;
+                // Parquet keeps its row count in its footer: no scan.
+                let rows = wh.count(&format!("SELECT COUNT(*) FROM {relation}"))?;
+                hashes.insert(source.to_string(), (hash, rows));
+            }
+            _ => scanned.push((source, relation)),
         }
-        _ => content_hash(wh, relation),
     }
+    let queries: Vec<String> = scanned
+        .iter()
+        .map(|(_, relation)| content_query(wh, relation))
+        .collect();
+    for ((source, relation), rows) in scanned.iter().zip(wh.rows_each(&queries)?) {
+        let hash = digest(&wh.columns(relation)?, &rows);
+        hashes.insert(source.to_string(), hash);
+    }
+    Ok(hashes)
 }
 
 /// Copy `from` into the store as `to`, checking on the copy that the file

@@ -414,11 +414,12 @@ pub(crate) fn content_hashes(
     progress: &dyn Progress,
 ) -> Result<BTreeMap<String, (String, i64)>, Failure> {
     progress.step("hash inputs");
-    let mut contents = BTreeMap::new();
-    for (s, relation) in relations {
-        contents.insert(s.clone(), inputs::source_hash(wh, &origins[s], relation)?);
-    }
-    Ok(contents)
+    inputs::source_hashes(
+        wh,
+        relations
+            .iter()
+            .map(|(s, relation)| (s.as_str(), &origins[s], relation.as_str())),
+    )
 }
 
 /// `strata plan`: what a run with `opts` would rebuild, and why. Nothing is
@@ -612,17 +613,16 @@ fn run_in_transaction(
     // staged views, then the live ones. (An engine without transactions
     // repoints nothing for a run that failed.)
     failpoint("before publish");
+    let mut views = Vec::new();
     for (m, snapshot, _) in &build.materialized {
-        wh.replace_view(
-            &wh.ident(&staged_view(m, &opts.branch)),
-            &wh.ident(snapshot),
-        )?;
+        views.push((wh.ident(&staged_view(m, &opts.branch)), wh.ident(snapshot)));
     }
     if !opts.stage_only {
         for (m, snapshot, _) in &build.materialized {
-            wh.replace_view(&wh.ident(&live_view(m, &opts.branch)), &wh.ident(snapshot))?;
+            views.push((wh.ident(&live_view(m, &opts.branch)), wh.ident(snapshot)));
         }
     }
+    wh.replace_views(&views)?;
     // 6. Record the run (last: a run without its record is not a run).
     let overrides: BTreeMap<String, String> = origins
         .iter()

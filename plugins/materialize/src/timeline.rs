@@ -99,13 +99,16 @@ pub fn rollback(
             .filter_map(|m| Some((m.clone(), target.bases.get(m)?.clone())))
             .collect(),
     };
-    let mut repointed = Vec::new();
+    let repointed: Vec<(String, String, String)> = snapshots
+        .iter()
+        .map(|(m, snapshot)| (m.clone(), live_view(m, &target.branch), snapshot.clone()))
+        .collect();
     in_transaction(wh, || {
-        for (m, snapshot) in &snapshots {
-            let view = live_view(m, &target.branch);
-            wh.replace_view(&wh.ident(&view), &wh.ident(snapshot))?;
-            repointed.push((m.clone(), view, snapshot.clone()));
-        }
+        let views: Vec<(String, String)> = repointed
+            .iter()
+            .map(|(_, view, snapshot)| (wh.ident(view), wh.ident(snapshot)))
+            .collect();
+        wh.replace_views(&views)?;
         replay::record(wh, &record)
     })?;
     Ok(Rollback {

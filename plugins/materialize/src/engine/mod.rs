@@ -44,6 +44,12 @@ pub trait Engine {
     fn exec(&self, sql: &str) -> Result<(), Failure>;
     /// Run a query; its rows as text.
     fn rows(&self, sql: &str) -> Result<Rows, Failure>;
+    /// Run independent queries; the rows of each, in the same order. An
+    /// engine that can run them at once does (Spark: each is a round trip
+    /// and a job of its own); the others run them in turn.
+    fn rows_each(&self, queries: &[String]) -> Result<Vec<Rows>, Failure> {
+        queries.iter().map(|q| self.rows(q)).collect()
+    }
     fn begin(&self) -> Result<(), Failure>;
     fn commit(&self) -> Result<(), Failure>;
     /// Roll back; errors are ignored (there may be no open transaction).
@@ -80,6 +86,13 @@ pub trait Engine {
     /// Create or repoint `view` at `relation` (both quoted), whatever the
     /// columns of the view before.
     fn replace_view(&self, view: &str, relation: &str) -> Result<(), Failure>;
+    /// [`Engine::replace_view`] for each `(view, relation)`: at once on an
+    /// engine that can (Spark), else in turn.
+    fn replace_views(&self, views: &[(String, String)]) -> Result<(), Failure> {
+        views
+            .iter()
+            .try_for_each(|(view, relation)| self.replace_view(view, relation))
+    }
     /// An aggregate: the exact sum (no overflow; 0 over no rows) of an
     /// integer hash of every whole row of `alias` (a relation alias), for
     /// the content hash.

@@ -137,6 +137,17 @@ impl Session {
 
     /// Run one SQL statement or query; the record batches of its result.
     pub fn sql(&self, query: &str) -> Result<Vec<RecordBatch>, String> {
+        self.runtime.block_on(self.execute(query))
+    }
+
+    /// Run independent queries at once (each is a round trip and a job of
+    /// its own on the server); their results in the same order.
+    pub fn sql_all(&self, queries: &[&str]) -> Vec<Result<Vec<RecordBatch>, String>> {
+        let all = queries.iter().map(|q| self.execute(q));
+        self.runtime.block_on(futures_util::future::join_all(all))
+    }
+
+    async fn execute(&self, query: &str) -> Result<Vec<RecordBatch>, String> {
         let message = ExecutePlanRequest {
             session_id: self.session_id.clone(),
             user_context: Some(UserContext {
@@ -155,34 +166,31 @@ impl Session {
         if let Some(auth) = &self.authorization {
             request.metadata_mut().insert("authorization", auth.clone());
         }
-        self.runtime.block_on(async {
-            let mut grpc = tonic::client::Grpc::new(self.channel.clone())
-                .max_decoding_message_size(MAX_MESSAGE)
-                .max_encoding_message_size(MAX_MESSAGE);
-            grpc.ready().await.map_err(|e| {
-                format!(
-                    "the server at {} is not reachable: {}",
-                    self.address,
-                    chain(&e)
-                )
-            })?;
-            let codec =
-                tonic_prost::ProstCodec::<ExecutePlanRequest, ExecutePlanResponse>::default();
-            let mut stream = grpc
-                .server_streaming(request, PathAndQuery::from_static(EXECUTE_PLAN), codec)
-                .await
-                .map_err(|s| status_text(&s))?
-                .into_inner();
-            // The stream ends with the call's status: OK, or the error
-            // (a connection lost mid-answer is an error too).
-            let mut batches = Vec::new();
-            while let Some(response) = stream.message().await.map_err(|s| status_text(&s))? {
-                if let Some(batch) = response.arrow_batch {
-                    read_ipc(&batch.data, &mut batches)?;
-                }
+        let mut grpc = tonic::client::Grpc::new(self.channel.clone())
+            .max_decoding_message_size(MAX_MESSAGE)
+            .max_encoding_message_size(MAX_MESSAGE);
+        grpc.ready().await.map_err(|e| {
+            format!(
+                "the server at {} is not reachable: {}",
+                self.address,
+                chain(&e)
+            )
+        })?;
+        let codec = tonic_prost::ProstCodec::<ExecutePlanRequest, ExecutePlanResponse>::default();
+        let mut stream = grpc
+            .server_streaming(request, PathAndQuery::from_static(EXECUTE_PLAN), codec)
+            .await
+            .map_err(|s| status_text(&s))?
+            .into_inner();
+        // The stream ends with the call's status: OK, or the error (a
+        // connection lost mid-answer is an error too).
+        let mut batches = Vec::new();
+        while let Some(response) = stream.message().await.map_err(|s| status_text(&s))? {
+            if let Some(batch) = response.arrow_batch {
+                read_ipc(&batch.data, &mut batches)?;
             }
-            Ok(batches)
-        })
+        }
+        Ok(batches)
     }
 }
 

@@ -7,9 +7,9 @@
 //! view is repointed (see `run.rs`). `begin` starts remembering the tables
 //! this engine creates; `rollback` drops them (a run that failed leaves
 //! every view as it was and no table of its own); `commit` forgets them.
-//! Repointing several views is one `CREATE OR REPLACE VIEW` each: a reader
-//! may see some views already on the new run and others still on the old
-//! one while it happens, never a half-built table.
+//! Repointing several views is one `CREATE OR REPLACE VIEW` each (sent at
+//! once): a reader may see some views already on the new run and others
+//! still on the old one while it happens, never a half-built table.
 //!
 //! The writer lock is a view, `_strata_lock`: `CREATE VIEW` (without `OR
 //! REPLACE`) fails for all but one client, across every client of the
@@ -146,8 +146,14 @@ impl Spark {
     fn sql(&self, sql: &str) -> Result<Vec<RecordBatch>, String> {
         let start = Instant::now();
         let result = self.session.sql(sql);
+        self.log(start, sql);
+        result
+    }
+
+    /// One line of the SQL log per statement: milliseconds since `start`,
+    /// then the SQL on one line.
+    fn log(&self, start: Instant, sql: &str) {
         if let Some(log) = &self.sql_log {
-            // One line per statement: milliseconds, then the SQL on one line.
             use std::io::Write;
             let _ = writeln!(
                 log.borrow_mut(),
@@ -156,27 +162,32 @@ impl Spark {
                 sql.replace('\n', " ")
             );
         }
-        result
     }
 
     /// Run the statements that (re)create `relation` (quoted), keeping
-    /// what is known of the catalog: the relation exists, and the columns
-    /// of it and of the views that read it are to be described again.
+    /// what is known of the catalog.
     fn create(&self, relation: &str, statements: &[String]) -> Result<(), Failure> {
         let made = statements
             .iter()
             .try_for_each(|s| self.batches(s).map(drop));
-        let mut catalog = self.catalog.borrow_mut();
-        match made {
-            Ok(()) => {
-                catalog.columns.clear();
-                if let Some(relations) = &mut catalog.relations {
-                    relations.insert(relation.to_ascii_lowercase());
-                }
-            }
-            Err(_) => *catalog = Catalog::default(),
-        }
+        self.created(&[relation], made.is_ok());
         made
+    }
+
+    /// Keep what is known of the catalog after `relations` (quoted) were
+    /// (re)created: they exist, and the columns of them and of the views
+    /// that read them are to be described again. After a failure nothing is
+    /// known any more.
+    fn created(&self, relations: &[&str], ok: bool) {
+        let mut catalog = self.catalog.borrow_mut();
+        if !ok {
+            *catalog = Catalog::default();
+            return;
+        }
+        catalog.columns.clear();
+        if let Some(known) = &mut catalog.relations {
+            known.extend(relations.iter().map(|r| r.to_ascii_lowercase()));
+        }
     }
 
     /// Take the lock view, or wait for it; an expired lock (its holder
@@ -490,6 +501,21 @@ impl Engine for Spark {
         text_rows(&batches).map_err(|e| self.failure(&e, sql))
     }
 
+    fn rows_each(&self, queries: &[String]) -> Result<Vec<Rows>, Failure> {
+        let start = Instant::now();
+        let all: Vec<&str> = queries.iter().map(String::as_str).collect();
+        let results = self.session.sql_all(&all);
+        queries
+            .iter()
+            .zip(results)
+            .map(|(sql, result)| {
+                self.log(start, sql);
+                let batches = result.map_err(|e| self.failure(&e, sql))?;
+                text_rows(&batches).map_err(|e| self.failure(&e, sql))
+            })
+            .collect()
+    }
+
     fn begin(&self) -> Result<(), Failure> {
         *self.created.borrow_mut() = Some(Vec::new());
         Ok(())
@@ -649,12 +675,22 @@ impl Engine for Spark {
     }
 
     fn replace_view(&self, view: &str, relation: &str) -> Result<(), Failure> {
-        self.create(
-            view,
-            &[format!(
-                "CREATE OR REPLACE VIEW {view} AS SELECT * FROM {relation}"
-            )],
-        )
+        self.replace_views(&[(view.to_string(), relation.to_string())])
+    }
+
+    fn replace_views(&self, views: &[(String, String)]) -> Result<(), Failure> {
+        // One statement a view, all at once: each is atomic, the set is not
+        // (nor would it be one after the other).
+        let statements: Vec<String> = views
+            .iter()
+            .map(|(view, relation)| {
+                format!("CREATE OR REPLACE VIEW {view} AS SELECT * FROM {relation}")
+            })
+            .collect();
+        let made = self.rows_each(&statements).map(drop);
+        let names: Vec<&str> = views.iter().map(|(view, _)| view.as_str()).collect();
+        self.created(&names, made.is_ok());
+        made
     }
 
     fn hash_sum(&self, alias: &str) -> String {
