@@ -878,6 +878,9 @@ fn killed_run_leaves_previous_state_and_next_run_succeeds(kind: Kind) {
     );
 }
 
+/// The shop example publishes; its `broken` pipeline fails its check (exit
+/// 3) and the live views keep their rows; `strata docs` then shows the last
+/// good run, read from the warehouse.
 fn shop_example_runs_and_broken_variant_keeps_live_data(kind: Kind) {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/shop");
     let dir = workdir("shop");
@@ -907,6 +910,19 @@ fn shop_example_runs_and_broken_variant_keeps_live_data(kind: Kind) {
     assert_eq!(
         wh.query("SELECT * FROM v_customer_cards ORDER BY customer_id"),
         before
+    );
+    // The docs site reads the last good run from the warehouse (read only).
+    let docs = wh.strata(&["docs", &module, "--out", "site", "--warehouse", "wh.duckdb"]);
+    assert_exit(&docs, 0);
+    let page = std::fs::read_to_string(dir.join("site/models/enriched_orders.html"))
+        .expect("the model's page");
+    assert!(
+        page.contains("<dt>Rows</dt><dd>10 in <code>snap_"),
+        "{page}"
+    );
+    assert!(
+        page.contains("test enriched_orders: row_count == 10 (10)"),
+        "{page}"
     );
 }
 

@@ -87,8 +87,10 @@ pub struct DocsArgs {
     #[arg(long, value_name = "DIR")]
     pub search_dir: Vec<PathBuf>,
     /// A warehouse to read each model's last run from (read only): a DuckDB
-    /// file, or `postgres://USER@HOST:PORT/DB?schema=S` (password from the
-    /// URL, else `PGPASSWORD`; never written into the site). Default:
+    /// file, `postgres://USER@HOST:PORT/DB?schema=S` (password from the
+    /// URL, else `PGPASSWORD`) or a Spark Connect server as
+    /// `sc://HOST:PORT/;token=T?schema=DB` (the password and the token are
+    /// never written into the site). Default:
     /// `$STRATA_WAREHOUSE`; without any, the site has no run information.
     /// (`-o` is the output directory here, not the warehouse.)
     #[arg(long, value_name = "PATH_OR_URL")]

@@ -214,17 +214,26 @@ pub fn check_columns(
     relations: &BTreeMap<String, String>,
 ) -> Result<(), Failure> {
     let mut problems: Vec<(Span, String)> = Vec::new();
-    for (name, relation) in relations {
-        let Some(origin) = origins.get(name) else {
-            continue;
-        };
-        let Some(source) = module.sources.iter().find(|s| &s.name == name) else {
-            continue;
-        };
-        let Some(columns) = &source.columns else {
-            continue;
-        };
-        let found = wh.columns(relation)?;
+    let declared: Vec<(&String, &String, &Origin, &ir::Source, &Vec<ir::Column>)> = relations
+        .iter()
+        .filter_map(|(name, relation)| {
+            let source = module.sources.iter().find(|s| &s.name == name)?;
+            Some((
+                name,
+                relation,
+                origins.get(name)?,
+                source,
+                source.columns.as_ref()?,
+            ))
+        })
+        .collect();
+    let described = wh.columns_each(
+        &declared
+            .iter()
+            .map(|(_, relation, ..)| relation.to_string())
+            .collect::<Vec<_>>(),
+    )?;
+    for ((name, relation, origin, source, columns), found) in declared.into_iter().zip(described) {
         let at = format!("source '{name}' ({})", origin.describe());
         for (i, col) in columns.iter().enumerate() {
             let span = source.column_spans.get(i).copied().unwrap_or(source.span);

@@ -66,6 +66,11 @@ pub trait Engine {
     fn relation_exists(&self, name: &str) -> Result<bool, Failure>;
     /// The columns of a relation (SQL, quoted): name and physical type.
     fn columns(&self, relation: &str) -> Result<Vec<(String, String)>, Failure>;
+    /// [`Engine::columns`] of each relation, in the same order: asked at
+    /// once on an engine that can (Spark), else in turn.
+    fn columns_each(&self, relations: &[String]) -> Result<Vec<Vec<(String, String)>>, Failure> {
+        relations.iter().map(|r| self.columns(r)).collect()
+    }
     /// Whether a physical type of this engine holds values of a strata type.
     fn compatible(&self, ty: &Type, physical: &str) -> bool;
     /// The SQL relation a source origin reads. A file is read in place

@@ -593,19 +593,35 @@ impl Engine for Spark {
     }
 
     fn columns(&self, relation: &str) -> Result<Vec<(String, String)>, Failure> {
-        if let Some(columns) = self.catalog.borrow().columns.get(relation) {
-            return Ok(columns.clone());
-        }
-        let columns: Vec<(String, String)> = self
-            .rows(&format!("DESCRIBE QUERY SELECT * FROM {relation}"))?
-            .into_iter()
-            .filter_map(|r| Some((r.first()?.clone()?, r.get(1)?.clone()?)))
+        let mut columns = self.columns_each(&[relation.to_string()])?;
+        Ok(columns.pop().unwrap_or_default())
+    }
+
+    fn columns_each(&self, relations: &[String]) -> Result<Vec<Vec<(String, String)>>, Failure> {
+        let unknown: Vec<&String> = {
+            let catalog = self.catalog.borrow();
+            relations
+                .iter()
+                .filter(|r| !catalog.columns.contains_key(*r))
+                .collect()
+        };
+        let queries: Vec<String> = unknown
+            .iter()
+            .map(|r| format!("DESCRIBE QUERY SELECT * FROM {r}"))
             .collect();
-        self.catalog
-            .borrow_mut()
-            .columns
-            .insert(relation.to_string(), columns.clone());
-        Ok(columns)
+        let described = self.rows_each(&queries)?;
+        let mut catalog = self.catalog.borrow_mut();
+        for (relation, rows) in unknown.into_iter().zip(described) {
+            let columns = rows
+                .into_iter()
+                .filter_map(|r| Some((r.first()?.clone()?, r.get(1)?.clone()?)))
+                .collect();
+            catalog.columns.insert(relation.clone(), columns);
+        }
+        Ok(relations
+            .iter()
+            .map(|r| catalog.columns.get(r).cloned().unwrap_or_default())
+            .collect())
     }
 
     fn compatible(&self, ty: &Type, physical: &str) -> bool {
