@@ -8,7 +8,8 @@
 //! replay, a second writer, a killed run, the shop example, rollback / gc /
 //! branches, plan and --only-stale, incremental models), where each
 //! statement takes a distributed job (0.3 to 3 s here) and the whole list
-//! would take most of an hour. The tests name the warehouse `wh.duckdb` (or
+//! would take most of an hour; Spark behind TLS goes through nginx in front
+//! of the server (`support/spark.rs`). The tests name the warehouse `wh.duckdb` (or
 //! `:memory:`) and [`Wh::strata`] points that argument at the engine's
 //! warehouse.
 
@@ -2465,6 +2466,72 @@ fn bad_spark_warehouses_fail_with_exit_4_and_publish_nothing() {
         before
     );
     assert_eq!(wh.query("SELECT COUNT(*) FROM _strata_runs"), ["1"]);
+}
+
+/// Spark Connect behind TLS, as a cluster's ingress serves it (nginx in
+/// front of the test server): a token turns TLS on, the certificate is
+/// verified against the trusted roots (the test CA, from `$SSL_CERT_FILE`)
+/// and the run publishes; a certificate nothing trusts, and a client that
+/// does not speak TLS to it, are each exit 4 with one line, the token
+/// unshown.
+#[test]
+fn spark_behind_tls_verifies_the_certificate() {
+    let dir = seed_dir("spark-tls");
+    let Some(server) = spark::spark() else { return };
+    let Some(proxy) = spark::TlsProxy::start(server.port) else {
+        return;
+    };
+    let db = server.database("tls");
+    let url = |options: &str| {
+        format!(
+            "sc://localhost:{}/;token={}{options}?schema={db}",
+            proxy.port,
+            spark::TOKEN
+        )
+    };
+    let run_on = |url: &str, trusted: Option<&Path>| {
+        let mut args = [&["run"][..], &ENRICHED_FROM_CSV[..]].concat();
+        args[4] = url;
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_strata"));
+        cmd.args(&args)
+            .current_dir(&dir)
+            .env_remove("SSL_CERT_FILE")
+            .env_remove("SSL_CERT_DIR");
+        if let Some(ca) = trusted {
+            cmd.env("SSL_CERT_FILE", ca);
+        }
+        let o = cmd.output().expect("run strata");
+        assert!(
+            !text(&o).contains(spark::TOKEN),
+            "the token was printed: {}",
+            text(&o)
+        );
+        assert!(!text(&o).contains("panicked"), "{}", text(&o));
+        o
+    };
+    let o = run_on(&url(""), Some(&proxy.ca));
+    assert_exit(&o, 0);
+    assert!(
+        text(&o).contains("materialized  v_enriched"),
+        "{}",
+        text(&o)
+    );
+
+    // The system's roots do not know the test CA.
+    let o = run_on(&url(""), None);
+    assert_exit(&o, 4);
+    assert!(
+        text(&o).contains("certificate is not trusted"),
+        "{}",
+        text(&o)
+    );
+    assert_eq!(text(&o).trim().lines().count(), 1, "{}", text(&o));
+
+    // Plain text to a TLS port.
+    let o = run_on(&url(";use_ssl=false"), Some(&proxy.ca));
+    assert_exit(&o, 4);
+    assert!(text(&o).contains("add ;use_ssl=true"), "{}", text(&o));
+    assert_eq!(text(&o).trim().lines().count(), 1, "{}", text(&o));
 }
 
 /// Spark's content hash adds up the rows' 64-bit hashes in three BIGINT

@@ -145,65 +145,7 @@ impl Pg {
     /// TLS on, and `TLS_USER` admitted over TLS only.
     fn tls(&self, data: &std::path::Path) -> Result<(), String> {
         let d = &self.dir;
-        let openssl = |args: &[&str]| run(Command::new("openssl").args(args).current_dir(d));
-        let ec = [
-            "-newkey",
-            "ec",
-            "-pkeyopt",
-            "ec_paramgen_curve:prime256v1",
-            "-nodes",
-        ];
-        openssl(
-            &[
-                &["req", "-x509"][..],
-                &ec,
-                &[
-                    "-keyout",
-                    "ca.key",
-                    "-out",
-                    "ca.pem",
-                    "-days",
-                    "3",
-                    "-subj",
-                    "/CN=strata-test-ca",
-                ],
-            ]
-            .concat(),
-        )?;
-        openssl(
-            &[
-                &["req"][..],
-                &ec,
-                &[
-                    "-keyout",
-                    "server.key",
-                    "-out",
-                    "server.csr",
-                    "-subj",
-                    "/CN=localhost",
-                ],
-            ]
-            .concat(),
-        )?;
-        fs::write(d.join("san.ext"), "subjectAltName=DNS:localhost\n")
-            .map_err(|e| format!("san.ext: {e}"))?;
-        openssl(&[
-            "x509",
-            "-req",
-            "-in",
-            "server.csr",
-            "-CA",
-            "ca.pem",
-            "-CAkey",
-            "ca.key",
-            "-CAcreateserial",
-            "-out",
-            "server.crt",
-            "-days",
-            "3",
-            "-extfile",
-            "san.ext",
-        ])?;
+        super::tools::test_certificates(d)?;
         let key = d.join("server.key");
         if self.as_postgres {
             run(Command::new("chown")

@@ -182,3 +182,88 @@ pub fn spark() -> Option<&'static Spark> {
         Err(e) => panic!("{e}"),
     }
 }
+
+/// nginx in front of a Spark Connect server, as a cluster's ingress is:
+/// TLS with HTTP/2 (a certificate for `localhost` signed by a test CA),
+/// gRPC passed on to the server in plain text. Stopped when dropped.
+pub struct TlsProxy {
+    pub port: u16,
+    /// The CA that signed the proxy's certificate (PEM).
+    pub ca: PathBuf,
+    nginx: std::process::Child,
+    dir: PathBuf,
+}
+
+impl TlsProxy {
+    /// A proxy to `server_port`; `None` (after a skip message; a failure
+    /// under CI) when nginx is not installed.
+    pub fn start(server_port: u16) -> Option<TlsProxy> {
+        if Command::new("nginx").arg("-v").output().is_err() {
+            unavailable("nginx is not installed");
+            return None;
+        }
+        static N: AtomicUsize = AtomicUsize::new(0);
+        let dir = std::env::temp_dir().join(format!(
+            "strata-tls-proxy-{}-{}",
+            std::process::id(),
+            N.fetch_add(1, Ordering::SeqCst)
+        ));
+        let _ = fs::remove_dir_all(&dir);
+        fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
+        super::tools::test_certificates(&dir).unwrap_or_else(|e| panic!("{e}"));
+        let port = TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .map(|a| a.port())
+            .expect("a free port");
+        let d = dir.display();
+        let temp: String = ["client_body", "proxy", "fastcgi", "uwsgi", "scgi"]
+            .iter()
+            .map(|t| format!("  {t}_temp_path {d}/{t};\n"))
+            .collect();
+        let conf = format!(
+            "daemon off;\nmaster_process off;\npid {d}/nginx.pid;\nerror_log {d}/error.log;\n\
+             events {{}}\nhttp {{\n  access_log off;\n{temp}  server {{\n\
+             \x20   listen 127.0.0.1:{port} ssl http2;\n\
+             \x20   ssl_certificate {d}/server.crt;\n    ssl_certificate_key {d}/server.key;\n\
+             \x20   location / {{ grpc_pass grpc://127.0.0.1:{server_port}; grpc_read_timeout 600s; grpc_send_timeout 600s; }}\n\
+             \x20 }}\n}}\n"
+        );
+        fs::write(dir.join("nginx.conf"), conf).expect("nginx.conf");
+        let nginx = Command::new("nginx")
+            .arg("-c")
+            .arg(dir.join("nginx.conf"))
+            .arg("-p")
+            .arg(&dir)
+            .arg("-e")
+            .arg(dir.join("error.log"))
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("start nginx");
+        let proxy = TlsProxy {
+            port,
+            ca: dir.join("ca.pem"),
+            nginx,
+            dir,
+        };
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(
+                Instant::now() < deadline,
+                "nginx did not listen on {port}: {}",
+                fs::read_to_string(proxy.dir.join("error.log")).unwrap_or_default()
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        Some(proxy)
+    }
+}
+
+impl Drop for TlsProxy {
+    fn drop(&mut self) {
+        let _ = self.nginx.kill();
+        let _ = self.nginx.wait();
+        let _ = fs::remove_dir_all(&self.dir);
+    }
+}

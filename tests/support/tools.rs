@@ -101,3 +101,71 @@ pub fn node_packages(env: &str, dir: &str, packages: &[&str]) -> Option<(String,
         }
     }
 }
+
+/// A test CA (`ca.pem`) and a server certificate it signed for `localhost`
+/// (`server.crt`, its key `server.key`), made by openssl (P-256) in `dir`.
+pub fn test_certificates(dir: &Path) -> Result<(), String> {
+    let openssl = |args: &[&str]| -> Result<(), String> {
+        let out = std::process::Command::new("openssl")
+            .args(args)
+            .current_dir(dir)
+            .stdin(std::process::Stdio::null())
+            .output()
+            .map_err(|e| format!("cannot run openssl: {e}"))?;
+        if out.status.success() {
+            Ok(())
+        } else {
+            Err(format!(
+                "openssl {args:?} exited {}: {}",
+                out.status,
+                String::from_utf8_lossy(&out.stderr)
+            ))
+        }
+    };
+    let ec = [
+        "-newkey",
+        "ec",
+        "-pkeyopt",
+        "ec_paramgen_curve:prime256v1",
+        "-nodes",
+    ];
+    let ca = [
+        "-keyout",
+        "ca.key",
+        "-out",
+        "ca.pem",
+        "-days",
+        "3",
+        "-subj",
+        "/CN=strata-test-ca",
+    ];
+    openssl(&[&["req", "-x509"][..], &ec, &ca].concat())?;
+    let server = [
+        "-keyout",
+        "server.key",
+        "-out",
+        "server.csr",
+        "-subj",
+        "/CN=localhost",
+    ];
+    openssl(&[&["req"][..], &ec, &server].concat())?;
+    std::fs::write(dir.join("san.ext"), "subjectAltName=DNS:localhost\n")
+        .map_err(|e| format!("san.ext: {e}"))?;
+    openssl(&[
+        "x509",
+        "-req",
+        "-in",
+        "server.csr",
+        "-CA",
+        "ca.pem",
+        "-CAkey",
+        "ca.key",
+        "-CAcreateserial",
+        "-out",
+        "server.crt",
+        "-days",
+        "3",
+        "-extfile",
+        "san.ext",
+    ])
+}

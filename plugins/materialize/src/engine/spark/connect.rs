@@ -112,7 +112,13 @@ impl Session {
                 .map_err(|e| Failure::Environment(format!("{}: TLS: {e}", target.shown)))?;
         }
         let channel = runtime.block_on(endpoint.connect()).map_err(|e| {
-            Failure::Environment(format!("cannot connect to {}: {}", target.shown, chain(&e)))
+            let why = chain(&e);
+            let hint = if why.contains("invalid peer certificate") {
+                "; its TLS certificate is not trusted: strata trusts the system's certificate store, or the PEM file $SSL_CERT_FILE names"
+            } else {
+                ""
+            };
+            Failure::Environment(format!("cannot connect to {}: {why}{hint}", target.shown))
         })?;
         let authorization = match &target.token {
             Some(token) => Some(MetadataValue::try_from(format!("Bearer {token}")).map_err(
@@ -220,7 +226,15 @@ fn status_text(s: &Status) -> String {
         Code::Unavailable | Code::Cancelled => {
             format!("the server is not available: {}", with_sources(message, s))
         }
-        _ if lost => format!("the server stopped answering: {}", with_sources(message, s)),
+        _ if lost => {
+            let why = with_sources(message, s);
+            // A TLS server's first answer, read as HTTP/2.
+            if why.contains("frame with invalid size") {
+                format!("the server does not answer in plain HTTP/2 (if it speaks TLS, add ;use_ssl=true to the URL): {why}")
+            } else {
+                format!("the server stopped answering: {why}")
+            }
+        }
         Code::Internal | Code::Unknown | Code::InvalidArgument => message.to_string(),
         code => format!("{code:?}: {message}"),
     }
