@@ -11,6 +11,8 @@ range(), and, interleaved over REPS rounds, each on fresh databases:
   bench's long-lived session and in a new session (as each `strata run`
   is), then the same run again (inputs and snapshot reused, content
   hashed, checks run);
+* the same run again against its own statements (from
+  $STRATA_SPARK_SQL_LOG) sent one by one through PySpark in a new session;
 * each cardinality check strata sent (its time as strata's client measured
   it, from $STRATA_SPARK_SQL_LOG) against the bare duplicate-group count
   sent through PySpark on the same tables, and strata's own query sent
@@ -110,7 +112,7 @@ def main():
                   f"CASE id % 3 WHEN 0 THEN 'ES' WHEN 1 THEN 'FR' ELSE 'DE' END AS country "
                   f"FROM range({a.customers})").collect()
         ours_run, ours_rerun, bare_run, ours_check, bare_check, our_sql_pyspark = [], [], [], [], [], []
-        bare_fresh = []
+        bare_fresh, replayed = [], []
         for r in range(a.reps):
             for db in (f"s{r}", f"b{r}", f"c{r}"):
                 spark.sql(f"CREATE DATABASE {db}").collect()
@@ -138,6 +140,17 @@ def main():
             if r == 0:
                 show_statements("the run again", relog)
             checks = [line.split("\t", 1) for line in open(relog) if "HAVING COUNT(*) > 1" in line]
+            # strata's own statements of that run, one after another through
+            # PySpark in a new session: what the run's work costs without
+            # strata (its process, its client, the statements it sends at
+            # once). Each is idempotent on a rerun (the lock is made then
+            # dropped; the history gets one row more).
+            replay = SparkSession.builder.remote(f"sc://127.0.0.1:{port}").create()
+            t0 = time.perf_counter()
+            for line in open(relog):
+                replay.sql(line.split("\t", 1)[1].strip()).collect()
+            replayed.append(time.perf_counter() - t0)
+            replay.stop()
             ours_check += [float(ms) / 1000 for ms, _ in checks]
             # The bare statements through PySpark, on the other database.
             spark.sql(f"USE b{r}").collect()
@@ -190,6 +203,8 @@ def main():
               f"{med(ours_rerun):.2f} s | {med(bare_run):.2f} s | {med(ours_rerun) / med(bare_run):.2f}x |")
         print(f"| the same run again vs the same bare statements in a new session (USE included) | "
               f"{med(ours_rerun):.2f} s | {med(bare_fresh):.2f} s | {med(ours_rerun) / med(bare_fresh):.2f}x |")
+        print(f"| the same run again vs its own statements sent one by one through PySpark in a new session | "
+              f"{med(ours_rerun):.2f} s | {med(replayed):.2f} s | {med(ours_rerun) / med(replayed):.2f}x |")
         print(f"| the cardinality check (strata's client, in the second run) vs the bare duplicate-group count | "
               f"{med(ours_check) * 1000:.0f} ms | {med(bare_check) * 1000:.0f} ms | "
               f"{med(ours_check) / med(bare_check):.2f}x |")
