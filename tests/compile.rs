@@ -565,24 +565,60 @@ fn duckdb_view_rows(wh: &strata_materialize::Warehouse, view: &str) -> Result<Ve
     if cols.is_empty() {
         return Err(format!("view {view} has no columns in information_schema"));
     }
-    let items: Vec<String> = cols
-        .iter()
+    let cols: Vec<(String, String)> = cols
+        .into_iter()
         .map(|c| {
-            let name = d.ident(c[0].as_deref().unwrap_or_default());
-            match c[1].as_deref().unwrap_or_default() {
-                "DOUBLE" | "FLOAT" => name,
-                _ => format!("CAST({name} AS VARCHAR)"),
-            }
+            let mut c = c.into_iter().map(Option::unwrap_or_default);
+            (c.next().unwrap_or_default(), c.next().unwrap_or_default())
         })
+        .collect();
+    typed_view_rows(wh, d, view, &cols, |name, ty| match ty {
+        "DOUBLE" | "FLOAT" => None,
+        _ => Some(format!("CAST({name} AS VARCHAR)")),
+    })
+}
+
+/// The rows of `view` (its columns `cols`, name and type) in the
+/// `.expected` text form, sorted: each column as `text` writes it (given
+/// its quoted name and type), or, where it says `None`, a float rendered by
+/// Rust in shortest round-trip form (`3`, not `3.0`).
+fn typed_view_rows(
+    wh: &strata_materialize::Warehouse,
+    d: Dialect,
+    view: &str,
+    cols: &[(String, String)],
+    text: impl Fn(&str, &str) -> Option<String>,
+) -> Result<Vec<String>, String> {
+    let items: Vec<Option<String>> = cols.iter().map(|(n, ty)| text(&d.ident(n), ty)).collect();
+    let select: Vec<String> = cols
+        .iter()
+        .zip(&items)
+        .map(|((n, _), item)| item.clone().unwrap_or_else(|| d.ident(n)))
         .collect();
     let rows = wh
         .rows(&format!(
             "SELECT {} FROM {}",
-            items.join(", "),
+            select.join(", "),
             d.ident(view)
         ))
         .map_err(|e| format!("{e:?}"))?;
-    let mut rows = text_rows(rows);
+    let mut rows: Vec<String> = rows
+        .into_iter()
+        .map(|row| {
+            let cells: Vec<String> = row
+                .into_iter()
+                .zip(&items)
+                .map(|(cell, item)| {
+                    let cell = cell.unwrap_or_default();
+                    match cell.parse::<f64>() {
+                        Ok(f) if item.is_none() => f.to_string(),
+                        _ => cell,
+                    }
+                })
+                .collect();
+            cells.join("|")
+        })
+        .collect();
     rows.sort();
     Ok(rows)
 }
@@ -610,33 +646,48 @@ fn duckdb_fixture_rows(name: &str) -> (Value, SectionRows) {
         .unwrap_or_else(|e| panic!("cannot open an in-memory DuckDB: {e:?}"));
     wh.exec(&data)
         .unwrap_or_else(|e| panic!("tests/sql/exec/{name}.data.sql [duckdb] {e:?}"));
-    for v in array(&compiled, "views") {
+    let rows = engine_section_rows(&*wh, "duckdb", name, &compiled, duckdb_view_rows, &[]);
+    (compiled, rows)
+}
+
+/// Create the compiled views of fixture `name` on `wh` (an engine behind
+/// `strata_materialize`), then the rows of every section of its
+/// `.expected` file but those of the models in `skip`: a check's count from
+/// its compiled query, a model's rows through `view_rows`.
+fn engine_section_rows(
+    wh: &strata_materialize::Warehouse,
+    engine: &str,
+    name: &str,
+    compiled: &Value,
+    view_rows: fn(&strata_materialize::Warehouse, &str) -> Result<Vec<String>, String>,
+    skip: &[&str],
+) -> SectionRows {
+    for v in array(compiled, "views") {
         wh.exec(str_field(v, "sql")).unwrap_or_else(|e| {
             panic!(
-                "{} [duckdb] model {}: {e:?}",
-                rel(&file),
+                "tests/sql/exec/{name}.strata [{engine}] model {}: {e:?}",
                 str_field(v, "model")
             )
         });
     }
-    let rows = parse_expected(&dir.join(format!("{name}.expected")))
+    parse_expected(&exec_dir().join(format!("{name}.expected")))
         .into_iter()
+        .filter(|(section, _)| !skip.contains(&section_model(section)))
         .map(|(section, _)| {
             let got = if let Some(label) = section.strip_prefix("check ") {
-                match check_sql(&compiled, label) {
+                match check_sql(compiled, label) {
                     Some(sql) => wh.rows(sql).map(text_rows).map_err(|e| format!("{e:?}")),
                     None => Err("no such cardinality check in the compiled output".into()),
                 }
             } else {
-                match view_of(&compiled, &section) {
-                    Some(v) => duckdb_view_rows(&*wh, v),
+                match view_of(compiled, &section) {
+                    Some(v) => view_rows(wh, v),
                     None => Err("no such model or view".into()),
                 }
             };
             (section, got)
         })
-        .collect();
-    (compiled, rows)
+        .collect()
 }
 
 /// Run one fixture on DuckDB and compare every section of its `.expected`
@@ -717,46 +768,15 @@ fn spark_refused(fixture: &str) -> Vec<&'static str> {
 fn spark_view_rows(wh: &strata_materialize::Warehouse, view: &str) -> Result<Vec<String>, String> {
     let d = Dialect::Spark;
     let cols = wh.columns(&d.ident(view)).map_err(|e| format!("{e:?}"))?;
-    let items: Vec<String> = cols
-        .iter()
-        .map(|(name, ty)| match ty.to_ascii_lowercase().as_str() {
-            "double" | "float" => d.ident(name),
+    typed_view_rows(wh, d, view, &cols, |name, ty| {
+        match ty.to_ascii_lowercase().as_str() {
+            "double" | "float" => None,
             "timestamp" | "timestamp_ntz" => {
-                format!("date_format({}, 'yyyy-MM-dd HH:mm:ss')", d.ident(name))
+                Some(format!("date_format({name}, 'yyyy-MM-dd HH:mm:ss')"))
             }
-            _ => format!("CAST({} AS STRING)", d.ident(name)),
-        })
-        .collect();
-    let rows = wh
-        .rows(&format!(
-            "SELECT {} FROM {}",
-            items.join(", "),
-            d.ident(view)
-        ))
-        .map_err(|e| format!("{e:?}"))?;
-    let floats: Vec<bool> = cols
-        .iter()
-        .map(|(_, ty)| matches!(ty.to_ascii_lowercase().as_str(), "double" | "float"))
-        .collect();
-    let mut rows: Vec<String> = rows
-        .into_iter()
-        .map(|row| {
-            let cells: Vec<String> = row
-                .into_iter()
-                .zip(&floats)
-                .map(|(cell, float)| {
-                    let cell = cell.unwrap_or_default();
-                    match cell.parse::<f64>() {
-                        Ok(f) if *float => f.to_string(),
-                        _ => cell,
-                    }
-                })
-                .collect();
-            cells.join("|")
-        })
-        .collect();
-    rows.sort();
-    Ok(rows)
+            _ => Some(format!("CAST({name} AS STRING)")),
+        }
+    })
 }
 
 /// Run one fixture on a fresh Spark database: each table of its
@@ -823,33 +843,7 @@ fn spark_fixture_rows(name: &str) -> Option<(Value, SectionRows)> {
         .unwrap_or_else(|e| panic!("{e:?}"));
     }
     let _ = fs::remove_dir_all(&files);
-    for v in array(&compiled, "views") {
-        wh.exec(str_field(v, "sql")).unwrap_or_else(|e| {
-            panic!(
-                "{} [spark] model {}: {e:?}",
-                rel(&file),
-                str_field(v, "model")
-            )
-        });
-    }
-    let rows = parse_expected(&dir.join(format!("{name}.expected")))
-        .into_iter()
-        .filter(|(section, _)| !refused.contains(&section_model(section)))
-        .map(|(section, _)| {
-            let got = if let Some(label) = section.strip_prefix("check ") {
-                match check_sql(&compiled, label) {
-                    Some(sql) => wh.rows(sql).map(text_rows).map_err(|e| format!("{e:?}")),
-                    None => Err("no such cardinality check in the compiled output".into()),
-                }
-            } else {
-                match view_of(&compiled, &section) {
-                    Some(v) => spark_view_rows(&*wh, v),
-                    None => Err("no such model or view".into()),
-                }
-            };
-            (section, got)
-        })
-        .collect();
+    let rows = engine_section_rows(&*wh, "spark", name, &compiled, spark_view_rows, &refused);
     Some((compiled, rows))
 }
 
