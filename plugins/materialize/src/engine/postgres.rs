@@ -172,9 +172,24 @@ impl Postgres {
         ))?;
         let csv =
             std::env::temp_dir().join(format!("strata-load-{}-{source}.csv", std::process::id()));
+        // A list is written as PostgreSQL's array literal (`{"a","b",NULL}`:
+        // every element quoted, which each element type's input accepts).
+        let cells: Vec<String> = columns
+            .iter()
+            .map(|(name, ty)| {
+                let c = duck.ident(name);
+                match pg_array_element(ty) {
+                    Some(_) => format!(
+                        r#"CASE WHEN {c} IS NULL THEN NULL ELSE '{{' || array_to_string(list_transform({c}, lambda x: CASE WHEN x IS NULL THEN 'NULL' ELSE '"' || replace(replace(CAST(x AS VARCHAR), '\', '\\'), '"', '\"') || '"' END), ',') || '}}' END"#
+                    ),
+                    None => c,
+                }
+            })
+            .collect();
         let result = (|| {
             duck.exec(&format!(
-                "COPY (SELECT * FROM {relation}) TO {} (FORMAT csv, HEADER false)",
+                "COPY (SELECT {} FROM {relation}) TO {} (FORMAT csv, HEADER false)",
+                cells.join(", "),
                 duck.string(&csv.to_string_lossy())
             ))?;
             let copy = format!("COPY {table} FROM STDIN (FORMAT csv)");
@@ -210,8 +225,18 @@ fn pg_type_of_duckdb(ty: &str) -> String {
         "TIMESTAMP WITH TIME ZONE" => "TIMESTAMPTZ".into(),
         "BLOB" => "BYTEA".into(),
         _ if t.starts_with("DECIMAL") => t.replacen("DECIMAL", "NUMERIC", 1),
-        _ => "TEXT".into(),
+        _ => match pg_array_element(&t) {
+            Some(element) => format!("{}[]", pg_type_of_duckdb(element)),
+            None => "TEXT".into(),
+        },
     }
+}
+
+/// The element type of a DuckDB list type (`VARCHAR[]`) that becomes a
+/// PostgreSQL array. One level only: PostgreSQL's arrays of arrays must be
+/// rectangular, so a list of lists stays text.
+fn pg_array_element(ty: &str) -> Option<&str> {
+    ty.strip_suffix("[]").filter(|e| !e.ends_with("[]"))
 }
 
 impl Engine for Postgres {
@@ -414,5 +439,19 @@ impl Engine for Postgres {
             key_texts.join(", "),
             crate::checks::SAMPLES
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn file_columns_take_postgres_types_one_level_of_list_included() {
+        assert_eq!(pg_type_of_duckdb("INTEGER"), "INTEGER");
+        assert_eq!(pg_type_of_duckdb("DECIMAL(10,2)"), "NUMERIC(10,2)");
+        assert_eq!(pg_type_of_duckdb("VARCHAR[]"), "TEXT[]");
+        assert_eq!(pg_type_of_duckdb("DATE[]"), "DATE[]");
+        assert_eq!(pg_type_of_duckdb("BIGINT[][]"), "TEXT");
     }
 }
