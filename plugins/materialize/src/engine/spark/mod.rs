@@ -291,9 +291,12 @@ impl Spark {
         let as_text: Vec<String> = columns
             .iter()
             .zip(&types)
-            .map(|((name, _), ty)| match is_array(ty) {
-                true => format!("CAST(to_json({}) AS VARCHAR)", duck.ident(name)),
-                false => format!("CAST({} AS VARCHAR)", duck.ident(name)),
+            .map(|((name, _), ty)| {
+                if is_array(ty) {
+                    format!("CAST(to_json({}) AS VARCHAR)", duck.ident(name))
+                } else {
+                    format!("CAST({} AS VARCHAR)", duck.ident(name))
+                }
             })
             .collect();
         let rows = duck.rows(&format!("SELECT {} FROM {relation}", as_text.join(", ")))?;
