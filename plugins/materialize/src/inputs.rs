@@ -370,9 +370,10 @@ pub fn file_hash(path: &Path) -> Result<String, Failure> {
 }
 
 /// The content hash and row count of each source (name, origin, relation):
-/// the hash of the file's bytes for a file the store keeps, else
-/// the content hash of its rows ([`digest`]), the scans run at once where the engine
-/// can ([`crate::engine::Engine::rows_each`]).
+/// the hash of the file's bytes for a file the store keeps, else the
+/// content hash of its rows ([`digest`]). The scans, and the descriptions
+/// of the relations, run at once where the engine can
+/// ([`crate::engine::Engine::rows_each`]).
 pub fn source_hashes<'s>(
     wh: &Warehouse,
     sources: impl IntoIterator<Item = (&'s str, &'s Origin, &'s str)>,
@@ -390,13 +391,12 @@ pub fn source_hashes<'s>(
             _ => scanned.push((source, relation)),
         }
     }
-    let queries: Vec<String> = scanned
-        .iter()
-        .map(|(_, relation)| content_query(wh, relation))
-        .collect();
-    for ((source, relation), rows) in scanned.iter().zip(wh.rows_each(&queries)?) {
-        let hash = digest(&wh.columns(relation)?, &rows);
-        hashes.insert(source.to_string(), hash);
+    let relations: Vec<String> = scanned.iter().map(|(_, r)| r.to_string()).collect();
+    let queries: Vec<String> = relations.iter().map(|r| content_query(wh, r)).collect();
+    let answers = wh.rows_each(&queries)?;
+    let schemas = wh.columns_each(&relations)?;
+    for (((source, _), rows), schema) in scanned.iter().zip(answers).zip(schemas) {
+        hashes.insert(source.to_string(), digest(&schema, &rows));
     }
     Ok(hashes)
 }
