@@ -8,7 +8,6 @@
 pub mod commands;
 pub mod diff;
 pub mod external;
-pub mod external_rules;
 pub mod host;
 pub mod inputs;
 pub mod lsp;

@@ -11,8 +11,8 @@ use strata_lang::{diag::sort_diagnostics, Checked, LoadOptions};
 use strata_rules::ModuleInput;
 
 use crate::exit;
-use crate::external_rules;
 use crate::render::{self, Format};
+use strata_external::rules as external_rules;
 
 #[derive(Debug, clap::Args)]
 pub struct CheckArgs {
@@ -37,7 +37,7 @@ pub struct CheckArgs {
     pub no_external_rules: bool,
     /// Seconds an external rule may run before it is stopped (an
     /// environment failure, exit 4).
-    #[arg(long, value_name = "SECS", default_value_t = crate::external_rules::DEFAULT_TIMEOUT_SECS)]
+    #[arg(long, value_name = "SECS", default_value_t = external_rules::DEFAULT_TIMEOUT_SECS)]
     pub rule_timeout: f64,
     /// Also run the lints (W codes), at their levels (see `strata lint`): a
     /// lint at level `deny` is an error and makes the exit code 1.

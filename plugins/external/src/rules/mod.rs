@@ -25,8 +25,9 @@ use std::time::Duration;
 
 use strata_lang::{Checked, Diagnostic, Severity, SourceMap, Span};
 
-use crate::config::ProjectConfig;
-use crate::external::{self, Lookup, RULE_PREFIX};
+use strata_plugin::config::ProjectConfig;
+
+use crate::path::{self as external, Lookup, RULE_PREFIX};
 use process::Unfinished;
 use schema::{AnswerSeverity, AnswerSpan};
 
