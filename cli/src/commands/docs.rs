@@ -17,8 +17,8 @@ mod site;
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Component, Path, PathBuf};
 
-use strata_materialize::commands::run::WarehouseArgs;
-use strata_materialize::Failure;
+use strata_lifecycle::Failure;
+use strata_materialize::args::WarehouseArgs;
 
 use super::compile::{compile_module, DialectArg};
 use crate::exit;

@@ -1,32 +1,65 @@
 //! The warehouse engines: everything the lifecycle (`run`, `test`,
-//! `replay`, the checks) needs from a database, behind one trait. Nothing
-//! above this module names an engine: the lifecycle writes portable SQL
-//! with the engine's dialect (quoting, literals, types) and asks the engine
-//! for what differs (replacing a table or a view, a row hash, reading a
-//! file, the aggregate that keeps the most duplicated keys).
+//! `replay`, the checks) needs from a database, behind one trait, and what
+//! each engine can and cannot do ([`Capabilities`]). This crate is a leaf
+//! of the warehouse side: it knows nothing of runs, snapshots or checks.
+//! The lifecycle writes portable SQL with the engine's dialect (quoting,
+//! literals, types) and asks the engine for what differs (replacing a
+//! table or a view, a row hash, reading a file, the aggregate that keeps
+//! the most duplicated keys).
 //!
-//! `--warehouse` picks the engine by its form ([`open`]): a path is an
-//! embedded DuckDB file, a `postgres://` URL a PostgreSQL server, an
-//! `sc://` URL a Spark Connect server.
+//! `--warehouse` picks the engine by its form ([`open`], [`Target`]): a
+//! path is an embedded DuckDB file (`duckdb/`), a `postgres://` URL a
+//! PostgreSQL server (`postgres/`: its URL form, TLS, lock and file
+//! loading), an `sc://` URL a Spark Connect server (`spark/`: connection,
+//! URL form, lock, file loading, types, script splitting).
 
 mod duckdb;
+mod failure;
+mod origin;
 mod postgres;
 mod spark;
 pub mod target;
-pub mod tls;
 
+use std::path::PathBuf;
 use std::time::Duration;
 
 use strata_lang::sql::Dialect;
 use strata_lang::types::Type;
 
-use crate::inputs::Origin;
-use crate::Failure;
-
 pub use self::duckdb::DuckDb;
-pub use self::postgres::Postgres;
-pub use self::spark::Spark;
+pub use self::postgres::{tls, PgTarget, Postgres};
+pub use self::spark::{Spark, SparkTarget};
+pub use failure::{DataFailure, Failure};
+pub use origin::{FileFormat, Origin};
 pub use target::Target;
+
+/// How many sample values a failed check shows (duplicated keys, values
+/// outside an enum, ...).
+pub const SAMPLES: usize = 5;
+
+/// What an engine can and cannot do: the one place the lifecycle reads
+/// where engines differ in kind (not merely in SQL).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Capabilities {
+    /// Multi-statement transactions: [`Engine::begin`] ... [`Engine::commit`]
+    /// is all or nothing, and [`Engine::rollback`] undoes it (DuckDB,
+    /// PostgreSQL). Without them (Spark) `begin`, `commit` and `rollback`
+    /// do nothing: the lifecycle drops the tables a failed unit of work
+    /// created, and repoints views only once every check has passed.
+    pub transactions: bool,
+    /// `DELETE FROM` works on the bookkeeping tables (not on Spark's
+    /// parquet tables, which only append).
+    pub row_deletes: bool,
+    /// `ALTER TABLE ... ADD COLUMN IF NOT EXISTS`, so that bookkeeping
+    /// tables of an older release get the columns added since. Without it
+    /// (Spark) a missing table is created with every column at once.
+    pub add_columns: bool,
+    /// Where file inputs are frozen by copying the file, when the engine
+    /// reads files in place and keeps its warehouse in a file (DuckDB:
+    /// `<warehouse>.inputs/` beside it). `None`: file inputs are loaded
+    /// into tables (PostgreSQL, Spark, an in-memory DuckDB).
+    pub file_store: Option<PathBuf>,
+}
 
 /// Rows of a query as text cells (`None` for NULL).
 pub type Rows = Vec<Vec<Option<String>>>;
@@ -50,16 +83,21 @@ pub trait Engine {
     fn rows_each(&self, queries: &[String]) -> Result<Vec<Rows>, Failure> {
         queries.iter().map(|q| self.rows(q)).collect()
     }
-    fn begin(&self) -> Result<(), Failure>;
-    fn commit(&self) -> Result<(), Failure>;
-    /// Roll back; errors are ignored (there may be no open transaction).
-    fn rollback(&self);
+    /// What this engine can and cannot do.
+    fn capabilities(&self) -> Capabilities;
 
-    /// The statements creating the metadata tables when they are missing
-    /// (and adding the columns later releases added).
-    fn metadata(&self) -> String {
-        METADATA.to_string()
+    /// Start a transaction (where [`Capabilities::transactions`]; else
+    /// nothing).
+    fn begin(&self) -> Result<(), Failure> {
+        Ok(())
     }
+    /// Commit the transaction (where [`Capabilities::transactions`]).
+    fn commit(&self) -> Result<(), Failure> {
+        Ok(())
+    }
+    /// Roll the transaction back; errors are ignored (there may be no
+    /// open transaction).
+    fn rollback(&self) {}
 
     /// Whether a table or view of that name exists where the warehouse
     /// keeps its relations.
@@ -106,7 +144,7 @@ pub trait Engine {
     /// unsigned 64-bit range, compared with `threshold` by the sample.
     fn sample_condition(&self, keys: &[String], salt: u64, threshold: u64) -> String;
     /// An aggregate over groups `(keys..., n)`: as JSON, the up to
-    /// [`crate::checks::SAMPLES`] groups of largest `n` as
+    /// [`SAMPLES`] groups of largest `n` as
     /// `[{"k": [key texts], "n": n}, ...]`, over the rows `filter` keeps.
     fn top_groups_json(&self, key_texts: &[String], filter: Option<&str>) -> String;
 
@@ -114,20 +152,6 @@ pub trait Engine {
     /// does; an embedded DuckDB file does not say per table).
     fn relation_bytes(&self, _table: &str) -> Result<Option<i64>, Failure> {
         Ok(None)
-    }
-
-    /// Where file inputs are frozen by copying the file, when the engine
-    /// reads files in place and keeps its warehouse in a file (DuckDB:
-    /// `<warehouse>.inputs/` beside it). `None`: file inputs are loaded
-    /// into tables (PostgreSQL; an in-memory DuckDB).
-    fn file_store(&self) -> Option<std::path::PathBuf> {
-        None
-    }
-
-    /// Whether `DELETE FROM` works on the metadata tables (not on Spark's
-    /// parquet tables, which only append).
-    fn deletes_rows(&self) -> bool {
-        true
     }
 
     /// A quoted identifier.
@@ -161,24 +185,15 @@ pub trait Engine {
 /// An open warehouse, whatever its engine.
 pub type Warehouse = dyn Engine;
 
-impl dyn Engine {
-    /// Open the warehouse `text` names: a DuckDB path or a `postgres://`
-    /// URL (password from the URL or `PGPASSWORD`), or an `sc://` URL.
-    pub fn open(text: &str, lock_timeout: Duration) -> Result<Box<Warehouse>, Failure> {
-        open(&Target::parse(text, None)?, lock_timeout)
-    }
-}
-
-/// Open the warehouse `target` names, creating its metadata tables; another
-/// writer holding it is waited for up to `lock_timeout`.
+/// Open the warehouse `target` names for writing: another writer holding
+/// it is waited for up to `lock_timeout`. (The lifecycle's bookkeeping
+/// tables are its own: `strata_lifecycle::state::open` creates them.)
 pub fn open(target: &Target, lock_timeout: Duration) -> Result<Box<Warehouse>, Failure> {
-    let wh: Box<Warehouse> = match target {
+    Ok(match target {
         Target::DuckDb(path) => Box::new(DuckDb::open(path, lock_timeout)?),
         Target::Postgres(url) => Box::new(Postgres::open(url, lock_timeout)?),
         Target::Spark(url) => Box::new(Spark::open(url, lock_timeout)?),
-    };
-    wh.exec(&wh.metadata())?;
-    Ok(wh)
+    })
 }
 
 /// Open the warehouse `target` names for reading only: a DuckDB file must
@@ -192,50 +207,6 @@ pub fn open_read_only(target: &Target, lock_timeout: Duration) -> Result<Box<War
         Target::Spark(url) => Box::new(Spark::open_read_only(url)?),
     })
 }
-
-/// The run history: one row per run.
-pub const RUNS: &str = "_strata_runs";
-/// The frozen inputs: one row per stored input table.
-pub const INPUTS: &str = "_strata_inputs";
-
-/// The columns of `_strata_runs`, in the order a run inserts them.
-pub const RUN_COLUMNS: &str = "run_id, started_at, module, branch, stage_only, models, fingerprints, overrides, inputs, snapshots, report, sampling, skipped, bases";
-
-/// Metadata tables, created on first use (the same SQL on every engine).
-const METADATA: &str = r#"
-CREATE TABLE IF NOT EXISTS "_strata_runs" (
-    run_id VARCHAR NOT NULL,
-    started_at TIMESTAMP NOT NULL,
-    module VARCHAR NOT NULL,
-    branch VARCHAR NOT NULL,
-    stage_only BOOLEAN NOT NULL,
-    models VARCHAR NOT NULL,
-    fingerprints VARCHAR NOT NULL,
-    overrides VARCHAR NOT NULL,
-    inputs VARCHAR NOT NULL,
-    snapshots VARCHAR NOT NULL,
-    report VARCHAR NOT NULL
-);
--- Added after the first release: warehouses created before get the column.
--- JSON {"rows": N, "salt": "hex"} when the run's cardinality checks were
--- sampled, NULL when exact.
-ALTER TABLE "_strata_runs" ADD COLUMN IF NOT EXISTS sampling VARCHAR;
--- JSON list of the selected models a `run --only-stale` found fresh and
--- did not rebuild; NULL when none.
-ALTER TABLE "_strata_runs" ADD COLUMN IF NOT EXISTS skipped VARCHAR;
--- JSON {model: table} of the previous snapshot each incremental model
--- merged its new rows into; NULL when every model was built in full.
-ALTER TABLE "_strata_runs" ADD COLUMN IF NOT EXISTS bases VARCHAR;
-CREATE TABLE IF NOT EXISTS "_strata_inputs" (
-    content_hash VARCHAR NOT NULL,
-    source VARCHAR NOT NULL,
-    table_name VARCHAR NOT NULL,
-    row_count BIGINT NOT NULL
-);
--- The stored copy a frozen file input's view reads (`file_store`), NULL
--- for an input frozen as a table.
-ALTER TABLE "_strata_inputs" ADD COLUMN IF NOT EXISTS file VARCHAR;
-"#;
 
 /// The relation an embedded DuckDB reads a file origin through, for an
 /// engine that loads files from the client (PostgreSQL, Spark).

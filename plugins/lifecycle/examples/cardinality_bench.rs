@@ -23,8 +23,8 @@
 use std::time::{Duration, Instant};
 
 use strata_lang::ir;
-use strata_materialize::cardinality::{Ledger, Outcome, Sampling};
-use strata_materialize::{Failure, NoProgress, Warehouse};
+use strata_lifecycle::cardinality::{Ledger, Outcome, Sampling};
+use strata_lifecycle::{Failure, NoProgress, Target, Warehouse};
 
 fn main() {
     if let Err(e) = real_main() {
@@ -139,6 +139,12 @@ fn one_run(
     })
 }
 
+/// Open the warehouse `text` names, as `strata run -o TEXT` does.
+fn open(text: &str, lock_timeout: Duration) -> Result<Box<Warehouse>, String> {
+    let target = Target::parse(text, None).map_err(failure)?;
+    strata_lifecycle::state::open(&target, lock_timeout).map_err(failure)
+}
+
 fn median_ms(mut v: Vec<Duration>) -> f64 {
     v.sort();
     v[v.len() / 2].as_secs_f64() * 1000.0
@@ -146,7 +152,7 @@ fn median_ms(mut v: Vec<Duration>) -> f64 {
 
 fn real_main() -> Result<(), String> {
     if std::env::args().nth(1).as_deref() == Some("--duckdb-version") {
-        let wh = Warehouse::open(":memory:", Duration::from_secs(1)).map_err(failure)?;
+        let wh = open(":memory:", Duration::from_secs(1))?;
         let v = wh.rows("SELECT version()").map_err(failure)?;
         println!(
             "{}",
@@ -157,7 +163,7 @@ fn real_main() -> Result<(), String> {
         return Ok(());
     }
     let a = parse_args()?;
-    let wh = Warehouse::open(&a.db, Duration::from_secs(60)).map_err(failure)?;
+    let wh = open(&a.db, Duration::from_secs(60))?;
     let wh = &*wh;
     let ident = |name: &str| wh.ident(name);
     let single = module(&a.table, &a.key, 1)?;

@@ -1,16 +1,12 @@
 //! The runtime checks: contract pins on a model's output and declarative
-//! tests (join cardinality is in `cardinality.rs`).
+//! tests (join cardinality is in `cardinality/`).
 
 use strata_codes as codes;
 use strata_lang::ast::{CompareOp, TestCheckKind, TestLitKind};
 use strata_lang::ir::{self, Column};
 use strata_lang::{Diagnostic, Span};
 
-use crate::engine::Warehouse;
-use crate::{DataFailure, Failure};
-
-/// How many sample values or keys a failure shows.
-pub const SAMPLES: usize = 5;
+use strata_engine::{DataFailure, Failure, Warehouse, SAMPLES};
 
 pub(crate) fn fail(report: &[String], diagnostic: Diagnostic) -> Failure {
     Failure::Data(Box::new(DataFailure {

@@ -19,10 +19,9 @@ use strata_lang::fingerprint::{compare_recorded, Recorded};
 use strata_lang::ir;
 use strata_lang::types::Type;
 
-use crate::engine::Warehouse;
-use crate::replay;
-use crate::timeline::pointers;
-use crate::Failure;
+use strata_engine::{Failure, Warehouse};
+
+use crate::state::{history, pointers};
 
 /// The previous snapshot each incremental model of `models` merges into on
 /// `branch`: the one its live view shows, when the run that built it had
@@ -40,7 +39,7 @@ pub(crate) fn bases(
     if models.iter().all(|m| m.incremental.is_none()) {
         return Ok(bases);
     }
-    let live = pointers(&replay::list(wh)?).live;
+    let live = pointers(&history::list(wh)?).live;
     for m in models.iter().filter(|m| m.incremental.is_some()) {
         let why = match live.get(&(branch.to_string(), m.name.clone())) {
             _ if full_refresh => "--full-refresh".to_string(),

@@ -9,47 +9,11 @@ use strata_codes as codes;
 use strata_lang::ir;
 use strata_lang::{Diagnostic, Span};
 
-use crate::engine::{Rows, Warehouse, INPUTS};
-use crate::Failure;
+use strata_engine::{Failure, FileFormat, Origin, Rows, Warehouse};
 
-/// Where a source's rows come from.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Origin {
-    /// A table or view in the warehouse.
-    Table(String),
-    /// A `.csv`, `.parquet` or `.json` file, read with DuckDB's readers.
-    File(PathBuf),
-}
-
-/// How a source file is read, by its extension.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum FileFormat {
-    Csv,
-    Parquet,
-    Json,
-}
-
-impl Origin {
-    pub fn file_format(path: &Path) -> FileFormat {
-        match path
-            .extension()
-            .and_then(|e| e.to_str())
-            .map(str::to_ascii_lowercase)
-            .as_deref()
-        {
-            Some("parquet") => FileFormat::Parquet,
-            Some("json") | Some("jsonl") | Some("ndjson") => FileFormat::Json,
-            _ => FileFormat::Csv,
-        }
-    }
-
-    pub fn describe(&self) -> String {
-        match self {
-            Origin::Table(t) => format!("table {t}"),
-            Origin::File(p) => format!("file {}", p.display()),
-        }
-    }
-}
+use crate::naming::frozen_input;
+use crate::state::frozen::{self, FrozenEarlier};
+use crate::work::Work;
 
 /// `NAME=TABLE_OR_FILE` from `--source`: a value naming a file (by its
 /// extension or a path separator) is a file, relative to the current
@@ -336,7 +300,7 @@ fn hex128(h: Sha256) -> String {
 }
 
 /// Whether a source is frozen by copying its file: a Parquet or JSON file
-/// on an engine with a file store ([`crate::Engine::file_store`]). The
+/// on an engine with a file store ([`strata_engine::Capabilities::file_store`]). The
 /// store and the extension of the copy. (A CSV file is still imported:
 /// typing it is most of reading it.)
 fn copied(wh: &Warehouse, origin: &Origin) -> Option<(PathBuf, &'static str)> {
@@ -348,7 +312,7 @@ fn copied(wh: &Warehouse, origin: &Origin) -> Option<(PathBuf, &'static str)> {
         FileFormat::Json => "json",
         FileFormat::Csv => return None,
     };
-    Some((wh.file_store()?, ext))
+    Some((wh.capabilities().file_store?, ext))
 }
 
 /// Where a copied source's file is kept: named by its content hash, so a
@@ -373,7 +337,7 @@ pub fn file_hash(path: &Path) -> Result<String, Failure> {
 /// the hash of the file's bytes for a file the store keeps, else the
 /// content hash of its rows ([`digest`]). The scans, and the descriptions
 /// of the relations, run at once where the engine can
-/// ([`crate::engine::Engine::rows_each`]).
+/// ([`strata_engine::Engine::rows_each`]).
 pub fn source_hashes<'s>(
     wh: &Warehouse,
     sources: impl IntoIterator<Item = (&'s str, &'s Origin, &'s str)>,
@@ -427,57 +391,20 @@ fn store_file(from: &Path, to: &Path, content: &str) -> Result<(), Failure> {
     std::fs::rename(&partial, to).map_err(io)
 }
 
-/// An input frozen by an earlier run (a row of `_strata_inputs`).
-pub struct FrozenEarlier {
-    source: String,
-    content_hash: String,
-    table: String,
-    /// The stored copy its view reads, for a file frozen by copying it.
-    file: Option<String>,
-}
-
-/// The inputs frozen earlier with one of these contents: one lookup for
-/// every input of a run, which [`freeze`] then picks from.
-pub fn frozen_earlier(
-    wh: &Warehouse,
-    contents: &BTreeMap<String, (String, i64)>,
-) -> Result<Vec<FrozenEarlier>, Failure> {
-    if contents.is_empty() {
-        return Ok(Vec::new());
-    }
-    let hashes: Vec<String> = contents.values().map(|(h, _)| wh.string(h)).collect();
-    let rows = wh.rows(&format!(
-        "SELECT source, content_hash, table_name, file FROM {} WHERE content_hash IN ({})",
-        wh.ident(INPUTS),
-        hashes.join(", ")
-    ))?;
-    Ok(rows
-        .into_iter()
-        .filter_map(|r| {
-            let mut cells = r.into_iter();
-            Some(FrozenEarlier {
-                source: cells.next()??,
-                content_hash: cells.next()??,
-                table: cells.next()??,
-                file: cells.next().flatten(),
-            })
-        })
-        .collect())
-}
-
 /// Freeze a source: reuse an input frozen earlier with the same content
-/// (one of `earlier`, from [`frozen_earlier`]), or freeze it as
+/// (one of `earlier`, from [`frozen::earlier`]), or freeze it as
 /// `input_<run_id>_<source>` — a view of its copy in the file store
 /// ([`stored_copy`]), else a table of its rows. Returns the relation's name
 /// and whether it was reused.
 pub fn freeze(
-    wh: &Warehouse,
+    work: &Work,
     source: &str,
     (origin, relation): (&Origin, &str),
     (content, rows): (&str, i64),
     run_id: &str,
     earlier: &[FrozenEarlier],
 ) -> Result<(String, bool), Failure> {
+    let wh = work.wh();
     for e in earlier {
         if e.source != source || e.content_hash != content {
             continue;
@@ -487,7 +414,7 @@ pub fn freeze(
             return Ok((e.table.clone(), true));
         }
     }
-    let table = format!("input_{run_id}_{source}");
+    let table = frozen_input(run_id, source);
     let copy = stored_copy(wh, origin, content);
     match (&copy, origin) {
         (Some(copy), Origin::File(path)) => {
@@ -497,16 +424,9 @@ pub fn freeze(
             let read = wh.read(source, &Origin::File(copy.clone()))?;
             wh.replace_view(&wh.ident(&table), &read)?;
         }
-        _ => wh.replace_table(&wh.ident(&table), &format!("SELECT * FROM {relation}"))?,
+        _ => work.replace_table(&wh.ident(&table), &format!("SELECT * FROM {relation}"))?,
     }
-    let file = copy.map_or("NULL".to_string(), |c| wh.string(&c.to_string_lossy()));
-    wh.exec(&format!(
-        "INSERT INTO {} (content_hash, source, table_name, row_count, file) VALUES ({}, {}, {}, {rows}, {file})",
-        wh.ident(INPUTS),
-        wh.string(content),
-        wh.string(source),
-        wh.string(&table)
-    ))?;
+    frozen::record(wh, (source, content, rows), &table, copy.as_deref())?;
     Ok((table, false))
 }
 
@@ -531,7 +451,7 @@ mod tests {
         std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{e}"));
         let db = dir.join("w.duckdb");
         let open = |p: &str| {
-            crate::engine::DuckDb::open(p, std::time::Duration::ZERO)
+            strata_engine::DuckDb::open(p, std::time::Duration::ZERO)
                 .unwrap_or_else(|e| panic!("{e:?}"))
         };
         let file = open(&db.to_string_lossy());
@@ -562,17 +482,20 @@ mod tests {
     /// same number as the plain HUGEINT sum, and 0 over no rows.
     #[test]
     fn the_duckdb_hash_sum_is_the_exact_sum_of_the_row_hashes() {
-        let wh = crate::engine::DuckDb::open(":memory:", std::time::Duration::ZERO)
+        let wh = strata_engine::DuckDb::open(":memory:", std::time::Duration::ZERO)
             .unwrap_or_else(|e| panic!("{e:?}"));
         for filter in ["", " WHERE id < 0"] {
             let rows = format!(
                 "(SELECT id, CAST(id * 7 AS VARCHAR) AS s FROM range(20000) AS r(id){filter}) AS t"
             );
             let sum = |expr: &str| {
-                crate::Engine::rows(&wh, &format!("SELECT CAST({expr} AS VARCHAR) FROM {rows}"))
-                    .unwrap_or_else(|e| panic!("{e:?}"))
+                strata_engine::Engine::rows(
+                    &wh,
+                    &format!("SELECT CAST({expr} AS VARCHAR) FROM {rows}"),
+                )
+                .unwrap_or_else(|e| panic!("{e:?}"))
             };
-            let ours = sum(&crate::Engine::hash_sum(&wh, "t"));
+            let ours = sum(&strata_engine::Engine::hash_sum(&wh, "t"));
             assert_eq!(
                 ours,
                 sum("COALESCE(SUM(CAST(hash(t) AS HUGEINT)), 0)"),
@@ -584,10 +507,11 @@ mod tests {
 
     #[test]
     fn file_relations_are_escaped() {
-        let wh = crate::engine::DuckDb::open(":memory:", std::time::Duration::ZERO)
+        let wh = strata_engine::DuckDb::open(":memory:", std::time::Duration::ZERO)
             .unwrap_or_else(|e| panic!("{e:?}"));
-        let read =
-            |o: Origin| crate::Engine::read(&wh, "s", &o).unwrap_or_else(|e| panic!("{e:?}"));
+        let read = |o: Origin| {
+            strata_engine::Engine::read(&wh, "s", &o).unwrap_or_else(|e| panic!("{e:?}"))
+        };
         assert_eq!(
             read(Origin::File(PathBuf::from("it's.parquet"))),
             "read_parquet('it''s.parquet')"

@@ -1,47 +1,49 @@
-//! The materialize plugin: runs checked strata modules in a warehouse —
-//! embedded DuckDB or a PostgreSQL server ([`engine`]) — (`strata run`,
-//! `test`, `replay`), with contract pins and join cardinality checks that
+//! The warehouse lifecycle of strata: run, test, plan, replay, rollback,
+//! branches, gc and incremental merges of checked modules, on any engine
+//! of `strata-engine`, with contract pins and join cardinality checks that
 //! abort before anything is published.
 //!
-//! This is the only crate that links DuckDB or a database driver. Its
-//! commands register themselves with the CLI ([`commands`]).
+//! The layers, each importing only those above it:
+//!
+//! * [`state`]: the `_strata_*` bookkeeping tables (schema and migrations,
+//!   the run history, frozen inputs, which run each view shows), and
+//!   [`naming`] (views, snapshots, run ids), [`failpoint`] and [`work`]
+//!   (a unit of work: a transaction, or undone by hand where the engine has
+//!   none);
+//! * [`inputs`] (where each source reads from, content hashes, freezes),
+//!   [`checks`] (pins, declarative tests), [`cardinality`] (join checks),
+//!   [`registry`] (the checks run after each model), [`select`];
+//! * [`prepare`] (options, models, sources, content hashes settled before
+//!   anything runs), [`build`] (one model and its checks), [`incremental`];
+//! * the verbs: [`run`], [`test`], [`plan`] (what a run would rebuild),
+//!   [`replay`], [`mod@rollback`], [`branches`], [`gc`].
+//!
+//! Its commands are registered by the `strata-materialize` plugin.
 
+pub mod branches;
+pub mod build;
 pub mod cardinality;
 pub mod checks;
-pub mod commands;
-pub mod engine;
+pub mod failpoint;
+pub mod gc;
 pub mod incremental;
 pub mod inputs;
+pub mod naming;
+pub mod plan;
+pub mod prepare;
 pub mod registry;
 pub mod replay;
+pub mod rollback;
 pub mod run;
-pub mod stale;
-pub mod timeline;
+pub mod select;
+pub mod state;
+pub mod test;
+pub mod work;
 
-use strata_lang::Diagnostic;
-
+pub use build::RunReport;
 pub use cardinality::{Sampling, Summary as CardinalitySummary};
-pub use engine::{Engine, Target, Warehouse};
-pub use run::{run, test, RunOptions, RunReport};
+pub use prepare::RunOptions;
+pub use run::run;
+pub use strata_engine::{DataFailure, Engine, Failure, Origin, Target, Warehouse};
 pub use strata_plugin::{NoProgress, Progress};
-
-/// Why a materialization stopped.
-#[derive(Debug)]
-pub enum Failure {
-    /// A data check failed (pin, join cardinality, declarative test):
-    /// nothing was published. Exit code 3.
-    Data(Box<DataFailure>),
-    /// The warehouse, a file or a table cannot be used; a database error;
-    /// the lock is held. Exit code 4.
-    Environment(String),
-    /// Bad arguments (unknown model, pipeline or source name). Exit code 2.
-    Usage(String),
-}
-
-/// A failed data check: the report up to the failure, and the failure as a
-/// diagnostic (code `PinError`, pointing at the declaration it checks).
-#[derive(Debug)]
-pub struct DataFailure {
-    pub report: Vec<String>,
-    pub diagnostic: Diagnostic,
-}
+pub use test::test;

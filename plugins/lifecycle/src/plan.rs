@@ -8,10 +8,11 @@ use std::collections::{BTreeMap, HashMap};
 use strata_lang::fingerprint::{compare_recorded, Recorded};
 use strata_lang::ir::{self, InputKind};
 
-use crate::engine::{Warehouse, INPUTS};
-use crate::replay;
-use crate::timeline::pointers;
-use crate::Failure;
+use strata_engine::{Failure, Warehouse};
+
+use crate::prepare::{content_hashes, prepare, Prepared, RunOptions};
+use crate::state::{frozen, history, pointers, RunRecord};
+use crate::Progress;
 
 /// Why a model is (or is not) rebuilt.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -83,19 +84,9 @@ pub fn verdicts(
     contents: &BTreeMap<String, (String, i64)>,
     branch: &str,
 ) -> Result<Vec<Verdict>, Failure> {
-    let runs = replay::list(wh)?;
+    let runs = history::list(wh)?;
     let live = pointers(&runs).live;
-    let hash_of: HashMap<String, String> = wh
-        .rows(&format!(
-            "SELECT table_name, content_hash FROM {}",
-            wh.ident(INPUTS)
-        ))?
-        .into_iter()
-        .filter_map(|r| {
-            let mut r = r.into_iter();
-            Some((r.next()??, r.next()??))
-        })
-        .collect();
+    let hash_of = frozen::content_hashes(wh)?;
     // Per model: its verdict, and the position in the history of the run
     // its live view shows.
     let mut seen: HashMap<&str, (bool, Option<usize>)> = HashMap::new();
@@ -119,7 +110,7 @@ pub fn verdicts(
 
 fn verdict(
     m: &ir::Model,
-    r: &replay::RunRecord,
+    r: &RunRecord,
     at: usize,
     contents: &BTreeMap<String, (String, i64)>,
     hash_of: &HashMap<String, String>,
@@ -155,4 +146,23 @@ fn verdict(
         }
     }
     Why::Fresh
+}
+
+/// `strata plan`: what a run with `opts` would rebuild, and why. Nothing is
+/// built or written.
+pub fn plan_run(
+    wh: &Warehouse,
+    module: &ir::Module,
+    opts: &RunOptions,
+    progress: &dyn Progress,
+) -> Result<Vec<Verdict>, Failure> {
+    let Prepared {
+        models,
+        origins,
+        relations,
+    } = prepare(wh, module, opts)?;
+    let contents = content_hashes(wh, &origins, &relations, progress)?;
+    let verdicts = verdicts(wh, &models, &contents, &opts.branch);
+    progress.finish();
+    verdicts
 }

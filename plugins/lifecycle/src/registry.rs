@@ -9,7 +9,7 @@
 //!
 //! ```text
 //! inventory::submit! {
-//!     strata_materialize::registry::MaterializeCheck {
+//!     strata_lifecycle::registry::MaterializeCheck {
 //!         name: "not-empty",
 //!         order: 300,
 //!         run: |cx| { /* count rows of cx.table; Err(Failure::Data(..)) to abort */ Ok(()) },
@@ -19,9 +19,10 @@
 
 use strata_lang::ir;
 
+use strata_engine::{Failure, Warehouse};
+
 use crate::cardinality::Ledger;
-use crate::engine::Warehouse;
-use crate::{checks, Failure, Progress};
+use crate::{checks, Progress};
 
 /// A check of one freshly built model.
 pub struct MaterializeCheck {

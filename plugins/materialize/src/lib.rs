@@ -1,10 +1,17 @@
-//! The commands this plugin adds to `strata`, registered through
-//! `inventory` (the CLI has no list of them): `run`, `test`, `replay`,
-//! `plan`, `rollback`, `branches`, `gc`.
+//! The materialize plugin: the warehouse commands of `strata` — `run`,
+//! `test`, `plan`, `replay`, `rollback`, `branches`, `gc` — registered
+//! through `inventory` (the CLI has no list of them). Each parses its
+//! arguments, calls the lifecycle (`strata-lifecycle`, on the engines of
+//! `strata-engine`) and renders what it did.
 
-pub mod replay;
-pub mod run;
-pub mod timeline;
+pub mod args;
+mod branches;
+mod gc;
+mod plan;
+mod replay;
+mod report;
+mod rollback;
+mod run;
 
 use strata_plugin::{command, parse, Host, PluginCommand};
 
@@ -59,22 +66,22 @@ inventory::submit! {
 }
 
 fn rollback_command(matches: &clap::ArgMatches, host: &dyn Host) -> i32 {
-    parse(matches).map_or_else(|code| code, |args| timeline::rollback(args, host))
+    parse(matches).map_or_else(|code| code, |args| rollback::rollback(args, host))
 }
 
 fn branches_command(matches: &clap::ArgMatches, host: &dyn Host) -> i32 {
-    parse(matches).map_or_else(|code| code, |args| timeline::branches(args, host))
+    parse(matches).map_or_else(|code| code, |args| branches::branches(args, host))
 }
 
 fn gc_command(matches: &clap::ArgMatches, host: &dyn Host) -> i32 {
-    parse(matches).map_or_else(|code| code, |args| timeline::gc(args, host))
+    parse(matches).map_or_else(|code| code, |args| gc::gc(args, host))
 }
 
 inventory::submit! {
     PluginCommand {
         name: "rollback",
         order: 14,
-        command: || command::<timeline::RollbackArgs>(
+        command: || command::<rollback::RollbackArgs>(
             "rollback",
             "Point the live views back at an earlier run's snapshots, in one transaction \
              (recorded as a run of its own)",
@@ -87,7 +94,7 @@ inventory::submit! {
     PluginCommand {
         name: "branches",
         order: 15,
-        command: || command::<timeline::BranchesArgs>(
+        command: || command::<branches::BranchesArgs>(
             "branches",
             "List the warehouse's branches: each model's live and staged views and the runs \
              they show",
@@ -100,7 +107,7 @@ inventory::submit! {
     PluginCommand {
         name: "gc",
         order: 16,
-        command: || command::<timeline::GcArgs>(
+        command: || command::<gc::GcArgs>(
             "gc",
             "List (and with --apply drop) the snapshots and frozen inputs that no kept run \
              needs",
@@ -110,14 +117,14 @@ inventory::submit! {
 }
 
 fn plan_command(matches: &clap::ArgMatches, host: &dyn Host) -> i32 {
-    parse(matches).map_or_else(|code| code, |args| run::plan(args, host))
+    parse(matches).map_or_else(|code| code, |args| plan::plan(args, host))
 }
 
 inventory::submit! {
     PluginCommand {
         name: "plan",
         order: 12,
-        command: || command::<run::PlanArgs>(
+        command: || command::<plan::PlanArgs>(
             "plan",
             "Say which models a run would rebuild and why (changed model, changed input, \
              never built, upstream rebuilt); builds nothing",

@@ -3,8 +3,11 @@
 
 use strata_plugin::{exit, outln, print_json, Format, Host};
 
-use super::run::{cardinality_json, print_pins, report_failure, WarehouseArgs};
-use crate::replay;
+use strata_lifecycle::replay::{self, ReplayReport};
+use strata_lifecycle::state::{history, RunRecord};
+
+use crate::args::WarehouseArgs;
+use crate::report::{cardinality_json, print_pins, report_failure};
 
 #[derive(Debug, clap::Args)]
 pub struct ReplayArgs {
@@ -36,9 +39,9 @@ pub fn run(args: ReplayArgs, host: &dyn Host) -> i32 {
     let result = (|| {
         let wh = args.warehouse.open(&args.file)?;
         let Some(prefix) = &args.run_id else {
-            return replay::list(&*wh).map(|runs| Outcome::List(runs, wh.name().to_string()));
+            return history::list(&*wh).map(|runs| Outcome::List(runs, wh.name().to_string()));
         };
-        let record = replay::find(&*wh, prefix)?;
+        let record = history::find(&*wh, prefix)?;
         if !args.execute {
             return Ok(Outcome::Show(Box::new(record)));
         }
@@ -179,7 +182,7 @@ pub fn run(args: ReplayArgs, host: &dyn Host) -> i32 {
 
 enum Outcome {
     /// The runs, and the warehouse as messages show it.
-    List(Vec<replay::RunRecord>, String),
-    Show(Box<replay::RunRecord>),
-    Executed(Box<replay::RunRecord>, replay::ReplayReport),
+    List(Vec<RunRecord>, String),
+    Show(Box<RunRecord>),
+    Executed(Box<RunRecord>, ReplayReport),
 }

@@ -2,8 +2,8 @@
 
 use std::collections::BTreeMap;
 
-use strata_materialize::replay::{self, RunRecord};
-use strata_materialize::{Failure, Warehouse};
+use strata_lifecycle::state::history::{self, RunRecord};
+use strata_lifecycle::{Failure, Warehouse};
 
 /// The last run that built a model.
 #[derive(Debug)]
@@ -25,10 +25,10 @@ pub struct LastRun {
 /// without a run history has none.
 pub fn last_runs(wh: &Warehouse, models: &[&str]) -> Result<BTreeMap<String, LastRun>, Failure> {
     let mut out = BTreeMap::new();
-    if !wh.relation_exists("_strata_runs")? {
+    if !history::recorded(wh)? {
         return Ok(out);
     }
-    let runs = replay::list(wh)?;
+    let runs = history::list(wh)?;
     let builds: Vec<&RunRecord> = runs.iter().rev().filter(|r| !r.is_rollback()).collect();
     for &m in models {
         let built = |r: &&&RunRecord| r.snapshots.contains_key(m);

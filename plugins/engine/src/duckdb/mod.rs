@@ -7,9 +7,7 @@ use duckdb::{AccessMode, Config, Connection};
 use strata_lang::sql::Dialect;
 use strata_lang::types::Type;
 
-use super::{db_error, Engine, Rows};
-use crate::inputs::Origin;
-use crate::Failure;
+use crate::{db_error, Capabilities, Engine, Failure, FileFormat, Origin, Rows};
 
 pub struct DuckDb {
     pub conn: Connection,
@@ -74,6 +72,19 @@ impl DuckDb {
     }
 }
 
+impl DuckDb {
+    /// `<warehouse>.inputs/` beside a warehouse file; none in memory.
+    fn file_store(&self) -> Option<std::path::PathBuf> {
+        if self.path == ":memory:" {
+            return None;
+        }
+        let db = std::path::absolute(&self.path).ok()?;
+        let mut name = db.file_name()?.to_os_string();
+        name.push(".inputs");
+        Some(db.with_file_name(name))
+    }
+}
+
 impl Engine for DuckDb {
     fn dialect(&self) -> Dialect {
         Dialect::DuckDb
@@ -83,14 +94,13 @@ impl Engine for DuckDb {
         &self.path
     }
 
-    fn file_store(&self) -> Option<std::path::PathBuf> {
-        if self.path == ":memory:" {
-            return None;
+    fn capabilities(&self) -> Capabilities {
+        Capabilities {
+            transactions: true,
+            row_deletes: true,
+            add_columns: true,
+            file_store: self.file_store(),
         }
-        let db = std::path::absolute(&self.path).ok()?;
-        let mut name = db.file_name()?.to_os_string();
-        name.push(".inputs");
-        Some(db.with_file_name(name))
     }
 
     fn exec(&self, sql: &str) -> Result<(), Failure> {
@@ -242,16 +252,14 @@ impl Engine for DuckDb {
     }
 
     fn top_groups_json(&self, key_texts: &[String], filter: Option<&str>) -> String {
-        let filter = super::filter_clause(filter);
+        let filter = crate::filter_clause(filter);
         format!(
             "to_json(arg_max({{'k': [{}], 'n': n}}, n, {}){filter})",
             key_texts.join(", "),
-            crate::checks::SAMPLES
+            crate::SAMPLES
         )
     }
 }
-
-pub use crate::inputs::FileFormat;
 
 /// The text of a value as the reports show it.
 fn value_text(v: &duckdb::types::Value) -> Option<String> {

@@ -1,30 +1,28 @@
 //! The PostgreSQL engine: one connection (the `postgres` crate) for the
 //! whole command, every relation in the target schema, a session advisory
-//! lock per schema as the writer lock. Files are read client-side by the
+//! lock per schema as the writer lock (`lock.rs`). Files are read client-side by the
 //! embedded DuckDB and streamed in with `COPY ... FROM STDIN`, so the
 //! server needs no access to them.
 
 use std::cell::RefCell;
-use std::io::Write;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use postgres::Client;
-use sha2::{Digest, Sha256};
 use strata_lang::sql::Dialect;
 use strata_lang::types::Type;
 
-use super::target::PgTarget;
-use super::{db_error, DuckDb, Engine, Rows};
-use crate::inputs::Origin;
-use crate::Failure;
+use crate::{db_error, Capabilities, Engine, Failure, Origin, Rows};
+pub use url::PgTarget;
+
+mod load;
+mod lock;
+pub mod tls;
+mod url;
 
 pub struct Postgres {
     client: RefCell<Client>,
     shown: String,
 }
-
-/// The first key of strata's advisory locks (the second is the schema's).
-const LOCK_CLASS: i32 = 0x5354_5241; // "STRA"
 
 /// What a driver error says, in one line: the server's message with its
 /// detail and hint, or the connection's error.
@@ -102,141 +100,6 @@ impl Postgres {
         pg.exec(&format!("SET search_path TO {}", pg.ident(&target.schema)))?;
         Ok(pg)
     }
-
-    fn lock(&self, schema: &str, timeout: Duration) -> Result<(), Failure> {
-        let key = {
-            let d = Sha256::digest(schema.as_bytes());
-            i32::from_le_bytes([d[0], d[1], d[2], d[3]])
-        };
-        let start = Instant::now();
-        loop {
-            let got = self.rows(&format!("SELECT pg_try_advisory_lock({LOCK_CLASS}, {key})"))?;
-            if got
-                .first()
-                .and_then(|r| r.first())
-                .cloned()
-                .flatten()
-                .as_deref()
-                == Some("t")
-            {
-                return Ok(());
-            }
-            if start.elapsed() >= timeout {
-                break;
-            }
-            std::thread::sleep(Duration::from_millis(100));
-        }
-        // objid is the second key as an unsigned oid.
-        let holder = self.rows(&format!(
-            "SELECT a.application_name, CAST(a.pid AS TEXT), a.usename FROM pg_catalog.pg_locks l \
-             JOIN pg_catalog.pg_stat_activity a ON a.pid = l.pid \
-             WHERE l.locktype = 'advisory' AND l.granted AND l.classid = {} AND l.objid = {} AND l.objsubid = 2",
-            LOCK_CLASS as u32, key as u32
-        ))?;
-        let holder = match holder.first() {
-            Some(r) => {
-                let cell = |i: usize| r.get(i).cloned().flatten().unwrap_or_default();
-                format!("held by {} (pid {}, user {})", cell(0), cell(1), cell(2))
-            }
-            None => "held by another session".into(),
-        };
-        Err(Failure::Environment(format!(
-            "schema '{schema}' of {} is locked by another writer after waiting {:.0} s ({holder}); try again, or raise --lock-timeout",
-            self.shown,
-            timeout.as_secs_f64()
-        )))
-    }
-
-    /// Load a file into a temporary table through the embedded DuckDB: its
-    /// columns typed as DuckDB reads them and named in lower case (as
-    /// PostgreSQL folds unquoted names: DuckDB matches names in any case,
-    /// PostgreSQL only quoted names of the same case), its rows as CSV over
-    /// COPY.
-    fn load_file(&self, source: &str, relation: &str) -> Result<String, Failure> {
-        let duck = DuckDb::open(":memory:", Duration::ZERO)?;
-        let columns = duck.columns(relation)?;
-        let table = self.ident(&format!("_strata_file_{source}"));
-        let defs: Vec<String> = columns
-            .iter()
-            .map(|(name, ty)| {
-                format!(
-                    "{} {}",
-                    self.ident(&name.to_lowercase()),
-                    pg_type_of_duckdb(ty)
-                )
-            })
-            .collect();
-        self.exec(&format!(
-            "DROP TABLE IF EXISTS pg_temp.{table}; CREATE TEMPORARY TABLE {table} ({})",
-            defs.join(", ")
-        ))?;
-        let csv =
-            std::env::temp_dir().join(format!("strata-load-{}-{source}.csv", std::process::id()));
-        // A list is written as PostgreSQL's array literal (`{"a","b",NULL}`:
-        // every element quoted, which each element type's input accepts).
-        let cells: Vec<String> = columns
-            .iter()
-            .map(|(name, ty)| {
-                let c = duck.ident(name);
-                match pg_array_element(ty) {
-                    Some(_) => format!(
-                        r#"CASE WHEN {c} IS NULL THEN NULL ELSE '{{' || array_to_string(list_transform({c}, lambda x: CASE WHEN x IS NULL THEN 'NULL' ELSE '"' || replace(replace(CAST(x AS VARCHAR), '\', '\\'), '"', '\"') || '"' END), ',') || '}}' END"#
-                    ),
-                    None => c,
-                }
-            })
-            .collect();
-        let result = (|| {
-            duck.exec(&format!(
-                "COPY (SELECT {} FROM {relation}) TO {} (FORMAT csv, HEADER false)",
-                cells.join(", "),
-                duck.string(&csv.to_string_lossy())
-            ))?;
-            let copy = format!("COPY {table} FROM STDIN (FORMAT csv)");
-            let mut client = self.client.borrow_mut();
-            let mut writer = client
-                .copy_in(&copy)
-                .map_err(|e| db_error(pg_text(&e), &copy))?;
-            let mut file = std::fs::File::open(&csv)
-                .map_err(|e| Failure::Environment(format!("cannot read {}: {e}", csv.display())))?;
-            std::io::copy(&mut file, &mut writer)
-                .and_then(|_| writer.flush())
-                .map_err(|e| db_error(e, &copy))?;
-            writer.finish().map_err(|e| db_error(pg_text(&e), &copy))?;
-            Ok(table)
-        })();
-        let _ = std::fs::remove_file(&csv);
-        result
-    }
-}
-
-/// The PostgreSQL type of a column DuckDB read from a file.
-fn pg_type_of_duckdb(ty: &str) -> String {
-    let t = ty.to_ascii_uppercase();
-    match t.as_str() {
-        "TINYINT" | "SMALLINT" | "UTINYINT" => "SMALLINT".into(),
-        "INTEGER" | "USMALLINT" => "INTEGER".into(),
-        "BIGINT" | "UINTEGER" => "BIGINT".into(),
-        "UBIGINT" | "HUGEINT" | "UHUGEINT" => "NUMERIC(39,0)".into(),
-        "FLOAT" => "REAL".into(),
-        "DOUBLE" => "DOUBLE PRECISION".into(),
-        "BOOLEAN" | "DATE" | "TIME" | "UUID" | "JSON" | "INTERVAL" => t,
-        "TIMESTAMP" | "TIMESTAMP_NS" | "TIMESTAMP_MS" | "TIMESTAMP_S" => "TIMESTAMP".into(),
-        "TIMESTAMP WITH TIME ZONE" => "TIMESTAMPTZ".into(),
-        "BLOB" => "BYTEA".into(),
-        _ if t.starts_with("DECIMAL") => t.replacen("DECIMAL", "NUMERIC", 1),
-        _ => match pg_array_element(&t) {
-            Some(element) => format!("{}[]", pg_type_of_duckdb(element)),
-            None => "TEXT".into(),
-        },
-    }
-}
-
-/// The element type of a DuckDB list type (`VARCHAR[]`) that becomes a
-/// PostgreSQL array. One level only: PostgreSQL's arrays of arrays must be
-/// rectangular, so a list of lists stays text.
-fn pg_array_element(ty: &str) -> Option<&str> {
-    ty.strip_suffix("[]").filter(|e| !e.ends_with("[]"))
 }
 
 impl Engine for Postgres {
@@ -272,6 +135,15 @@ impl Engine for Postgres {
                 _ => None,
             })
             .collect())
+    }
+
+    fn capabilities(&self) -> Capabilities {
+        Capabilities {
+            transactions: true,
+            row_deletes: true,
+            add_columns: true,
+            file_store: None,
+        }
     }
 
     fn begin(&self) -> Result<(), Failure> {
@@ -343,7 +215,7 @@ impl Engine for Postgres {
         match origin {
             Origin::Table(t) => Ok(self.ident(t)),
             Origin::File(_) => {
-                self.load_file(source, &super::duckdb_file_relation(source, origin)?)
+                self.load_file(source, &crate::duckdb_file_relation(source, origin)?)
             }
         }
     }
@@ -424,7 +296,7 @@ impl Engine for Postgres {
     fn sample_condition(&self, keys: &[String], salt: u64, threshold: u64) -> String {
         // hashtextextended is uniform over the signed range: shift the
         // unsigned threshold into it.
-        let signed = crate::engine::signed_threshold(threshold);
+        let signed = crate::signed_threshold(threshold);
         format!(
             "hashtextextended(CAST(ROW({}) AS TEXT), {}) < {signed}",
             keys.join(", "),
@@ -433,25 +305,11 @@ impl Engine for Postgres {
     }
 
     fn top_groups_json(&self, key_texts: &[String], filter: Option<&str>) -> String {
-        let filter = super::filter_clause(filter);
+        let filter = crate::filter_clause(filter);
         format!(
             "CAST(to_json((array_agg(json_build_object('k', json_build_array({}), 'n', n) ORDER BY n DESC){filter})[1:{}]) AS TEXT)",
             key_texts.join(", "),
-            crate::checks::SAMPLES
+            crate::SAMPLES
         )
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn file_columns_take_postgres_types_one_level_of_list_included() {
-        assert_eq!(pg_type_of_duckdb("INTEGER"), "INTEGER");
-        assert_eq!(pg_type_of_duckdb("DECIMAL(10,2)"), "NUMERIC(10,2)");
-        assert_eq!(pg_type_of_duckdb("VARCHAR[]"), "TEXT[]");
-        assert_eq!(pg_type_of_duckdb("DATE[]"), "DATE[]");
-        assert_eq!(pg_type_of_duckdb("BIGINT[][]"), "TEXT");
     }
 }

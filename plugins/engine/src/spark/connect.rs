@@ -13,7 +13,7 @@ use tonic::metadata::MetadataValue;
 use tonic::transport::{Channel, ClientTlsConfig, Endpoint};
 use tonic::{Code, Request, Status};
 
-use crate::engine::target::SparkTarget;
+use super::url::SparkTarget;
 use crate::Failure;
 
 #[derive(Clone, PartialEq, prost::Message)]

@@ -2,56 +2,41 @@
 //! command, every relation in the target database (`?schema=`), results
 //! read as Arrow and shown as text.
 //!
-//! Spark has no multi-statement transactions, so the lifecycle is ordered
-//! for it: every table of a run is built and every check passes before any
-//! view is repointed (see `run.rs`). `begin` starts remembering the tables
-//! this engine creates; `rollback` drops them (a run that failed leaves
-//! every view as it was and no table of its own); `commit` forgets them.
+//! Spark has no multi-statement transactions (`Capabilities`): the
+//! lifecycle builds every table of a run and passes every check before it
+//! repoints any view, and drops the tables of a run that failed.
 //! Repointing several views is one `CREATE OR REPLACE VIEW` each (sent at
 //! once): a reader may see some views already on the new run and others
 //! still on the old one while it happens, never a half-built table.
 //!
-//! The writer lock is a view, `_strata_lock`: `CREATE VIEW` (without `OR
-//! REPLACE`) fails for all but one client, across every client of the
-//! catalog, and a view has no files to write or delete (a table's create
-//! and drop cost a second here). Its properties name the owner and when
-//! the lock expires; the
-//! holder renews it from a second session while it lives, so a writer that
-//! was killed is taken over [`LOCK_TTL`] after its last renewal.
+//! The writer lock is a view, `_strata_lock` (`lock.rs`); a file source is
+//! loaded through the embedded DuckDB (`load.rs`).
 
 mod connect;
+mod load;
+mod lock;
+mod script;
+mod types;
+mod url;
 
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{mpsc, Arc};
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant};
 
 use arrow_array::RecordBatch;
-use arrow_cast::display::{ArrayFormatter, FormatOptions};
 use strata_lang::sql::Dialect;
 use strata_lang::types::Type;
 
-use super::target::SparkTarget;
-use super::{DuckDb, Engine, Rows};
-use crate::inputs::Origin;
-use crate::Failure;
+use crate::{Capabilities, Engine, Failure, Origin, Rows};
 use connect::Session;
-
-/// How long a lock lives without being renewed.
-const LOCK_TTL: Duration = Duration::from_secs(45);
-/// How long before its expiry a lock this writer took is still taken as
-/// surely its own when released (clocks of clients differ a little).
-const LOCK_MARGIN: Duration = Duration::from_secs(10);
-/// How often the holder renews it.
-const LOCK_RENEW: Duration = Duration::from_secs(15);
-const LOCK_VIEW: &str = "_strata_lock";
+use lock::Lock;
+use script::statements;
+use types::text_rows;
+pub use url::SparkTarget;
 
 pub struct Spark {
     session: Session,
     shown: String,
-    /// Tables created since `begin` (dropped by `rollback`).
-    created: RefCell<Option<Vec<String>>>,
     /// The lock this writer holds: its owner text and the renewing thread.
     lock: Option<Lock>,
     /// `$STRATA_SPARK_SQL_LOG`: a file each statement is appended to with
@@ -74,15 +59,6 @@ struct Catalog {
     /// The columns of each relation described, by its SQL text.
     columns: HashMap<String, Vec<(String, String)>>,
 }
-
-struct Lock {
-    owner: String,
-    /// When the lock expires, as last written (seconds since the epoch).
-    expires: Arc<AtomicU64>,
-    stop: mpsc::Sender<()>,
-    renewer: Option<std::thread::JoinHandle<()>>,
-}
-
 impl Spark {
     /// Connect, use the database, take the writer lock (waiting up to
     /// `lock_timeout`).
@@ -102,7 +78,6 @@ impl Spark {
         let spark = Spark {
             session,
             shown: target.shown.clone(),
-            created: RefCell::new(None),
             lock: None,
             catalog: RefCell::default(),
             sql_log: std::env::var_os("STRATA_SPARK_SQL_LOG").and_then(|path| {
@@ -134,7 +109,7 @@ impl Spark {
         if error.starts_with("the server") {
             Failure::Environment(format!("{}: {error}", self.shown))
         } else {
-            super::db_error(error, sql)
+            crate::db_error(error, sql)
         }
     }
 
@@ -189,294 +164,6 @@ impl Spark {
             known.extend(relations.iter().map(|r| r.to_ascii_lowercase()));
         }
     }
-
-    /// Take the lock view, or wait for it; an expired lock (its holder
-    /// died) is dropped and taken.
-    fn lock(&mut self, target: &SparkTarget, timeout: Duration) -> Result<(), Failure> {
-        let owner = format!(
-            "{} (user {}, pid {}, session {})",
-            hostname(),
-            target.user_id,
-            std::process::id(),
-            target.session_id
-        );
-        let table = self.ident(LOCK_VIEW);
-        let start = Instant::now();
-        // The expiry of the lock taken, or who holds it after the wait.
-        let taken = loop {
-            let expires = expiry();
-            let create = format!(
-                "CREATE VIEW {table} TBLPROPERTIES ('strata.owner' = {}, 'strata.expires' = '{expires}') AS SELECT 1 AS locked",
-                self.string(&owner),
-            );
-            match self.sql(&create) {
-                Ok(_) => break Ok(expires),
-                Err(e) if e.contains("ALREADY_EXISTS") => {}
-                Err(e) => return Err(self.failure(&e, &create)),
-            }
-            let (holder, expires) = self.lock_properties()?;
-            if expires.is_some_and(|t| t < now_secs()) {
-                // Whoever held it stopped renewing it.
-                self.exec(&format!("DROP VIEW IF EXISTS {table}"))?;
-                continue;
-            }
-            if start.elapsed() >= timeout {
-                break Err(holder.unwrap_or_else(|| "another writer".into()));
-            }
-            std::thread::sleep(Duration::from_millis(500));
-        };
-        let expires = taken.map_err(|holder| {
-            Failure::Environment(format!(
-                "database '{}' of {} is locked by another writer after waiting {:.0} s (held by {holder}); try again, or raise --lock-timeout",
-                target.schema,
-                self.shown,
-                timeout.as_secs_f64()
-            ))
-        })?;
-        let (stop, stopped) = mpsc::channel::<()>();
-        let renewing = (*target).clone();
-        let expires = Arc::new(AtomicU64::new(expires));
-        let renewed = Arc::clone(&expires);
-        let renewer = std::thread::spawn(move || renew(&renewing, &renewed, &stopped));
-        self.lock = Some(Lock {
-            owner,
-            expires,
-            stop,
-            renewer: Some(renewer),
-        });
-        Ok(())
-    }
-
-    /// The lock view's owner and expiry (seconds since the epoch).
-    fn lock_properties(&self) -> Result<(Option<String>, Option<u64>), Failure> {
-        let rows = match self.rows(&format!("SHOW TBLPROPERTIES {}", self.ident(LOCK_VIEW))) {
-            Ok(rows) => rows,
-            // Released in between (or unreadable): not expired; the next
-            // CREATE VIEW tells.
-            Err(_) => return Ok((None, None)),
-        };
-        let get = |key: &str| {
-            rows.iter()
-                .find(|r| r.first().and_then(|k| k.as_deref()) == Some(key))
-                .and_then(|r| r.get(1).cloned().flatten())
-        };
-        Ok((
-            get("strata.owner"),
-            get("strata.expires").and_then(|t| t.parse().ok()),
-        ))
-    }
-
-    /// Create a table from a file read by the embedded DuckDB: its columns
-    /// as DuckDB types them, its rows sent as literals.
-    fn load_file(&self, source: &str, relation: &str) -> Result<String, Failure> {
-        let duck = DuckDb::open(":memory:", Duration::ZERO)?;
-        let columns = duck.columns(relation)?;
-        let table = self.ident(&format!("_strata_file_{source}"));
-        let types: Vec<String> = columns
-            .iter()
-            .map(|(_, t)| spark_type_of_duckdb(t))
-            .collect();
-        let defs: Vec<String> = columns
-            .iter()
-            .zip(&types)
-            .map(|((name, _), ty)| format!("{} {ty}", self.ident(name)))
-            .collect();
-        self.exec(&format!(
-            "DROP TABLE IF EXISTS {table}; CREATE TABLE {table} ({})",
-            defs.join(", ")
-        ))?;
-        // A list travels as JSON (its text form is ambiguous), read back
-        // with `from_json`.
-        let is_array = |ty: &str| ty.starts_with("ARRAY<");
-        let as_text: Vec<String> = columns
-            .iter()
-            .zip(&types)
-            .map(|((name, _), ty)| {
-                if is_array(ty) {
-                    format!("CAST(to_json({}) AS VARCHAR)", duck.ident(name))
-                } else {
-                    format!("CAST({} AS VARCHAR)", duck.ident(name))
-                }
-            })
-            .collect();
-        let rows = duck.rows(&format!("SELECT {} FROM {relation}", as_text.join(", ")))?;
-        for chunk in rows.chunks(500) {
-            let values: Vec<String> = chunk
-                .iter()
-                .map(|row| {
-                    let cells: Vec<String> = row
-                        .iter()
-                        .zip(&types)
-                        .map(|(cell, ty)| match cell {
-                            Some(v) if is_array(ty) => {
-                                format!("from_json({}, {})", self.string(v), self.string(ty))
-                            }
-                            Some(v) => format!("CAST({} AS {ty})", self.string(v)),
-                            None => format!("CAST(NULL AS {ty})"),
-                        })
-                        .collect();
-                    format!("({})", cells.join(", "))
-                })
-                .collect();
-            self.exec(&format!("INSERT INTO {table} VALUES {}", values.join(", ")))?;
-        }
-        Ok(table)
-    }
-}
-
-impl Drop for Spark {
-    fn drop(&mut self) {
-        let Some(mut lock) = self.lock.take() else {
-            return;
-        };
-        let _ = lock.stop.send(());
-        if let Some(t) = lock.renewer.take() {
-            let _ = t.join();
-        }
-        // Only our own lock: a lock that expired and was taken is not ours.
-        // One that expires well after now has not expired: no need to ask.
-        let ours = lock.expires.load(Ordering::Relaxed) > now_secs() + LOCK_MARGIN.as_secs()
-            || matches!(self.lock_properties(), Ok((Some(owner), _)) if owner == lock.owner);
-        if ours {
-            let _ = self.exec(&format!("DROP VIEW IF EXISTS {}", self.ident(LOCK_VIEW)));
-        }
-    }
-}
-
-/// Renew the lock's expiry every [`LOCK_RENEW`] until told to stop, from a
-/// session of its own (the writer's session is busy with its statements);
-/// `expires` keeps the expiry last written.
-fn renew(target: &SparkTarget, expires: &AtomicU64, stop: &mpsc::Receiver<()>) {
-    // Spark Connect session ids are UUIDs: a fresh one.
-    let mut own = target.clone();
-    own.session_id = super::target::fresh_session_id();
-    let Ok(session) = Session::connect(&own) else {
-        return;
-    };
-    let table = format!(
-        "{}.{}",
-        Dialect::Spark.ident(&target.schema),
-        Dialect::Spark.ident(LOCK_VIEW)
-    );
-    while let Err(mpsc::RecvTimeoutError::Timeout) = stop.recv_timeout(LOCK_RENEW) {
-        let next = expiry();
-        if session
-            .sql(&format!(
-                "ALTER VIEW {table} SET TBLPROPERTIES ('strata.expires' = '{next}')"
-            ))
-            .is_ok()
-        {
-            expires.store(next, Ordering::Relaxed);
-        }
-    }
-}
-
-fn now_secs() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs())
-}
-
-fn expiry() -> u64 {
-    now_secs() + LOCK_TTL.as_secs()
-}
-
-fn hostname() -> String {
-    std::fs::read_to_string("/etc/hostname")
-        .map(|h| h.trim().to_string())
-        .ok()
-        .filter(|h| !h.is_empty())
-        .unwrap_or_else(|| "localhost".into())
-}
-
-/// The Spark type of a column DuckDB read from a file.
-fn spark_type_of_duckdb(ty: &str) -> String {
-    let t = ty.to_ascii_uppercase();
-    match t.as_str() {
-        "TINYINT" | "SMALLINT" | "INTEGER" | "BIGINT" | "UTINYINT" | "USMALLINT" | "UINTEGER" => {
-            "BIGINT".into()
-        }
-        "UBIGINT" | "HUGEINT" | "UHUGEINT" => "DECIMAL(38,0)".into(),
-        "FLOAT" | "DOUBLE" => "DOUBLE".into(),
-        "BOOLEAN" | "DATE" => t,
-        "TIMESTAMP"
-        | "TIMESTAMP_NS"
-        | "TIMESTAMP_MS"
-        | "TIMESTAMP_S"
-        | "TIMESTAMP WITH TIME ZONE" => "TIMESTAMP".into(),
-        "BLOB" => "BINARY".into(),
-        _ if t.starts_with("DECIMAL") => t,
-        _ if t.ends_with("[]") => format!("ARRAY<{}>", spark_type_of_duckdb(&t[..t.len() - 2])),
-        _ => "STRING".into(),
-    }
-}
-
-/// The statements of a script, split at `;` outside strings, quoted names
-/// and comments (Spark runs one statement per request).
-fn statements(sql: &str) -> Vec<&str> {
-    let mut out = Vec::new();
-    let (mut start, mut chars) = (0, sql.char_indices().peekable());
-    while let Some((i, c)) = chars.next() {
-        match c {
-            '\'' | '"' | '`' => {
-                while let Some((_, d)) = chars.next() {
-                    if d == '\\' && c != '`' {
-                        chars.next();
-                    } else if d == c {
-                        break;
-                    }
-                }
-            }
-            '-' if chars.peek().map(|&(_, d)| d) == Some('-') => {
-                for (_, d) in chars.by_ref() {
-                    if d == '\n' {
-                        break;
-                    }
-                }
-            }
-            ';' => {
-                out.push(&sql[start..i]);
-                start = i + 1;
-            }
-            _ => {}
-        }
-    }
-    out.push(&sql[start..]);
-    out.into_iter()
-        .filter(|s| {
-            s.lines()
-                .map(|l| l.split("--").next().unwrap_or("").trim())
-                .any(|l| !l.is_empty())
-        })
-        .collect()
-}
-
-/// The cells of record batches as text, as the other engines write them
-/// (dates `YYYY-MM-DD`, timestamps `YYYY-MM-DD HH:MM:SS[.ffffff]`).
-fn text_rows(batches: &[RecordBatch]) -> Result<Rows, String> {
-    let options = FormatOptions::default()
-        .with_timestamp_format(Some("%Y-%m-%d %H:%M:%S%.f"))
-        .with_timestamp_tz_format(Some("%Y-%m-%d %H:%M:%S%.f"));
-    let mut rows = Vec::new();
-    for batch in batches {
-        let formatters = batch
-            .columns()
-            .iter()
-            .map(|c| ArrayFormatter::try_new(c.as_ref(), &options))
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(|e| format!("cannot show a result column: {e}"))?;
-        for i in 0..batch.num_rows() {
-            rows.push(
-                batch
-                    .columns()
-                    .iter()
-                    .zip(&formatters)
-                    .map(|(c, f)| (!c.is_null(i)).then(|| f.value(i).to_string()))
-                    .collect(),
-            );
-        }
-    }
-    Ok(rows)
 }
 
 impl Engine for Spark {
@@ -519,63 +206,13 @@ impl Engine for Spark {
             .collect()
     }
 
-    fn begin(&self) -> Result<(), Failure> {
-        *self.created.borrow_mut() = Some(Vec::new());
-        Ok(())
-    }
-
-    fn commit(&self) -> Result<(), Failure> {
-        *self.created.borrow_mut() = None;
-        Ok(())
-    }
-
-    fn rollback(&self) {
-        let created = self.created.borrow_mut().take().unwrap_or_default();
-        for table in created.iter().rev() {
-            let _ = self.sql(&format!("DROP TABLE IF EXISTS {table}"));
+    fn capabilities(&self) -> Capabilities {
+        Capabilities {
+            transactions: false,
+            row_deletes: false,
+            add_columns: false,
+            file_store: None,
         }
-        *self.catalog.borrow_mut() = Catalog::default();
-    }
-
-    fn metadata(&self) -> String {
-        let s = |names: &[&str]| -> String {
-            names
-                .iter()
-                .map(|n| format!("{n} STRING"))
-                .collect::<Vec<_>>()
-                .join(", ")
-        };
-        let tables = [
-            (
-                super::RUNS,
-                format!(
-                    "run_id STRING, started_at TIMESTAMP, {}, stage_only BOOLEAN, {}",
-                    s(&["module", "branch"]),
-                    s(&["models", "fingerprints", "overrides", "inputs", "snapshots", "report", "sampling", "skipped", "bases"]),
-                ),
-            ),
-            (
-                super::INPUTS,
-                "content_hash STRING, source STRING, table_name STRING, row_count BIGINT, file STRING".into(),
-            ),
-        ];
-        // Only those missing: a catalog statement costs a round trip and a
-        // plan even when there is nothing to do. (An unreadable catalog is
-        // taken as missing: the statement itself then says what is wrong.)
-        tables
-            .iter()
-            .filter(|(name, _)| !self.relation_exists(name).unwrap_or(false))
-            .map(|(name, columns)| {
-                format!(
-                    "CREATE TABLE IF NOT EXISTS {} ({columns});\n",
-                    self.ident(name)
-                )
-            })
-            .collect()
-    }
-
-    fn deletes_rows(&self) -> bool {
-        false
     }
 
     fn relation_exists(&self, name: &str) -> Result<bool, Failure> {
@@ -650,10 +287,9 @@ impl Engine for Spark {
     fn read(&self, source: &str, origin: &Origin) -> Result<String, Failure> {
         match origin {
             Origin::Table(t) => Ok(self.ident(t)),
-            Origin::File(_) => self.load_file(
-                source,
-                &crate::engine::duckdb_file_relation(source, origin)?,
-            ),
+            Origin::File(_) => {
+                self.load_file(source, &crate::duckdb_file_relation(source, origin)?)
+            }
         }
     }
 
@@ -686,11 +322,7 @@ impl Engine for Spark {
                 format!("DROP TABLE IF EXISTS {table}"),
                 format!("CREATE TABLE {table} AS\n{select}"),
             ],
-        )?;
-        if let Some(created) = self.created.borrow_mut().as_mut() {
-            created.push(table.to_string());
-        }
-        Ok(())
+        )
     }
 
     fn replace_view(&self, view: &str, relation: &str) -> Result<(), Failure> {
@@ -728,7 +360,7 @@ impl Engine for Spark {
     fn sample_condition(&self, keys: &[String], salt: u64, threshold: u64) -> String {
         // xxhash64 is uniform over the signed range: shift the unsigned
         // threshold into it.
-        let signed = crate::engine::signed_threshold(threshold);
+        let signed = crate::signed_threshold(threshold);
         format!(
             "xxhash64({}, CAST({} AS BIGINT)) < {signed}",
             keys.join(", "),
@@ -737,40 +369,12 @@ impl Engine for Spark {
     }
 
     fn top_groups_json(&self, key_texts: &[String], filter: Option<&str>) -> String {
-        let filter = crate::engine::filter_clause(filter);
+        let filter = crate::filter_clause(filter);
         // Structs sort by their first field: `n`, largest first.
         format!(
             "TO_JSON(SLICE(SORT_ARRAY(COLLECT_LIST(NAMED_STRUCT('n', n, 'k', ARRAY({}))){filter}, FALSE), 1, {}))",
             key_texts.join(", "),
-            crate::checks::SAMPLES
+            crate::SAMPLES
         )
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn scripts_split_outside_strings_names_and_comments() {
-        assert_eq!(
-            statements(
-                "CREATE TABLE a (x STRING); -- one; two\nINSERT INTO `b;c` VALUES ('d;\\'e');\n\n"
-            ),
-            vec![
-                "CREATE TABLE a (x STRING)",
-                " -- one; two\nINSERT INTO `b;c` VALUES ('d;\\'e')"
-            ]
-        );
-        assert_eq!(statements("SELECT 1"), vec!["SELECT 1"]);
-        assert!(statements(" ; -- nothing\n").is_empty());
-    }
-
-    #[test]
-    fn file_columns_take_spark_types_lists_included() {
-        assert_eq!(spark_type_of_duckdb("INTEGER"), "BIGINT");
-        assert_eq!(spark_type_of_duckdb("DECIMAL(10,2)"), "DECIMAL(10,2)");
-        assert_eq!(spark_type_of_duckdb("VARCHAR[]"), "ARRAY<STRING>");
-        assert_eq!(spark_type_of_duckdb("DATE[][]"), "ARRAY<ARRAY<DATE>>");
     }
 }

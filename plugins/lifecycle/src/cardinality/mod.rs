@@ -31,111 +31,23 @@
 //!
 //! The sample's salt makes the hash differ between runs: see [`Sampling`].
 
+mod count;
+mod sampling;
+mod summary;
+
 use std::collections::{BTreeSet, HashMap};
 use std::time::Instant;
 
-use sha2::{Digest, Sha256};
-use strata_codes as codes;
-use strata_lang::ast::Cardinality;
+use strata_engine::{Failure, Warehouse};
 use strata_lang::ir;
 use strata_lang::sql::{self, CardinalityCheck};
-use strata_lang::Diagnostic;
 
-use crate::checks::fail;
-use crate::engine::Warehouse;
-use crate::{Failure, Progress};
-
-/// Bounded sampling for one run: relations of more than `rows` rows are
-/// checked on a hash sample of about `rows` rows.
-///
-/// The hash is salted, so a run does not always skip the same keys. `run`
-/// derives the salt from its run id (a content hash of the models, the
-/// selection and the input data): a rerun of identical content checks the
-/// identical sample (reproducible), any change of data or models draws a
-/// new one. The salt is recorded with the run, and `replay --execute`
-/// checks the recorded sample again. Each check further mixes in the row
-/// count of its relation, so `strata test` (which has no run id and takes
-/// its salt from the models and overrides) also draws a new sample when the
-/// data grows.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Sampling {
-    pub rows: u64,
-    pub salt: u64,
-}
-
-impl Sampling {
-    /// Sampling with a salt derived from `seed` (a run id, or what a test
-    /// run is made of).
-    pub fn seeded(rows: u64, seed: &str) -> Sampling {
-        Sampling {
-            rows,
-            salt: u64_of(&[b"strata cardinality sample", seed.as_bytes()]),
-        }
-    }
-
-    /// The salt as 16 hex digits (how runs record and show it).
-    pub fn salt_hex(&self) -> String {
-        format!("{:016x}", self.salt)
-    }
-
-    /// Parse a recorded `salt_hex`.
-    pub fn parse_salt(hex: &str) -> Option<u64> {
-        u64::from_str_radix(hex, 16).ok()
-    }
-
-    /// The SQL condition selecting the sample of a relation of `total` rows
-    /// on `keys` (quoted): about `rows` rows, all rows of a selected key.
-    /// `None` when the relation is small enough to check exactly.
-    pub fn condition(&self, wh: &Warehouse, keys: &[String], total: u64) -> Option<String> {
-        if total <= self.rows {
-            return None;
-        }
-        let salt = u64_of(&[&self.salt.to_le_bytes(), &total.to_le_bytes()]);
-        // floor(rows / total * 2^64): rows < total, so it fits in a u64.
-        let threshold = ((u128::from(self.rows) << 64) / u128::from(total)) as u64;
-        Some(wh.sample_condition(keys, salt, threshold))
-    }
-}
-
-/// The first 8 bytes of the SHA-256 of `parts`, as a u64.
-fn u64_of(parts: &[&[u8]]) -> u64 {
-    let mut h = Sha256::new();
-    for p in parts {
-        h.update(p);
-        h.update(b"\x1f");
-    }
-    let d = h.finalize();
-    let mut b = [0u8; 8];
-    b.copy_from_slice(&d[..8]);
-    u64::from_le_bytes(b)
-}
-
-/// What established a uniqueness earlier in the run.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum ProofSource {
-    /// An exact pass of a cardinality check (its bracket and side).
-    Check { bracket: String, left_side: bool },
-    /// A `unique` / `primary_key` contract pin on a model's output.
-    Pin { field: String, kind: &'static str },
-    /// The model was built in this run by a `group` or `dedup` on the keys.
-    Construction(ir::UniqueBy),
-}
-
-impl std::fmt::Display for ProofSource {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            ProofSource::Check { bracket, left_side } => {
-                write!(f, "check [{bracket}]")?;
-                if *left_side {
-                    write!(f, " (left side)")?;
-                }
-                Ok(())
-            }
-            ProofSource::Pin { field, kind } => write!(f, "pin {field}: {kind}"),
-            ProofSource::Construction(how) => write!(f, "{}", how.describe()),
-        }
-    }
-}
+use crate::Progress;
+pub use count::duplicate_groups_sql;
+use count::{duplicate_groups, failure};
+pub use sampling::Sampling;
+use summary::line;
+pub use summary::{CheckResult, Outcome, ProofSource, Summary};
 
 /// "`relation` is unique on `keys`", proven in this run.
 #[derive(Clone, Debug)]
@@ -153,118 +65,6 @@ struct SampledPass {
     keys: BTreeSet<String>,
     rows: i64,
     bracket: String,
-}
-
-/// How one check side was settled.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Outcome {
-    /// The exact duplicate-group query ran and found none.
-    Counted,
-    /// A uniqueness proven earlier in this run covers it; no query.
-    ProvenEarlier {
-        by: ProofSource,
-        /// The keys the proof is on (a subset of the check's keys).
-        keys: Vec<String>,
-    },
-    /// No duplicate in a hash sample of `rows` of the relation's `of`
-    /// rows; `reused` names the earlier check whose sample it shares.
-    Sampled {
-        rows: i64,
-        of: i64,
-        reused: Option<String>,
-    },
-}
-
-/// One settled check side, for reports and the JSON output.
-#[derive(Clone, Debug)]
-pub struct CheckResult {
-    /// `<model> <kind> <joined input>`.
-    pub bracket: String,
-    pub cardinality: Cardinality,
-    pub left_side: bool,
-    /// The logical relation (source or model name) and its keys.
-    pub table: String,
-    pub keys: Vec<String>,
-    pub outcome: Outcome,
-    /// Time spent on the check's query (0 when none ran).
-    pub ms: f64,
-}
-
-/// What the cardinality checks of one run did.
-#[derive(Clone, Debug, Default)]
-pub struct Summary {
-    pub results: Vec<CheckResult>,
-    /// Duplicate-group queries actually executed.
-    pub queries_executed: usize,
-    pub sampling: Option<Sampling>,
-}
-
-impl Summary {
-    pub fn checks(&self) -> usize {
-        self.results.len()
-    }
-
-    /// Settled by a proof of an earlier check or pin of this run.
-    pub fn proven_earlier(&self) -> usize {
-        self.count(|o| {
-            matches!(o, Outcome::ProvenEarlier { by, .. } if !matches!(by, ProofSource::Construction(_)))
-        })
-    }
-
-    /// Settled by how the relation was built (its group or dedup keys).
-    pub fn proven_by_construction(&self) -> usize {
-        self.count(|o| {
-            matches!(
-                o,
-                Outcome::ProvenEarlier {
-                    by: ProofSource::Construction(_),
-                    ..
-                }
-            )
-        })
-    }
-
-    pub fn sampled(&self) -> usize {
-        self.count(|o| matches!(o, Outcome::Sampled { .. }))
-    }
-
-    fn count(&self, f: impl Fn(&Outcome) -> bool) -> usize {
-        self.results.iter().filter(|r| f(&r.outcome)).count()
-    }
-
-    /// The one-line summary of a run's report, e.g. `cardinality: 3 checks;
-    /// 1 duplicate-group query executed; 2 proven earlier in this run; 0
-    /// sampled`, and with sampling on a second line saying how.
-    pub fn lines(&self) -> Vec<String> {
-        if self.results.is_empty() {
-            return Vec::new();
-        }
-        let plural =
-            |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
-        let mut out = vec![format!(
-            "cardinality: {}; {} executed; {} proven earlier in this run; {} sampled",
-            plural(self.checks(), "check", "checks"),
-            plural(
-                self.queries_executed,
-                "duplicate-group query",
-                "duplicate-group queries"
-            ),
-            self.proven_earlier(),
-            self.sampled()
-        )];
-        let built = self.proven_by_construction();
-        if built > 0 {
-            out[0].push_str(&format!("; {built} proven by construction"));
-        }
-        if let Some(s) = &self.sampling {
-            out.push(format!(
-                "sampling: relations over {} rows are checked on a hash sample of their keys (salt {}); a sampled pass is not exact",
-                s.rows,
-                s.salt_hex()
-            ));
-        }
-        out
-    }
 }
 
 /// The cardinality state of one run: proofs, sampled passes, row counts.
@@ -494,174 +294,6 @@ impl Ledger {
     }
 }
 
-/// The report line of a passed check side.
-fn line(r: &CheckResult) -> String {
-    let what = format!(
-        "{}: {} ({} unique on {}",
-        r.bracket,
-        r.cardinality.as_str(),
-        r.table,
-        r.keys.join(", ")
-    );
-    match &r.outcome {
-        Outcome::Counted => format!("  ok  {what})"),
-        Outcome::ProvenEarlier { by, keys } => {
-            let same = keys.iter().collect::<BTreeSet<_>>() == r.keys.iter().collect();
-            let on = if same || matches!(by, ProofSource::Pin { .. }) {
-                String::new()
-            } else {
-                format!(" on {}", keys.join(", "))
-            };
-            match by {
-                ProofSource::Construction(_) => format!("  ok  {what}, by {by}{on})"),
-                _ => format!("  ok  {what}, proven earlier in this run by {by}{on})"),
-            }
-        }
-        Outcome::Sampled { rows, of, reused } => {
-            let again = reused
-                .as_ref()
-                .map(|b| format!(" already checked by [{b}]"))
-                .unwrap_or_default();
-            format!("  sampled ({rows} of {of} rows)  {what}, in the sample{again})")
-        }
-    }
-}
-
-/// What a duplicate-group query found.
-struct Counted {
-    /// Duplicate key groups.
-    groups: i64,
-    /// Rows checked (non-NULL keys); only computed for a sample.
-    rows: i64,
-    /// Up to [`crate::checks::SAMPLES`] duplicated keys with their row counts, most
-    /// duplicated first.
-    dups: Vec<(Vec<String>, i64)>,
-}
-
-/// The duplicate-group query on `relation` over `keys` (unquoted), restricted
-/// to `sample` when given. One aggregation: the number of duplicate key
-/// groups and, as JSON, up to five of them with their row counts (the
-/// engine's aggregate keeping the largest). Exact, it costs the same as the
-/// bare duplicate-group count; sampled, it also sums the rows it checked.
-pub fn duplicate_groups_sql(
-    wh: &Warehouse,
-    keys: &[String],
-    relation: &str,
-    sample: Option<&str>,
-) -> String {
-    let keys: Vec<String> = keys.iter().map(|k| wh.ident(k)).collect();
-    let mut conds: Vec<String> = keys.iter().map(|k| format!("{k} IS NOT NULL")).collect();
-    let as_text: Vec<String> = keys.iter().map(|k| wh.text(k)).collect();
-    let keys = keys.join(", ");
-    match sample {
-        None => format!(
-            "SELECT COUNT(*), {}, CAST(NULL AS BIGINT) FROM (SELECT {keys}, COUNT(*) AS n FROM {relation} WHERE {} GROUP BY {keys} HAVING COUNT(*) > 1) AS d",
-            wh.top_groups_json(&as_text, None),
-            conds.join(" AND "),
-        ),
-        Some(cond) => {
-            conds.push(cond.to_string());
-            format!(
-                "SELECT COUNT(*) FILTER (WHERE n > 1), {}, COALESCE(SUM(n), 0) FROM (SELECT {keys}, COUNT(*) AS n FROM {relation} WHERE {} GROUP BY {keys}) AS d",
-                wh.top_groups_json(&as_text, Some("n > 1")),
-                conds.join(" AND "),
-            )
-        }
-    }
-}
-
-fn duplicate_groups(
-    wh: &Warehouse,
-    keys: &[String],
-    relation: &str,
-    sample: Option<&str>,
-) -> Result<Counted, Failure> {
-    let rows = wh.rows(&duplicate_groups_sql(wh, keys, relation, sample))?;
-    let cell = |i: usize| rows.first().and_then(|r| r.get(i)).cloned().flatten();
-    let number = |i: usize| cell(i).and_then(|s| s.parse::<i64>().ok()).unwrap_or(0);
-    // Most duplicated first; ties by key, so the report is stable.
-    let mut dups: Vec<(Vec<String>, i64)> = cell(1)
-        .and_then(|json| serde_json::from_str::<Vec<serde_json::Value>>(&json).ok())
-        .unwrap_or_default()
-        .iter()
-        .map(|v| {
-            let key = v["k"]
-                .as_array()
-                .map(|a| {
-                    a.iter()
-                        .map(|x| x.as_str().unwrap_or("NULL").to_string())
-                        .collect()
-                })
-                .unwrap_or_default();
-            (key, v["n"].as_i64().unwrap_or(0))
-        })
-        .collect();
-    dups.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
-    Ok(Counted {
-        groups: number(0),
-        rows: number(2),
-        dups,
-    })
-}
-
-/// The PinError of a failed check side; `sampled` is `(rows, of)` when the
-/// duplicates were found in a sample.
-fn failure(
-    check: &CardinalityCheck,
-    join: &ir::Join,
-    counted: &Counted,
-    sampled: Option<(i64, i64)>,
-    report: &[String],
-) -> Failure {
-    let card = check.cardinality.as_str();
-    let keys_text = check.keys.join(", ");
-    let samples: Vec<String> = counted
-        .dups
-        .iter()
-        .map(|(key, n)| {
-            let kv: Vec<String> = check
-                .keys
-                .iter()
-                .zip(key)
-                .map(|(k, v)| format!("{k}={v}"))
-                .collect();
-            format!("{} ({n} rows)", kv.join(", "))
-        })
-        .collect();
-    let in_sample = sampled
-        .map(|(rows, of)| format!(" in a sample of {rows} of {of} rows (there may be more)"))
-        .unwrap_or_default();
-    let text = format!(
-        "join cardinality FAILED [{}]: expected {card} but {} has {} duplicate key groups ({keys_text}){in_sample}",
-        check.bracket(),
-        check.table,
-        counted.groups,
-    );
-    let span = join.expect_span.unwrap_or(join.keyword_span);
-    let d = Diagnostic::new(&codes::PinError, span, text)
-        .with_label(promise(join, check.cardinality))
-        .with_note(format!("e.g. {}", samples.join(", ")))
-        .with_note("nothing was published: the live data is unchanged")
-        .with_help(format!(
-            "deduplicate {} on ({keys_text}) upstream, or fix the data; a join that may fan out must not promise {card}",
-            check.table
-        ));
-    fail(report, d)
-}
-
-/// What an annotated join promises, in words.
-fn promise(join: &ir::Join, card: Cardinality) -> String {
-    let (l, r) = (&join.left_input, &join.input);
-    match card {
-        Cardinality::ManyToOne => {
-            format!("promised here: each {l} row matches at most one {r} row")
-        }
-        Cardinality::OneToOne => format!(
-            "promised here: each {l} row matches at most one {r} row, and each {r} row at most one {l} row"
-        ),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -676,7 +308,7 @@ mod tests {
 
     fn warehouse(sql: &str) -> Box<Warehouse> {
         let wh =
-            match crate::engine::open(&Target::DuckDb(":memory:".into()), Duration::from_secs(1)) {
+            match strata_engine::open(&Target::DuckDb(":memory:".into()), Duration::from_secs(1)) {
                 Ok(wh) => wh,
                 Err(e) => panic!("open: {e:?}"),
             };
