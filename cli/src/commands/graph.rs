@@ -347,7 +347,9 @@ mod tests {
             [
                 "source:orders",
                 "model:customer_stats",
-                "model:customer_cards"
+                "model:customer_cards",
+                // The shop's fixture test of customer_cards.
+                "test:customer_cards"
             ]
         );
     }
