@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use lsp_server::ErrorCode;
 use lsp_types::{Diagnostic as LspDiagnostic, Location, Url};
 use serde_json::{json, Value};
+use strata_analysis::graph::{columns_of, NodeId, NodeKind};
 use strata_lang::ast::{self, Decl, ItemKind};
 use strata_lang::ir;
 use strata_lang::{Checked, Diagnostic, FileId, LoadOptions, Severity, Span};
@@ -15,7 +16,6 @@ use strata_rules::ModuleInput;
 use super::index::{self, Index, Occurrence, Target};
 use super::position::{Encoding, LineIndex};
 use super::{Doc, Failure, Server};
-use crate::project::{columns_of, NodeId, NodeKind};
 
 /// One document's module, checked.
 pub struct Analysis {
@@ -45,8 +45,9 @@ impl Analysis {
             strata_rules::check_module(ModuleInput::Files(&[path.to_path_buf()]), &options);
         // A strata.toml that cannot be read is reported on stderr (the
         // server's log); the module's own diagnostics are published anyway.
-        let flags = crate::commands::lint::LevelArgs::default();
-        let _ = crate::commands::lint::add_lints_to(path, &mut checked, None, &flags);
+        if let Err(e) = strata_analysis::lints::add_lints(path, &mut checked, None, &[]) {
+            eprintln!("error: {}", e.message());
+        }
         let file = checked.sources.find(path).unwrap_or(FileId(0));
         Analysis {
             checked,
@@ -1052,7 +1053,7 @@ fn compiled_sql(server: &Server, p: &Value) -> Result<Value, Failure> {
             message: "the module has errors: fix them to see its SQL".into(),
         });
     }
-    let compiled = crate::commands::compile::compile_module(
+    let compiled = strata_analysis::compile::compile_module(
         &a.checked.module,
         std::slice::from_ref(&name),
         dialect,
