@@ -11,9 +11,13 @@
 //!   lints added to a checked module (`strata lint`, `strata check
 //!   --lints`, the language server);
 //! * [`compile`]: each model's view and the join cardinality check queries
-//!   for a dialect (`strata compile`, `strata docs`, the language server).
+//!   for a dialect (`strata compile`, `strata docs`, the language server);
+//! * [`ide`]: the editor's queries over a document's module (hover,
+//!   definition, references, completion, quick fixes, symbols, rename,
+//!   compiled SQL), which `strata lsp` translates to the protocol.
 
 pub mod compile;
 pub mod diff;
 pub mod graph;
+pub mod ide;
 pub mod lints;

@@ -5,10 +5,11 @@
 
 use std::collections::HashMap;
 
-use strata_analysis::graph::{NodeId, NodeKind};
 use strata_lang::ast::{self, Decl, ExprKind, Ident, ItemKind};
 use strata_lang::ir;
 use strata_lang::{FileId, Span};
+
+use crate::graph::{NodeId, NodeKind};
 
 /// What a name refers to.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
