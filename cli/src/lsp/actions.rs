@@ -5,12 +5,12 @@ use std::collections::HashMap;
 
 use lsp_types::{
     CodeAction, CodeActionKind, CodeActionOrCommand, CodeActionParams, CodeActionResponse,
-    DocumentFormattingParams, TextEdit,
+    DocumentFormattingParams, TextEdit, WorkspaceEdit,
 };
 use strata_analysis::ide;
 use strata_lang::FileId;
 
-use super::convert::{document, edit, text_edit, workspace_edit};
+use super::convert::{document, edit, text_edit};
 use super::position::LineIndex;
 use super::{Failure, Server};
 
@@ -29,7 +29,7 @@ pub fn code_actions(
             CodeActionOrCommand::CodeAction(CodeAction {
                 title: fix.title,
                 kind: Some(CodeActionKind::QUICKFIX),
-                edit: Some(workspace_edit(HashMap::from([(uri.clone(), edits)]))),
+                edit: Some(WorkspaceEdit::new(HashMap::from([(uri.clone(), edits)]))),
                 is_preferred: fix.preferred.then_some(true),
                 ..CodeAction::default()
             })

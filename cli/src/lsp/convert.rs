@@ -2,14 +2,12 @@
 //! parameters read as lsp-types' and its document and byte offset found;
 //! spans, diagnostics, edits and kinds written as lsp-types' values.
 
-use std::collections::HashMap;
-
 use lsp_server::ErrorCode;
 use lsp_types::request::Request;
 use lsp_types::{
     CodeDescription, CompletionItemKind, Diagnostic as LspDiagnostic, DiagnosticRelatedInformation,
     DiagnosticSeverity, Location, NumberOrString, Position, PublishDiagnosticsParams,
-    TextDocumentPositionParams, TextEdit, Url, WorkspaceEdit,
+    TextDocumentPositionParams, TextEdit, Url,
 };
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
@@ -162,11 +160,6 @@ pub fn text_edit(lines: &LineIndex, start: usize, end: usize, new: &str) -> Text
 /// An edit of the analysis's document as the protocol's.
 pub fn edit(lines: &LineIndex, e: &ide::Edit) -> TextEdit {
     text_edit(lines, e.range.start, e.range.end, &e.new_text)
-}
-
-/// Edits of files, as a workspace edit.
-pub fn workspace_edit(changes: HashMap<Url, Vec<TextEdit>>) -> WorkspaceEdit {
-    WorkspaceEdit::new(changes)
 }
 
 pub fn symbol_kind(kind: ide::SymbolKind) -> lsp_types::SymbolKind {

@@ -9,7 +9,7 @@ use lsp_types::{
 };
 use strata_analysis::ide;
 
-use super::convert::{at, text_edit, uri, workspace, workspace_edit};
+use super::convert::{at, text_edit, uri, workspace};
 use super::position::LineIndex;
 use super::{Failure, Server};
 
@@ -42,5 +42,5 @@ pub fn rename(server: &Server, p: RenameParams) -> Result<Option<WorkspaceEdit>,
         let edit = text_edit(&lines, span.start as usize, span.end as usize, &p.new_name);
         changes.entry(uri).or_default().push(edit);
     }
-    Ok(Some(workspace_edit(changes)))
+    Ok(Some(WorkspaceEdit::new(changes)))
 }
