@@ -509,6 +509,7 @@ fn source_files() -> Vec<PathBuf> {
     let mut dirs = vec![
         root.join("lang/src"),
         root.join("rules/src"),
+        root.join("analysis/src"),
         root.join("cli/src"),
     ];
     if let Ok(plugins) = fs::read_dir(root.join("plugins")) {

@@ -5,8 +5,8 @@ use std::path::{Path, PathBuf};
 use strata_lang::{Checked, Diagnostic, SourceMap};
 use strata_plugin::{Host, Progress};
 
-use crate::commands::check::{check_roots, environment_error};
 use crate::exit;
+use crate::modules::{check_roots, environment_error};
 use crate::render::{self, Format};
 
 /// The CLI as the host of plugin commands.

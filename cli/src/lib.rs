@@ -6,15 +6,16 @@
 //! external `strata-<name>` executable ([`external`]).
 
 pub mod commands;
-pub mod diff;
 pub mod external;
 pub mod host;
 pub mod inputs;
+pub mod levels;
 pub mod lsp;
+pub mod modules;
 pub mod progress;
-pub mod project;
 pub mod render;
 pub mod sarif;
+pub mod text;
 
 pub use strata_plugin::{config, exit, outln};
 

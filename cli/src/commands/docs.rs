@@ -17,12 +17,14 @@ mod site;
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Component, Path, PathBuf};
 
+use strata_analysis::compile::compile_module;
+use strata_analysis::graph::{NodeId, NodeKind};
 use strata_lifecycle::Failure;
 use strata_materialize::args::WarehouseArgs;
 
-use super::compile::{compile_module, DialectArg};
+use super::compile::DialectArg;
 use crate::exit;
-use crate::project::{NodeId, NodeKind};
+use crate::modules::check_valid;
 use crate::render;
 
 /// The site's own files, and the vendored graph library.
@@ -104,7 +106,7 @@ pub struct DocsArgs {
 }
 
 pub fn run(args: DocsArgs) -> i32 {
-    let checked = match super::check::check_valid(&args.file, &args.search_dir, "docs") {
+    let checked = match check_valid(&args.file, &args.search_dir, "docs") {
         Ok(c) => c,
         Err(code) => return code,
     };

@@ -3,13 +3,13 @@
 
 use std::fmt::Write as _;
 
+use strata_analysis::graph::{ColumnId, EdgeKind, NodeId, NodeKind};
 use strata_lang::ast::{Cardinality, TestCheckKind};
 use strata_lang::ir::{self, Column};
 use strata_lang::sql;
 
 use super::html::{esc, prose, summary};
 use super::site::{label, test_anchor, Docs};
-use crate::project::{ColumnId, EdgeKind, NodeId, NodeKind};
 
 /// The scripts of the index page, in order. They come right after the
 /// graph's section, before the lists: the graph is drawn while the browser
@@ -343,7 +343,7 @@ impl Docs<'_> {
                     esc(&keys),
                     self.by_construction(m, c.input, &c.keys),
                     self.dialect.name(),
-                    esc(&super::super::compile::check_query(self.dialect, m, &c)),
+                    esc(&strata_analysis::compile::check_query(self.dialect, m, &c)),
                 );
             }
             out.push_str("</section>\n");
