@@ -21,6 +21,7 @@ pub use strata_plugin::{config, exit, outln};
 
 // The built-in plugins: linked here so that their commands and checks
 // register themselves (inventory).
+extern crate strata_docs;
 extern crate strata_materialize;
 
 use std::ffi::OsString;
@@ -133,10 +134,6 @@ pub enum Command {
     /// for the whole list.
     #[command(display_order = 18)]
     Diff(commands::diff::DiffArgs),
-    /// Write a static documentation site: every model, source and contract,
-    /// searchable, with the lineage graph drawn (no server, no network).
-    #[command(display_order = 19)]
-    Docs(commands::docs::DocsArgs),
     /// The language server (stdio): diagnostics as you type, hover, go to
     /// definition, references, completion, quick fixes, formatting, rename.
     ///
@@ -276,7 +273,6 @@ fn run_cli(cli: Cli) -> i32 {
         Command::Grammar(a) => commands::grammar::run(a),
         Command::Graph(a) => commands::graph::run(a),
         Command::Diff(a) => commands::diff::run(a),
-        Command::Docs(a) => commands::docs::run(a),
         Command::Lsp(a) => lsp::run(a),
     }
 }

@@ -4,32 +4,11 @@
 use std::path::PathBuf;
 
 use strata_analysis::compile::compile_module;
-use strata_lang::sql::Dialect;
+use strata_plugin::DialectArg;
 
 use crate::exit;
 use crate::modules::{check_roots, require_models};
 use crate::render::{self, Format};
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum DialectArg {
-    Duckdb,
-    Postgres,
-    Bigquery,
-    Snowflake,
-    Spark,
-}
-
-impl DialectArg {
-    pub fn dialect(self) -> Dialect {
-        match self {
-            DialectArg::Duckdb => Dialect::DuckDb,
-            DialectArg::Postgres => Dialect::Postgres,
-            DialectArg::Bigquery => Dialect::BigQuery,
-            DialectArg::Snowflake => Dialect::Snowflake,
-            DialectArg::Spark => Dialect::Spark,
-        }
-    }
-}
 
 #[derive(Debug, clap::Args)]
 pub struct CompileArgs {
