@@ -66,7 +66,9 @@ or written, and a DuckDB file must exist.
 
 Exit codes: 0 written; 1 the module has errors (or does not compile for \
 --dialect); 2 bad arguments; 4 the directory cannot be written or the \
-warehouse cannot be opened.")]
+warehouse cannot be opened.
+
+Manual: docs/lineage.md, in the strata source tree.")]
 pub struct DocsArgs {
     /// The module's root file.
     #[arg(value_name = "FILE")]
