@@ -15,6 +15,9 @@ use crate::report::{cardinality_json, print_pins, report_error, report_failure};
 use strata_lifecycle::fixtures::{self, FixtureRun};
 
 #[derive(Debug, clap::Args)]
+#[command(
+    after_help = "Manual: docs/lifecycle.md (the run, its checks, what it keeps), docs/engines.md (warehouses and targets), docs/cardinality.md, in the strata source tree."
+)]
 pub struct RunArgs {
     #[command(flatten)]
     pub select: SelectArgs,
@@ -71,6 +74,7 @@ Exit codes: 0 every test passed; 1 module errors; 2 usage; 3 a test or check fai
 See docs/fixtures.md.";
 
 #[derive(Debug, clap::Args)]
+#[command(after_help = "Manual: docs/lifecycle.md, in the strata source tree.")]
 pub struct TestArgs {
     #[command(flatten)]
     pub select: SelectArgs,
