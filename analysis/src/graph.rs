@@ -405,6 +405,28 @@ impl Graph {
                     how: "test",
                 });
             };
+            // `expect rows(a, b)` reads those output columns (every one
+            // when it lists none); `given` rows read nothing of the module.
+            if let strata_lang::ast::TestCheckKind::Rows {
+                columns: listed, ..
+            } = &check.kind
+            {
+                let names: Vec<&str> = match listed {
+                    Some(cols) => cols.iter().map(|c| c.name.as_str()).collect(),
+                    None => model
+                        .map(|m| m.columns.iter().map(|c| c.name.as_str()).collect())
+                        .unwrap_or_default(),
+                };
+                for name in names {
+                    if let Some(c) = model.and_then(|m| m.columns.iter().find(|c| c.name == name)) {
+                        if !columns.iter().any(|k| k.name == name) {
+                            columns.extend(node_columns(std::slice::from_ref(c)));
+                        }
+                        read(&tested, name, check.span, self);
+                    }
+                }
+                continue;
+            }
             let target = check.target.name.as_str();
             if target != "row_count" {
                 if let Some(c) = model.and_then(|m| m.columns.iter().find(|c| c.name == target)) {

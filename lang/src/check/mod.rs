@@ -8,6 +8,7 @@
 //! syntax tree is dropped once the model is checked.
 
 mod expr;
+mod fixture_value;
 mod model;
 mod scope;
 mod test;
