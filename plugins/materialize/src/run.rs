@@ -71,7 +71,8 @@ but missing is an error, as is a module with neither fixture tests nor data.
 
 Exit codes: 0 every test passed; 1 module errors; 2 usage; 3 a test or check failed;
 4 environment (the named warehouse or its data is missing, a database error).
-See docs/fixtures.md.";
+
+Manual: docs/fixtures.md and docs/lifecycle.md, in the strata source tree.";
 
 #[derive(Debug, clap::Args)]
 #[command(after_help = "Manual: docs/lifecycle.md, in the strata source tree.")]
