@@ -11,8 +11,10 @@ use strata_lang::{Diagnostic, Span};
 
 use strata_engine::{Failure, FileFormat, Origin, Rows, Warehouse};
 
+use crate::delta::{self, grouped, Plan};
 use crate::naming::frozen_input;
-use crate::state::frozen::{self, FrozenEarlier};
+use crate::state::frozen::{self, FrozenEarlier, How};
+use crate::state::segments;
 use crate::work::Work;
 
 /// `NAME=TABLE_OR_FILE` from `--source`: a value naming a file (by its
@@ -252,29 +254,70 @@ pub fn check_columns(
     Err(crate::checks::fail(&[], d))
 }
 
-/// The query whose one row (the row count, the sum of row hashes) a
-/// relation's content hash digests: a content hash is of the relation's
-/// column names and types, its row count and an order-independent sum of
-/// row hashes.
-fn content_query(wh: &Warehouse, relation: &str) -> String {
+/// How strata.toml's `[sources.NAME]` says a source is frozen.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SourcePolicy {
+    /// `append-column`: rows arrive with greater values of this column (a
+    /// monotonic id, a load timestamp). A freeze whose older rows still
+    /// hash to the last freeze's content is that freeze plus a segment of
+    /// the new rows.
+    pub append_column: Option<String>,
+    /// `freeze = "hash"`: keep only the content hash and read the source
+    /// in place (replay then needs the source unchanged).
+    pub by_hash: bool,
+}
+
+/// What hashing a source found: its content hash and row count (what a
+/// freeze records and `plan` compares), and what a delta freeze is checked
+/// with.
+#[derive(Clone, Debug, Default)]
+pub struct Scanned {
+    pub content: String,
+    pub rows: i64,
+    /// The exact sum of its row hashes as the engine wrote it (empty for a
+    /// file hashed by its bytes).
+    pub sum: String,
+    /// Its columns: name and physical type.
+    pub schema: Vec<(String, String)>,
+    /// The greatest value of its append column, as text (`None` without
+    /// one, or without rows).
+    pub max: Option<String>,
+    /// Hashed by its file's bytes: a file the store copies.
+    pub by_file: bool,
+}
+
+/// The content hash and row count of each scanned source.
+pub fn contents(scanned: &BTreeMap<String, Scanned>) -> BTreeMap<String, (String, i64)> {
+    scanned
+        .iter()
+        .map(|(s, x)| (s.clone(), (x.content.clone(), x.rows)))
+        .collect()
+}
+
+/// The query whose one row (the row count, the sum of row hashes, and the
+/// greatest value of `max_of` when given) a relation's content hash
+/// digests: a content hash is of the relation's column names and types,
+/// its row count and an order-independent sum of row hashes. `filter`
+/// keeps some of its rows (`WHERE ...` on `t`).
+pub(crate) fn content_query(
+    wh: &Warehouse,
+    relation: &str,
+    max_of: Option<&str>,
+    filter: Option<&str>,
+) -> String {
+    let max = max_of.map_or(String::new(), |c| {
+        format!(", {}", wh.text(&format!("MAX(t.{c})")))
+    });
+    let filter = filter.map_or(String::new(), |f| format!(" WHERE {f}"));
     format!(
-        "SELECT COUNT(*), {} FROM (SELECT * FROM {relation}) AS t",
+        "SELECT COUNT(*), {}{max} FROM (SELECT * FROM {relation}) AS t{filter}",
         wh.text(&wh.hash_sum("t"))
     )
 }
 
-/// The content hash and row count of a relation of `schema` whose
-/// [`content_query`] answered `rows`.
-fn digest(schema: &[(String, String)], rows: &Rows) -> (String, i64) {
-    let (count, sum) = rows
-        .first()
-        .map(|r| {
-            (
-                r.first().cloned().flatten().unwrap_or_default(),
-                r.get(1).cloned().flatten().unwrap_or_default(),
-            )
-        })
-        .unwrap_or_default();
+/// The content hash of a relation of `schema` with `count` rows whose row
+/// hashes sum to `sum` (both as the engine writes them).
+pub(crate) fn digest(schema: &[(String, String)], count: &str, sum: &str) -> String {
     let mut h = Sha256::new();
     for (name, ty) in schema {
         h.update(name.as_bytes());
@@ -286,7 +329,21 @@ fn digest(schema: &[(String, String)], rows: &Rows) -> (String, i64) {
     h.update(count.as_bytes());
     h.update(b"|");
     h.update(sum.as_bytes());
-    (hex128(h), count.parse().unwrap_or(0))
+    hex128(h)
+}
+
+/// The cells of the first row of a [`content_query`]'s answer.
+fn cells(rows: &Rows) -> Vec<Option<String>> {
+    rows.first().cloned().unwrap_or_default()
+}
+
+/// A relation's column as `schema` names it (the name matched in any
+/// case), quoted.
+pub(crate) fn column_in(wh: &Warehouse, schema: &[(String, String)], name: &str) -> Option<String> {
+    schema
+        .iter()
+        .find(|(n, _)| n.eq_ignore_ascii_case(name))
+        .map(|(n, _)| wh.ident(n))
 }
 
 /// The first 128 bits of a SHA-256, in hex: the form of every content
@@ -335,13 +392,15 @@ pub fn file_hash(path: &Path) -> Result<String, Failure> {
 
 /// The content hash and row count of each source (name, origin, relation):
 /// the hash of the file's bytes for a file the store keeps, else the
-/// content hash of its rows ([`digest`]). The scans, and the descriptions
-/// of the relations, run at once where the engine can
+/// content hash of its rows ([`digest`]), with the greatest value of the
+/// source's column in `max_of` (its append column). The scans, and the
+/// descriptions of the relations, run at once where the engine can
 /// ([`strata_engine::Engine::rows_each`]).
 pub fn source_hashes<'s>(
     wh: &Warehouse,
     sources: impl IntoIterator<Item = (&'s str, &'s Origin, &'s str)>,
-) -> Result<BTreeMap<String, (String, i64)>, Failure> {
+    max_of: &BTreeMap<String, String>,
+) -> Result<BTreeMap<String, Scanned>, Failure> {
     let mut hashes = BTreeMap::new();
     let mut scanned = Vec::new();
     for (source, origin, relation) in sources {
@@ -350,17 +409,47 @@ pub fn source_hashes<'s>(
                 let hash = file_hash(path)?;
                 // Parquet keeps its row count in its footer: no scan.
                 let rows = wh.count(&format!("SELECT COUNT(*) FROM {relation}"))?;
-                hashes.insert(source.to_string(), (hash, rows));
+                hashes.insert(
+                    source.to_string(),
+                    Scanned {
+                        content: hash,
+                        rows,
+                        by_file: true,
+                        ..Scanned::default()
+                    },
+                );
             }
             _ => scanned.push((source, relation)),
         }
     }
     let relations: Vec<String> = scanned.iter().map(|(_, r)| r.to_string()).collect();
-    let queries: Vec<String> = relations.iter().map(|r| content_query(wh, r)).collect();
-    let answers = wh.rows_each(&queries)?;
     let schemas = wh.columns_each(&relations)?;
+    let columns: Vec<Option<String>> = scanned
+        .iter()
+        .zip(&schemas)
+        .map(|((source, _), schema)| max_of.get(*source).and_then(|c| column_in(wh, schema, c)))
+        .collect();
+    let queries: Vec<String> = relations
+        .iter()
+        .zip(&columns)
+        .map(|(r, c)| content_query(wh, r, c.as_deref(), None))
+        .collect();
+    let answers = wh.rows_each(&queries)?;
     for (((source, _), rows), schema) in scanned.iter().zip(answers).zip(schemas) {
-        hashes.insert(source.to_string(), digest(&schema, &rows));
+        let row = cells(&rows);
+        let cell = |i: usize| row.get(i).cloned().flatten().unwrap_or_default();
+        let (count, sum) = (cell(0), cell(1));
+        hashes.insert(
+            source.to_string(),
+            Scanned {
+                content: digest(&schema, &count, &sum),
+                rows: count.parse().unwrap_or(0),
+                sum,
+                max: row.get(2).cloned().flatten(),
+                schema,
+                by_file: false,
+            },
+        );
     }
     Ok(hashes)
 }
@@ -391,30 +480,187 @@ fn store_file(from: &Path, to: &Path, content: &str) -> Result<(), Failure> {
     std::fs::rename(&partial, to).map_err(io)
 }
 
+/// A source to freeze: where it reads, what hashing it found, how
+/// strata.toml says to freeze it, and the delta planned for it.
+pub struct Freezing<'a> {
+    pub source: &'a str,
+    pub origin: &'a Origin,
+    /// The relation it is read through.
+    pub relation: &'a str,
+    pub scanned: &'a Scanned,
+    pub policy: &'a SourcePolicy,
+    /// For a source with an append column: a delta, or why a full copy.
+    pub plan: Option<&'a Plan>,
+}
+
+/// How a source was frozen, as a run reports it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FreezeNote {
+    pub source: String,
+    /// `reused`, `copy`, `delta` or `hash`.
+    pub how: &'static str,
+    /// The relation the run reads it through (`input_<run>_<source>`, or
+    /// the earlier one reused).
+    pub relation: String,
+    pub rows: i64,
+    /// A delta: the rows it added, and the segments the input reads.
+    pub added: Option<i64>,
+    pub segments: usize,
+    /// Why a source with an append column was copied in full; what a
+    /// source read in place means.
+    pub why: Option<String>,
+    /// Whether strata.toml says how to freeze it (only those are shown).
+    pub declared: bool,
+}
+
+impl std::fmt::Display for FreezeNote {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let (s, rows) = (&self.source, grouped(self.rows));
+        match (self.how, self.added) {
+            ("delta", Some(added)) => write!(
+                f,
+                "froze {s}: +{} row{} (delta; {rows} rows in {} segments)",
+                grouped(added),
+                if added == 1 { "" } else { "s" },
+                self.segments
+            ),
+            ("reused", _) => write!(f, "froze {s}: reused {} (same content)", self.relation),
+            ("hash", _) => write!(f, "froze {s}: read in place, {rows} rows (freeze = \"hash\": only its content hash is kept; replay needs {s} unchanged)"),
+            _ => match &self.why {
+                Some(why) => write!(f, "froze {s}: full copy, {rows} rows ({why})"),
+                None => write!(f, "froze {s}: full copy, {rows} rows"),
+            },
+        }
+    }
+}
+
 /// Freeze a source: reuse an input frozen earlier with the same content
-/// (one of `earlier`, from [`frozen::earlier`]), or freeze it as
-/// `input_<run_id>_<source>` — a view of its copy in the file store
-/// ([`stored_copy`]), else a table of its rows. Returns the relation's name
-/// and whether it was reused.
+/// (one of `earlier`, from [`frozen::earlier`]); or, for `freeze =
+/// "hash"`, make `input_<run_id>_<source>` a view reading it in place; or
+/// add the segment of its new rows to its last freeze ([`Plan::Delta`]);
+/// else freeze it as `input_<run_id>_<source>`, a view of its copy in the
+/// file store ([`stored_copy`]) or a table of its rows.
 pub fn freeze(
     work: &Work,
-    source: &str,
-    (origin, relation): (&Origin, &str),
-    (content, rows): (&str, i64),
+    f: &Freezing,
     run_id: &str,
     earlier: &[FrozenEarlier],
-) -> Result<(String, bool), Failure> {
+) -> Result<FreezeNote, Failure> {
     let wh = work.wh();
+    let Freezing {
+        source,
+        origin,
+        relation,
+        scanned,
+        policy,
+        plan,
+    } = *f;
+    let (content, rows) = (scanned.content.as_str(), scanned.rows);
+    let in_place = policy.by_hash
+        && (matches!(origin, Origin::Table(_)) || wh.capabilities().file_store.is_some());
+    let described = in_place_origin(origin);
+    let mut note = FreezeNote {
+        source: source.to_string(),
+        how: "copy",
+        relation: String::new(),
+        rows,
+        added: None,
+        segments: 1,
+        why: None,
+        declared: policy.by_hash || policy.append_column.is_some(),
+    };
     for e in earlier {
         if e.source != source || e.content_hash != content {
             continue;
         }
+        // A source read in place is no copy: reused only by a source read
+        // in place from the same origin.
+        if e.how == How::Hash && !(in_place && e.origin.as_deref() == Some(described.as_str())) {
+            continue;
+        }
         let file_there = e.file.as_ref().is_none_or(|f| Path::new(f).is_file());
         if file_there && wh.relation_exists(&e.table)? {
-            return Ok((e.table.clone(), true));
+            note.how = "reused";
+            note.relation = e.table.clone();
+            return Ok(note);
         }
     }
     let table = frozen_input(run_id, source);
+    note.relation = table.clone();
+    let quoted = wh.ident(&table);
+    let append = policy.append_column.as_deref();
+    let mut record = frozen::Record {
+        source,
+        content_hash: content,
+        rows,
+        table: &table,
+        file: None,
+        how: How::Copy,
+        append_column: append,
+        watermark: scanned.max.as_deref(),
+        origin: None,
+    };
+    if in_place {
+        let read = match origin {
+            Origin::File(path) => {
+                let path = std::path::absolute(path).unwrap_or_else(|_| path.clone());
+                wh.read(source, &Origin::File(path))?
+            }
+            Origin::Table(_) => relation.to_string(),
+        };
+        work.replace_view(&quoted, &read)?;
+        record.how = How::Hash;
+        record.origin = Some(&described);
+        frozen::record(wh, &record)?;
+        note.how = "hash";
+        return Ok(note);
+    }
+    if policy.by_hash {
+        note.why = Some(format!(
+            "freeze = \"hash\" reads tables in place, and {} is loaded into the warehouse",
+            origin.describe()
+        ));
+    }
+    if let Some(Plan::Delta(delta)) = plan {
+        let segments = delta::segments_of(delta, &table);
+        let new = segments.last().map(|s| s.table.clone()).unwrap_or_default();
+        work.replace_table(
+            &wh.ident(&new),
+            &format!(
+                "SELECT * FROM (SELECT * FROM {relation}) AS t WHERE {}",
+                delta.filter()
+            ),
+        )?;
+        // The segment holds exactly the rows counted before the run (none
+        // arrived in between).
+        let check = wh.rows(&content_query(wh, &wh.ident(&new), None, None))?;
+        let cell = |i: usize| {
+            check
+                .first()
+                .and_then(|r| r.get(i).cloned().flatten())
+                .unwrap_or_default()
+        };
+        if cell(0).parse::<i64>().ok() != Some(delta.added)
+            || delta::parse_sum(&cell(1)) != Some(delta.added_sum)
+        {
+            return Err(Failure::Environment(format!(
+                "{} changed while the run was reading it (rows above {} arrived or changed); nothing was built, run again",
+                origin.describe(),
+                delta.base.watermark.as_deref().unwrap_or("")
+            )));
+        }
+        work.replace_view(&quoted, &segments::union(wh, &segments))?;
+        segments::record(wh, &table, &segments)?;
+        record.how = How::Delta;
+        frozen::record(wh, &record)?;
+        note.how = "delta";
+        note.added = Some(delta.added);
+        note.segments = segments.len();
+        return Ok(note);
+    }
+    if let Some(Plan::Full(why)) = plan {
+        note.why = Some(why.clone());
+    }
     let copy = stored_copy(wh, origin, content);
     match (&copy, origin) {
         (Some(copy), Origin::File(path)) => {
@@ -422,12 +668,24 @@ pub fn freeze(
                 store_file(path, copy, content)?;
             }
             let read = wh.read(source, &Origin::File(copy.clone()))?;
-            wh.replace_view(&wh.ident(&table), &read)?;
+            wh.replace_view(&quoted, &read)?;
         }
-        _ => work.replace_table(&wh.ident(&table), &format!("SELECT * FROM {relation}"))?,
+        _ => work.replace_table(&quoted, &format!("SELECT * FROM {relation}"))?,
     }
-    frozen::record(wh, (source, content, rows), &table, copy.as_deref())?;
-    Ok((table, false))
+    record.file = copy.as_deref();
+    frozen::record(wh, &record)?;
+    Ok(note)
+}
+
+/// What a source read in place reads, as its freeze records it (a file by
+/// its absolute path).
+fn in_place_origin(origin: &Origin) -> String {
+    match origin {
+        Origin::File(path) => {
+            Origin::File(std::path::absolute(path).unwrap_or_else(|_| path.clone())).describe()
+        }
+        Origin::Table(_) => origin.describe(),
+    }
 }
 
 #[cfg(test)]

@@ -11,6 +11,7 @@
 //!   (a unit of work: a transaction, or undone by hand where the engine has
 //!   none);
 //! * [`inputs`] (where each source reads from, content hashes, freezes),
+//!   [`delta`] (freezing only the rows added since the last freeze),
 //!   [`checks`] (pins, declarative tests), [`cardinality`] (join checks),
 //!   [`registry`] (the checks run after each model), [`select`];
 //! * [`prepare`] (options, models, sources, content hashes settled before
@@ -24,6 +25,7 @@ pub mod branches;
 pub mod build;
 pub mod cardinality;
 pub mod checks;
+pub mod delta;
 pub mod failpoint;
 pub mod gc;
 pub mod incremental;
