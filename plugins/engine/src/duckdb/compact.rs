@@ -149,12 +149,29 @@ impl DuckDb {
             .first()
             .and_then(|r| r.first().cloned().flatten())
             .unwrap_or_default();
-        let written = self
-            .exec(&format!(
-                "ATTACH {} AS {COPY_ALIAS}; COPY FROM DATABASE {} TO {COPY_ALIAS}; DETACH {COPY_ALIAS}",
-                self.string(&copy.to_string_lossy()),
-                self.ident(&database)
+        // The copy keeps the file's storage version, so that whatever read
+        // the warehouse before (an older DuckDB) still can.
+        let version = self.storage_version()?;
+        let attach = |options: &str| {
+            self.exec(&format!(
+                "ATTACH {} AS {COPY_ALIAS}{options}",
+                self.string(&copy.to_string_lossy())
             ))
+        };
+        let attached = match &version {
+            Some(v) => attach(&format!(" (STORAGE_VERSION {})", self.string(v))).or_else(|_| {
+                remove_copy(&copy);
+                attach("")
+            }),
+            None => attach(""),
+        };
+        let written = attached
+            .and_then(|()| {
+                self.exec(&format!(
+                    "COPY FROM DATABASE {} TO {COPY_ALIAS}; DETACH {COPY_ALIAS}",
+                    self.ident(&database)
+                ))
+            })
             .and_then(|()| self.same_relations(&copy, &database));
         if let Err(e) = written {
             let _ = self.exec(&format!("DETACH DATABASE IF EXISTS {COPY_ALIAS}"));
@@ -176,6 +193,20 @@ impl DuckDb {
         let fresh = DuckDb::open(&self.path, Duration::from_secs(30))?;
         self.conn.replace(fresh.conn.into_inner());
         Ok(Some(Compaction { before, after }))
+    }
+
+    /// The storage version of the warehouse file (`v1.2.0`), as DuckDB
+    /// tags it.
+    fn storage_version(&self) -> Result<Option<String>, Failure> {
+        let rows = self.rows(
+            "SELECT CAST(tags['storage_version'] AS VARCHAR) FROM duckdb_databases() \
+             WHERE database_name = current_database()",
+        )?;
+        Ok(rows
+            .first()
+            .and_then(|r| r.first().cloned().flatten())
+            .map(|v| v.trim_matches(['[', ']', '+', ' ']).to_string())
+            .filter(|v| v.starts_with('v')))
     }
 
     /// Fail unless the copy at `copy` has the same tables and views as
