@@ -24,6 +24,11 @@ use crate::state::frozen::{FrozenEarlier, How};
 use crate::state::segments::{self, Segment};
 use crate::state::RunRecord;
 
+/// The longest chain of segments a relation reads: the next freeze (or
+/// `append` snapshot) is a full copy, so that no relation reads hundreds of
+/// small tables.
+pub const MAX_SEGMENTS: usize = 64;
+
 /// How a source with an append column is frozen, when no earlier freeze
 /// has its content.
 #[derive(Clone, Debug)]
@@ -148,6 +153,17 @@ pub fn plan(
             .unwrap_or_default();
         let literal = format!("CAST({} AS {ty})", wh.string(&watermark));
         let segments = segments::of(&known, &base.table, || Ok(base.rows))?;
+        if segments.len() >= MAX_SEGMENTS {
+            plans.insert(
+                source.clone(),
+                full(format!(
+                    "its last freeze, {}, reads {} segments: a full copy starts a new chain",
+                    base.table,
+                    segments.len()
+                )),
+            );
+            continue;
+        }
         let delta = Delta {
             base,
             segments,

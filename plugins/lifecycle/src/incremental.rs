@@ -25,6 +25,7 @@ use strata_lang::types::Type;
 
 use strata_engine::{Failure, Warehouse};
 
+use crate::delta::MAX_SEGMENTS;
 use crate::naming::segment;
 use crate::state::segments::{self, Segment};
 use crate::state::{history, pointers};
@@ -91,14 +92,25 @@ pub(crate) fn build_merged(
 ) -> Result<(String, Option<i64>), Failure> {
     let wh = work.wh();
     let merge = merge(wh, m, inc, base, select)?;
-    if !(share && inc.merge_keys.is_empty()) {
+    let known = match share && inc.merge_keys.is_empty() {
+        true => segments::all(wh)?,
+        false => Default::default(),
+    };
+    let long = known.get(base).is_some_and(|s| s.len() >= MAX_SEGMENTS);
+    if !(share && inc.merge_keys.is_empty()) || long {
         work.replace_table(&wh.ident(table), &merge.sql)?;
-        return Ok((merge.line, None));
+        let line = match long {
+            true => format!(
+                "{} (a table: {base} reads {MAX_SEGMENTS} segments, a new chain starts)",
+                merge.line
+            ),
+            false => merge.line,
+        };
+        return Ok((line, None));
     }
     let new = segment(table);
     work.replace_table(&wh.ident(&new), &merge.new_rows)?;
     let added = wh.count(&format!("SELECT COUNT(*) FROM {}", wh.ident(&new)))?;
-    let known = segments::all(wh)?;
     let mut parts = segments::of(&known, base, || {
         wh.count(&format!("SELECT COUNT(*) FROM {}", wh.ident(base)))
     })?;
