@@ -499,9 +499,12 @@ pub struct FreezeNote {
     pub source: String,
     /// `reused`, `copy`, `delta` or `hash`.
     pub how: &'static str,
-    /// The relation the run reads it through (`input_<run>_<source>`, or
-    /// the earlier one reused).
+    /// What the run records as its frozen input (`input_<run>_<source>`,
+    /// or the earlier one reused): a relation, but for a source read in
+    /// place, a name in the frozen inputs only.
     pub relation: String,
+    /// The relation (SQL) the run's models read it through.
+    pub reads: String,
     pub rows: i64,
     /// A delta: the rows it added, and the segments the input reads.
     pub added: Option<i64>,
@@ -536,7 +539,8 @@ impl std::fmt::Display for FreezeNote {
 
 /// Freeze a source: reuse an input frozen earlier with the same content
 /// (one of `earlier`, from [`frozen::earlier`]); or, for `freeze =
-/// "hash"`, make `input_<run_id>_<source>` a view reading it in place; or
+/// "hash"`, record only its content hash and origin (as
+/// `input_<run_id>_<source>`: no relation) and read it in place; or
 /// add the segment of its new rows to its last freeze ([`Plan::Delta`]);
 /// else freeze it as `input_<run_id>_<source>`, a view of its copy in the
 /// file store ([`stored_copy`]) or a table of its rows.
@@ -563,6 +567,7 @@ pub fn freeze(
         source: source.to_string(),
         how: "copy",
         relation: String::new(),
+        reads: String::new(),
         rows,
         added: None,
         segments: 1,
@@ -579,15 +584,20 @@ pub fn freeze(
             continue;
         }
         let file_there = e.file.as_ref().is_none_or(|f| Path::new(f).is_file());
-        if file_there && wh.relation_exists(&e.table)? {
+        if e.how == How::Hash || (file_there && wh.relation_exists(&e.table)?) {
             note.how = "reused";
             note.relation = e.table.clone();
+            note.reads = match e.how {
+                How::Hash => relation.to_string(),
+                _ => wh.ident(&e.table),
+            };
             return Ok(note);
         }
     }
     let table = frozen_input(run_id, source);
     note.relation = table.clone();
     let quoted = wh.ident(&table);
+    note.reads = quoted.clone();
     let append = policy.append_column.as_deref();
     let mut record = frozen::Record {
         source,
@@ -601,14 +611,10 @@ pub fn freeze(
         origin: None,
     };
     if in_place {
-        let read = match origin {
-            Origin::File(path) => {
-                let path = std::path::absolute(path).unwrap_or_else(|_| path.clone());
-                wh.read(source, &Origin::File(path))?
-            }
-            Origin::Table(_) => relation.to_string(),
-        };
-        work.replace_view(&quoted, &read)?;
+        // No relation of its own (a view would stop the table it reads
+        // from being dropped and loaded again, on PostgreSQL): the run
+        // reads the source, replay reads its origin again.
+        note.reads = relation.to_string();
         record.how = How::Hash;
         record.origin = Some(&described);
         frozen::record(wh, &record)?;
@@ -675,6 +681,15 @@ pub fn freeze(
     record.file = copy.as_deref();
     frozen::record(wh, &record)?;
     Ok(note)
+}
+
+/// The origin a source read in place recorded ([`in_place_origin`]).
+pub fn recorded_origin(text: &str) -> Option<Origin> {
+    if let Some(t) = text.strip_prefix("table ") {
+        return Some(Origin::Table(t.to_string()));
+    }
+    text.strip_prefix("file ")
+        .map(|p| Origin::File(PathBuf::from(p)))
 }
 
 /// What a source read in place reads, as its freeze records it (a file by

@@ -10,10 +10,10 @@ use strata_lang::ir;
 
 use crate::build::{build_one, Checking};
 use crate::cardinality::{Ledger, Summary};
-use crate::inputs::{file_hash, source_hashes};
+use crate::inputs::{file_hash, recorded_origin, source_hashes};
 use crate::naming::live_view;
 use crate::select::select_models;
-use crate::state::frozen::{self, How};
+use crate::state::frozen::{self, FrozenEarlier, How};
 use crate::state::{history, segments, RunRecord};
 use crate::work::Work;
 use crate::Progress;
@@ -68,9 +68,12 @@ pub fn execute(
     record: &RunRecord,
     progress: &dyn Progress,
 ) -> Result<ReplayReport, Failure> {
+    let frozen = frozen::all(wh)?;
+    let read_in_place = |t: &String| frozen.get(t).filter(|f| f.how == How::Hash);
     let inputs = record
         .inputs
         .iter()
+        .filter(|(_, t)| read_in_place(t).is_none())
         .map(|(s, t)| ("frozen input of source", s, t));
     let snapshots = record
         .snapshots
@@ -89,15 +92,33 @@ pub fn execute(
             )));
         }
     }
+    // Where each input is read: its frozen relation, or for a source read
+    // in place, its origin again.
+    let mut source_rel: BTreeMap<String, String> = BTreeMap::new();
+    for (s, t) in &record.inputs {
+        let Some(f) = read_in_place(t) else {
+            source_rel.insert(s.clone(), wh.ident(t));
+            continue;
+        };
+        let described = f.origin.clone().unwrap_or_default();
+        let origin = recorded_origin(&described);
+        let there = match &origin {
+            Some(Origin::Table(name)) => wh.relation_exists(name)?,
+            Some(Origin::File(path)) => path.is_file(),
+            None => false,
+        };
+        let Some(origin) = origin.filter(|_| there) else {
+            return Err(Failure::Environment(format!(
+                "cannot replay run {}: source '{s}' was read in place (freeze = \"hash\") from {described}, which is gone; nothing was run",
+                record.run_id
+            )));
+        };
+        source_rel.insert(s.clone(), wh.read(s, &origin)?);
+    }
     progress.step("check inputs");
-    let checked_inputs = same_inputs(wh, record)?;
+    let checked_inputs = same_inputs(wh, record, &frozen, &source_rel)?;
     let models = select_models(module, &record.models, None)?;
     let (changed, format_changed) = fingerprint_changes(&record.fingerprints, &models);
-    let source_rel: BTreeMap<String, String> = record
-        .inputs
-        .iter()
-        .map(|(s, t)| (s.clone(), wh.ident(t)))
-        .collect();
     let work = Work::begin(wh)?;
     let mut ledger = Ledger::new(record.sampling);
     let result = (|| {
@@ -156,13 +177,18 @@ pub fn execute(
     result
 }
 
-/// Check that every frozen input of `record` still has the content the
-/// run read (one scan of each; a stored file by its bytes). A source read
+/// Check that every frozen input of `record` (read through `source_rel`)
+/// still has the content the run read (one scan of each; a stored file by
+/// its bytes). A source read
 /// in place (`freeze = "hash"`) that changed since is refused, saying since
 /// when; a copy that changed (which strata never does) too. Returns each
 /// source and how it was frozen.
-fn same_inputs(wh: &Warehouse, record: &RunRecord) -> Result<Vec<(String, &'static str)>, Failure> {
-    let all = frozen::all(wh)?;
+fn same_inputs(
+    wh: &Warehouse,
+    record: &RunRecord,
+    all: &BTreeMap<String, FrozenEarlier>,
+    source_rel: &BTreeMap<String, String>,
+) -> Result<Vec<(String, &'static str)>, Failure> {
     let mut out = Vec::new();
     let mut scan = Vec::new();
     for (source, table) in &record.inputs {
@@ -177,10 +203,19 @@ fn same_inputs(wh: &Warehouse, record: &RunRecord) -> Result<Vec<(String, &'stat
                     return Err(changed(wh, record, source, f.how, None)?);
                 }
             }
+            // Hashed as the run hashed it: a source read in place from its
+            // origin (a Parquet file by its bytes), a frozen one by its rows.
             None => scan.push((
                 source.clone(),
-                Origin::Table(table.clone()),
-                wh.ident(table),
+                match f.how {
+                    How::Hash => f
+                        .origin
+                        .as_deref()
+                        .and_then(recorded_origin)
+                        .unwrap_or_else(|| Origin::Table(table.clone())),
+                    _ => Origin::Table(table.clone()),
+                },
+                source_rel[source].clone(),
                 f,
             )),
         }

@@ -179,10 +179,9 @@ fn run_in_transaction(
         if note.how == "reused" {
             reused.push(s.clone());
         }
-        let table = note.relation.clone();
-        build.ledger.know_rows(&wh.ident(&table), x.rows);
-        build.source_rel.insert(s.clone(), wh.ident(&table));
-        frozen.insert(s.clone(), table);
+        build.ledger.know_rows(&note.reads, x.rows);
+        build.source_rel.insert(s.clone(), note.reads.clone());
+        frozen.insert(s.clone(), note.relation.clone());
         freezes.push(note);
     }
     // 2-3. Build each model as its snapshot, with its pins and checks.
