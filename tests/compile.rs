@@ -1,4 +1,4 @@
-//! `strata compile` beyond the golden snapshots (`tests/cmd/compile-*.toml`):
+//! `strata compile` beyond the golden snapshots (`tests/cmd/compile/*.toml`):
 //!
 //! * `sqlglot_parses_every_statement`: `tests/sql/parse_check.py` parses
 //!   every view and check query of every valid program, for the five
@@ -169,7 +169,7 @@ fn all_programs() -> Vec<PathBuf> {
     all.extend(strata_files(&r.join("examples"), true));
     all.extend(strata_files(&r.join("tests/sql/exec"), false));
     all.extend(strata_files(&r.join("tests/sql/programs"), false));
-    all.push(r.join("tests/cmd/compile-showcase.strata"));
+    all.push(r.join("tests/cmd/compile/compile-showcase.strata"));
     all
 }
 
@@ -1061,7 +1061,7 @@ fn postgres_view_types_match_the_schema() {
 #[test]
 fn compile_errors_are_json_with_format_json() {
     let out = Command::new(STRATA)
-        .current_dir(root().join("tests/cmd"))
+        .current_dir(root().join("tests/cmd/compile"))
         .args([
             "compile",
             "compile-e070-uuid-bigquery.strata",

@@ -509,6 +509,7 @@ fn source_files() -> Vec<PathBuf> {
     let mut dirs = vec![
         root.join("lang/src"),
         root.join("rules/src"),
+        root.join("analysis/src"),
         root.join("cli/src"),
     ];
     if let Ok(plugins) = fs::read_dir(root.join("plugins")) {
@@ -626,4 +627,31 @@ fn helpers_find_codes_where_they_should() {
     );
     assert_eq!(first_arg("args = \"check e040.strata\""), Some("check"));
     assert_eq!(first_arg("bin.name = \"strata\""), None);
+}
+
+/// Every manual page the code points at (`docs/<page>.md` in `--help`
+/// texts and doc comments) exists: a moved page must not leave `--help`
+/// pointing nowhere.
+#[test]
+fn the_manual_pages_the_code_names_exist() {
+    let root = workspace_root();
+    let mut missing = BTreeSet::new();
+    for path in source_files() {
+        let text = read(&path);
+        for (at, _) in text.match_indices("docs/") {
+            let name: String = text[at + 5..]
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '-' || *c == '_')
+                .collect();
+            let page = format!("docs/{name}.md");
+            if text[at + 5 + name.len()..].starts_with(".md") && !root.join(&page).is_file() {
+                missing.insert(format!("{}: {page}", relative(&path)));
+            }
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "manual pages named in the code that do not exist:\n{}",
+        missing.into_iter().collect::<Vec<_>>().join("\n")
+    );
 }

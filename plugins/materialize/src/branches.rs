@@ -9,6 +9,7 @@ use crate::args::WarehouseArgs;
 use crate::report::report_error;
 
 #[derive(Debug, clap::Args)]
+#[command(after_help = "Manual: docs/lifecycle.md, in the strata source tree.")]
 pub struct BranchesArgs {
     #[command(flatten)]
     pub warehouse: WarehouseArgs,

@@ -12,6 +12,7 @@ use crate::args::{config_failure, WarehouseArgs};
 use crate::report::report_error;
 
 #[derive(Debug, Clone, clap::Args)]
+#[command(after_help = "Manual: docs/lifecycle.md, in the strata source tree.")]
 pub struct GcArgs {
     /// Keep the last N runs of each branch. Default: `[gc] keep` of
     /// strata.toml, else 10.

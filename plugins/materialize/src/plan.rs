@@ -7,6 +7,7 @@ use crate::args::{run_options, SelectArgs, WarehouseArgs};
 use crate::report::report_failure;
 
 #[derive(Debug, clap::Args)]
+#[command(after_help = "Manual: docs/lifecycle.md, in the strata source tree.")]
 pub struct PlanArgs {
     #[command(flatten)]
     pub select: SelectArgs,

@@ -10,6 +10,7 @@ use crate::args::WarehouseArgs;
 use crate::report::{cardinality_json, print_pins, report_failure};
 
 #[derive(Debug, clap::Args)]
+#[command(after_help = "Manual: docs/lifecycle.md, in the strata source tree.")]
 pub struct ReplayArgs {
     /// The module file.
     #[arg(value_name = "FILE")]

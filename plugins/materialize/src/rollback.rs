@@ -8,6 +8,7 @@ use crate::args::WarehouseArgs;
 use crate::report::report_error;
 
 #[derive(Debug, clap::Args)]
+#[command(after_help = "Manual: docs/lifecycle.md, in the strata source tree.")]
 pub struct RollbackArgs {
     /// The module file (its strata.toml names `--target`s; it is recorded
     /// with the rollback).

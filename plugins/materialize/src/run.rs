@@ -13,6 +13,9 @@ use crate::gc::{after_run, collection_json, print_collection};
 use crate::report::{cardinality_json, print_pins, report_failure};
 
 #[derive(Debug, clap::Args)]
+#[command(
+    after_help = "Manual: docs/lifecycle.md (the run, its checks, what it keeps), docs/engines.md (warehouses and targets), docs/cardinality.md, in the strata source tree."
+)]
 pub struct RunArgs {
     #[command(flatten)]
     pub select: SelectArgs,
@@ -47,6 +50,7 @@ pub struct RunArgs {
 }
 
 #[derive(Debug, clap::Args)]
+#[command(after_help = "Manual: docs/lifecycle.md, in the strata source tree.")]
 pub struct TestArgs {
     #[command(flatten)]
     pub select: SelectArgs,

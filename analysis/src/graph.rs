@@ -1,7 +1,10 @@
 //! A checked module as a graph: its sources, models, contracts and tests,
 //! what reads what, and where every column comes from. `strata graph`
 //! prints it, `strata diff` follows it downstream to find the blast radius
-//! of a change, `strata docs` draws it.
+//! of a change, `strata docs` draws it, the language server resolves names
+//! against its nodes.
+
+use std::collections::BTreeSet;
 
 use serde::Serialize;
 use strata_lang::ir::{self, ColumnRef, InputKind, InputRole, Step, TExprKind};
@@ -333,7 +336,7 @@ impl Graph {
             }
         }
         // A group key is read by its lineage and by its `group` step: once.
-        let mut seen = std::collections::BTreeSet::new();
+        let mut seen = BTreeSet::new();
         let mut i = first_read;
         while i < self.reads.len() {
             let r = &self.reads[i];
@@ -439,6 +442,33 @@ impl Graph {
 
     pub fn node(&self, id: &NodeId) -> Option<&Node> {
         self.nodes.iter().find(|n| n.id == *id)
+    }
+
+    /// Keep only `seeds` and the nodes upstream or downstream of them.
+    pub fn keep_connected(&mut self, seeds: &[NodeId]) {
+        let mut keep: BTreeSet<NodeId> = seeds.iter().cloned().collect();
+        for downstream in [false, true] {
+            let mut todo: Vec<NodeId> = seeds.to_vec();
+            while let Some(n) = todo.pop() {
+                for e in &self.edges {
+                    let (here, next) = if downstream {
+                        (&e.from, &e.to)
+                    } else {
+                        (&e.to, &e.from)
+                    };
+                    if *here == n && keep.insert(next.clone()) {
+                        todo.push(next.clone());
+                    }
+                }
+            }
+        }
+        self.nodes.retain(|n| keep.contains(&n.id));
+        self.edges
+            .retain(|e| keep.contains(&e.from) && keep.contains(&e.to));
+        self.columns
+            .retain(|c| keep.contains(&c.from.node) && keep.contains(&c.to.node));
+        self.reads
+            .retain(|r| keep.contains(&r.column.node) && keep.contains(&r.reader));
     }
 }
 
@@ -571,5 +601,20 @@ mod tests {
             .map(|n| n.id.to_string())
             .collect();
         assert_eq!(tests, ["test:m", "test:m#2"]);
+    }
+
+    #[test]
+    fn keep_connected_keeps_upstream_and_downstream_only() {
+        let mut g = graph(SHOP);
+        g.keep_connected(&[NodeId::new(NodeKind::Model, "customer_stats")]);
+        let ids: Vec<String> = g.nodes.iter().map(|n| n.id.to_string()).collect();
+        assert_eq!(
+            ids,
+            [
+                "source:orders",
+                "model:customer_stats",
+                "model:customer_cards"
+            ]
+        );
     }
 }

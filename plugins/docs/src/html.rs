@@ -3,7 +3,7 @@
 
 use std::fmt::Write as _;
 
-pub use crate::render::html_escape as esc;
+pub use strata_plugin::html_escape as esc;
 
 /// A description as HTML: paragraphs split at blank lines; lines indented
 /// by two spaces or more (command examples in a comment) as preformatted

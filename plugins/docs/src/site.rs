@@ -5,6 +5,7 @@
 use std::collections::{BTreeMap, HashMap};
 
 use serde_json::{json, Value};
+use strata_analysis::graph::{ColumnId, Graph, Node, NodeId, NodeKind};
 use strata_lang::ir;
 use strata_lang::sql::Dialect;
 use strata_lang::{Checked, Span};
@@ -13,7 +14,6 @@ use super::comments::Comments;
 use super::history::LastRun;
 use super::html::Shell;
 use super::layout::{self, Size};
-use crate::project::{ColumnId, Graph, Node, NodeId, NodeKind};
 
 /// The warehouse's last run of each model, when one was given.
 pub struct Runs {

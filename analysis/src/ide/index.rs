@@ -9,7 +9,7 @@ use strata_lang::ast::{self, Decl, ExprKind, Ident, ItemKind};
 use strata_lang::ir;
 use strata_lang::{FileId, Span};
 
-use crate::project::{NodeId, NodeKind};
+use crate::graph::{NodeId, NodeKind};
 
 /// What a name refers to.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]

@@ -1,9 +1,10 @@
-//! `strata docs`: the module as a static site — an index with search and
-//! the interactive lineage graph, a page per model, source and contract —
-//! that opens from the filesystem with no server and no network.
+//! The docs plugin: `strata docs`, the module as a static site — an index
+//! with search and the interactive lineage graph, a page per model, source
+//! and contract — that opens from the filesystem with no server and no
+//! network. Registered through `inventory` like every plugin command.
 //!
 //! The pages are HTML written here; the graph is drawn by Cytoscape.js
-//! (vendored, see `cli/assets/docs/README.md`) from `graph.js`, which
+//! (vendored in `assets/docs/vendor/`) from `graph.js`, which
 //! holds the nodes, their places (laid out here: [`layout`]), the edges and
 //! the column lineage. The same module always gives the same bytes.
 
@@ -17,24 +18,19 @@ mod site;
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Component, Path, PathBuf};
 
+use strata_analysis::compile::compile_module;
+use strata_analysis::graph::{NodeId, NodeKind};
 use strata_lifecycle::Failure;
 use strata_materialize::args::WarehouseArgs;
-
-use super::compile::{compile_module, DialectArg};
-use crate::exit;
-use crate::project::{NodeId, NodeKind};
-use crate::render;
+use strata_plugin::{command, exit, outln, parse, DialectArg, Host, PluginCommand};
 
 /// The site's own files, and the vendored graph library.
 const ASSETS: &[(&str, &str)] = &[
-    (
-        "assets/site.css",
-        include_str!("../../assets/docs/site.css"),
-    ),
-    ("assets/site.js", include_str!("../../assets/docs/site.js")),
+    ("assets/site.css", include_str!("../assets/docs/site.css")),
+    ("assets/site.js", include_str!("../assets/docs/site.js")),
     (
         "assets/cytoscape.min.js",
-        include_str!("../../assets/docs/vendor/cytoscape.min.js"),
+        include_str!("../assets/docs/vendor/cytoscape.min.js"),
     ),
 ];
 
@@ -70,7 +66,9 @@ or written, and a DuckDB file must exist.
 
 Exit codes: 0 written; 1 the module has errors (or does not compile for \
 --dialect); 2 bad arguments; 4 the directory cannot be written or the \
-warehouse cannot be opened.")]
+warehouse cannot be opened.
+
+Manual: docs/lineage.md, in the strata source tree.")]
 pub struct DocsArgs {
     /// The module's root file.
     #[arg(value_name = "FILE")]
@@ -103,8 +101,25 @@ pub struct DocsArgs {
     pub lock_timeout: f64,
 }
 
-pub fn run(args: DocsArgs) -> i32 {
-    let checked = match super::check::check_valid(&args.file, &args.search_dir, "docs") {
+fn docs_command(matches: &clap::ArgMatches, host: &dyn Host) -> i32 {
+    parse(matches).map_or_else(|code| code, |args| run(args, host))
+}
+
+inventory::submit! {
+    PluginCommand {
+        name: "docs",
+        order: 19,
+        command: || command::<DocsArgs>(
+            "docs",
+            "Write a static documentation site: every model, source and contract, searchable, \
+             with the lineage graph drawn (no server, no network)",
+        ),
+        run: docs_command,
+    }
+}
+
+pub fn run(args: DocsArgs, host: &dyn Host) -> i32 {
+    let checked = match host.valid_module(&args.file, &args.search_dir, "docs") {
         Ok(c) => c,
         Err(code) => return code,
     };
@@ -112,7 +127,7 @@ pub fn run(args: DocsArgs) -> i32 {
     let compiled = match compile_module(&checked.module, &[], dialect) {
         Ok(c) => c,
         Err(diags) => {
-            render::print_diagnostics(&checked.sources, &diags);
+            host.print_diagnostics(&checked.sources, &diags);
             eprintln!(
                 "error: {} cannot be compiled for {} (try another --dialect)",
                 args.file.display(),
@@ -165,7 +180,7 @@ pub fn run(args: DocsArgs) -> i32 {
         eprintln!("error: {msg}");
         return exit::ENVIRONMENT;
     }
-    crate::outln!(
+    outln!(
         "wrote {} files to {}: open {}",
         files.len(),
         args.out.display(),
