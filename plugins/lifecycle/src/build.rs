@@ -27,7 +27,7 @@ pub struct RunReport {
     /// Sources whose frozen copy was reused.
     pub reused_inputs: Vec<String>,
     /// How each input was frozen (a run's; empty for `test`).
-    pub frozen: Vec<crate::inputs::FreezeNote>,
+    pub frozen: Vec<crate::freeze::FreezeNote>,
     /// What the join cardinality checks did: each side's outcome, the
     /// queries executed, the sampling used.
     pub cardinality: Summary,

@@ -18,7 +18,7 @@ use std::collections::BTreeMap;
 
 use strata_engine::{Failure, Origin, Warehouse};
 
-use crate::inputs::{column_in, content_query, digest, Scanned, SourcePolicy};
+use crate::content::{column_in, content_query, digest, Scanned, SourcePolicy};
 use crate::naming::segment;
 use crate::state::frozen::{FrozenEarlier, How};
 use crate::state::segments::{self, Segment};

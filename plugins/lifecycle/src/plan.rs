@@ -165,7 +165,7 @@ pub fn plan_run(
     let verdicts = verdicts(
         wh,
         &models,
-        &crate::inputs::contents(&scanned),
+        &crate::content::contents(&scanned),
         &opts.branch,
     );
     progress.finish();

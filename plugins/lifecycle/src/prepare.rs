@@ -8,7 +8,8 @@ use std::path::{Path, PathBuf};
 use strata_engine::{Failure, Origin, Warehouse};
 use strata_lang::ir;
 
-use crate::inputs::{self, Scanned, SourcePolicy};
+use crate::content::{self, Scanned, SourcePolicy};
+use crate::inputs;
 use crate::select::{find_pipeline, select_models, sources_read};
 use crate::Progress;
 
@@ -93,7 +94,7 @@ pub(crate) fn content_hashes(
         .iter()
         .filter_map(|(s, p)| Some((s.clone(), p.append_column.clone()?)))
         .collect();
-    inputs::source_hashes(
+    content::source_hashes(
         wh,
         relations
             .iter()

@@ -10,7 +10,8 @@ use strata_lang::ir;
 
 use crate::build::{build_one, Checking};
 use crate::cardinality::{Ledger, Summary};
-use crate::inputs::{file_hash, recorded_origin, source_hashes};
+use crate::content::{file_hash, source_hashes};
+use crate::freeze::recorded_origin;
 use crate::naming::live_view;
 use crate::select::select_models;
 use crate::state::frozen::{self, FrozenEarlier, How};

@@ -8,10 +8,11 @@ use strata_lang::ir;
 
 use crate::build::{Build, RunReport};
 use crate::cardinality::{Ledger, Sampling};
+use crate::content::{self, Scanned, SourcePolicy};
 use crate::delta::{self, Plan};
 use crate::failpoint::failpoint;
+use crate::freeze::{self, Freezing};
 use crate::incremental;
-use crate::inputs::{self, Freezing, Scanned, SourcePolicy};
 use crate::naming::{live_view, short_hash, snapshot, staged_view};
 use crate::plan::verdicts;
 use crate::prepare::{content_hashes, prepare, Prepared, RunOptions};
@@ -38,7 +39,7 @@ pub fn run(
     let mut scanned = content_hashes(wh, &origins, &relations, &opts.policies, progress)?;
     let mut skipped = Vec::new();
     if opts.only_stale {
-        for v in verdicts(wh, &models, &inputs::contents(&scanned), &opts.branch)? {
+        for v in verdicts(wh, &models, &content::contents(&scanned), &opts.branch)? {
             if v.why.is_fresh() {
                 skipped.push((v.model, v.live_run));
             }
@@ -163,7 +164,7 @@ fn run_in_transaction(
     let unset = SourcePolicy::default();
     for (s, x) in scanned {
         progress.step(&format!("freeze {s}"));
-        let note = inputs::freeze(
+        let note = freeze::freeze(
             work,
             &Freezing {
                 source: s,

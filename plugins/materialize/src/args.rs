@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use strata_lifecycle::{inputs, state, Failure, RunOptions, Target, Warehouse};
+use strata_lifecycle::{content, inputs, state, Failure, RunOptions, Target, Warehouse};
 use strata_plugin::config::{self, ConfigError};
 
 /// Options shared by the commands that open the warehouse.
@@ -167,7 +167,7 @@ pub fn run_options(select: &SelectArgs, sample_rows: Option<u64>) -> Result<RunO
         .sources
         .into_iter()
         .map(|(name, s)| {
-            let policy = inputs::SourcePolicy {
+            let policy = content::SourcePolicy {
                 append_column: s.append_column,
                 by_hash: s.freeze == config::Freeze::Hash,
             };
