@@ -14,7 +14,8 @@
 //! warehouse.
 //!
 //! One file per verb (`run`, `cardinality`, `test_replay`, `timeline`,
-//! `plan`, `incremental`) and one for what differs by engine (`engines`),
+//! `plan`, `incremental`; `delta`: freezes and gc as the warehouse grows)
+//! and one for what differs by engine (`engines`),
 //! over what they share (`support`): a test is `<verb>::<test>::<engine>`.
 
 #[path = "../support/pg.rs"]
@@ -29,6 +30,7 @@ mod tools;
 mod support;
 
 mod cardinality;
+mod delta;
 mod engines;
 mod incremental;
 mod plan;

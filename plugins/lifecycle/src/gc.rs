@@ -120,13 +120,17 @@ pub fn gc(
             None => vec![relation.to_string()],
         }
     };
+    // A source read in place (`freeze = "hash"`) has no relation of its
+    // own.
+    let stored = |t: &String| frozen.get(t).is_none_or(|f| f.how != How::Hash);
+    // The relations a run reads. Replaying an incremental run starts from
+    // the snapshot it merged into.
     let relations_of = |r: &RunRecord| -> Vec<String> {
-        // Replaying an incremental run starts from the snapshot it merged
-        // into.
         r.snapshots
             .values()
             .chain(r.inputs.values())
             .chain(r.bases.values())
+            .filter(|t| stored(t))
             .cloned()
             .collect()
     };
@@ -147,17 +151,13 @@ pub fn gc(
         for (m, t) in &r.snapshots {
             candidates.insert(t.clone(), ("snapshot", m.clone()));
         }
-        for (s, t) in &r.inputs {
+        for (s, t) in r.inputs.iter().filter(|(_, t)| stored(t)) {
             candidates.insert(t.clone(), ("input", s.clone()));
         }
     }
     // The stored file each frozen input's view reads.
     let files = frozen::stored_files(wh)?;
-    let is_view = |t: &str| {
-        known.contains_key(t)
-            || files.contains_key(t)
-            || frozen.get(t).is_some_and(|f| f.how == How::Hash)
-    };
+    let is_view = |t: &str| known.contains_key(t) || files.contains_key(t);
     let mut dropped = Vec::new();
     let mut listed: BTreeSet<String> = BTreeSet::new();
     for (table, (kind, of)) in &candidates {
