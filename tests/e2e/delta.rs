@@ -15,7 +15,7 @@ on_every_engine!(
     gc_compacts_each_engine_its_own_way,
 );
 
-const MODULE: &str = r#"source events(ns: "app", dataset: "events") {
+pub(crate) const MODULE: &str = r#"source events(ns: "app", dataset: "events") {
   columns: { id: int64, kind: string, amount: int64 }
 }
 model ev_all {
@@ -43,9 +43,9 @@ fn rows_sql(rows: &[(i64, &str, i64)]) -> String {
 }
 
 /// The table `events` of the warehouse, as a loader would change it.
-struct Events<'w> {
-    wh: &'w Wh,
-    rows: Vec<(i64, &'static str, i64)>,
+pub(crate) struct Events<'w> {
+    pub wh: &'w Wh,
+    pub rows: Vec<(i64, &'static str, i64)>,
 }
 
 impl Events<'_> {
@@ -57,7 +57,7 @@ impl Events<'_> {
     }
 
     /// Truncate and reload with `rows`.
-    fn reload(&mut self, rows: &[(i64, &'static str, i64)]) {
+    pub fn reload(&mut self, rows: &[(i64, &'static str, i64)]) {
         self.rows = rows.to_vec();
         self.exec(&format!(
             "DROP TABLE IF EXISTS events; CREATE TABLE events AS {}",
@@ -65,7 +65,7 @@ impl Events<'_> {
         ));
     }
 
-    fn append(&mut self, rows: &[(i64, &'static str, i64)]) {
+    pub fn append(&mut self, rows: &[(i64, &'static str, i64)]) {
         self.rows.extend_from_slice(rows);
         self.exec(&format!("INSERT INTO events {}", rows_sql(rows)));
     }
@@ -82,7 +82,7 @@ impl Events<'_> {
     }
 
     /// The rows as the views show them.
-    fn expected(&self) -> Vec<String> {
+    pub fn expected(&self) -> Vec<String> {
         let mut v: Vec<(i64, &str, i64)> = self.rows.clone();
         v.sort();
         v.iter().map(|(i, k, a)| format!("{i}|{k}|{a}")).collect()
@@ -108,7 +108,7 @@ fn run(wh: &Wh) -> (String, String) {
 }
 
 /// The human line a run prints for `events`.
-fn froze_line(wh: &Wh) -> String {
+pub(crate) fn froze_line(wh: &Wh) -> String {
     let o = wh.strata(&["run", "m.strata", "-o", "wh.duckdb"]);
     assert_exit(&o, 0);
     text(&o)
@@ -119,7 +119,7 @@ fn froze_line(wh: &Wh) -> String {
 }
 
 #[track_caller]
-fn assert_replays(wh: &Wh, run_id: &str, how: &str) {
+pub(crate) fn assert_replays(wh: &Wh, run_id: &str, how: &str) {
     let o = wh.strata(&["replay", "m.strata", run_id, "--execute", "-o", "wh.duckdb"]);
     assert_exit(&o, 0);
     let t = text(&o);
@@ -367,7 +367,7 @@ fn delta_freezes_only_when_the_older_rows_are_unchanged(kind: Kind) {
     assert_replays(&wh, &last_run(&wh), "delta");
 }
 
-fn last_run(wh: &Wh) -> String {
+pub(crate) fn last_run(wh: &Wh) -> String {
     wh.query("SELECT run_id FROM _strata_runs ORDER BY started_at")
         .last()
         .cloned()

@@ -14,7 +14,8 @@
 //! warehouse.
 //!
 //! One file per verb (`run`, `cardinality`, `test_replay`, `timeline`,
-//! `plan`, `incremental`; `delta`: freezes and gc as the warehouse grows)
+//! `plan`, `incremental`; `delta`: freezes and gc as the warehouse grows,
+//! `delta_history`: over an older warehouse, killed midway)
 //! and one for what differs by engine (`engines`),
 //! over what they share (`support`): a test is `<verb>::<test>::<engine>`.
 
@@ -31,6 +32,7 @@ mod support;
 
 mod cardinality;
 mod delta;
+mod delta_history;
 mod engines;
 mod incremental;
 mod plan;

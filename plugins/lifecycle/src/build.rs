@@ -13,6 +13,7 @@ use crate::checks;
 use crate::incremental;
 use crate::naming::live_view;
 use crate::registry::{registered_checks, CheckContext};
+use crate::state::segments;
 use crate::work::Work;
 use crate::Progress;
 
@@ -158,7 +159,9 @@ pub(crate) fn build_one(
     let merge = m.incremental.as_ref().zip(base);
     let quoted = wh.ident(table);
     let mut known_rows = None;
-    if reuse && wh.relation_exists(table)? {
+    // Reused with every segment it reads (a run killed on Spark leaves its
+    // snapshot, whose segments gc may have dropped since).
+    if reuse && wh.relation_exists(table)? && segments::intact(wh, &segments::all(wh)?, table)? {
         checking.report.push(format!(
             "  reused {table}: an earlier run with this run's id built it (same models, fingerprints and input contents)"
         ));

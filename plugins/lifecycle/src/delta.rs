@@ -121,21 +121,31 @@ pub fn plan(
                 continue;
             }
         };
-        if !base
+        // A freeze taken without this append column (by a strata from
+        // before delta freezes, or before strata.toml declared it): its
+        // greatest value, read from it once. Its content hash still
+        // decides.
+        let recorded = base
             .append_column
             .as_deref()
-            .is_some_and(|c| c.eq_ignore_ascii_case(append))
-        {
-            plans.insert(
-                source.clone(),
-                full(format!(
-                    "its last freeze, {}, was not taken with append column {append}",
-                    base.table
-                )),
-            );
-            continue;
-        }
-        let Some(watermark) = base.watermark.clone() else {
+            .is_some_and(|c| c.eq_ignore_ascii_case(append));
+        let watermark = match recorded {
+            true => base.watermark.clone(),
+            false => match greatest(wh, &base.table, &column) {
+                Ok(w) => w,
+                Err(why) => {
+                    plans.insert(
+                        source.clone(),
+                        full(format!(
+                            "its last freeze, {}, cannot be read by {append}: {why}",
+                            base.table
+                        )),
+                    );
+                    continue;
+                }
+            },
+        };
+        let Some(watermark) = watermark else {
             plans.insert(
                 source.clone(),
                 full(format!(
@@ -165,7 +175,10 @@ pub fn plan(
             continue;
         }
         let delta = Delta {
-            base,
+            base: FrozenEarlier {
+                watermark: Some(watermark),
+                ..base
+            },
             segments,
             column,
             literal,
@@ -182,11 +195,7 @@ pub fn plan(
     let answers = match wh.rows_each(&queries) {
         Ok(a) => a,
         Err(e) => {
-            let why = match e {
-                Failure::Environment(m) | Failure::Usage(m) => m,
-                Failure::Data(d) => d.diagnostic.message.clone(),
-            };
-            let why = why.lines().next().unwrap_or("").to_string();
+            let why = first_line(e);
             for (source, delta, _) in checks {
                 plans.insert(
                     source,
@@ -299,6 +308,30 @@ fn last_freeze(
             _ => format!("its last freeze, {t}, was collected by `strata gc`"),
         },
     }))
+}
+
+/// The greatest value of `column` (quoted) in the frozen `table`, as text
+/// (as [`content_query`] writes it), or the first line of why it cannot be
+/// read.
+fn greatest(wh: &Warehouse, table: &str, column: &str) -> Result<Option<String>, String> {
+    let query = format!(
+        "SELECT {} FROM {} AS t",
+        wh.text(&format!("MAX(t.{column})")),
+        wh.ident(table)
+    );
+    match wh.rows(&query) {
+        Ok(rows) => Ok(rows.first().and_then(|r| r.first().cloned().flatten())),
+        Err(e) => Err(first_line(e)),
+    }
+}
+
+/// The first line of what a failure says.
+fn first_line(e: Failure) -> String {
+    let why = match e {
+        Failure::Environment(m) | Failure::Usage(m) => m,
+        Failure::Data(d) => d.diagnostic.message.clone(),
+    };
+    why.lines().next().unwrap_or("").to_string()
 }
 
 /// The segments of a delta freeze of `relation`: `delta`'s base's and the

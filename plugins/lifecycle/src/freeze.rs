@@ -143,7 +143,13 @@ pub fn freeze(
             continue;
         }
         let file_there = e.file.as_ref().is_none_or(|f| Path::new(f).is_file());
-        if e.how == How::Hash || (file_there && wh.relation_exists(&e.table)?) {
+        // A delta, with every segment it reads (a run killed on Spark
+        // leaves its freeze recorded, and gc may drop segments no run read).
+        let there = || match e.how {
+            How::Delta => segments::intact(wh, &segments::all(wh)?, &e.table),
+            _ => wh.relation_exists(&e.table),
+        };
+        if e.how == How::Hash || (file_there && there()?) {
             note.how = "reused";
             note.relation = e.table.clone();
             note.reads = match e.how {

@@ -19,7 +19,8 @@ pub enum How {
     /// A view over segments: an earlier freeze's, and one of the rows
     /// added since.
     Delta,
-    /// A view reading the source in place: only its content hash is kept.
+    /// No relation: the source was read in place, only its content hash
+    /// is kept.
     Hash,
 }
 

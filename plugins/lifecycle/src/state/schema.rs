@@ -68,8 +68,9 @@ const INPUT_TABLE: &[Column] = &[
     column("file", Type::String, false, true),
     // How it was frozen: `copy` (a table, or a view of a stored file),
     // `delta` (a view over segments: an earlier freeze's and one of the
-    // rows added since), `hash` (a view reading the source in place; only
-    // its content hash is kept). NULL (an older release): `copy`.
+    // rows added since), `hash` (no relation: the run read the source in
+    // place; only its content hash is kept). NULL (an older release):
+    // `copy`.
     column("frozen_as", Type::String, false, true),
     // The source's append column (strata.toml) and its greatest value in
     // this content, as text: where the next delta starts.
