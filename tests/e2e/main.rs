@@ -14,7 +14,7 @@
 //! warehouse.
 //!
 //! One file per verb (`run`, `cardinality`, `test_replay`, `timeline`,
-//! `plan`, `incremental`) and one for what differs by engine (`engines`),
+//! `plan`, `incremental`, `history`) and one for what differs by engine (`engines`),
 //! over what they share (`support`): a test is `<verb>::<test>::<engine>`.
 
 #[path = "../support/pg.rs"]
@@ -30,6 +30,7 @@ mod support;
 
 mod cardinality;
 mod engines;
+mod history;
 mod incremental;
 mod plan;
 mod run;

@@ -8,5 +8,7 @@ pub mod explain;
 pub mod fmt;
 pub mod grammar;
 pub mod graph;
+pub mod init;
+pub mod lineage;
 pub mod lint;
 pub mod rules;

@@ -12,11 +12,13 @@
 //!   none);
 //! * [`inputs`] (where each source reads from, content hashes, freezes),
 //!   [`checks`] (pins, declarative tests), [`cardinality`] (join checks),
-//!   [`registry`] (the checks run after each model), [`select`];
+//!   [`registry`] (the checks run after each model), [`select`],
+//!   [`timing`] (what each model and check cost);
 //! * [`prepare`] (options, models, sources, content hashes settled before
 //!   anything runs), [`build`] (one model and its checks), [`incremental`];
 //! * the verbs: [`run`], [`test`], [`plan`] (what a run would rebuild),
-//!   [`replay`], [`mod@rollback`], [`branches`], [`gc`].
+//!   [`replay`] (and [`verify`]: today's fingerprints against a run's),
+//!   [`mod@rollback`], [`branches`], [`gc`].
 //!
 //! Its commands are registered by the `strata-materialize` plugin.
 
@@ -38,6 +40,8 @@ pub mod run;
 pub mod select;
 pub mod state;
 pub mod test;
+pub mod timing;
+pub mod verify;
 pub mod work;
 
 pub use build::RunReport;

@@ -35,6 +35,8 @@ pub struct RunOptions {
     /// Build incremental models in full instead of merging new rows into
     /// their previous snapshot.
     pub full_refresh: bool,
+    /// `strata backfill`: the run this one corrects and why (recorded).
+    pub backfill: Option<(String, String)>,
 }
 
 /// What a run or test reads and builds, settled before anything runs.

@@ -170,5 +170,6 @@ pub fn run_options(select: &SelectArgs, sample_rows: Option<u64>) -> Result<RunO
         sample_rows,
         only_stale: false,
         full_refresh: false,
+        backfill: None,
     })
 }

@@ -88,6 +88,7 @@ fn print_report(report: &RunReport, format: Format, header: &str, collected: Opt
                 "report": report.report,
                 "reused_inputs": report.reused_inputs,
                 "cardinality": cardinality_json(&report.cardinality),
+                "timings": report.timings,
             });
             if let Some(c) = collected {
                 v["gc"] = collection_json(c);
