@@ -151,3 +151,116 @@ fn timings_verify_status_and_profile(kind: Kind) {
         before
     );
 }
+
+on_every_engine!(backfill_corrects_a_run_from_its_frozen_inputs,);
+
+/// A backfill reads the old run's frozen inputs except the corrected one,
+/// is recorded as the old run's backfill with its reason, and publishes
+/// nothing when a check fails.
+fn backfill_corrects_a_run_from_its_frozen_inputs(kind: Kind) {
+    let dir = seed_dir("backfill");
+    let Some(wh) = Wh::new(kind, &dir) else {
+        return;
+    };
+    let mut r = vec!["run"];
+    r.extend(ENRICHED_FROM_CSV);
+    assert_exit(&wh.strata(&r), 0);
+    let old = wh
+        .query("SELECT run_id FROM _strata_runs")
+        .pop()
+        .expect("a run");
+    // The orders file changes afterwards: the backfill must not read it.
+    write(
+        &dir,
+        "orders.csv",
+        "order_id,customer_id,amount\n9,10,1.0\n",
+    );
+    write(
+        &dir,
+        "customers_fixed.csv",
+        "customer_id,country\n10,PT\n20,FR\n30,DE\n",
+    );
+    let fixed = wh.strata(&[
+        "backfill",
+        "orders.strata",
+        &old,
+        "--reason",
+        "customer 10 moved to PT",
+        "--source",
+        "customers=customers_fixed.csv",
+        "-o",
+        "wh.duckdb",
+    ]);
+    assert_exit(&fixed, 0);
+    assert!(
+        text(&fixed).contains(&format!("of run {old}")),
+        "{}",
+        text(&fixed)
+    );
+    // Four orders (the frozen ones), two of customer 10, now in PT.
+    assert_eq!(
+        wh.query(&format!(
+            "SELECT COUNT(*), SUM(CASE WHEN country = 'PT' THEN 1 ELSE 0 END) FROM {}",
+            wh.ident("v_enriched")
+        )),
+        ["4|2"]
+    );
+    let runs = json(&wh.strata(&[
+        "replay",
+        "orders.strata",
+        "-o",
+        "wh.duckdb",
+        "--format",
+        "json",
+    ]));
+    assert_eq!(runs[1]["backfill_of"], old.as_str(), "{runs}");
+    let new = runs[1]["run_id"].as_str().expect("id").to_string();
+    let shown = wh.strata(&["replay", "orders.strata", &new, "-o", "wh.duckdb"]);
+    assert!(
+        text(&shown).contains(&format!("backfill   of run {old}: customer 10 moved to PT")),
+        "{}",
+        text(&shown)
+    );
+
+    // A correction that breaks the join promise: exit 3, nothing published.
+    let dup = wh.strata(&[
+        "backfill",
+        "orders.strata",
+        &old[..8],
+        "--reason",
+        "bad export",
+        "--source",
+        "customers=customers_dup.csv",
+        "-o",
+        "wh.duckdb",
+    ]);
+    assert_exit(&dup, 3);
+    assert_eq!(
+        wh.query(&format!(
+            "SELECT COUNT(*), SUM(CASE WHEN country = 'PT' THEN 1 ELSE 0 END) FROM {}",
+            wh.ident("v_enriched")
+        )),
+        ["4|2"]
+    );
+    // Bad input: an unknown run, an empty reason.
+    let unknown = wh.strata(&[
+        "backfill",
+        "orders.strata",
+        "nope",
+        "--reason",
+        "x",
+        "-o",
+        "wh.duckdb",
+    ]);
+    assert_exit(&unknown, 2);
+    let empty = wh.strata(&[
+        "backfill",
+        "orders.strata",
+        &old,
+        "--reason",
+        " ",
+        "-o",
+        "wh.duckdb",
+    ]);
+    assert_exit(&empty, 2);
+}

@@ -17,11 +17,12 @@
 //! * [`prepare`] (options, models, sources, content hashes settled before
 //!   anything runs), [`build`] (one model and its checks), [`incremental`];
 //! * the verbs: [`run`], [`test`], [`plan`] (what a run would rebuild),
-//!   [`replay`] (and [`verify`]: today's fingerprints against a run's),
+//!   [`backfill`] (a corrected re-run of a past run), [`replay`] (and [`verify`]: today's fingerprints against a run's),
 //!   [`mod@rollback`], [`branches`], [`gc`].
 //!
 //! Its commands are registered by the `strata-materialize` plugin.
 
+pub mod backfill;
 pub mod branches;
 pub mod build;
 pub mod cardinality;

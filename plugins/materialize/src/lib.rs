@@ -5,6 +5,7 @@
 //! `strata-engine`) and renders what it did.
 
 pub mod args;
+mod backfill;
 mod branches;
 mod gc;
 mod plan;
@@ -177,5 +178,22 @@ inventory::submit! {
              each model's build, rows and checks in the warehouse, most expensive first",
         ),
         run: profile_command,
+    }
+}
+
+fn backfill_command(matches: &clap::ArgMatches, host: &dyn Host) -> i32 {
+    parse(matches).map_or_else(|code| code, |args| backfill::backfill(args, host))
+}
+
+inventory::submit! {
+    PluginCommand {
+        name: "backfill",
+        order: 13,
+        command: || command::<backfill::BackfillArgs>(
+            "backfill",
+            "Re-run a past run with corrected sources (every other source from the run's \
+             frozen inputs), every check included; recorded as its backfill with the reason",
+        ),
+        run: backfill_command,
     }
 }

@@ -68,7 +68,12 @@ pub struct TestArgs {
     pub format: Format,
 }
 
-fn print_report(report: &RunReport, format: Format, header: &str, collected: Option<&Collection>) {
+pub(crate) fn print_report(
+    report: &RunReport,
+    format: Format,
+    header: &str,
+    collected: Option<&Collection>,
+) {
     match format {
         Format::Human => {
             outln!("{header}");
