@@ -264,3 +264,93 @@ fn backfill_corrects_a_run_from_its_frozen_inputs(kind: Kind) {
     ]);
     assert_exit(&empty, 2);
 }
+
+on_duckdb_and_postgres!(metrics_parse_as_prometheus_and_json,);
+
+/// `--metrics-file`: the Prometheus text parses with prometheus_client's
+/// parser, one sample per model; a failing run still writes its metrics
+/// (success 0); an unwritable file stops the run before anything is built.
+fn metrics_parse_as_prometheus_and_json(kind: Kind) {
+    let dir = seed_dir("metrics");
+    let Some(wh) = Wh::new(kind, &dir) else {
+        return;
+    };
+    let python = crate::tools::python();
+    if !crate::tools::python_imports(&python, &["prometheus_client"]) {
+        crate::tools::unavailable("prometheus_client (PyPI) is not installed");
+        return;
+    }
+    let run = |extra: &[&str]| {
+        let mut a = vec!["run", "orders.strata", "-o", "wh.duckdb"];
+        a.extend(&ENRICHED_FROM_CSV[4..]);
+        a.extend(extra);
+        wh.strata(&a)
+    };
+    assert_exit(&run(&["enriched", "--metrics-file", "run.prom"]), 0);
+    let parse = std::process::Command::new(&python)
+        .current_dir(&dir)
+        .args([
+            "-c",
+            "from prometheus_client.parser import text_string_to_metric_families as p\n\
+             import sys\n\
+             for f in p(open('run.prom').read()):\n\
+             \x20   for s in f.samples:\n\
+             \x20       print(s.name, s.labels.get('model', '-'), s.labels.get('check', '-'), float(s.value))\n",
+        ])
+        .output()
+        .expect("python");
+    assert!(
+        parse.status.success(),
+        "{}",
+        String::from_utf8_lossy(&parse.stderr)
+    );
+    let samples = String::from_utf8_lossy(&parse.stdout).to_string();
+    for line in [
+        "strata_run_success - - 1.0",
+        "strata_checks_failed - - 0.0",
+        "strata_model_rows enriched - 4.0",
+    ] {
+        assert!(samples.lines().any(|l| l == line), "{line} in\n{samples}");
+    }
+    assert!(
+        samples
+            .lines()
+            .any(|l| l.starts_with("strata_model_check_queries enriched join-cardinality ")),
+        "{samples}"
+    );
+    let duration: f64 = samples
+        .lines()
+        .find_map(|l| l.strip_prefix("strata_run_duration_seconds - - "))
+        .and_then(|v| v.parse().ok())
+        .expect("duration");
+    assert!(duration > 0.0 && duration < 600.0, "{duration}");
+
+    // JSON, and a failing run (`profiles` promises one order per
+    // customer): success false, the check counted.
+    let bad = run(&[
+        "--metrics-file",
+        "bad.json",
+        "--metrics-format",
+        "json",
+    ]);
+    assert_exit(&bad, 3);
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("bad.json")).expect("written"))
+            .expect("json");
+    assert_eq!(
+        (v["success"].clone(), v["checks_failed"].clone()),
+        (false.into(), 1.into()),
+        "{v}"
+    );
+
+    // A file that cannot be written: exit 4 before anything runs.
+    let runs_before = wh.query("SELECT COUNT(*) FROM _strata_runs");
+    let o = run(&["--metrics-file", "no/such/dir/m.prom"]);
+    assert_exit(&o, 4);
+    assert!(
+        text(&o).contains("cannot write the metrics file"),
+        "{}",
+        text(&o)
+    );
+    assert_eq!(wh.query("SELECT COUNT(*) FROM _strata_runs"), runs_before);
+}

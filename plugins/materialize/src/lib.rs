@@ -8,6 +8,7 @@ pub mod args;
 mod backfill;
 mod branches;
 mod gc;
+mod metrics;
 mod plan;
 mod profile;
 mod replay;

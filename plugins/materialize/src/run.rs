@@ -10,6 +10,7 @@ use strata_plugin::{exit, outln, print_json, Format};
 
 use crate::args::{run_options, CardinalityArgs, SelectArgs, WarehouseArgs};
 use crate::gc::{after_run, collection_json, print_collection};
+use crate::metrics::{MetricsArgs, Outcome};
 use crate::report::{cardinality_json, print_pins, report_failure};
 
 #[derive(Debug, clap::Args)]
@@ -44,6 +45,8 @@ pub struct RunArgs {
     /// `[gc]` settings of strata.toml).
     #[arg(long)]
     pub gc: bool,
+    #[command(flatten)]
+    pub metrics: MetricsArgs,
     /// Output format: human or json.
     #[arg(long, value_enum, default_value_t = Format::Human)]
     pub format: Format,
@@ -63,6 +66,8 @@ pub struct TestArgs {
     /// branch's live view shows, as `run` would).
     #[arg(long)]
     pub full_refresh: bool,
+    #[command(flatten)]
+    pub metrics: MetricsArgs,
     /// Output format: human or json.
     #[arg(long, value_enum, default_value_t = Format::Human)]
     pub format: Format,
@@ -131,6 +136,10 @@ pub fn run(args: RunArgs, host: &dyn Host) -> i32 {
         Ok(c) => c,
         Err(code) => return code,
     };
+    if let Err(f) = args.metrics.check_writable() {
+        return crate::report::report_error(host, f, args.format);
+    }
+    let started = std::time::Instant::now();
     let result = (|| {
         let sample_rows = args.cardinality.sample_rows(&args.select.file)?;
         let mut opts = run_options(&args.select, sample_rows)?;
@@ -147,6 +156,17 @@ pub fn run(args: RunArgs, host: &dyn Host) -> i32 {
         };
         Ok((report, collected))
     })();
+    let outcome = Outcome {
+        command: "run",
+        module: &args.select.file,
+        branch: &args.branch,
+        seconds: started.elapsed().as_secs_f64(),
+        report: result.as_ref().ok().map(|(r, _)| r),
+        failure: result.as_ref().err(),
+    };
+    if let Err(f) = args.metrics.write(&outcome) {
+        return crate::report::report_error(host, f, args.format);
+    }
     match result {
         Ok((report, _)) if report.run_id.is_empty() => {
             match args.format {
@@ -193,6 +213,10 @@ pub fn test(args: TestArgs, host: &dyn Host) -> i32 {
         Ok(c) => c,
         Err(code) => return code,
     };
+    if let Err(f) = args.metrics.check_writable() {
+        return crate::report::report_error(host, f, args.format);
+    }
+    let started = std::time::Instant::now();
     let result = (|| {
         let sample_rows = args.cardinality.sample_rows(&args.select.file)?;
         let mut opts = run_options(&args.select, sample_rows)?;
@@ -201,6 +225,17 @@ pub fn test(args: TestArgs, host: &dyn Host) -> i32 {
         let progress = host.progress();
         strata_lifecycle::test(&*wh, &checked.module, &opts, progress.as_ref())
     })();
+    let outcome = Outcome {
+        command: "test",
+        module: &args.select.file,
+        branch: "test",
+        seconds: started.elapsed().as_secs_f64(),
+        report: result.as_ref().ok(),
+        failure: result.as_ref().err(),
+    };
+    if let Err(f) = args.metrics.write(&outcome) {
+        return crate::report::report_error(host, f, args.format);
+    }
     match result {
         Ok(report) => {
             print_report(
