@@ -327,12 +327,7 @@ fn metrics_parse_as_prometheus_and_json(kind: Kind) {
 
     // JSON, and a failing run (`profiles` promises one order per
     // customer): success false, the check counted.
-    let bad = run(&[
-        "--metrics-file",
-        "bad.json",
-        "--metrics-format",
-        "json",
-    ]);
+    let bad = run(&["--metrics-file", "bad.json", "--metrics-format", "json"]);
     assert_exit(&bad, 3);
     let v: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(dir.join("bad.json")).expect("written"))

@@ -3,6 +3,7 @@
 pub mod build;
 pub mod check;
 pub mod compile;
+pub mod completions;
 pub mod diff;
 pub mod explain;
 pub mod fmt;
@@ -11,4 +12,5 @@ pub mod graph;
 pub mod init;
 pub mod lineage;
 pub mod lint;
+pub mod man;
 pub mod rules;

@@ -16,8 +16,10 @@
 //!   [`timing`] (what each model and check cost);
 //! * [`prepare`] (options, models, sources, content hashes settled before
 //!   anything runs), [`build`] (one model and its checks), [`incremental`];
-//! * the verbs: [`run`], [`test`], [`plan`] (what a run would rebuild),
-//!   [`backfill`] (a corrected re-run of a past run), [`replay`] (and [`verify`]: today's fingerprints against a run's),
+//! * the verbs: [`run`], [`test`] (and [`fixtures`]: fixture tests on an
+//!   in-memory database), [`plan`] (what a run would rebuild),
+//!   [`backfill`] (a corrected re-run of a past run), [`replay`] (and
+//!   [`verify`]: today's fingerprints against a run's),
 //!   [`mod@rollback`], [`branches`], [`gc`].
 //!
 //! Its commands are registered by the `strata-materialize` plugin.
@@ -28,6 +30,7 @@ pub mod build;
 pub mod cardinality;
 pub mod checks;
 pub mod failpoint;
+pub mod fixtures;
 pub mod gc;
 pub mod incremental;
 pub mod inputs;

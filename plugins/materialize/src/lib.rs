@@ -7,6 +7,7 @@
 pub mod args;
 mod backfill;
 mod branches;
+mod fixtures;
 mod gc;
 mod metrics;
 mod plan;
@@ -50,9 +51,11 @@ inventory::submit! {
         order: 11,
         command: || command::<run::TestArgs>(
             "test",
-            "Materialize into the `test` branch and run the declarative tests; live views \
-             are never touched",
-        ),
+            "Run the fixture tests (each model on the rows its test gives, no warehouse \
+             needed), then materialize into the `test` branch and run the declarative tests; \
+             live views are never touched",
+        )
+        .after_long_help(run::TEST_HELP),
         run: test_command,
     }
 }
