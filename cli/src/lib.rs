@@ -161,6 +161,40 @@ pub enum Command {
         after_help = "Manual: docs/lineage.md, docs/ci.md, in the strata source tree."
     )]
     Diff(commands::diff::DiffArgs),
+    /// One column's lineage: what reads it downstream (transitively), or
+    /// what it is computed from upstream.
+    ///
+    /// COLUMN is MODEL.COLUMN, SOURCE.COLUMN or CONTRACT.COLUMN. Downstream
+    /// (the default) lists every column computed from it, transitively,
+    /// and every other read of those columns: filters, join keys, sorts,
+    /// contract and test checks. Upstream lists every column it is computed
+    /// from, down to the sources. Text, JSON or Graphviz dot.
+    #[command(
+        display_order = 19,
+        after_help = "Manual: docs/lineage.md, in the strata source tree."
+    )]
+    Lineage(commands::lineage::LineageArgs),
+    /// The reference's lineage gate: `--change SOURCE:COLUMN` prints the
+    /// column's downstream lineage and fails with E030 (exit 1) when
+    /// anything consumes it; with a second file, `strata diff FILE HEAD`.
+    #[command(
+        name = "lineage-diff",
+        display_order = 19,
+        after_help = "Manual: docs/lineage.md, docs/ci.md, in the strata source tree."
+    )]
+    LineageDiff(commands::lineage::LineageDiffArgs),
+    /// Start a project: strata.toml, a first module with a join promise and
+    /// its seed data, a .gitignore for warehouses.
+    ///
+    /// Writes into DIR (default: the current directory), refusing to
+    /// overwrite a file that exists. The project runs at once:
+    /// `strata run DIR/shop.strata --pipeline local`. With --from-dbt, the
+    /// module is imported from a dbt project instead.
+    #[command(
+        display_order = 0,
+        after_help = "Manual: docs/init.md, in the strata source tree."
+    )]
+    Init(commands::init::InitArgs),
     /// The language server (stdio): diagnostics as you type, hover, go to
     /// definition, references, completion, quick fixes, formatting, rename.
     ///
@@ -344,6 +378,9 @@ fn run_cli(cli: Cli) -> i32 {
         Command::Grammar(a) => commands::grammar::run(a),
         Command::Graph(a) => commands::graph::run(a),
         Command::Diff(a) => commands::diff::run(a),
+        Command::Lineage(a) => commands::lineage::run(a),
+        Command::LineageDiff(a) => commands::lineage::run_diff(a),
+        Command::Init(a) => commands::init::run(a),
         Command::Lsp(a) => lsp::run(a),
         Command::Completions(a) => commands::completions::run(a),
         Command::Man(a) => commands::man::run(a),

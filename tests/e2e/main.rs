@@ -15,7 +15,8 @@
 //!
 //! One file per verb (`run`, `cardinality`, `test_replay`, `timeline`,
 //! `plan`, `incremental`; `delta`: freezes and gc as the warehouse grows,
-//! `delta_history`: over an older warehouse, killed midway)
+//! `delta_history`: over an older warehouse, killed midway;
+//! `history`: timings, verify, status, profile, backfill, metrics)
 //! and one for what differs by engine (`engines`),
 //! over what they share (`support`): a test is `<verb>::<test>::<engine>`.
 
@@ -35,6 +36,7 @@ mod delta;
 mod delta_history;
 mod engines;
 mod fixtures;
+mod history;
 mod incremental;
 mod plan;
 mod run;

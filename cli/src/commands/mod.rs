@@ -9,6 +9,8 @@ pub mod explain;
 pub mod fmt;
 pub mod grammar;
 pub mod graph;
+pub mod init;
+pub mod lineage;
 pub mod lint;
 pub mod man;
 pub mod rules;

@@ -164,8 +164,9 @@ impl<'a> Env<'a> {
     }
 }
 
-/// Check a loaded module.
-fn check_loaded(mut loaded: Loaded) -> Checked {
+/// Check a loaded module (`check_files` is `load::load_files`, then this;
+/// `strata profile` times the two apart).
+pub fn check_loaded(mut loaded: Loaded) -> Checked {
     let mut diags = std::mem::take(&mut loaded.diagnostics);
     let (decls, models) = sort_decls(loaded.take_decls(), &mut diags);
     let module = build_module(&decls, models, &mut diags);

@@ -3,6 +3,7 @@
 //! read; and the state a run, a test and a replay share while they build.
 
 use std::collections::{BTreeMap, HashMap};
+use std::time::Instant;
 
 use strata_engine::{Failure, Warehouse};
 use strata_lang::ir::{self, InputKind};
@@ -14,6 +15,7 @@ use crate::incremental;
 use crate::naming::live_view;
 use crate::registry::{registered_checks, CheckContext};
 use crate::state::segments;
+use crate::timing::{ms_since, CheckTiming, Counted, ModelTiming, Timings};
 use crate::work::Work;
 use crate::Progress;
 
@@ -35,6 +37,8 @@ pub struct RunReport {
     /// `--only-stale`: the selected models found fresh and not rebuilt,
     /// with the run whose snapshot their live view keeps showing.
     pub skipped: Vec<(String, Option<String>)>,
+    /// The run's wall time and what each model cost (build, rows, checks).
+    pub timings: Timings,
 }
 
 /// The materialization state shared by run, test and replay.
@@ -48,6 +52,8 @@ pub(crate) struct Build<'a> {
     pub branch: String,
     pub report: Vec<String>,
     pub materialized: Vec<(String, String, i64)>,
+    /// What each model built cost, in build order.
+    pub timings: Vec<ModelTiming>,
     /// Proofs, samples and outcomes of the cardinality checks.
     pub ledger: Ledger,
     /// Whether a model's table that exists already is kept (a run's
@@ -88,7 +94,7 @@ impl Build<'_> {
         let mut report = std::mem::take(&mut self.report);
         let mut ledger = std::mem::take(&mut self.ledger);
         let relation = |i: &ir::Input| self.relation(i);
-        let rows = build_one(
+        let timing = build_one(
             self.work,
             self.module,
             m,
@@ -103,10 +109,11 @@ impl Build<'_> {
         );
         self.report = report;
         self.ledger = ledger;
-        let rows = rows?;
+        let timing = timing?;
         self.model_rel.insert(m.name.clone(), table.to_string());
         self.materialized
-            .push((m.name.clone(), table.to_string(), rows));
+            .push((m.name.clone(), table.to_string(), timing.rows));
+        self.timings.push(timing);
         Ok(())
     }
 
@@ -151,7 +158,7 @@ pub(crate) struct Checking<'a> {
 /// exists already holds those rows and is not built again (a snapshot is
 /// named by its run id, which hashes everything its rows depend on: the
 /// language has no volatile functions); its checks run all the same.
-/// Returns its row count.
+/// Returns its row count and what the build and each check cost.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn build_one(
     work: &Work,
@@ -162,9 +169,11 @@ pub(crate) fn build_one(
     relation: &dyn Fn(&ir::Input) -> String,
     checking: &mut Checking,
     progress: &dyn Progress,
-) -> Result<i64, Failure> {
+) -> Result<ModelTiming, Failure> {
     let wh = work.wh();
     progress.step(&format!("build {}", m.name));
+    let started = Instant::now();
+    let mut build_ms = 0.0;
     let merge = m.incremental.as_ref().zip(base);
     let quoted = wh.ident(table);
     let mut known_rows = None;
@@ -193,6 +202,7 @@ pub(crate) fn build_one(
         } else {
             work.replace_table(&quoted, &select)?;
         }
+        build_ms = ms_since(started);
     }
     let rows = match known_rows {
         Some(n) => n,
@@ -206,18 +216,31 @@ pub(crate) fn build_one(
     if merge.is_none() {
         checking.ledger.built_from(&quoted, m);
     }
-    let mut context = CheckContext {
-        wh,
-        module,
-        model: m,
-        table,
-        relation,
-        report: checking.report,
-        ledger: checking.ledger,
-        progress,
-    };
+    let mut checks = Vec::new();
     for check in registered_checks() {
+        let counted = Counted::new(wh);
+        let started = Instant::now();
+        let mut context = CheckContext {
+            wh: &counted,
+            module,
+            model: m,
+            table,
+            relation,
+            report: checking.report,
+            ledger: checking.ledger,
+            progress,
+        };
         (check.run)(&mut context)?;
+        checks.push(CheckTiming {
+            check: check.name.to_string(),
+            ms: ms_since(started),
+            queries: counted.count_so_far(),
+        });
     }
-    Ok(rows)
+    Ok(ModelTiming {
+        model: m.name.clone(),
+        build_ms,
+        rows,
+        checks,
+    })
 }

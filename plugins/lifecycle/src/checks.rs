@@ -6,7 +6,7 @@ use strata_lang::ast::{CompareOp, TestCheckKind, TestLitKind};
 use strata_lang::ir::{self, Column};
 use strata_lang::{Diagnostic, Span};
 
-use strata_engine::{DataFailure, Failure, Warehouse, SAMPLES};
+use strata_engine::{DataFailure, Engine, Failure, SAMPLES};
 
 pub(crate) fn fail(report: &[String], diagnostic: Diagnostic) -> Failure {
     Failure::Data(Box::new(DataFailure {
@@ -24,7 +24,7 @@ pub type UniquePin = (String, &'static str);
 /// primary_key pins that passed: proofs a later cardinality check in the
 /// run may reuse.
 pub fn pins(
-    wh: &Warehouse,
+    wh: &dyn Engine,
     model: &ir::Model,
     contract: &ir::Contract,
     table: &str,
@@ -201,7 +201,7 @@ fn pin_error(span: Span, text: String, samples: Option<String>) -> Diagnostic {
 /// gives the relation of a referenced model (`expect c in m.c`). `name`
 /// names the test in reports (its model, or a fixture test's label).
 pub fn declarative(
-    wh: &Warehouse,
+    wh: &dyn Engine,
     test: &ir::Test,
     name: &str,
     relation: &str,
@@ -304,7 +304,7 @@ fn sql_op(op: CompareOp) -> &'static str {
     }
 }
 
-fn literal(wh: &Warehouse, l: &TestLitKind) -> String {
+fn literal(wh: &dyn Engine, l: &TestLitKind) -> String {
     match l {
         TestLitKind::Int(n) => n.to_string(),
         TestLitKind::Float(_, text) => text.replace('_', ""),
@@ -314,7 +314,7 @@ fn literal(wh: &Warehouse, l: &TestLitKind) -> String {
     }
 }
 
-fn lit_text(wh: &Warehouse, l: &TestLitKind) -> String {
+fn lit_text(wh: &dyn Engine, l: &TestLitKind) -> String {
     match l {
         TestLitKind::Str(s) => format!("{s:?}"),
         other => literal(wh, other),

@@ -15,15 +15,19 @@
 //!   only the rows added since the last freeze), [`freeze`] (each source's
 //!   freeze for a run),
 //!   [`checks`] (pins, declarative tests), [`cardinality`] (join checks),
-//!   [`registry`] (the checks run after each model), [`select`];
+//!   [`registry`] (the checks run after each model), [`select`],
+//!   [`timing`] (what each model and check cost);
 //! * [`prepare`] (options, models, sources, content hashes settled before
 //!   anything runs), [`build`] (one model and its checks), [`incremental`];
 //! * the verbs: [`run`], [`test`] (and [`fixtures`]: fixture tests on an
 //!   in-memory database), [`plan`] (what a run would rebuild),
-//!   [`replay`], [`mod@rollback`], [`branches`], [`gc`].
+//!   [`backfill`] (a corrected re-run of a past run), [`replay`] (and
+//!   [`verify`]: today's fingerprints against a run's),
+//!   [`mod@rollback`], [`branches`], [`gc`].
 //!
 //! Its commands are registered by the `strata-materialize` plugin.
 
+pub mod backfill;
 pub mod branches;
 pub mod build;
 pub mod cardinality;
@@ -46,6 +50,8 @@ pub mod run;
 pub mod select;
 pub mod state;
 pub mod test;
+pub mod timing;
+pub mod verify;
 pub mod work;
 
 pub use build::RunReport;

@@ -39,6 +39,8 @@ pub struct RunOptions {
     /// How each source is frozen (strata.toml's `[sources.NAME]`); a
     /// source not named is copied in full when its content changed.
     pub policies: BTreeMap<String, SourcePolicy>,
+    /// `strata backfill`: the run this one corrects and why (recorded).
+    pub backfill: Option<(String, String)>,
 }
 
 /// What a run or test reads and builds, settled before anything runs.

@@ -19,7 +19,7 @@
 
 use strata_lang::ir;
 
-use strata_engine::{Failure, Warehouse};
+use strata_engine::{Engine, Failure};
 
 use crate::cardinality::Ledger;
 use crate::{checks, Progress};
@@ -39,7 +39,9 @@ inventory::collect!(MaterializeCheck);
 
 /// What a check sees of the model it checks.
 pub struct CheckContext<'a> {
-    pub wh: &'a Warehouse,
+    /// The warehouse (counting the statements the check sends: see
+    /// `timing::Counted`).
+    pub wh: &'a (dyn Engine + 'a),
     pub module: &'a ir::Module,
     pub model: &'a ir::Model,
     /// The table the model was just materialized into.

@@ -144,7 +144,7 @@ pub fn execute(
                 ledger: &mut ledger,
             };
             let base = record.bases.get(&m.name).map(String::as_str);
-            build_one(
+            let timing = build_one(
                 &work,
                 module,
                 m,
@@ -155,7 +155,7 @@ pub fn execute(
                 progress,
             )?;
             built.insert(m.name.clone(), table.clone());
-            let rows = wh.count(&format!("SELECT COUNT(*) FROM {}", wh.ident(&table)))?;
+            let rows = timing.rows;
             if let Some(snap) = record.snapshots.get(&m.name) {
                 let (a, b) = (wh.ident(&table), wh.ident(snap));
                 let diff = wh.count(&format!(

@@ -87,6 +87,9 @@ pub fn rollback(
         inputs: target.inputs.clone(),
         snapshots: snapshots.clone(),
         report: format!("{ROLLBACK}{}", target.run_id),
+        timings: Default::default(),
+        backfill_of: None,
+        reason: None,
         sampling: target.sampling,
         skipped: Vec::new(),
         bases: chosen

@@ -2,6 +2,7 @@
 //! check them, and publish (or undo everything).
 
 use std::collections::{BTreeMap, HashMap};
+use std::time::Instant;
 
 use strata_engine::{Failure, Origin, Warehouse};
 use strata_lang::ir;
@@ -19,6 +20,7 @@ use crate::prepare::{content_hashes, prepare, Prepared, RunOptions};
 use crate::select::sources_read;
 use crate::state::frozen;
 use crate::state::history::{self, RunRecord};
+use crate::timing::{ms_since, Timings};
 use crate::work::{atomically, Work};
 use crate::Progress;
 
@@ -29,6 +31,7 @@ pub fn run(
     opts: &RunOptions,
     progress: &dyn Progress,
 ) -> Result<RunReport, Failure> {
+    let started = Instant::now();
     let Prepared {
         mut models,
         origins,
@@ -94,6 +97,7 @@ pub fn run(
         policies: &opts.policies,
         plans: &plans,
         bases: &bases,
+        started,
     };
     let result = atomically(wh, |work| {
         run_in_transaction(
@@ -123,6 +127,8 @@ struct Selected<'a, 'm> {
     plans: &'a BTreeMap<String, Plan>,
     /// The previous snapshot each incremental model merges into.
     bases: &'a BTreeMap<String, String>,
+    /// When the run started (its recorded wall time ends at the record).
+    started: Instant,
 }
 
 fn run_in_transaction(
@@ -142,6 +148,7 @@ fn run_in_transaction(
         policies,
         plans,
         bases,
+        started,
     } = *selected;
     let wh = work.wh();
     let sampling = opts.sample_rows.map(|n| Sampling::seeded(n, run_id));
@@ -153,6 +160,7 @@ fn run_in_transaction(
         branch: opts.branch.clone(),
         report: notes,
         materialized: Vec::new(),
+        timings: Vec::new(),
         ledger: Ledger::new(sampling),
         reuse_snapshots: true,
     };
@@ -227,6 +235,10 @@ fn run_in_transaction(
         .filter(|(s, o)| **o != Origin::Table((*s).clone()))
         .map(|(s, o)| (s.clone(), o.describe()))
         .collect();
+    let timings = Timings {
+        total_ms: ms_since(started),
+        models: std::mem::take(&mut build.timings),
+    };
     history::record(
         wh,
         &RunRecord {
@@ -251,6 +263,9 @@ fn run_in_transaction(
             sampling,
             skipped: skipped.iter().map(|(m, _)| m.clone()).collect(),
             bases: bases.clone(),
+            timings: timings.clone(),
+            backfill_of: opts.backfill.as_ref().map(|(id, _)| id.clone()),
+            reason: opts.backfill.as_ref().map(|(_, why)| why.clone()),
         },
     )?;
     Ok(RunReport {
@@ -272,5 +287,6 @@ fn run_in_transaction(
         frozen: freezes,
         cardinality: build.ledger.into_summary(),
         skipped,
+        timings,
     })
 }

@@ -11,6 +11,7 @@ use crate::cardinality::{Ledger, Sampling};
 use crate::incremental;
 use crate::naming::short_hash;
 use crate::prepare::{prepare, Prepared, RunOptions};
+use crate::timing::{ms_since, Timings};
 use crate::work::atomically;
 use crate::Progress;
 
@@ -23,6 +24,7 @@ pub fn test(
     opts: &RunOptions,
     progress: &dyn Progress,
 ) -> Result<RunReport, Failure> {
+    let started = std::time::Instant::now();
     let Prepared {
         models,
         origins,
@@ -53,6 +55,7 @@ pub fn test(
             branch: "test".into(),
             report: notes,
             materialized: Vec::new(),
+            timings: Vec::new(),
             ledger: Ledger::new(sampling),
             reuse_snapshots: false,
         };
@@ -75,6 +78,10 @@ pub fn test(
             frozen: Vec::new(),
             cardinality: build.ledger.into_summary(),
             skipped: Vec::new(),
+            timings: Timings {
+                total_ms: ms_since(started),
+                models: build.timings,
+            },
         })
     });
     progress.finish();

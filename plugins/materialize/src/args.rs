@@ -154,15 +154,12 @@ impl CardinalityArgs {
     }
 }
 
-pub fn run_options(select: &SelectArgs, sample_rows: Option<u64>) -> Result<RunOptions, Failure> {
-    let sources = select
-        .sources
-        .iter()
-        .map(|s| inputs::parse_source_flag(s))
-        .collect::<Result<Vec<_>, _>>()?;
-    // How each source is frozen: `[sources.NAME]` of the module's
-    // strata.toml.
-    let policies = config::discover(&select.file)
+/// How each source is frozen: `[sources.NAME]` of the strata.toml that
+/// governs `file`.
+pub fn source_policies(
+    file: &std::path::Path,
+) -> Result<std::collections::BTreeMap<String, content::SourcePolicy>, Failure> {
+    Ok(config::discover(file)
         .map_err(config_failure)?
         .sources
         .into_iter()
@@ -173,7 +170,16 @@ pub fn run_options(select: &SelectArgs, sample_rows: Option<u64>) -> Result<RunO
             };
             (name, policy)
         })
-        .collect();
+        .collect())
+}
+
+pub fn run_options(select: &SelectArgs, sample_rows: Option<u64>) -> Result<RunOptions, Failure> {
+    let sources = select
+        .sources
+        .iter()
+        .map(|s| inputs::parse_source_flag(s))
+        .collect::<Result<Vec<_>, _>>()?;
+    let policies = source_policies(&select.file)?;
     Ok(RunOptions {
         module_path: select.file.clone(),
         models: select.models.clone(),
@@ -185,5 +191,6 @@ pub fn run_options(select: &SelectArgs, sample_rows: Option<u64>) -> Result<RunO
         only_stale: false,
         full_refresh: false,
         policies,
+        backfill: None,
     })
 }

@@ -5,14 +5,18 @@
 //! `strata-engine`) and renders what it did.
 
 pub mod args;
+mod backfill;
 mod branches;
 mod fixtures;
 mod gc;
+mod metrics;
 mod plan;
+mod profile;
 mod replay;
 mod report;
 mod rollback;
 mod run;
+mod status;
 
 use strata_plugin::{command, parse, Host, PluginCommand};
 
@@ -133,5 +137,67 @@ inventory::submit! {
              never built, upstream rebuilt); builds nothing",
         ),
         run: plan_command,
+    }
+}
+
+fn status_command(matches: &clap::ArgMatches, host: &dyn Host) -> i32 {
+    parse(matches).map_or_else(|code| code, |args| status::status(args, host))
+}
+
+fn profile_command(matches: &clap::ArgMatches, host: &dyn Host) -> i32 {
+    parse(matches).map_or_else(|code| code, |args| profile::profile(args, host))
+}
+
+const STATUS_ABOUT: &str = "One screen on a module and its warehouse: each model's contract, \
+     fingerprint, freshness and reads; protected columns read downstream; the last runs";
+
+inventory::submit! {
+    PluginCommand {
+        name: "status",
+        order: 17,
+        command: || command::<status::StatusArgs>("status", STATUS_ABOUT),
+        run: status_command,
+    }
+}
+
+inventory::submit! {
+    PluginCommand {
+        name: "dashboard",
+        order: 17,
+        command: || command::<status::StatusArgs>(
+            "dashboard",
+            "The reference's name for `strata status` (the same command)",
+        ),
+        run: status_command,
+    }
+}
+
+inventory::submit! {
+    PluginCommand {
+        name: "profile",
+        order: 18,
+        command: || command::<profile::ProfileArgs>(
+            "profile",
+            "Where the time goes: parse, check, rules and each model's SQL; with --run, \
+             each model's build, rows and checks in the warehouse, most expensive first",
+        ),
+        run: profile_command,
+    }
+}
+
+fn backfill_command(matches: &clap::ArgMatches, host: &dyn Host) -> i32 {
+    parse(matches).map_or_else(|code| code, |args| backfill::backfill(args, host))
+}
+
+inventory::submit! {
+    PluginCommand {
+        name: "backfill",
+        order: 13,
+        command: || command::<backfill::BackfillArgs>(
+            "backfill",
+            "Re-run a past run with corrected sources (every other source from the run's \
+             frozen inputs), every check included; recorded as its backfill with the reason",
+        ),
+        run: backfill_command,
     }
 }

@@ -5,9 +5,10 @@ use strata_plugin::{exit, outln, print_json, Format, Host};
 
 use strata_lifecycle::replay::{self, ReplayReport};
 use strata_lifecycle::state::{history, RunRecord};
+use strata_lifecycle::verify::{self, Verification};
 
 use crate::args::WarehouseArgs;
-use crate::report::{cardinality_json, print_pins, report_failure};
+use crate::report::{cardinality_json, print_pins, report_failure, timing_lines};
 
 #[derive(Debug, clap::Args)]
 #[command(after_help = "Manual: docs/lifecycle.md, in the strata source tree.")]
@@ -18,6 +19,14 @@ pub struct ReplayArgs {
     /// A run id (or a unique prefix of one); without it, list the runs.
     #[arg(value_name = "RUN_ID")]
     pub run_id: Option<String>,
+    /// Without touching the data: do today's model fingerprints match the
+    /// ones run RUN_ID recorded? Names each model that differs and why
+    /// (edited, reads an edited model, removed). Exit 3 when any differs.
+    #[arg(long, value_name = "RUN_ID", conflicts_with_all = ["run_id", "execute", "last"])]
+    pub verify: Option<String>,
+    /// List only the N most recent runs.
+    #[arg(long, value_name = "N", conflicts_with = "run_id")]
+    pub last: Option<usize>,
     /// Re-execute the run from its frozen inputs, with every check, and say
     /// whether the outputs equal the recorded snapshots. Nothing is changed.
     #[arg(long, requires = "run_id")]
@@ -39,8 +48,17 @@ pub fn run(args: ReplayArgs, host: &dyn Host) -> i32 {
     };
     let result = (|| {
         let wh = args.warehouse.open(&args.file)?;
+        if let Some(prefix) = &args.verify {
+            let record = history::find(&*wh, prefix)?;
+            let v = verify::verify(&checked.module, &record);
+            return Ok(Outcome::Verified(Box::new(record), v));
+        }
         let Some(prefix) = &args.run_id else {
-            return history::list(&*wh).map(|runs| Outcome::List(runs, wh.name().to_string()));
+            let mut runs = history::list(&*wh)?;
+            if let Some(n) = args.last {
+                runs.drain(..runs.len().saturating_sub(n));
+            }
+            return Ok(Outcome::List(runs, wh.name().to_string()));
         };
         let record = history::find(&*wh, prefix)?;
         if !args.execute {
@@ -61,12 +79,15 @@ pub fn run(args: ReplayArgs, host: &dyn Host) -> i32 {
             }
             for r in runs {
                 outln!(
-                    "{}  {}  {}{}  {}",
+                    "{}  {}  {}{}  {}{}",
                     r.run_id,
                     r.started_at,
                     r.branch,
                     if r.stage_only { " (staged)" } else { "" },
-                    r.models.join(", ")
+                    r.models.join(", "),
+                    r.backfill_of
+                        .as_ref()
+                        .map_or(String::new(), |of| format!("  (backfill of {of})"))
                 );
             }
             exit::OK
@@ -74,7 +95,7 @@ pub fn run(args: ReplayArgs, host: &dyn Host) -> i32 {
         (Outcome::List(runs, _), Format::Json) => {
             print_json(&serde_json::json!(runs
                 .iter()
-                .map(|r| serde_json::json!({"run_id": r.run_id, "started_at": r.started_at, "branch": r.branch, "stage_only": r.stage_only, "models": r.models}))
+                .map(|r| serde_json::json!({"run_id": r.run_id, "started_at": r.started_at, "branch": r.branch, "stage_only": r.stage_only, "models": r.models, "backfill_of": r.backfill_of}))
                 .collect::<Vec<_>>()));
             exit::OK
         }
@@ -102,12 +123,24 @@ pub fn run(args: ReplayArgs, host: &dyn Host) -> i32 {
             for (s, o) in &r.overrides {
                 outln!("  override   {s} <- {o}");
             }
+            if let Some(of) = &r.backfill_of {
+                outln!(
+                    "  backfill   of run {of}: {}",
+                    r.reason.as_deref().unwrap_or("")
+                );
+            }
             if let Some(s) = &r.sampling {
                 outln!(
                     "  sampling   cardinality checks on relations over {} rows sampled, salt {}",
                     s.rows,
                     s.salt_hex()
                 );
+            }
+            if !r.timings.models.is_empty() {
+                outln!("timings (most expensive first):");
+                for line in timing_lines(&r.timings) {
+                    outln!("{line}");
+                }
             }
             if !r.report.is_empty() {
                 outln!("pins:");
@@ -123,9 +156,13 @@ pub fn run(args: ReplayArgs, host: &dyn Host) -> i32 {
                 "report": r.report.lines().collect::<Vec<_>>(),
                 "sampling": r.sampling.map(|s| serde_json::json!({"rows": s.rows, "salt": s.salt_hex()})),
                 "skipped": r.skipped,
+                "timings": r.timings,
+                "backfill_of": r.backfill_of,
+                "reason": r.reason,
             }));
             exit::OK
         }
+        (Outcome::Verified(r, v), format) => print_verification(&r, &v, format),
         (Outcome::Executed(r, rep), format) => {
             let all_equal = rep.compared.iter().all(|(_, eq, _)| *eq);
             if format == Format::Json {
@@ -190,4 +227,49 @@ enum Outcome {
     List(Vec<RunRecord>, String),
     Show(Box<RunRecord>),
     Executed(Box<RunRecord>, ReplayReport),
+    Verified(Box<RunRecord>, Verification),
+}
+
+/// `--verify`: each model of the run that differs today, and why.
+fn print_verification(r: &RunRecord, v: &Verification, format: Format) -> i32 {
+    let short = |fp: &str| fp.chars().take(12).collect::<String>();
+    match format {
+        Format::Json => print_json(&serde_json::json!({
+            "run_id": r.run_id,
+            "stable": v.stable(),
+            "same": v.same,
+            "differ": v.differ.iter().map(|d| serde_json::json!({
+                "model": d.model, "recorded": d.recorded, "current": d.current,
+                "why": d.why.kind(), "detail": d.why.text(),
+            })).collect::<Vec<_>>(),
+        })),
+        Format::Human => {
+            for d in &v.differ {
+                outln!(
+                    "  differs  {}  {} -> {}: {}",
+                    d.model,
+                    short(&d.recorded),
+                    d.current.as_deref().map_or("-".into(), short),
+                    d.why.text()
+                );
+            }
+            match v.stable() {
+                true => outln!(
+                    "run {} verified: the fingerprints of its {} model(s) are today's (no data read)",
+                    r.run_id,
+                    v.same.len()
+                ),
+                false => outln!(
+                    "run {} does not verify: {} of its {} model(s) differ today (no data read)",
+                    r.run_id,
+                    v.differ.len(),
+                    v.same.len() + v.differ.len()
+                ),
+            }
+        }
+    }
+    match v.stable() {
+        true => exit::OK,
+        false => exit::DATA_CHECK,
+    }
 }

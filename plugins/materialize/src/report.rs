@@ -3,6 +3,7 @@
 
 use strata_lang::Checked;
 use strata_lifecycle::cardinality::{Outcome, ProofSource};
+use strata_lifecycle::timing::Timings;
 use strata_lifecycle::{CardinalitySummary, Failure};
 use strata_plugin::{exit, outln, print_json, Format, Host};
 
@@ -119,4 +120,34 @@ pub fn cardinality_json(c: &CardinalitySummary) -> serde_json::Value {
         "sample_salt": c.sampling.map(|s| s.salt_hex()),
         "results": results,
     })
+}
+
+/// A run's per-model costs as a table (80 columns), most expensive first:
+/// build time, rows, each check's time and statement count.
+pub fn timing_lines(t: &Timings) -> Vec<String> {
+    let mut out = vec![format!(
+        "  {:<28} {:>10} {:>10} {:>10} {:>8}",
+        "model", "build ms", "rows", "checks ms", "queries"
+    )];
+    for m in t.by_cost() {
+        let name = match m.model.chars().count() > 28 {
+            true => format!("{}…", m.model.chars().take(27).collect::<String>()),
+            false => m.model.clone(),
+        };
+        out.push(format!(
+            "  {name:<28} {:>10.1} {:>10} {:>10.1} {:>8}",
+            m.build_ms,
+            m.rows,
+            m.checks_ms(),
+            m.check_queries()
+        ));
+        for c in m.checks.iter().filter(|c| c.queries > 0 || c.ms >= 0.05) {
+            out.push(format!(
+                "    {:<26} {:>10} {:>10} {:>10.1} {:>8}",
+                c.check, "", "", c.ms, c.queries
+            ));
+        }
+    }
+    out.push(format!("  run total {:.1} ms", t.total_ms));
+    out
 }

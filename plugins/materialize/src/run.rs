@@ -11,6 +11,7 @@ use strata_plugin::{exit, outln, print_json, Format};
 use crate::args::{run_options, CardinalityArgs, SelectArgs, WarehouseArgs};
 use crate::fixtures as fixture_report;
 use crate::gc::{after_run, collection_json, print_collection};
+use crate::metrics::{MetricsArgs, Outcome};
 use crate::report::{cardinality_json, print_pins, report_error, report_failure};
 use strata_lifecycle::fixtures::{self, FixtureRun};
 
@@ -46,6 +47,8 @@ pub struct RunArgs {
     /// `[gc]` settings of strata.toml).
     #[arg(long)]
     pub gc: bool,
+    #[command(flatten)]
+    pub metrics: MetricsArgs,
     /// Output format: human or json.
     #[arg(long, value_enum, default_value_t = Format::Human)]
     pub format: Format,
@@ -111,7 +114,12 @@ pub enum Only {
     Data,
 }
 
-fn print_report(report: &RunReport, format: Format, header: &str, collected: Option<&Collection>) {
+pub(crate) fn print_report(
+    report: &RunReport,
+    format: Format,
+    header: &str,
+    collected: Option<&Collection>,
+) {
     match format {
         Format::Human => {
             outln!("{header}");
@@ -140,6 +148,7 @@ fn print_report(report: &RunReport, format: Format, header: &str, collected: Opt
                     "added_rows": n.added, "segments": n.segments, "why": n.why,
                 })).collect::<Vec<_>>(),
                 "cardinality": cardinality_json(&report.cardinality),
+                "timings": report.timings,
             });
             if let Some(c) = collected {
                 v["gc"] = collection_json(c);
@@ -177,6 +186,10 @@ pub fn run(args: RunArgs, host: &dyn Host) -> i32 {
         Ok(c) => c,
         Err(code) => return code,
     };
+    if let Err(f) = args.metrics.check_writable() {
+        return crate::report::report_error(host, f, args.format);
+    }
+    let started = std::time::Instant::now();
     let result = (|| {
         let sample_rows = args.cardinality.sample_rows(&args.select.file)?;
         let mut opts = run_options(&args.select, sample_rows)?;
@@ -193,6 +206,17 @@ pub fn run(args: RunArgs, host: &dyn Host) -> i32 {
         };
         Ok((report, collected))
     })();
+    let outcome = Outcome {
+        command: "run",
+        module: &args.select.file,
+        branch: &args.branch,
+        seconds: started.elapsed().as_secs_f64(),
+        report: result.as_ref().ok().map(|(r, _)| r),
+        failure: result.as_ref().err(),
+    };
+    if let Err(f) = args.metrics.write(&outcome) {
+        return crate::report::report_error(host, f, args.format);
+    }
     match result {
         Ok((report, _)) if report.run_id.is_empty() => {
             match args.format {

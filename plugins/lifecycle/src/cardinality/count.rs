@@ -2,7 +2,7 @@
 //! that found duplicates.
 
 use strata_codes as codes;
-use strata_engine::{Failure, Warehouse};
+use strata_engine::{Engine, Failure};
 use strata_lang::ast::Cardinality;
 use strata_lang::ir;
 use strata_lang::sql::CardinalityCheck;
@@ -27,7 +27,7 @@ pub(super) struct Counted {
 /// engine's aggregate keeping the largest). Exact, it costs the same as the
 /// bare duplicate-group count; sampled, it also sums the rows it checked.
 pub fn duplicate_groups_sql(
-    wh: &Warehouse,
+    wh: &dyn Engine,
     keys: &[String],
     relation: &str,
     sample: Option<&str>,
@@ -54,7 +54,7 @@ pub fn duplicate_groups_sql(
 }
 
 pub(super) fn duplicate_groups(
-    wh: &Warehouse,
+    wh: &dyn Engine,
     keys: &[String],
     relation: &str,
     sample: Option<&str>,

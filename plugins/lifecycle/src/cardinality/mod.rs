@@ -38,7 +38,7 @@ mod summary;
 use std::collections::{BTreeSet, HashMap};
 use std::time::Instant;
 
-use strata_engine::{Failure, Warehouse};
+use strata_engine::{Engine, Failure};
 use strata_lang::ir;
 use strata_lang::sql::{self, CardinalityCheck};
 
@@ -143,7 +143,7 @@ impl Ledger {
             .find(|p| p.relation == relation && p.keys.is_subset(keys))
     }
 
-    fn row_count(&mut self, wh: &Warehouse, relation: &str) -> Result<i64, Failure> {
+    fn row_count(&mut self, wh: &dyn Engine, relation: &str) -> Result<i64, Failure> {
         if let Some(n) = self.rows.get(relation) {
             return Ok(*n);
         }
@@ -157,7 +157,7 @@ impl Ledger {
     /// the left side for one_to_one.
     pub fn check_model(
         &mut self,
-        wh: &Warehouse,
+        wh: &dyn Engine,
         m: &ir::Model,
         relation: &dyn Fn(&ir::Input) -> String,
         report: &mut Vec<String>,
@@ -200,7 +200,7 @@ impl Ledger {
     /// duplicate is a data failure.
     fn check(
         &mut self,
-        wh: &Warehouse,
+        wh: &dyn Engine,
         check: &CardinalityCheck,
         relation: &str,
         join: &ir::Join,
@@ -306,7 +306,7 @@ mod tests {
         checked.module
     }
 
-    fn warehouse(sql: &str) -> Box<Warehouse> {
+    fn warehouse(sql: &str) -> Box<strata_engine::Warehouse> {
         let wh =
             match strata_engine::open(&Target::DuckDb(":memory:".into()), Duration::from_secs(1)) {
                 Ok(wh) => wh,
@@ -316,7 +316,7 @@ mod tests {
         wh
     }
 
-    fn exec(wh: &Warehouse, sql: &str) {
+    fn exec(wh: &dyn Engine, sql: &str) {
         if let Err(e) = wh.exec(sql) {
             panic!("{sql}: {e:?}");
         }
@@ -325,7 +325,7 @@ mod tests {
     /// Check every model of `m` in order, each input reading the table of
     /// its own name; the report, or the failure.
     fn check_all(
-        wh: &Warehouse,
+        wh: &dyn Engine,
         m: &ir::Module,
         ledger: &mut Ledger,
     ) -> Result<Vec<String>, Box<DataFailure>> {

@@ -2,7 +2,7 @@
 //! more than N rows are checked on a salted hash sample of about N rows.
 
 use sha2::{Digest, Sha256};
-use strata_engine::Warehouse;
+use strata_engine::Engine;
 
 /// Bounded sampling for one run: relations of more than `rows` rows are
 /// checked on a hash sample of about `rows` rows.
@@ -45,7 +45,7 @@ impl Sampling {
     /// The SQL condition selecting the sample of a relation of `total` rows
     /// on `keys` (quoted): about `rows` rows, all rows of a selected key.
     /// `None` when the relation is small enough to check exactly.
-    pub fn condition(&self, wh: &Warehouse, keys: &[String], total: u64) -> Option<String> {
+    pub fn condition(&self, wh: &dyn Engine, keys: &[String], total: u64) -> Option<String> {
         if total <= self.rows {
             return None;
         }

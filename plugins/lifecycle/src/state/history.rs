@@ -7,6 +7,7 @@ use strata_engine::{Failure, Warehouse};
 
 use super::schema::{run_columns, RUNS};
 use crate::cardinality::Sampling;
+use crate::timing::Timings;
 
 /// How the history row of a rollback reports it (`rollback to run ID`).
 pub const ROLLBACK: &str = "rollback to run ";
@@ -35,6 +36,13 @@ pub struct RunRecord {
     /// Incremental model -> the previous snapshot its new rows were merged
     /// into (a model built in full is not in it).
     pub bases: BTreeMap<String, String>,
+    /// What each model cost (empty for a rollback, or a run recorded by a
+    /// strata from before timings).
+    pub timings: Timings,
+    /// `strata backfill`: the run this one corrects.
+    pub backfill_of: Option<String>,
+    /// `strata backfill --reason`.
+    pub reason: Option<String>,
 }
 
 impl RunRecord {
@@ -68,7 +76,7 @@ pub fn recorded(wh: &Warehouse) -> Result<bool, Failure> {
 /// Every recorded run, oldest first.
 pub fn list(wh: &Warehouse) -> Result<Vec<RunRecord>, Failure> {
     let rows = wh.rows(&format!(
-        "SELECT run_id, {}, module, branch, {}, models, fingerprints, overrides, inputs, snapshots, report, sampling, skipped, bases FROM {} ORDER BY started_at, run_id",
+        "SELECT run_id, {}, module, branch, {}, models, fingerprints, overrides, inputs, snapshots, report, sampling, skipped, bases, timings, backfill_of, reason FROM {} ORDER BY started_at, run_id",
         wh.text("started_at"),
         wh.text("stage_only"),
         wh.ident(RUNS)
@@ -92,6 +100,9 @@ pub fn list(wh: &Warehouse) -> Result<Vec<RunRecord>, Failure> {
                 sampling: parse_sampling(&r.get(11).cloned().flatten()),
                 skipped: parse(&r.get(12).cloned().flatten()),
                 bases: parse(&r.get(13).cloned().flatten()),
+                timings: parse(&r.get(14).cloned().flatten()),
+                backfill_of: r.get(15).cloned().flatten(),
+                reason: r.get(16).cloned().flatten(),
             }
         })
         .collect())
@@ -112,8 +123,14 @@ pub fn record(wh: &Warehouse, r: &RunRecord) -> Result<(), Failure> {
         true => "NULL".to_string(),
         false => json(serde_json::json!(r.bases)),
     };
+    let timings = match r.timings.models.is_empty() {
+        true => "NULL".to_string(),
+        false => json(serde_json::json!(r.timings)),
+    };
+    let text = |v: &Option<String>| v.as_deref().map_or("NULL".to_string(), |t| wh.string(t));
+    let (backfill_of, reason) = (text(&r.backfill_of), text(&r.reason));
     wh.exec(&format!(
-        "INSERT INTO {} ({}) VALUES ({}, current_timestamp, {}, {}, {}, {}, {}, {}, {}, {}, {}, {sampling}, {skipped}, {bases})",
+        "INSERT INTO {} ({}) VALUES ({}, current_timestamp, {}, {}, {}, {}, {}, {}, {}, {}, {}, {sampling}, {skipped}, {bases}, {timings}, {backfill_of}, {reason})",
         wh.ident(RUNS),
         run_columns(),
         wh.string(&r.run_id),

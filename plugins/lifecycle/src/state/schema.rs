@@ -55,6 +55,12 @@ const RUN_TABLE: &[Column] = &[
     // JSON {model: table} of the previous snapshot each incremental model
     // merged its new rows into; NULL when every model was built in full.
     column("bases", Type::String, false, true),
+    // JSON {"total_ms": ms, "models": [{model, build_ms, rows, checks:
+    // [{check, ms, queries}]}]}: what each model of the run cost.
+    column("timings", Type::String, false, true),
+    // `strata backfill`: the run this one corrects, and why.
+    column("backfill_of", Type::String, false, true),
+    column("reason", Type::String, false, true),
 ];
 
 /// `_strata_inputs`.

@@ -1,0 +1,106 @@
+//! `strata backfill FILE RUN_ID --reason TEXT`: a corrected re-run of a
+//! past run, recorded as its backfill.
+
+use std::path::PathBuf;
+
+use strata_lifecycle::backfill::{self, Backfill};
+use strata_lifecycle::inputs;
+use strata_plugin::{Format, Host};
+
+use crate::args::{source_policies, CardinalityArgs, WarehouseArgs};
+use crate::report::report_failure;
+use crate::run::print_report;
+
+#[derive(Debug, clap::Args)]
+#[command(after_help = "Manual: docs/lifecycle.md#backfill, in the strata source tree.")]
+pub struct BackfillArgs {
+    /// The module file.
+    #[arg(value_name = "FILE")]
+    pub file: PathBuf,
+    /// The run to correct (an id or a unique prefix of one).
+    #[arg(value_name = "RUN_ID")]
+    pub run_id: String,
+    /// Only these models (and the models they read); default: the run's.
+    #[arg(value_name = "MODEL")]
+    pub models: Vec<String>,
+    /// The same as MODEL..., comma-separated (the reference's form).
+    #[arg(long = "models", value_name = "A,B", value_delimiter = ',')]
+    pub models_list: Vec<String>,
+    /// Why the correction is made: recorded with the run, shown by
+    /// `replay` and `status`.
+    #[arg(long, value_name = "TEXT")]
+    pub reason: String,
+    /// A corrected source, from a table or a .csv/.parquet/.json file
+    /// (repeatable); every other source reads the run's frozen input.
+    #[arg(long = "source", value_name = "NAME=TABLE_OR_FILE")]
+    pub sources: Vec<String>,
+    /// The branch to write (default: the run's).
+    #[arg(long, value_name = "NAME")]
+    pub branch: Option<String>,
+    /// Build, check and snapshot, but do not repoint the live views.
+    #[arg(long)]
+    pub stage_only: bool,
+    #[command(flatten)]
+    pub warehouse: WarehouseArgs,
+    #[command(flatten)]
+    pub cardinality: CardinalityArgs,
+    /// Extra directory where `import a.b` looks for a/b.strata (repeatable).
+    #[arg(long, value_name = "DIR")]
+    pub search_dir: Vec<PathBuf>,
+    /// Output format: human or json.
+    #[arg(long, value_enum, default_value_t = Format::Human)]
+    pub format: Format,
+}
+
+pub fn backfill(args: BackfillArgs, host: &dyn Host) -> i32 {
+    let checked = match host.checked_module(&args.file, &args.search_dir, args.format) {
+        Ok(c) => c,
+        Err(code) => return code,
+    };
+    let result = (|| {
+        let sources = args
+            .sources
+            .iter()
+            .map(|s| inputs::parse_source_flag(s))
+            .collect::<Result<Vec<_>, _>>()?;
+        let b = Backfill {
+            run: args.run_id.clone(),
+            reason: args.reason.clone(),
+            sources,
+            models: args
+                .models
+                .iter()
+                .chain(&args.models_list)
+                .cloned()
+                .collect(),
+            branch: args.branch.clone(),
+            stage_only: args.stage_only,
+        };
+        let sample_rows = args.cardinality.sample_rows(&args.file)?;
+        let wh = args.warehouse.open(&args.file)?;
+        let progress = host.progress();
+        let opts = backfill::options(
+            &*wh,
+            &b,
+            &args.file,
+            sample_rows,
+            source_policies(&args.file)?,
+        )?;
+        let report = strata_lifecycle::run(&*wh, &checked.module, &opts, progress.as_ref())?;
+        Ok((report, opts))
+    })();
+    match result {
+        Ok((report, opts)) => {
+            let (of, reason) = opts.backfill.clone().unwrap_or_default();
+            let header = format!(
+                "backfill {} of run {of} ({}branch {}): {reason}",
+                report.run_id,
+                if opts.stage_only { "staged only, " } else { "" },
+                opts.branch
+            );
+            print_report(&report, args.format, &header, None);
+            strata_plugin::exit::OK
+        }
+        Err(f) => report_failure(host, f, &checked, args.format, "backfill"),
+    }
+}
