@@ -1,5 +1,5 @@
-//! trycmd snapshot cases: every `tests/cmd/*.toml` runs the `strata` binary
-//! and compares its exit code, stdout and stderr with the files beside it;
+//! trycmd snapshot cases: every `tests/cmd/*.toml` (and
+//! `tests/cmd/import-dbt/*.toml`) runs the `strata` binary and compares its exit code, stdout and stderr with the files beside it;
 //! a `tests/cmd/*.trycmd` file runs several commands in one temporary
 //! directory (and compares files with its `.out/` directory).
 //! Regenerate snapshots with `TRYCMD=overwrite cargo test --release --test cmd`.
@@ -9,5 +9,6 @@ fn cli_cases() {
     trycmd::TestCases::new()
         .env("NO_COLOR", "1")
         .case("../tests/cmd/*.toml")
+        .case("../tests/cmd/import-dbt/*.toml")
         .case("../tests/cmd/*.trycmd");
 }

@@ -1,0 +1,783 @@
+//! Reading a dbt project: `dbt_project.yml` (paths, vars, the hierarchical
+//! `models:` / `seeds:` configs), the model, seed and macro files, every
+//! property file (`.yml` / `.yaml`) under the model and seed paths, and the
+//! adapter of the project's profile.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde_json::{Map, Value};
+
+use crate::error::{io_reason, Failure};
+use crate::yaml::{self, line_of, line_of_name, list_field, str_field};
+
+/// A place in a project file, for the report.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Default, serde::Serialize)]
+pub struct Loc {
+    /// Relative to the project's root, `/`-separated.
+    pub file: String,
+    /// 1-based; 0 when unknown.
+    pub line: usize,
+}
+
+impl Loc {
+    pub fn new(file: impl Into<String>, line: usize) -> Loc {
+        Loc {
+            file: file.into(),
+            line,
+        }
+    }
+}
+
+impl std::fmt::Display for Loc {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.line > 0 {
+            write!(f, "{}:{}", self.file, self.line)
+        } else {
+            f.write_str(&self.file)
+        }
+    }
+}
+
+/// A dbt project as read from disk.
+#[derive(Debug, Default)]
+pub struct Project {
+    pub root: PathBuf,
+    pub name: String,
+    /// The adapter type of the profile's target (`duckdb` when there is no
+    /// profile to read), and where it came from.
+    pub adapter: String,
+    pub adapter_from: String,
+    /// `vars:` of dbt_project.yml, the project's own scope merged in, then
+    /// `--vars`.
+    pub vars: Map<String, Value>,
+    pub models: Vec<ModelFile>,
+    pub seeds: Vec<SeedFile>,
+    pub macros: Vec<MacroFile>,
+    /// Singular data tests (`.sql` under the test paths).
+    pub singular_tests: Vec<ModelFile>,
+    pub props: Properties,
+    pub(crate) models_config: Value,
+    pub(crate) seeds_config: Value,
+}
+
+/// A model's `.sql` (or `.py`) file.
+#[derive(Clone, Debug)]
+pub struct ModelFile {
+    pub name: String,
+    /// Relative to the project's root.
+    pub rel: String,
+    /// `[project, dir..., name]`: how dbt_project.yml's configs address it.
+    pub fqn: Vec<String>,
+    pub text: String,
+    pub python: bool,
+}
+
+#[derive(Clone, Debug)]
+pub struct SeedFile {
+    pub name: String,
+    pub path: PathBuf,
+    pub rel: String,
+    pub fqn: Vec<String>,
+}
+
+#[derive(Clone, Debug)]
+pub struct MacroFile {
+    pub rel: String,
+    pub text: String,
+}
+
+/// What the property files say.
+#[derive(Debug, Default)]
+pub struct Properties {
+    pub models: BTreeMap<String, ModelProps>,
+    pub seeds: BTreeMap<String, ModelProps>,
+    /// By (source name, table name).
+    pub sources: BTreeMap<(String, String), SourceTable>,
+    pub unit_tests: Vec<UnitTest>,
+}
+
+/// A model's (or seed's) entry: description, config, columns, tests.
+#[derive(Clone, Debug, Default)]
+pub struct ModelProps {
+    pub description: Option<String>,
+    pub config: Map<String, Value>,
+    pub columns: Vec<ColumnProps>,
+    /// Model-level tests (`dbt_utils.unique_combination_of_columns`, ...).
+    pub tests: Vec<TestSpec>,
+    /// Model-level constraints (`primary_key` on several columns).
+    pub constraints: Vec<Constraint>,
+    pub loc: Loc,
+    /// `versions:` present (versioned models are not converted).
+    pub versioned: bool,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct ColumnProps {
+    pub name: String,
+    pub description: Option<String>,
+    pub data_type: Option<String>,
+    pub tests: Vec<TestSpec>,
+    /// Column constraints: `not_null`, `unique`, `primary_key`.
+    pub constraints: Vec<String>,
+    pub line: usize,
+}
+
+#[derive(Clone, Debug)]
+pub struct Constraint {
+    pub kind: String,
+    pub columns: Vec<String>,
+}
+
+/// One data test as written in YAML.
+#[derive(Clone, Debug)]
+pub struct TestSpec {
+    /// `unique`, `not_null`, `accepted_values`, `relationships`,
+    /// `dbt_utils.unique_combination_of_columns`, ...
+    pub name: String,
+    /// Its arguments (the `arguments:` form merged in).
+    pub args: Map<String, Value>,
+    /// `severity: warn` (in `config:` or at the top).
+    pub warn: bool,
+    /// A `where:` config: the test covers only some rows.
+    pub where_: Option<String>,
+    pub loc: Loc,
+}
+
+/// A table of a dbt source.
+#[derive(Clone, Debug, Default)]
+pub struct SourceTable {
+    pub source: String,
+    pub table: String,
+    pub schema: Option<String>,
+    pub identifier: Option<String>,
+    pub description: Option<String>,
+    pub columns: Vec<ColumnProps>,
+    pub tests: Vec<TestSpec>,
+    pub loc: Loc,
+}
+
+/// A `unit_tests:` entry (reported, not converted).
+#[derive(Clone, Debug)]
+pub struct UnitTest {
+    pub name: String,
+    pub model: String,
+    pub loc: Loc,
+}
+
+/// Options that change how the project is read.
+#[derive(Clone, Debug, Default)]
+pub struct ReadOptions {
+    /// `--vars` (a YAML or JSON mapping).
+    pub vars: Option<String>,
+    /// `--profiles-dir`.
+    pub profiles_dir: Option<PathBuf>,
+}
+
+/// Config keys that apply at a level of dbt_project.yml's `models:` tree
+/// without a `+` prefix (a key that is none of them names a directory or a
+/// model).
+const CONFIG_KEYS: &[&str] = &[
+    "materialized",
+    "enabled",
+    "schema",
+    "database",
+    "alias",
+    "tags",
+    "docs",
+    "persist_docs",
+    "pre-hook",
+    "post-hook",
+    "full_refresh",
+    "column_types",
+    "quote_columns",
+    "meta",
+    "grants",
+    "contract",
+    "on_schema_change",
+    "unique_key",
+    "incremental_strategy",
+    "sql_header",
+    "delimiter",
+    "group",
+    "access",
+    "severity",
+    "store_failures",
+    "where",
+    "limit",
+    "event_time",
+    "batch_size",
+    "lookback",
+    "begin",
+    "sort",
+    "dist",
+    "cluster_by",
+    "partition_by",
+    "labels",
+    "snowflake_warehouse",
+    "transient",
+    "copy_grants",
+    "query_tag",
+    "file_format",
+    "location_root",
+];
+
+impl Project {
+    /// Read the project at `root`.
+    pub fn read(root: &Path, options: &ReadOptions) -> Result<Project, Failure> {
+        let project_file = root.join("dbt_project.yml");
+        let text = match std::fs::read_to_string(&project_file) {
+            Ok(t) => t,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                let what = if root.is_dir() {
+                    format!("{} has no dbt_project.yml: it is not a dbt project", root.display())
+                } else if root.exists() {
+                    format!("{} is not a directory: give the directory of a dbt project", root.display())
+                } else {
+                    format!("{} does not exist", root.display())
+                };
+                return Err(Failure::environment(what));
+            }
+            Err(e) => return Err(Failure::unreadable(&project_file, &e)),
+        };
+        let doc = yaml::parse(&project_file, &text)?;
+        if !doc.is_object() {
+            return Err(Failure::project(format!(
+                "{}: expected a mapping with `name:` and the project's settings",
+                project_file.display()
+            )));
+        }
+        let Some(name) = str_field(&doc, "name").map(str::to_string) else {
+            return Err(Failure::project(format!(
+                "{}: the project has no `name:`",
+                project_file.display()
+            )));
+        };
+        let paths = |key: &str, default: &str| -> Vec<String> {
+            match doc.get(key) {
+                Some(Value::Array(items)) => items
+                    .iter()
+                    .filter_map(Value::as_str)
+                    .map(str::to_string)
+                    .collect(),
+                Some(Value::String(s)) => vec![s.clone()],
+                _ => vec![default.to_string()],
+            }
+        };
+        let model_paths = paths("model-paths", "models");
+        let seed_paths = paths("seed-paths", "seeds");
+        let macro_paths = paths("macro-paths", "macros");
+        let test_paths = paths("test-paths", "tests");
+
+        let mut vars = Map::new();
+        if let Some(Value::Object(all)) = doc.get("vars") {
+            for (k, v) in all {
+                if k != &name && !v.is_object() {
+                    vars.insert(k.clone(), v.clone());
+                }
+            }
+            if let Some(Value::Object(own)) = all.get(&name) {
+                for (k, v) in own {
+                    vars.insert(k.clone(), v.clone());
+                }
+            }
+            // A scope of another package, or a plain mapping value.
+            for (k, v) in all {
+                if k != &name && v.is_object() && !vars.contains_key(k) {
+                    vars.insert(k.clone(), v.clone());
+                }
+            }
+        }
+        if let Some(cli) = &options.vars {
+            let parsed = yaml::parse(Path::new("--vars"), cli)
+                .map_err(|f| Failure::usage(f.message.replacen("--vars", "--vars", 1)))?;
+            match parsed {
+                Value::Object(m) => vars.extend(m),
+                Value::Null => {}
+                _ => {
+                    return Err(Failure::usage(
+                        "--vars: expected a YAML or JSON mapping such as '{start_date: 2024-01-01}'",
+                    ))
+                }
+            }
+        }
+
+        let (adapter, adapter_from) = adapter_of(root, &doc, options)?;
+        let mut project = Project {
+            root: root.to_path_buf(),
+            name: name.clone(),
+            adapter,
+            adapter_from,
+            vars,
+            models_config: doc.get("models").cloned().unwrap_or(Value::Null),
+            seeds_config: doc.get("seeds").cloned().unwrap_or(Value::Null),
+            ..Project::default()
+        };
+
+        for dir in &model_paths {
+            for (path, rel, parts) in files_under(root, dir, &["sql", "py"])? {
+                let text = read_text(&path)?;
+                let stem = parts.last().cloned().unwrap_or_default();
+                let mut fqn = vec![name.clone()];
+                fqn.extend(parts[..parts.len().saturating_sub(1)].iter().cloned());
+                fqn.push(stem.clone());
+                project.models.push(ModelFile {
+                    name: stem,
+                    python: rel.ends_with(".py"),
+                    rel,
+                    fqn,
+                    text,
+                });
+            }
+        }
+        for dir in &seed_paths {
+            for (path, rel, parts) in files_under(root, dir, &["csv"])? {
+                let stem = parts.last().cloned().unwrap_or_default();
+                let mut fqn = vec![name.clone()];
+                fqn.extend(parts[..parts.len().saturating_sub(1)].iter().cloned());
+                fqn.push(stem.clone());
+                project.seeds.push(SeedFile {
+                    name: stem,
+                    path,
+                    rel,
+                    fqn,
+                });
+            }
+        }
+        for dir in &macro_paths {
+            for (path, rel, _) in files_under(root, dir, &["sql"])? {
+                let text = read_text(&path)?;
+                project.macros.push(MacroFile { rel, text });
+            }
+        }
+        for dir in &test_paths {
+            for (path, rel, parts) in files_under(root, dir, &["sql"])? {
+                let text = read_text(&path)?;
+                let stem = parts.last().cloned().unwrap_or_default();
+                project.singular_tests.push(ModelFile {
+                    name: stem.clone(),
+                    rel,
+                    fqn: vec![name.clone(), stem],
+                    text,
+                    python: false,
+                });
+            }
+        }
+        let mut prop_dirs = model_paths.clone();
+        prop_dirs.extend(seed_paths.iter().cloned());
+        prop_dirs.extend(test_paths.iter().cloned());
+        prop_dirs.sort();
+        prop_dirs.dedup();
+        for dir in &prop_dirs {
+            for (path, rel, _) in files_under(root, dir, &["yml", "yaml"])? {
+                let text = read_text(&path)?;
+                let doc = yaml::parse(Path::new(&rel), &text)?;
+                project.props.read_file(&rel, &text, &doc)?;
+            }
+        }
+        Ok(project)
+    }
+
+    /// The config of a model: dbt_project.yml's hierarchy, then its
+    /// property file's `config:` (the file's own `config()` comes later).
+    pub fn model_config(&self, model: &ModelFile) -> Map<String, Value> {
+        let mut out = Map::new();
+        resolve_config(&self.models_config, &model.fqn, &mut out);
+        if let Some(p) = self.props.models.get(&model.name) {
+            out.extend(p.config.clone());
+        }
+        out
+    }
+
+    pub fn seed_config(&self, seed: &SeedFile) -> Map<String, Value> {
+        let mut out = Map::new();
+        resolve_config(&self.seeds_config, &seed.fqn, &mut out);
+        if let Some(p) = self.props.seeds.get(&seed.name) {
+            out.extend(p.config.clone());
+        }
+        out
+    }
+}
+
+/// Apply the configs of `tree` along `fqn`: at each level, its config keys
+/// (`+key`, or a known config name), then the child named by the next part.
+fn resolve_config(tree: &Value, fqn: &[String], out: &mut Map<String, Value>) {
+    let Value::Object(level) = tree else { return };
+    for (k, v) in level {
+        if let Some(key) = k.strip_prefix('+') {
+            out.insert(key.to_string(), v.clone());
+        } else if CONFIG_KEYS.contains(&k.as_str()) && !fqn.first().is_some_and(|f| f == k) {
+            out.insert(k.clone(), v.clone());
+        }
+    }
+    if let Some((first, rest)) = fqn.split_first() {
+        if let Some(child) = level.get(first) {
+            resolve_config(child, rest, out);
+        }
+    }
+}
+
+/// The adapter type of the project's profile: `profiles.yml` in
+/// `--profiles-dir`, `$DBT_PROFILES_DIR`, the project, then `~/.dbt`.
+fn adapter_of(
+    root: &Path,
+    doc: &Value,
+    options: &ReadOptions,
+) -> Result<(String, String), Failure> {
+    let profile = str_field(doc, "profile");
+    let mut dirs: Vec<PathBuf> = Vec::new();
+    if let Some(d) = &options.profiles_dir {
+        dirs.push(d.clone());
+    }
+    if let Some(d) = std::env::var_os("DBT_PROFILES_DIR") {
+        dirs.push(PathBuf::from(d));
+    }
+    dirs.push(root.to_path_buf());
+    if let Some(home) = std::env::var_os("HOME") {
+        dirs.push(PathBuf::from(home).join(".dbt"));
+    }
+    let Some(profile) = profile else {
+        return Ok(("duckdb".into(), "no profile named in dbt_project.yml".into()));
+    };
+    for dir in dirs {
+        let path = dir.join("profiles.yml");
+        let Ok(text) = std::fs::read_to_string(&path) else {
+            continue;
+        };
+        let doc = yaml::parse(&path, &text)?;
+        let Some(p) = doc.get(profile) else { continue };
+        let target = str_field(p, "target").unwrap_or("dev");
+        let kind = p
+            .get("outputs")
+            .and_then(|o| o.get(target))
+            .and_then(|t| str_field(t, "type"));
+        if let Some(kind) = kind {
+            return Ok((
+                kind.to_ascii_lowercase(),
+                format!("profile `{profile}`, target `{target}` in {}", path.display()),
+            ));
+        }
+    }
+    Ok((
+        "duckdb".into(),
+        format!("profile `{profile}` not found: DuckDB assumed"),
+    ))
+}
+
+/// Every file under `root/dir` with one of `exts`, sorted:
+/// `(path, path relative to root, parts relative to dir without the
+/// extension of the last)`. A missing directory has no files.
+type Found = (PathBuf, String, Vec<String>);
+
+fn files_under(root: &Path, dir: &str, exts: &[&str]) -> Result<Vec<Found>, Failure> {
+    let base = root.join(dir);
+    if !base.is_dir() {
+        return Ok(Vec::new());
+    }
+    let mut out = Vec::new();
+    for entry in walkdir::WalkDir::new(&base).sort_by_file_name() {
+        let entry = entry.map_err(|e| {
+            let at = e.path().map_or_else(|| base.clone(), Path::to_path_buf);
+            Failure::environment(format!(
+                "cannot read {}: {}",
+                at.display(),
+                e.io_error().map_or_else(|| e.to_string(), io_reason)
+            ))
+        })?;
+        if !entry.file_type().is_file() {
+            continue;
+        }
+        let path = entry.path();
+        let Some(ext) = path.extension().and_then(|e| e.to_str()) else {
+            continue;
+        };
+        if !exts.contains(&ext) {
+            continue;
+        }
+        let Ok(inner) = path.strip_prefix(&base) else {
+            continue;
+        };
+        let mut parts: Vec<String> = inner
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned())
+            .collect();
+        if let Some(last) = parts.last_mut() {
+            if let Some(stem) = Path::new(last.as_str()).file_stem() {
+                *last = stem.to_string_lossy().into_owned();
+            }
+        }
+        let rel = path
+            .strip_prefix(root)
+            .unwrap_or(path)
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned())
+            .collect::<Vec<_>>()
+            .join("/");
+        out.push((path.to_path_buf(), rel, parts));
+    }
+    Ok(out)
+}
+
+fn read_text(path: &Path) -> Result<String, Failure> {
+    let bytes = std::fs::read(path).map_err(|e| Failure::unreadable(path, &e))?;
+    String::from_utf8(bytes).map_err(|_| {
+        Failure::environment(format!("cannot read {}: it is not UTF-8 text", path.display()))
+    })
+}
+
+impl Properties {
+    /// Read one property file.
+    fn read_file(&mut self, rel: &str, text: &str, doc: &Value) -> Result<(), Failure> {
+        if doc.is_null() {
+            return Ok(());
+        }
+        if !doc.is_object() {
+            return Err(Failure::project(format!(
+                "{rel}: expected a mapping of `models:`, `sources:`, `seeds:`, ..."
+            )));
+        }
+        let bad = |what: &str| Failure::project(format!("{rel}: `{what}:` must be a list"));
+        for (key, target) in [("models", true), ("seeds", false)] {
+            let Some(entries) = doc.get(key) else { continue };
+            let Some(entries) = entries.as_array() else {
+                return Err(bad(key));
+            };
+            let mut from = 1;
+            for e in entries {
+                let Some(name) = str_field(e, "name") else {
+                    continue;
+                };
+                let line = line_of_name(text, from, name).unwrap_or(0);
+                if line > 0 {
+                    from = line;
+                }
+                let props = model_props(rel, text, e, line);
+                let map = if target {
+                    &mut self.models
+                } else {
+                    &mut self.seeds
+                };
+                map.insert(name.to_string(), props);
+            }
+        }
+        if let Some(sources) = doc.get("sources") {
+            let Some(sources) = sources.as_array() else {
+                return Err(bad("sources"));
+            };
+            let mut from = 1;
+            for s in sources {
+                let Some(source) = str_field(s, "name") else {
+                    continue;
+                };
+                if let Some(l) = line_of_name(text, from, source) {
+                    from = l;
+                }
+                for t in list_field(s, "tables") {
+                    let Some(table) = str_field(t, "name") else {
+                        continue;
+                    };
+                    let line = line_of_name(text, from, table).unwrap_or(0);
+                    if line > 0 {
+                        from = line;
+                    }
+                    let p = model_props(rel, text, t, line);
+                    self.sources.insert(
+                        (source.to_string(), table.to_string()),
+                        SourceTable {
+                            source: source.to_string(),
+                            table: table.to_string(),
+                            schema: str_field(s, "schema").map(str::to_string),
+                            identifier: str_field(t, "identifier").map(str::to_string),
+                            description: p.description,
+                            columns: p.columns,
+                            tests: p.tests,
+                            loc: Loc::new(rel, line),
+                        },
+                    );
+                }
+            }
+        }
+        if let Some(units) = doc.get("unit_tests") {
+            let Some(units) = units.as_array() else {
+                return Err(bad("unit_tests"));
+            };
+            for u in units {
+                let name = str_field(u, "name").unwrap_or("?").to_string();
+                let line = line_of_name(text, 1, &name).unwrap_or(0);
+                self.unit_tests.push(UnitTest {
+                    model: str_field(u, "model").unwrap_or("?").to_string(),
+                    name,
+                    loc: Loc::new(rel, line),
+                });
+            }
+        }
+        Ok(())
+    }
+}
+
+fn model_props(rel: &str, text: &str, e: &Value, line: usize) -> ModelProps {
+    let mut config = match e.get("config") {
+        Some(Value::Object(m)) => m.clone(),
+        _ => Map::new(),
+    };
+    // Older spellings at the top of the entry.
+    for key in ["enabled", "materialized", "column_types"] {
+        if let Some(v) = e.get(key) {
+            config.entry(key.to_string()).or_insert_with(|| v.clone());
+        }
+    }
+    let mut columns = Vec::new();
+    let mut from = line.max(1);
+    for c in list_field(e, "columns") {
+        let Some(name) = str_field(c, "name") else {
+            continue;
+        };
+        let cline = line_of_name(text, from, name).unwrap_or(0);
+        if cline > 0 {
+            from = cline;
+        }
+        let mut tests = tests_of(rel, text, c, cline);
+        let constraints: Vec<String> = list_field(c, "constraints")
+            .iter()
+            .filter_map(|k| str_field(k, "type").map(str::to_ascii_lowercase))
+            .collect();
+        tests.retain(|t| !t.name.is_empty());
+        columns.push(ColumnProps {
+            name: name.to_string(),
+            description: str_field(c, "description").map(str::to_string),
+            data_type: str_field(c, "data_type").map(str::to_string),
+            tests,
+            constraints,
+            line: cline,
+        });
+    }
+    let constraints = list_field(e, "constraints")
+        .iter()
+        .filter_map(|k| {
+            Some(Constraint {
+                kind: str_field(k, "type")?.to_ascii_lowercase(),
+                columns: list_field(k, "columns")
+                    .iter()
+                    .filter_map(Value::as_str)
+                    .map(str::to_string)
+                    .collect(),
+            })
+        })
+        .collect();
+    ModelProps {
+        description: str_field(e, "description").map(str::to_string),
+        config,
+        columns,
+        tests: tests_of(rel, text, e, line),
+        constraints,
+        loc: Loc::new(rel, line),
+        versioned: e.get("versions").is_some(),
+    }
+}
+
+/// The tests of an entry (`tests:` and `data_tests:`), each in any of its
+/// spellings: `- unique`, `- accepted_values: {values: [...]}`, the
+/// `arguments:` form, `config: {severity: warn}`, `test_name:`.
+fn tests_of(rel: &str, text: &str, e: &Value, line: usize) -> Vec<TestSpec> {
+    let mut out = Vec::new();
+    for key in ["data_tests", "tests"] {
+        for t in list_field(e, key) {
+            let (name, body) = match t {
+                Value::String(s) => (s.clone(), Value::Object(Map::new())),
+                Value::Object(m) if m.len() == 1 => match m.iter().next() {
+                    Some((k, v)) => (k.clone(), v.clone()),
+                    None => continue,
+                },
+                Value::Object(m) => match m.get("test_name").and_then(Value::as_str) {
+                    Some(n) => (n.to_string(), t.clone()),
+                    None => continue,
+                },
+                _ => continue,
+            };
+            let mut args = Map::new();
+            let mut warn = false;
+            let mut where_ = None;
+            if let Value::Object(m) = &body {
+                for (k, v) in m {
+                    match k.as_str() {
+                        "arguments" => {
+                            if let Value::Object(a) = v {
+                                args.extend(a.clone());
+                            }
+                        }
+                        "config" => {
+                            warn |= v
+                                .get("severity")
+                                .and_then(Value::as_str)
+                                .is_some_and(|s| s.eq_ignore_ascii_case("warn"));
+                            if let Some(w) = v.get("where").and_then(Value::as_str) {
+                                where_ = Some(w.to_string());
+                            }
+                        }
+                        "severity" => {
+                            warn |= v.as_str().is_some_and(|s| s.eq_ignore_ascii_case("warn"))
+                        }
+                        "where" => where_ = v.as_str().map(str::to_string),
+                        "test_name" | "name" | "description" | "meta" | "tags" => {}
+                        _ => {
+                            args.insert(k.clone(), v.clone());
+                        }
+                    }
+                }
+            }
+            let short = name.rsplit('.').next().unwrap_or(&name).to_string();
+            let tline = line_of(text, line.max(1), &name)
+                .or_else(|| line_of(text, line.max(1), &format!("{short}:")))
+                .unwrap_or(line);
+            out.push(TestSpec {
+                name,
+                args,
+                warn,
+                where_,
+                loc: Loc::new(rel, tline),
+            });
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn hierarchical_configs() {
+        let tree = json!({
+            "shop": {
+                "materialized": "table",
+                "staging": { "+materialized": "view", "+enabled": true, "stg_b": { "+enabled": false } },
+            }
+        });
+        let fqn = |p: &[&str]| p.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let mut out = Map::new();
+        resolve_config(&tree, &fqn(&["shop", "staging", "stg_b"]), &mut out);
+        assert_eq!(out.get("materialized"), Some(&json!("view")));
+        assert_eq!(out.get("enabled"), Some(&json!(false)));
+        let mut out = Map::new();
+        resolve_config(&tree, &fqn(&["shop", "marts", "m"]), &mut out);
+        assert_eq!(out.get("materialized"), Some(&json!("table")));
+        assert_eq!(out.get("enabled"), None);
+    }
+
+    #[test]
+    fn test_spellings() {
+        let text = "models:\n  - name: m\n    columns:\n      - name: s\n        data_tests:\n          - not_null\n          - accepted_values:\n              arguments:\n                values: [a, b]\n              config:\n                severity: warn\n";
+        let doc = yaml::parse(Path::new("x.yml"), text).unwrap_or_default();
+        let mut p = Properties::default();
+        assert!(p.read_file("x.yml", text, &doc).is_ok());
+        let m = &p.models["m"];
+        let tests = &m.columns[0].tests;
+        assert_eq!(tests.len(), 2);
+        assert_eq!(tests[0].name, "not_null");
+        assert_eq!(tests[0].loc.line, 6);
+        assert_eq!(tests[1].name, "accepted_values");
+        assert!(tests[1].warn);
+        assert_eq!(tests[1].args.get("values"), Some(&json!(["a", "b"])));
+    }
+}
