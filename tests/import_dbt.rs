@@ -40,7 +40,9 @@ fn walk(dir: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();
     let mut stack = vec![dir.to_path_buf()];
     while let Some(d) = stack.pop() {
-        let Ok(entries) = std::fs::read_dir(&d) else { continue };
+        let Ok(entries) = std::fs::read_dir(&d) else {
+            continue;
+        };
         for e in entries.flatten() {
             let p = e.path();
             if p.is_dir() {
@@ -59,7 +61,10 @@ fn walk(dir: &Path) -> Vec<PathBuf> {
 fn corpus_copy() -> tempfile::TempDir {
     let tmp = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
     copy_dir(&root().join("tests/dbt/corpus"), &tmp.path().join("corpus"));
-    copy_dir(&root().join("tests/dbt/dbt_utils"), &tmp.path().join("dbt_utils"));
+    copy_dir(
+        &root().join("tests/dbt/dbt_utils"),
+        &tmp.path().join("dbt_utils"),
+    );
     tmp
 }
 
@@ -80,10 +85,24 @@ fn text(b: &[u8]) -> String {
 /// Import the corpus copy in `tmp` into `<tmp>/out`; the report (JSON).
 fn import_corpus(tmp: &Path, out: &str) -> serde_json::Value {
     let o = strata(
-        &["import-dbt", "corpus", "-o", out, "--no-manifest", "--format", "json"],
+        &[
+            "import-dbt",
+            "corpus",
+            "-o",
+            out,
+            "--no-manifest",
+            "--format",
+            "json",
+        ],
         tmp,
     );
-    assert_eq!(o.status.code(), Some(0), "{}{}", text(&o.stdout), text(&o.stderr));
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}{}",
+        text(&o.stdout),
+        text(&o.stderr)
+    );
     serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("{e}: {}", text(&o.stdout)))
 }
 
@@ -140,7 +159,11 @@ fn corpus_snapshot_check_and_determinism() {
         })
         .collect();
     let names = |m: &BTreeMap<String, String>| m.keys().cloned().collect::<Vec<_>>();
-    assert_eq!(names(&expected), names(&on_disk), "the files written (STRATA_BLESS=1 rewrites the snapshots)");
+    assert_eq!(
+        names(&expected),
+        names(&on_disk),
+        "the files written (STRATA_BLESS=1 rewrites the snapshots)"
+    );
     for (rel, t) in &expected {
         assert_eq!(
             on_disk.get(rel),
@@ -151,7 +174,13 @@ fn corpus_snapshot_check_and_determinism() {
 
     // The modules check clean.
     let o = strata(&["check", "out"], tmp.path());
-    assert_eq!(o.status.code(), Some(0), "{}{}", text(&o.stdout), text(&o.stderr));
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}{}",
+        text(&o.stdout),
+        text(&o.stderr)
+    );
 
     // What the corpus is there to show.
     let status = |m: &str| -> String {
@@ -162,22 +191,46 @@ fn corpus_snapshot_check_and_determinism() {
             .unwrap_or_else(|| panic!("no model {m} in the report"))
     };
     for m in [
-        "stg_customers", "stg_orders", "stg_payments", "customers", "orders", "post_aggregate",
-        "exists_semi", "not_exists_anti", "union_all_model", "window_rank", "star_models",
-        "vars_and_env", "self_join", "pivot_methods",
+        "stg_customers",
+        "stg_orders",
+        "stg_payments",
+        "customers",
+        "orders",
+        "post_aggregate",
+        "exists_semi",
+        "not_exists_anti",
+        "union_all_model",
+        "window_rank",
+        "star_models",
+        "vars_and_env",
+        "self_join",
+        "pivot_methods",
     ] {
         assert_eq!(status(m), "converted", "{m}");
     }
     for m in [
-        "uses_run_query", "uses_round", "full_outer", "not_in_subquery", "qualify_latest",
-        "extract_year", "reserved_column", "cross_join", "surrogate_key", "sql_error",
-        "right_join", "string_agg_model", "reads_review",
+        "uses_run_query",
+        "uses_round",
+        "full_outer",
+        "not_in_subquery",
+        "qualify_latest",
+        "extract_year",
+        "reserved_column",
+        "cross_join",
+        "surrogate_key",
+        "sql_error",
+        "right_join",
+        "string_agg_model",
+        "reads_review",
     ] {
         assert_eq!(status(m), "needs_review", "{m}");
     }
     assert_eq!(status("disabled_model"), "disabled");
     let summary = &report["summary"];
-    assert!(summary["converted"].as_u64().unwrap_or(0) >= 40, "{summary}");
+    assert!(
+        summary["converted"].as_u64().unwrap_or(0) >= 40,
+        "{summary}"
+    );
     // The fan-out audit: customers' joins rest on group-by evidence, a
     // join on a repeated key has none.
     let joins = report["joins"].as_array().cloned().unwrap_or_default();
@@ -190,12 +243,30 @@ fn corpus_snapshot_check_and_determinism() {
     };
     let j = join("customers", "customers__customer_orders");
     assert_eq!(j["promise"], "one_to_one", "{j}");
-    assert!(j["evidence"].as_str().unwrap_or("").contains("grouped by customer_id"), "{j}");
+    assert!(
+        j["evidence"]
+            .as_str()
+            .unwrap_or("")
+            .contains("grouped by customer_id"),
+        "{j}"
+    );
     let j = join("payments_per_order", "stg_payments");
     assert_eq!(j["promise"], serde_json::Value::Null);
-    assert!(j["evidence"].as_str().unwrap_or("").starts_with("no evidence: this join can repeat rows"), "{j}");
+    assert!(
+        j["evidence"]
+            .as_str()
+            .unwrap_or("")
+            .starts_with("no evidence: this join can repeat rows"),
+        "{j}"
+    );
     let j = join("countries_seen", "distinct_countries");
-    assert!(j["evidence"].as_str().unwrap_or("").contains("select distinct"), "{j}");
+    assert!(
+        j["evidence"]
+            .as_str()
+            .unwrap_or("")
+            .contains("select distinct"),
+        "{j}"
+    );
 }
 
 /// dbt, when installed.
@@ -255,7 +326,9 @@ fn rows(conn: &duckdb::Connection, relation: &str) -> (Vec<String>, Vec<Vec<Opti
         .unwrap_or_else(|e| panic!("{relation}: {e}"));
     let n = names.len();
     let mut out: Vec<Vec<Option<String>>> = stmt
-        .query_map([], |r| (0..n).map(|i| r.get::<_, Option<String>>(i)).collect())
+        .query_map([], |r| {
+            (0..n).map(|i| r.get::<_, Option<String>>(i)).collect()
+        })
         .unwrap_or_else(|e| panic!("{e}"))
         .map(|r| r.unwrap_or_else(|e| panic!("{e}")))
         .collect();
@@ -295,7 +368,10 @@ fn converted_models_publish_the_rows_of_dbt_s_compiled_sql() {
         .unwrap_or_else(|e| panic!("{e}"));
     for seed in walk(&project.join("seeds")) {
         if seed.extension().is_some_and(|e| e == "csv") {
-            let name = seed.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+            let name = seed
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_default();
             dbt_db
                 .execute_batch(&format!(
                     "CREATE TABLE main.\"{name}\" AS SELECT * FROM read_csv_auto('{}')",
@@ -308,7 +384,12 @@ fn converted_models_publish_the_rows_of_dbt_s_compiled_sql() {
     let mut pending: Vec<(String, String)> = nodes
         .values()
         .filter(|n| n["resource_type"] == "model" && n["config"]["materialized"] != "ephemeral")
-        .filter_map(|n| Some((n["name"].as_str()?.to_string(), n["compiled_code"].as_str()?.to_string())))
+        .filter_map(|n| {
+            Some((
+                n["name"].as_str()?.to_string(),
+                n["compiled_code"].as_str()?.to_string(),
+            ))
+        })
         .collect();
     pending.sort();
     let mut built: Vec<String> = Vec::new();
@@ -333,10 +414,23 @@ fn converted_models_publish_the_rows_of_dbt_s_compiled_sql() {
     // strata's side.
     let report = import_corpus(tmp.path(), "out");
     let o = strata(
-        &["run", "out/corpus.strata", "--pipeline", "seeds", "-o", "strata.duckdb"],
+        &[
+            "run",
+            "out/corpus.strata",
+            "--pipeline",
+            "seeds",
+            "-o",
+            "strata.duckdb",
+        ],
         tmp.path(),
     );
-    assert_eq!(o.status.code(), Some(0), "{}{}", text(&o.stdout), text(&o.stderr));
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}{}",
+        text(&o.stdout),
+        text(&o.stderr)
+    );
     let strata_db = duckdb::Connection::open(tmp.path().join("strata.duckdb"))
         .unwrap_or_else(|e| panic!("{e}"));
 
@@ -350,11 +444,18 @@ fn converted_models_publish_the_rows_of_dbt_s_compiled_sql() {
             // dbt inlines an ephemeral model: there is no table to compare.
             continue;
         }
-        assert!(built.contains(&name.to_string()), "dbt's compiled SQL of {name} did not run");
+        assert!(
+            built.contains(&name.to_string()),
+            "dbt's compiled SQL of {name} did not run"
+        );
         let (dbt_cols, dbt_rows) = rows(&dbt_db, &format!("main.\"{name}\""));
         let (s_cols, s_rows) = rows(&strata_db, &format!("\"v_{name}\""));
         assert_eq!(s_cols, dbt_cols, "{name}: the column names and their order");
-        assert_eq!(s_rows.len(), dbt_rows.len(), "{name}: the number of rows\nstrata {s_rows:?}\ndbt {dbt_rows:?}");
+        assert_eq!(
+            s_rows.len(),
+            dbt_rows.len(),
+            "{name}: the number of rows\nstrata {s_rows:?}\ndbt {dbt_rows:?}"
+        );
         for (a, b) in s_rows.iter().zip(&dbt_rows) {
             assert!(
                 a.iter().zip(b).all(|(x, y)| same_value(x, y)),
@@ -387,14 +488,54 @@ impl Rng {
 /// replaced by SQL and Jinja fragments; text cut short.
 fn mutate(text: &str, rng: &mut Rng) -> String {
     const FRAGMENTS: &[&str] = &[
-        "select", "from", "where", "group by", "having", "join", "left join", "on", "(", ")",
-        ",", "*", "{{", "}}", "{%", "%}", "{% endif %}", "ref('stg_orders')", "{{ ref('nope') }}",
-        "'", "\"", "union all", "over (", "case when", "end", "exists (select 1)", "::date",
-        "interval 1 day", "1/0", "null", "not", "in (1, 2", "--", "/*", "{# x", "distinct",
-        "qualify", "limit -1", "9999999999999999999999", "{{ var('x') }}", "{{ this }}",
-        "{% for i in range(3) %}", "{% endfor %}", "{{ dbt_utils.star(ref('stg_orders')) }}",
-        "with a as (select 1 as x) select * from a", "{{ config(enabled=false) }}",
-        "{{ ref('m_0') }}", "{{ source('x', 'y') }}",
+        "select",
+        "from",
+        "where",
+        "group by",
+        "having",
+        "join",
+        "left join",
+        "on",
+        "(",
+        ")",
+        ",",
+        "*",
+        "{{",
+        "}}",
+        "{%",
+        "%}",
+        "{% endif %}",
+        "ref('stg_orders')",
+        "{{ ref('nope') }}",
+        "'",
+        "\"",
+        "union all",
+        "over (",
+        "case when",
+        "end",
+        "exists (select 1)",
+        "::date",
+        "interval 1 day",
+        "1/0",
+        "null",
+        "not",
+        "in (1, 2",
+        "--",
+        "/*",
+        "{# x",
+        "distinct",
+        "qualify",
+        "limit -1",
+        "9999999999999999999999",
+        "{{ var('x') }}",
+        "{{ this }}",
+        "{% for i in range(3) %}",
+        "{% endfor %}",
+        "{{ dbt_utils.star(ref('stg_orders')) }}",
+        "with a as (select 1 as x) select * from a",
+        "{{ config(enabled=false) }}",
+        "{{ ref('m_0') }}",
+        "{{ source('x', 'y') }}",
     ];
     let mut tokens: Vec<String> = text.split_whitespace().map(str::to_string).collect();
     let edits = 1 + rng.below(4);
@@ -457,12 +598,22 @@ fn a_thousand_mutated_models_import_without_a_panic() {
     // Each is converted, needs review with a reason, or disabled.
     for m in &mutated {
         if m.status == strata_import_dbt::report::Status::NeedsReview {
-            assert!(!m.reasons.is_empty(), "{} needs review without a reason", m.name);
+            assert!(
+                !m.reasons.is_empty(),
+                "{} needs review without a reason",
+                m.name
+            );
         }
     }
     // What was written checks.
     strata_import_dbt::write::write(&result, &tmp.path().join("out"), false)
         .unwrap_or_else(|f| panic!("{}", f.message));
     let o = strata(&["check", "out"], tmp.path());
-    assert_eq!(o.status.code(), Some(0), "{}{}", text(&o.stdout), text(&o.stderr));
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}{}",
+        text(&o.stdout),
+        text(&o.stderr)
+    );
 }

@@ -65,8 +65,14 @@ impl Catalog {
                         .map(|(k, c)| {
                             (
                                 c.get("index").and_then(Value::as_i64).unwrap_or(0),
-                                c.get("name").and_then(Value::as_str).unwrap_or(k).to_string(),
-                                c.get("type").and_then(Value::as_str).unwrap_or("").to_string(),
+                                c.get("name")
+                                    .and_then(Value::as_str)
+                                    .unwrap_or(k)
+                                    .to_string(),
+                                c.get("type")
+                                    .and_then(Value::as_str)
+                                    .unwrap_or("")
+                                    .to_string(),
                             )
                         })
                         .collect()
@@ -90,7 +96,10 @@ impl Catalog {
             for (id, node) in sources {
                 let parts = id_parts(id);
                 if parts.len() >= 4 {
-                    let key = (parts[parts.len() - 2].to_string(), parts[parts.len() - 1].to_string());
+                    let key = (
+                        parts[parts.len() - 2].to_string(),
+                        parts[parts.len() - 1].to_string(),
+                    );
                     out.sources.insert(key, columns(node));
                 }
             }
@@ -120,7 +129,8 @@ impl Manifest {
                     continue;
                 }
                 if let Some(rel) = node.get("relation_name").and_then(Value::as_str) {
-                    out.relations.insert(relation_key(rel), Ok(name.to_string()));
+                    out.relations
+                        .insert(relation_key(rel), Ok(name.to_string()));
                 }
                 if kind == "model" {
                     let code = node
@@ -142,8 +152,10 @@ impl Manifest {
                 ) else {
                     continue;
                 };
-                out.relations
-                    .insert(relation_key(rel), Err((source.to_string(), table.to_string())));
+                out.relations.insert(
+                    relation_key(rel),
+                    Err((source.to_string(), table.to_string())),
+                );
             }
         }
         Ok(Some(out))

@@ -35,7 +35,12 @@ pub struct ImportArgs {
     #[arg(value_name = "PROJECT")]
     pub project: PathBuf,
     /// The directory to write the modules, strata.toml and IMPORT.md to.
-    #[arg(short = 'o', long = "output", value_name = "DIR", required_unless_present = "report_only")]
+    #[arg(
+        short = 'o',
+        long = "output",
+        value_name = "DIR",
+        required_unless_present = "report_only"
+    )]
     pub output: Option<PathBuf>,
     /// Only print the report (the fan-out audit included); write nothing.
     #[arg(long, conflicts_with = "output")]
@@ -86,7 +91,10 @@ fn run(args: ImportArgs, _host: &dyn Host) -> i32 {
     };
     // Refuse a non-empty output directory before any work.
     if let Some(dir) = &args.output {
-        if !args.force && dir.is_dir() && std::fs::read_dir(dir).is_ok_and(|mut d| d.next().is_some()) {
+        if !args.force
+            && dir.is_dir()
+            && std::fs::read_dir(dir).is_ok_and(|mut d| d.next().is_some())
+        {
             return fail(crate::Failure::usage(format!(
                 "{} is not empty: write to a new directory, or pass --force to replace the files an import writes there",
                 dir.display()

@@ -67,7 +67,11 @@ impl Facts {
                 j.promise = None;
                 j.evidence = format!(
                     "{} join: keeps or drops rows of {from}, never repeats them",
-                    if j.kind == JoinKind::Semi { "semi" } else { "anti" }
+                    if j.kind == JoinKind::Semi {
+                        "semi"
+                    } else {
+                        "anti"
+                    }
                 );
                 continue;
             }
@@ -187,7 +191,8 @@ impl Facts {
                     facts = facts
                         .into_iter()
                         .filter_map(|f| {
-                            let cols: Option<Vec<String>> = f.columns.iter().map(|c| rename(c)).collect();
+                            let cols: Option<Vec<String>> =
+                                f.columns.iter().map(|c| rename(c)).collect();
                             cols.map(|c| Fact::new(c, f.why))
                         })
                         .collect();
@@ -198,7 +203,10 @@ impl Facts {
                 Step::SetOp(kw, _) => {
                     facts.clear();
                     if *kw != "union all" {
-                        facts.push(Fact::new(plan.columns.clone(), format!("{kw} removes duplicate rows")));
+                        facts.push(Fact::new(
+                            plan.columns.clone(),
+                            format!("{kw} removes duplicate rows"),
+                        ));
                     }
                 }
             }
@@ -239,7 +247,9 @@ mod tests {
         assert_eq!(joins[0].promise, Some(Promise::ManyToOne));
         assert!(joins[0].evidence.contains("dbt test unique"));
         assert_eq!(joins[1].promise, None);
-        assert!(joins[1].evidence.starts_with("no evidence: this join can repeat rows"));
+        assert!(joins[1]
+            .evidence
+            .starts_with("no evidence: this join can repeat rows"));
     }
 
     #[test]
@@ -255,17 +265,26 @@ mod tests {
         facts.plan(&mut g);
         let mut s = ModelPlan::new("renamed", "per_customer");
         s.steps.push(Step::Select(vec![
-            ("cid".into(), SExpr::col(Some("per_customer"), "customer_id")),
+            (
+                "cid".into(),
+                SExpr::col(Some("per_customer"), "customer_id"),
+            ),
             ("n".into(), SExpr::col(Some("per_customer"), "n")),
         ]));
         facts.plan(&mut s);
         let f = facts.proof("renamed", &["cid".into()]);
-        assert!(f.is_some_and(|f| f.why.contains("grouped by customer_id")), "{f:?}");
+        assert!(
+            f.is_some_and(|f| f.why.contains("grouped by customer_id")),
+            "{f:?}"
+        );
         let mut c = ModelPlan::new("cards", "customers");
         facts.add("customers", Fact::new(vec!["id".into()], "dbt test unique"));
         c.steps.push(join("renamed", "id", "cid"));
         facts.plan(&mut c);
-        assert_eq!(c.joins().next().and_then(|j| j.promise), Some(Promise::OneToOne));
+        assert_eq!(
+            c.joins().next().and_then(|j| j.promise),
+            Some(Promise::OneToOne)
+        );
     }
 
     #[test]
@@ -274,7 +293,10 @@ mod tests {
         facts.add("orders", Fact::new(vec!["id".into()], "dbt test unique"));
         let mut p = ModelPlan::new("m", "orders");
         p.steps.push(join("payments", "id", "order_id"));
-        p.steps.push(Step::Select(vec![("id".into(), SExpr::col(Some("orders"), "id"))]));
+        p.steps.push(Step::Select(vec![(
+            "id".into(),
+            SExpr::col(Some("orders"), "id"),
+        )]));
         facts.plan(&mut p);
         assert!(facts.proof("m", &["id".into()]).is_none());
     }

@@ -12,7 +12,7 @@ use strata_lang::ir;
 use strata_lang::types::Type;
 
 use crate::catalog::{relation_key, Catalog, Manifest};
-use crate::check::{self, column_lines, Decl};
+use crate::check::{self, Decl};
 use crate::error::Failure;
 use crate::evidence::{Fact, Facts};
 use crate::jinja::{Dep, Renderer};
@@ -65,6 +65,8 @@ struct Outcome {
     extra: Vec<ModelPlan>,
     contract: Option<String>,
     tests: Vec<String>,
+    /// Models its test blocks read (`expect c in m.f`).
+    test_refs: Vec<String>,
     declared_as_source: bool,
     deps: Vec<Dep>,
 }
@@ -217,7 +219,12 @@ fn import_once(options: &Options, forced: &BTreeMap<String, String>) -> Result<I
         });
         if probs.is_empty() {
             let mut text = String::new();
-            if let Some(d) = project.props.seeds.get(&seed.name).and_then(|p| p.description.clone()) {
+            if let Some(d) = project
+                .props
+                .seeds
+                .get(&seed.name)
+                .and_then(|p| p.description.clone())
+            {
                 text.push_str(&comment(&d));
             }
             text.push_str(&format!(
@@ -361,7 +368,9 @@ fn import_once(options: &Options, forced: &BTreeMap<String, String>) -> Result<I
         .enumerate()
         .map(|(i, m)| (m.name.as_str(), i))
         .collect();
-    let mut outcomes: Vec<Outcome> = (0..project.models.len()).map(|_| Outcome::default()).collect();
+    let mut outcomes: Vec<Outcome> = (0..project.models.len())
+        .map(|_| Outcome::default())
+        .collect();
     let mut sql_of: Vec<Option<String>> = vec![None; project.models.len()];
     for (i, m) in project.models.iter().enumerate() {
         let o = &mut outcomes[i];
@@ -379,14 +388,19 @@ fn import_once(options: &Options, forced: &BTreeMap<String, String>) -> Result<I
             }
             Some(Err(f)) => {
                 o.deps = f.deps.clone();
-                o.reasons.push(Reason::new(f.message.clone(), f.loc.file.clone(), f.loc.line));
+                o.reasons.push(Reason::new(
+                    f.message.clone(),
+                    f.loc.file.clone(),
+                    f.loc.line,
+                ));
             }
         }
         if let Some(c) = compiled.and_then(|c| c.get(&m.name)) {
             // dbt compiled it: its SQL is the input (and a Jinja problem
             // of ours no longer matters).
             sql_of[i] = Some(c.clone());
-            o.reasons.retain(|r| r.message.starts_with("a Python model"));
+            o.reasons
+                .retain(|r| r.message.starts_with("a Python model"));
         }
         if config.get("enabled").and_then(Value::as_bool) == Some(false) {
             o.status = Some(Status::Disabled);
@@ -394,9 +408,15 @@ fn import_once(options: &Options, forced: &BTreeMap<String, String>) -> Result<I
             continue;
         }
         if let Some(why) = names::refusal(&m.name) {
-            o.reasons.push(Reason::new(format!("model name: {why}"), m.rel.clone(), 0));
+            o.reasons
+                .push(Reason::new(format!("model name: {why}"), m.rel.clone(), 0));
         }
-        if project.props.models.get(&m.name).is_some_and(|p| p.versioned) {
+        if project
+            .props
+            .models
+            .get(&m.name)
+            .is_some_and(|p| p.versioned)
+        {
             o.reasons.push(Reason::new(
                 "a versioned model (`versions:`): not converted",
                 m.rel.clone(),
@@ -469,7 +489,9 @@ fn import_once(options: &Options, forced: &BTreeMap<String, String>) -> Result<I
         let m = &project.models[i];
         if let Some(why) = forced.get(&m.name) {
             outcomes[i].reasons.push(Reason::new(
-                format!("the strata it translates to does not check with the rest of the module: {why}"),
+                format!(
+                    "the strata it translates to does not check with the rest of the module: {why}"
+                ),
                 m.rel.clone(),
                 0,
             ));
@@ -490,7 +512,10 @@ fn import_once(options: &Options, forced: &BTreeMap<String, String>) -> Result<I
             };
             if !decls.contains_key(&node_name) {
                 let why = match (is_model, problems.get(&node_name)) {
-                    (_, Some(p)) => format!("reads `{node_name}`, which strata cannot read: {}", p.join("; ")),
+                    (_, Some(p)) => format!(
+                        "reads `{node_name}`, which strata cannot read: {}",
+                        p.join("; ")
+                    ),
                     (true, None) => format!("reads the model `{node_name}`, which needs review"),
                     (false, None) => continue,
                 };
@@ -504,14 +529,22 @@ fn import_once(options: &Options, forced: &BTreeMap<String, String>) -> Result<I
                 outcomes[i].reasons.push(Reason::new(b, m.rel.clone(), 0));
             }
             outcomes[i].status = Some(Status::NeedsReview);
-            declare_from_catalog(m, &project, catalog.as_ref(), &mut known, &mut decls, &mut outcomes[i]);
+            declare_from_catalog(
+                m,
+                &project,
+                catalog.as_ref(),
+                &mut known,
+                &mut decls,
+                &mut outcomes[i],
+            );
             continue;
         }
         let Some(sql_text) = sql_of[i].clone() else {
             outcomes[i].status = Some(Status::NeedsReview);
             continue;
         };
-        let resolve = |parts: &[String]| resolve_name(parts, &by_name, &project, &source_names, relations, m);
+        let resolve =
+            |parts: &[String]| resolve_name(parts, &by_name, &project, &source_names, relations, m);
         let cx = sql::Context {
             model: &m.name,
             known: &known,
@@ -529,9 +562,18 @@ fn import_once(options: &Options, forced: &BTreeMap<String, String>) -> Result<I
                 } else {
                     format!("{} (line {} of the rendered SQL)", r.message, r.line)
                 };
-                outcomes[i].reasons.push(Reason::new(message, m.rel.clone(), line));
+                outcomes[i]
+                    .reasons
+                    .push(Reason::new(message, m.rel.clone(), line));
                 outcomes[i].status = Some(Status::NeedsReview);
-                declare_from_catalog(m, &project, catalog.as_ref(), &mut known, &mut decls, &mut outcomes[i]);
+                declare_from_catalog(
+                    m,
+                    &project,
+                    catalog.as_ref(),
+                    &mut known,
+                    &mut decls,
+                    &mut outcomes[i],
+                );
                 continue;
             }
         };
@@ -581,7 +623,14 @@ fn import_once(options: &Options, forced: &BTreeMap<String, String>) -> Result<I
                 for p in &plans {
                     facts.by_relation.remove(&p.name);
                 }
-                declare_from_catalog(m, &project, catalog.as_ref(), &mut known, &mut decls, &mut outcomes[i]);
+                declare_from_catalog(
+                    m,
+                    &project,
+                    catalog.as_ref(),
+                    &mut known,
+                    &mut decls,
+                    &mut outcomes[i],
+                );
             }
         }
     }
@@ -596,20 +645,43 @@ fn import_once(options: &Options, forced: &BTreeMap<String, String>) -> Result<I
         .collect();
     let mut extra_seed_tests: Vec<ModelPlan> = Vec::new();
     let mut extra_seed_blocks: Vec<String> = Vec::new();
-    let mut tested: Vec<(String, Option<usize>, Vec<(Option<String>, TestSpec)>, String)> = Vec::new();
+    let mut tested: Vec<(
+        String,
+        Option<usize>,
+        Vec<(Option<String>, TestSpec)>,
+        String,
+    )> = Vec::new();
     for (name, props) in &project.props.seeds {
-        tested.push((name.clone(), None, all_tests(&props.columns, &props.tests, &props.constraints), ref_marker(name)));
+        tested.push((
+            name.clone(),
+            None,
+            all_tests(&props.columns, &props.tests, &props.constraints),
+            ref_marker(name),
+        ));
     }
     for ((src, tbl), t) in &project.props.sources {
-        let n = source_names.get(&(src.clone(), tbl.clone())).cloned().unwrap_or_default();
-        tested.push((n, None, all_tests(&t.columns, &t.tests, &[]), format!("\"$source${src}${tbl}\"")));
+        let n = source_names
+            .get(&(src.clone(), tbl.clone()))
+            .cloned()
+            .unwrap_or_default();
+        tested.push((
+            n,
+            None,
+            all_tests(&t.columns, &t.tests, &[]),
+            format!("\"$source${src}${tbl}\""),
+        ));
     }
     for (i, m) in project.models.iter().enumerate() {
         if outcomes[i].status == Some(Status::Disabled) {
             continue;
         }
         if let Some(props) = project.props.models.get(&m.name) {
-            tested.push((m.name.clone(), Some(i), all_tests(&props.columns, &props.tests, &props.constraints), ref_marker(&m.name)));
+            tested.push((
+                m.name.clone(),
+                Some(i),
+                all_tests(&props.columns, &props.tests, &props.constraints),
+                ref_marker(&m.name),
+            ));
         }
     }
     // Singular tests: queries of failing rows already.
@@ -627,7 +699,9 @@ fn import_once(options: &Options, forced: &BTreeMap<String, String>) -> Result<I
 
     for (relation, model_index, tests, marker) in &tested {
         let is_model = model_index.is_some_and(|i| outcomes[i].status == Some(Status::Converted));
-        let cols: Vec<ir::Column> = model_index.map(|i| outcomes[i].columns.clone()).unwrap_or_default();
+        let cols: Vec<ir::Column> = model_index
+            .map(|i| outcomes[i].columns.clone())
+            .unwrap_or_default();
         let nonnull = |c: &str| cols.iter().any(|x| x.name == c && !x.nullable);
         let is_string = |c: &str| cols.iter().any(|x| x.name == c && x.ty == Type::String);
         let model_of = |d: &Dep| match d {
@@ -653,31 +727,61 @@ fn import_once(options: &Options, forced: &BTreeMap<String, String>) -> Result<I
                 Carried::Pin(p) => {
                     let c = d.column.clone().unwrap_or_default();
                     pins.entry(c).or_default().push(p.clone());
-                    ("pin".to_string(), format!("contract {} of `{relation}`", match p {
-                        Pin::Nonnull => "`nonnull`".to_string(),
-                        Pin::Unique => "`unique`".to_string(),
-                        Pin::Enum(v) => format!("`enum {{ {} }}`", v.join(", ")),
-                    }))
+                    (
+                        "pin".to_string(),
+                        format!(
+                            "contract {} of `{relation}`",
+                            match p {
+                                Pin::Nonnull => "`nonnull`".to_string(),
+                                Pin::Unique => "`unique`".to_string(),
+                                Pin::Enum(v) => format!("`enum {{ {} }}`", v.join(", ")),
+                            }
+                        ),
+                    )
                 }
                 Carried::In { model, field } => {
                     let c = d.column.clone().unwrap_or_default();
-                    let block = format!("test {relation} {{\n  expect {c} in {model}.{field}\n}}\n");
+                    let block =
+                        format!("test {relation} {{\n  expect {c} in {model}.{field}\n}}\n");
                     if let Some(i) = model_index {
                         outcomes[*i].tests.push(block);
+                        outcomes[*i].test_refs.push(model.clone());
                     }
-                    ("test".to_string(), format!("`expect {c} in {model}.{field}`"))
+                    (
+                        "test".to_string(),
+                        format!("`expect {c} in {model}.{field}`"),
+                    )
                 }
                 Carried::FailingRows { sql: q, warn } => {
                     let base = names::helper(relation, &d.slug);
-                    match failing_rows(q, &base, &mut known, &mut decls, &mut taken, &by_name, &project, &source_names, &*dialect, duckdb, &mut facts) {
+                    match failing_rows(
+                        q,
+                        &base,
+                        &mut known,
+                        &mut decls,
+                        &mut taken,
+                        &by_name,
+                        &project,
+                        &source_names,
+                        &*dialect,
+                        duckdb,
+                        &mut facts,
+                    ) {
                         Ok(plans) => {
                             let name = plans.last().map(|p| p.name.clone()).unwrap_or_default();
                             let block = format!(
                                 "{}test {name} {{\n  expect row_count == 0\n}}\n",
-                                if *warn { "# dbt severity: warn — strata has no warning-level test, so this one is not asserted:\n# " } else { "" }
+                                if *warn {
+                                    "# dbt severity: warn — strata has no warning-level test, so this one is not asserted:\n# "
+                                } else {
+                                    ""
+                                }
                             );
                             let block = if *warn {
-                                block.replacen("test ", "# test ", 1).replace("\n  expect", "\n#   expect").replace("\n}\n", "\n# }\n")
+                                block
+                                    .replacen("test ", "# test ", 1)
+                                    .replace("\n  expect", "\n#   expect")
+                                    .replace("\n}\n", "\n# }\n")
                             } else {
                                 block
                             };
@@ -720,14 +824,29 @@ fn import_once(options: &Options, forced: &BTreeMap<String, String>) -> Result<I
         let base = format!("test__{}", t.name);
         let carried = match sql_text {
             Err(r) => Err(r.message.clone()),
-            Ok(q) => failing_rows(q, &base, &mut known, &mut decls, &mut taken, &by_name, &project, &source_names, &*dialect, duckdb, &mut facts),
+            Ok(q) => failing_rows(
+                q,
+                &base,
+                &mut known,
+                &mut decls,
+                &mut taken,
+                &by_name,
+                &project,
+                &source_names,
+                &*dialect,
+                duckdb,
+                &mut facts,
+            ),
         };
         let (carried_as, detail) = match carried {
             Ok(plans) => {
                 let name = plans.last().map(|p| p.name.clone()).unwrap_or_default();
                 extra_seed_blocks.push(format!("test {name} {{\n  expect row_count == 0\n}}\n"));
                 extra_seed_tests.extend(plans);
-                ("failing_rows".to_string(), format!("model `{name}` of the failing rows, `expect row_count == 0`"))
+                (
+                    "failing_rows".to_string(),
+                    format!("model `{name}` of the failing rows, `expect row_count == 0`"),
+                )
             }
             Err(why) => ("not_carried".to_string(), why),
         };
@@ -756,14 +875,21 @@ fn import_once(options: &Options, forced: &BTreeMap<String, String>) -> Result<I
     // The files.
     let root_name = {
         let base = format!("{}.strata", project.name);
-        if by_name.contains_key(project.name.as_str()) || project.name == "_sources" || names::refusal(&project.name).is_some() {
+        if by_name.contains_key(project.name.as_str())
+            || project.name == "_sources"
+            || project.name == "_tests"
+            || names::refusal(&project.name).is_some()
+        {
             "main.strata".to_string()
         } else {
             base
         }
     };
     report.root = root_name.clone();
-    let out_dir = options.output.clone().unwrap_or_else(|| project.root.clone());
+    let out_dir = options
+        .output
+        .clone()
+        .unwrap_or_else(|| project.root.clone());
     let (files, in_pipeline) = assemble(
         &project,
         &outcomes,
@@ -864,7 +990,13 @@ fn all_tests(
         }
         let has = |n: &str| c.tests.iter().any(|t| t.name == n);
         for k in &c.constraints {
-            let loc = Loc::new(c.tests.first().map(|t| t.loc.file.clone()).unwrap_or_default(), c.line);
+            let loc = Loc::new(
+                c.tests
+                    .first()
+                    .map(|t| t.loc.file.clone())
+                    .unwrap_or_default(),
+                c.line,
+            );
             let wanted: &[&str] = match k.as_str() {
                 "primary_key" => &["unique", "not_null"],
                 "unique" => &["unique"],
@@ -926,10 +1058,18 @@ fn test_facts(
                     .args
                     .get("combination_of_columns")
                     .and_then(Value::as_array)
-                    .map(|v| v.iter().filter_map(Value::as_str).map(str::to_string).collect())
+                    .map(|v| {
+                        v.iter()
+                            .filter_map(Value::as_str)
+                            .map(str::to_string)
+                            .collect()
+                    })
                     .unwrap_or_default();
                 if !cols.is_empty() {
-                    out.push(Fact::new(cols, format!("dbt test unique_combination_of_columns, {at}")));
+                    out.push(Fact::new(
+                        cols,
+                        format!("dbt test unique_combination_of_columns, {at}"),
+                    ));
                 }
             }
             _ => {}
@@ -994,7 +1134,9 @@ fn resolve_name(
             let (s, t) = (it.next().unwrap_or(""), it.next().unwrap_or(""));
             return match sources.get(&(s.to_string(), t.to_string())) {
                 Some(n) => Named::Relation(n.clone()),
-                None => Named::Unknown(format!("source('{s}', '{t}') is not declared in any YAML file")),
+                None => Named::Unknown(format!(
+                    "source('{s}', '{t}') is not declared in any YAML file"
+                )),
             };
         }
         if one.starts_with("$this$") {
@@ -1057,18 +1199,25 @@ fn topo_order(
         }
     }
     let done: BTreeSet<usize> = order.iter().copied().collect();
-    let left: Vec<usize> = (0..n).filter(|i| !done.contains(i) && enabled(*i, outcomes)).collect();
+    let left: Vec<usize> = (0..n)
+        .filter(|i| !done.contains(i) && enabled(*i, outcomes))
+        .collect();
     for &i in &left {
         // A cycle through i: follow edges among the left ones.
         let cycle = find_cycle(i, edges, &left);
         let message = match cycle {
             Some(c) => format!(
                 "the models form a cycle: {}",
-                c.iter().map(|&k| models[k].name.as_str()).collect::<Vec<_>>().join(" -> ")
+                c.iter()
+                    .map(|&k| models[k].name.as_str())
+                    .collect::<Vec<_>>()
+                    .join(" -> ")
             ),
             None => "reads a model that is part of a cycle".to_string(),
         };
-        outcomes[i].reasons.push(Reason::new(message, models[i].rel.clone(), 0));
+        outcomes[i]
+            .reasons
+            .push(Reason::new(message, models[i].rel.clone(), 0));
         order.push(i);
     }
     order
@@ -1120,15 +1269,16 @@ fn declare_from_catalog(
     if names::refusal(&m.name).is_some() {
         return;
     }
-    let from_yaml: Option<Vec<(String, String)>> = project.props.models.get(&m.name).and_then(|p| {
-        if p.columns.is_empty() {
-            return None;
-        }
-        p.columns
-            .iter()
-            .map(|c| c.data_type.clone().map(|t| (c.name.clone(), t)))
-            .collect()
-    });
+    let from_yaml: Option<Vec<(String, String)>> =
+        project.props.models.get(&m.name).and_then(|p| {
+            if p.columns.is_empty() {
+                return None;
+            }
+            p.columns
+                .iter()
+                .map(|c| c.data_type.clone().map(|t| (c.name.clone(), t)))
+                .collect()
+        });
     let cols = catalog
         .and_then(|c| c.nodes.get(&m.name).cloned())
         .or(from_yaml);
@@ -1136,11 +1286,16 @@ fn declare_from_catalog(
     let mut lines = String::new();
     let mut infos = Vec::new();
     for (n, t) in &cols {
-        let Ok(ty) = types::from_warehouse(t) else { return };
+        let Ok(ty) = types::from_warehouse(t) else {
+            return;
+        };
         if names::refusal(n).is_some() {
             return;
         }
-        lines.push_str(&format!("    {n}: {}\n", types::declared(&ty).unwrap_or_else(|| "string".into())));
+        lines.push_str(&format!(
+            "    {n}: {}\n",
+            types::declared(&ty).unwrap_or_else(|| "string".into())
+        ));
         infos.push(ColInfo {
             name: n.clone(),
             ty: Some(ty),
@@ -1242,8 +1397,12 @@ fn failing_rows(
 fn contract_text(model: &str, pins: &BTreeMap<String, Vec<Pin>>, cols: &[ir::Column]) -> String {
     let mut s = format!("contract {} {{\n", contract_name(model));
     for c in cols {
-        let Some(p) = pins.get(c.name.as_str()) else { continue };
-        let Some(ty) = types::declared(&c.ty) else { continue };
+        let Some(p) = pins.get(c.name.as_str()) else {
+            continue;
+        };
+        let Some(ty) = types::declared(&c.ty) else {
+            continue;
+        };
         let nonnull = p.contains(&Pin::Nonnull);
         let unique = p.contains(&Pin::Unique);
         let mut flags = Vec::new();
@@ -1257,7 +1416,11 @@ fn contract_text(model: &str, pins: &BTreeMap<String, Vec<Pin>>, cols: &[ir::Col
             if let Pin::Enum(values) = pin {
                 flags.push(format!(
                     "enum {{ {} }}",
-                    values.iter().map(|v| quote(v)).collect::<Vec<_>>().join(", ")
+                    values
+                        .iter()
+                        .map(|v| quote(v))
+                        .collect::<Vec<_>>()
+                        .join(", ")
                 ));
             }
         }
@@ -1305,6 +1468,41 @@ fn assemble(
     let mut files: Vec<(String, String)> = Vec::new();
     let mut imports: Vec<String> = Vec::new();
 
+    // Which file declares each relation (each file imports the files of
+    // what it reads: `strata check DIR` checks every file as a module).
+    let mut owner: BTreeMap<String, String> = BTreeMap::new();
+    for (name, _) in source_texts {
+        owner.insert(name.clone(), "_sources".into());
+    }
+    for (i, m) in project.models.iter().enumerate() {
+        if outcomes[i].declared_as_source {
+            owner.insert(m.name.clone(), "_sources".into());
+        }
+        for p in outcomes[i].plans.iter().chain(&outcomes[i].extra) {
+            owner.insert(p.name.clone(), m.name.clone());
+        }
+    }
+    for p in seed_tests {
+        owner.insert(p.name.clone(), "_tests".into());
+    }
+    let imports_of = |stem: &str, plans: &[&ModelPlan], refs: &[String]| -> String {
+        let mut wanted: BTreeSet<&str> = BTreeSet::new();
+        for p in plans {
+            for i in p.inputs() {
+                if let Some(o) = owner.get(i) {
+                    wanted.insert(o);
+                }
+            }
+        }
+        for r in refs {
+            if let Some(o) = owner.get(r) {
+                wanted.insert(o);
+            }
+        }
+        wanted.remove(stem);
+        wanted.iter().map(|w| format!("import {w}\n")).collect()
+    };
+
     // Sources (seeds, dbt sources, needs-review models read as tables).
     let mut src = String::from("# The seeds and sources of the dbt project, as strata sources.\n");
     for (_, t) in source_texts {
@@ -1319,16 +1517,31 @@ fn assemble(
             }
         }
     }
-    for p in seed_tests {
-        src.push('\n');
-        src.push_str(&p.to_text());
-    }
-    for b in seed_blocks {
-        src.push('\n');
-        src.push_str(b);
-    }
     files.push(("_sources.strata".into(), src));
     imports.push("_sources".into());
+    if !seed_tests.is_empty() || !seed_blocks.is_empty() {
+        let plans: Vec<&ModelPlan> = seed_tests.iter().collect();
+        let refs: Vec<String> = seed_blocks
+            .iter()
+            .filter_map(|b| b.split(" in ").nth(1))
+            .filter_map(|r| r.split('.').next())
+            .map(|r| r.trim().to_string())
+            .collect();
+        let mut t = String::from(
+            "# The tests of the seeds and sources, and the project's singular tests: models of their\n# failing rows, each expected empty.\n\n",
+        );
+        t.push_str(&imports_of("_tests", &plans, &refs));
+        for p in seed_tests {
+            t.push('\n');
+            t.push_str(&p.to_text());
+        }
+        for b in seed_blocks {
+            t.push('\n');
+            t.push_str(b);
+        }
+        files.push(("_tests.strata".into(), t));
+        imports.push("_tests".into());
+    }
 
     // Which models only read seeds (and such models): the pipeline's.
     let seeds: BTreeSet<&str> = seed_paths.keys().map(String::as_str).collect();
@@ -1363,7 +1576,9 @@ fn assemble(
         if o.status != Some(Status::Converted) {
             continue;
         }
-        let mut text = format!("# dbt model {}\n", m.rel);
+        let mut text = format!("# dbt model {}\n\n", m.rel);
+        let plans: Vec<&ModelPlan> = o.plans.iter().chain(&o.extra).collect();
+        text.push_str(&imports_of(&m.name, &plans, &o.test_refs));
         let props = project.props.models.get(&m.name);
         for p in &o.plans {
             text.push('\n');
@@ -1376,12 +1591,23 @@ fn assemble(
                     .map(|p| {
                         p.columns
                             .iter()
-                            .filter_map(|c| c.description.as_ref().map(|d| format!("{}: {}", c.name, d.trim())))
+                            .filter_map(|c| {
+                                c.description
+                                    .as_ref()
+                                    .map(|d| format!("{}: {}", c.name, d.trim()))
+                            })
                             .collect()
                     })
                     .unwrap_or_default();
                 if !described.is_empty() {
-                    p.comment.push(format!("Columns:\n{}", described.iter().map(|d| format!("  {d}")).collect::<Vec<_>>().join("\n")));
+                    p.comment.push(format!(
+                        "Columns:\n{}",
+                        described
+                            .iter()
+                            .map(|d| format!("  {d}"))
+                            .collect::<Vec<_>>()
+                            .join("\n")
+                    ));
                 }
                 if let Some(c) = &o.contract {
                     text.push_str(c);
@@ -1390,7 +1616,10 @@ fn assemble(
                 }
                 text.push_str(&p.to_text());
             } else {
-                text.push_str(&format!("# From {} (a CTE, subquery or set-operation branch).\n", m.rel));
+                text.push_str(&format!(
+                    "# From {} (a CTE, subquery or set-operation branch).\n",
+                    m.rel
+                ));
                 text.push_str(&p.to_text());
             }
         }
@@ -1461,7 +1690,9 @@ fn relative(from: &Path, path: &Path) -> String {
             if p.is_absolute() {
                 p.to_path_buf()
             } else {
-                std::env::current_dir().map(|d| d.join(p)).unwrap_or_else(|_| p.to_path_buf())
+                std::env::current_dir()
+                    .map(|d| d.join(p))
+                    .unwrap_or_else(|_| p.to_path_buf())
             }
         })
     };

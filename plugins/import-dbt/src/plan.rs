@@ -11,7 +11,10 @@ use crate::names::quote;
 #[derive(Clone, Debug, PartialEq)]
 pub enum SExpr {
     /// `name` or `input.name`.
-    Col { input: Option<String>, name: String },
+    Col {
+        input: Option<String>,
+        name: String,
+    },
     Int(i64),
     /// A float as strata writes it (`1.5`).
     Float(String),
@@ -164,9 +167,7 @@ impl SExpr {
     /// Whether a window (`over`) is anywhere in it.
     pub fn has_window(&self) -> bool {
         match self {
-            SExpr::Call {
-                over: Some(_), ..
-            } => true,
+            SExpr::Call { over: Some(_), .. } => true,
             SExpr::Call { args, kwargs, .. } => {
                 args.iter().any(SExpr::has_window) || kwargs.iter().any(|(_, a)| a.has_window())
             }
@@ -204,7 +205,10 @@ impl SExpr {
 
     fn write(&self, s: &mut String) {
         match self {
-            SExpr::Col { input: Some(i), name } => {
+            SExpr::Col {
+                input: Some(i),
+                name,
+            } => {
                 let _ = write!(s, "{i}.{name}");
             }
             SExpr::Col { input: None, name } => s.push_str(name),
@@ -501,7 +505,13 @@ impl ModelPlan {
         for step in &self.steps {
             match step {
                 Step::Join(j) => {
-                    let _ = write!(s, "  {} {} on {}", j.kind.keyword(), j.input, j.on.to_text());
+                    let _ = write!(
+                        s,
+                        "  {} {} on {}",
+                        j.kind.keyword(),
+                        j.input,
+                        j.on.to_text()
+                    );
                     if let Some(p) = j.promise {
                         let _ = write!(s, " expect {}", p.as_str());
                     }
@@ -569,7 +579,11 @@ mod tests {
             SExpr::Int(2),
         );
         assert_eq!(e.to_text(), "(a + t.b) * 2");
-        let e = SExpr::bin(Op::Sub, a.clone(), SExpr::bin(Op::Sub, b.clone(), SExpr::Int(1)));
+        let e = SExpr::bin(
+            Op::Sub,
+            a.clone(),
+            SExpr::bin(Op::Sub, b.clone(), SExpr::Int(1)),
+        );
         assert_eq!(e.to_text(), "a - (t.b - 1)");
         let e = SExpr::not(SExpr::bin(Op::Gt, a.clone(), SExpr::Int(1)));
         assert_eq!(e.to_text(), "not (a > 1)");

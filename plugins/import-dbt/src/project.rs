@@ -230,9 +230,15 @@ impl Project {
             Ok(t) => t,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
                 let what = if root.is_dir() {
-                    format!("{} has no dbt_project.yml: it is not a dbt project", root.display())
+                    format!(
+                        "{} has no dbt_project.yml: it is not a dbt project",
+                        root.display()
+                    )
                 } else if root.exists() {
-                    format!("{} is not a directory: give the directory of a dbt project", root.display())
+                    format!(
+                        "{} is not a directory: give the directory of a dbt project",
+                        root.display()
+                    )
                 } else {
                     format!("{} does not exist", root.display())
                 };
@@ -294,11 +300,9 @@ impl Project {
             match parsed {
                 Value::Object(m) => vars.extend(m),
                 Value::Null => {}
-                _ => {
-                    return Err(Failure::usage(
-                        "--vars: expected a YAML or JSON mapping such as '{start_date: 2024-01-01}'",
-                    ))
-                }
+                _ => return Err(Failure::usage(
+                    "--vars: expected a YAML or JSON mapping such as '{start_date: 2024-01-01}'",
+                )),
             }
         }
 
@@ -437,7 +441,10 @@ fn adapter_of(
         dirs.push(PathBuf::from(home).join(".dbt"));
     }
     let Some(profile) = profile else {
-        return Ok(("duckdb".into(), "no profile named in dbt_project.yml".into()));
+        return Ok((
+            "duckdb".into(),
+            "no profile named in dbt_project.yml".into(),
+        ));
     };
     for dir in dirs {
         let path = dir.join("profiles.yml");
@@ -454,7 +461,10 @@ fn adapter_of(
         if let Some(kind) = kind {
             return Ok((
                 kind.to_ascii_lowercase(),
-                format!("profile `{profile}`, target `{target}` in {}", path.display()),
+                format!(
+                    "profile `{profile}`, target `{target}` in {}",
+                    path.display()
+                ),
             ));
         }
     }
@@ -521,7 +531,10 @@ fn files_under(root: &Path, dir: &str, exts: &[&str]) -> Result<Vec<Found>, Fail
 fn read_text(path: &Path) -> Result<String, Failure> {
     let bytes = std::fs::read(path).map_err(|e| Failure::unreadable(path, &e))?;
     String::from_utf8(bytes).map_err(|_| {
-        Failure::environment(format!("cannot read {}: it is not UTF-8 text", path.display()))
+        Failure::environment(format!(
+            "cannot read {}: it is not UTF-8 text",
+            path.display()
+        ))
     })
 }
 
@@ -538,7 +551,9 @@ impl Properties {
         }
         let bad = |what: &str| Failure::project(format!("{rel}: `{what}:` must be a list"));
         for (key, target) in [("models", true), ("seeds", false)] {
-            let Some(entries) = doc.get(key) else { continue };
+            let Some(entries) = doc.get(key) else {
+                continue;
+            };
             let Some(entries) = entries.as_array() else {
                 return Err(bad(key));
             };

@@ -289,7 +289,13 @@ pub fn decide(spec: &TestSpec, column: Option<&str>, t: &Tested) -> Decided {
         carried,
         slug: slug
             .chars()
-            .map(|c| if c.is_alphanumeric() || c == '_' { c } else { '_' })
+            .map(|c| {
+                if c.is_alphanumeric() || c == '_' {
+                    c
+                } else {
+                    '_'
+                }
+            })
             .collect(),
     }
 }
@@ -333,38 +339,78 @@ mod tests {
     fn pins_where_strata_has_them_failing_rows_elsewhere() {
         let yes = |_: &str| true;
         let no = |_: &str| false;
-        let d = decide(&spec("not_null", Value::Null), Some("id"), &tested(true, &yes));
+        let d = decide(
+            &spec("not_null", Value::Null),
+            Some("id"),
+            &tested(true, &yes),
+        );
         assert_eq!(d.carried, Carried::Pin(Pin::Nonnull));
-        let d = decide(&spec("not_null", Value::Null), Some("id"), &tested(true, &no));
-        assert!(matches!(d.carried, Carried::FailingRows { ref sql, warn: false } if sql.contains("\"id\" is null")));
-        let d = decide(&spec("unique", Value::Null), Some("id"), &tested(false, &no));
-        assert!(matches!(d.carried, Carried::FailingRows { ref sql, .. } if sql.contains("having count(*) > 1")));
+        let d = decide(
+            &spec("not_null", Value::Null),
+            Some("id"),
+            &tested(true, &no),
+        );
+        assert!(
+            matches!(d.carried, Carried::FailingRows { ref sql, warn: false } if sql.contains("\"id\" is null"))
+        );
+        let d = decide(
+            &spec("unique", Value::Null),
+            Some("id"),
+            &tested(false, &no),
+        );
+        assert!(
+            matches!(d.carried, Carried::FailingRows { ref sql, .. } if sql.contains("having count(*) > 1"))
+        );
         let d = decide(
             &spec("accepted_values", serde_json::json!({"values": ["a", "b"]})),
             Some("status"),
             &tested(true, &no),
         );
-        assert_eq!(d.carried, Carried::Pin(Pin::Enum(vec!["a".into(), "b".into()])));
+        assert_eq!(
+            d.carried,
+            Carried::Pin(Pin::Enum(vec!["a".into(), "b".into()]))
+        );
         let d = decide(
-            &spec("relationships", serde_json::json!({"to": "ref('customers')", "field": "id"})),
+            &spec(
+                "relationships",
+                serde_json::json!({"to": "ref('customers')", "field": "id"}),
+            ),
             Some("customer_id"),
             &tested(true, &no),
         );
-        assert_eq!(d.carried, Carried::In { model: "customers".into(), field: "id".into() });
+        assert_eq!(
+            d.carried,
+            Carried::In {
+                model: "customers".into(),
+                field: "id".into()
+            }
+        );
         let d = decide(
-            &spec("relationships", serde_json::json!({"to": "source('shop', 'c')", "field": "id"})),
+            &spec(
+                "relationships",
+                serde_json::json!({"to": "source('shop', 'c')", "field": "id"}),
+            ),
             Some("customer_id"),
             &tested(true, &no),
         );
-        assert!(matches!(d.carried, Carried::FailingRows { ref sql, .. } if sql.contains("not exists")));
-        let d = decide(&spec("dbt_expectations.foo", Value::Null), Some("x"), &tested(true, &no));
+        assert!(
+            matches!(d.carried, Carried::FailingRows { ref sql, .. } if sql.contains("not exists"))
+        );
+        let d = decide(
+            &spec("dbt_expectations.foo", Value::Null),
+            Some("x"),
+            &tested(true, &no),
+        );
         assert!(matches!(d.carried, Carried::Not(_)));
     }
 
     #[test]
     fn targets() {
         assert_eq!(parse_target("ref('x')"), Some(Dep::Ref("x".into())));
-        assert_eq!(parse_target("ref(\"pkg\", \"x\")"), Some(Dep::Ref("x".into())));
+        assert_eq!(
+            parse_target("ref(\"pkg\", \"x\")"),
+            Some(Dep::Ref("x".into()))
+        );
         assert_eq!(
             parse_target("source('s', 't')"),
             Some(Dep::Source("s".into(), "t".into()))

@@ -152,9 +152,21 @@ impl Report {
     pub fn summarize(&mut self) {
         let s = &mut self.summary;
         s.models = self.models.len();
-        s.converted = self.models.iter().filter(|m| m.status == Status::Converted).count();
-        s.needs_review = self.models.iter().filter(|m| m.status == Status::NeedsReview).count();
-        s.disabled = self.models.iter().filter(|m| m.status == Status::Disabled).count();
+        s.converted = self
+            .models
+            .iter()
+            .filter(|m| m.status == Status::Converted)
+            .count();
+        s.needs_review = self
+            .models
+            .iter()
+            .filter(|m| m.status == Status::NeedsReview)
+            .count();
+        s.disabled = self
+            .models
+            .iter()
+            .filter(|m| m.status == Status::Disabled)
+            .count();
         s.joins = self.joins.len();
         s.joins_with_promise = self.joins.iter().filter(|j| j.promise.is_some()).count();
         s.joins_without_evidence = self
@@ -186,9 +198,19 @@ impl Report {
                 String::new()
             }
         );
-        for m in self.models.iter().filter(|m| m.status == Status::NeedsReview) {
+        for m in self
+            .models
+            .iter()
+            .filter(|m| m.status == Status::NeedsReview)
+        {
             for r in &m.reasons {
-                let _ = writeln!(out, "  needs review  {}: {}: {}", m.name, r.place(), r.message);
+                let _ = writeln!(
+                    out,
+                    "  needs review  {}: {}: {}",
+                    m.name,
+                    r.place(),
+                    r.message
+                );
             }
         }
         let _ = writeln!(
@@ -204,7 +226,11 @@ impl Report {
                 j.strata_model,
                 j.kind,
                 j.right,
-                if j.keys.is_empty() { "-".to_string() } else { j.keys.join(", ") },
+                if j.keys.is_empty() {
+                    "-".to_string()
+                } else {
+                    j.keys.join(", ")
+                },
                 j.evidence
             );
         }
@@ -235,15 +261,28 @@ impl Report {
         );
         let _ = writeln!(md, "## Summary\n");
         let _ = writeln!(md, "| | |\n|---|---|");
-        let _ = writeln!(md, "| models converted | {} of {} |", s.converted, s.models - s.disabled);
+        let _ = writeln!(
+            md,
+            "| models converted | {} of {} |",
+            s.converted,
+            s.models - s.disabled
+        );
         let _ = writeln!(md, "| models that need review | {} |", s.needs_review);
         if s.disabled > 0 {
             let _ = writeln!(md, "| disabled models (skipped) | {} |", s.disabled);
         }
         let _ = writeln!(md, "| joins | {} |", s.joins);
         let _ = writeln!(md, "| joins with a promise | {} |", s.joins_with_promise);
-        let _ = writeln!(md, "| joins that can repeat rows (no evidence) | {} |", s.joins_without_evidence);
-        let _ = writeln!(md, "| tests carried | {} of {} |\n", s.tests_carried, s.tests);
+        let _ = writeln!(
+            md,
+            "| joins that can repeat rows (no evidence) | {} |",
+            s.joins_without_evidence
+        );
+        let _ = writeln!(
+            md,
+            "| tests carried | {} of {} |\n",
+            s.tests_carried, s.tests
+        );
 
         let _ = writeln!(md, "## Fan-out audit\n");
         let _ = writeln!(
@@ -253,7 +292,10 @@ impl Report {
         if self.joins.is_empty() {
             let _ = writeln!(md, "No joins.\n");
         } else {
-            let _ = writeln!(md, "| model | join | keys | promise | evidence |\n|---|---|---|---|---|");
+            let _ = writeln!(
+                md,
+                "| model | join | keys | promise | evidence |\n|---|---|---|---|---|"
+            );
             for j in &self.joins {
                 let keys = if j.left_keys.is_empty() {
                     j.keys.join(", ")
@@ -268,7 +310,9 @@ impl Report {
                     j.kind,
                     j.right,
                     cell(&keys),
-                    j.promise.as_deref().map_or("—".to_string(), |p| format!("`{p}`")),
+                    j.promise
+                        .as_deref()
+                        .map_or("—".to_string(), |p| format!("`{p}`")),
                     cell(&j.evidence)
                 );
             }
@@ -287,21 +331,31 @@ impl Report {
             if !m.helpers.is_empty() {
                 notes.push(format!(
                     "helper models: {}",
-                    m.helpers.iter().map(|h| format!("`{h}`")).collect::<Vec<_>>().join(", ")
+                    m.helpers
+                        .iter()
+                        .map(|h| format!("`{h}`"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
                 ));
             }
             if m.declared_as_source {
-                notes.push("read by the models downstream as a source: the table dbt builds".into());
+                notes
+                    .push("read by the models downstream as a source: the table dbt builds".into());
             }
             if m.status == Status::Converted && !m.in_pipeline {
-                notes.push(format!("not in the `{}` pipeline: it reads a source that is not a seed", self.pipeline));
+                notes.push(format!(
+                    "not in the `{}` pipeline: it reads a source that is not a seed",
+                    self.pipeline
+                ));
             }
             let _ = writeln!(
                 md,
                 "| `{}` | {} | {} | {} |",
                 m.name,
                 m.status.as_str(),
-                m.strata_file.as_deref().map_or("—".to_string(), |f| format!("`{f}`")),
+                m.strata_file
+                    .as_deref()
+                    .map_or("—".to_string(), |f| format!("`{f}`")),
                 cell(&notes.join("; "))
             );
         }
@@ -311,13 +365,18 @@ impl Report {
         if self.tests.is_empty() {
             let _ = writeln!(md, "No tests.\n");
         } else {
-            let _ = writeln!(md, "| relation | column | test | became | where |\n|---|---|---|---|---|");
+            let _ = writeln!(
+                md,
+                "| relation | column | test | became | where |\n|---|---|---|---|---|"
+            );
             for t in &self.tests {
                 let _ = writeln!(
                     md,
                     "| `{}` | {} | `{}` | {} | {} |",
                     t.relation,
-                    t.column.as_deref().map_or("—".to_string(), |c| format!("`{c}`")),
+                    t.column
+                        .as_deref()
+                        .map_or("—".to_string(), |c| format!("`{c}`")),
                     t.test,
                     cell(&format!("{}: {}", t.carried_as.replace('_', " "), t.detail)),
                     place(&t.file, t.line)
@@ -328,7 +387,10 @@ impl Report {
 
         if !self.seeds.is_empty() {
             let _ = writeln!(md, "## Seeds\n");
-            let _ = writeln!(md, "| seed | file | columns | problems |\n|---|---|---|---|");
+            let _ = writeln!(
+                md,
+                "| seed | file | columns | problems |\n|---|---|---|---|"
+            );
             for sd in &self.seeds {
                 let _ = writeln!(
                     md,
@@ -336,7 +398,11 @@ impl Report {
                     sd.name,
                     sd.file,
                     sd.columns,
-                    if sd.problems.is_empty() { "—".to_string() } else { cell(&sd.problems.join("; ")) }
+                    if sd.problems.is_empty() {
+                        "—".to_string()
+                    } else {
+                        cell(&sd.problems.join("; "))
+                    }
                 );
             }
             md.push('\n');

@@ -93,13 +93,19 @@ fn column_type(
 /// be read.
 fn describe(conn: &duckdb::Connection, path: &Path) -> Result<Vec<(String, String)>, String> {
     if let Err(e) = std::fs::File::open(path) {
-        return Err(format!("cannot read {}: {}", path.display(), crate::error::io_reason(&e)));
+        return Err(format!(
+            "cannot read {}: {}",
+            path.display(),
+            crate::error::io_reason(&e)
+        ));
     }
     let literal = format!("'{}'", path.to_string_lossy().replace('\'', "''"));
     let run = |sql: &str| -> Result<Vec<(String, String)>, String> {
         let mut stmt = conn.prepare(sql).map_err(|e| first_line(&e.to_string()))?;
         let rows = stmt
-            .query_map([], |row| Ok((row.get::<_, String>(0)?, row.get::<_, String>(1)?)))
+            .query_map([], |row| {
+                Ok((row.get::<_, String>(0)?, row.get::<_, String>(1)?))
+            })
             .map_err(|e| first_line(&e.to_string()))?;
         rows.collect::<Result<Vec<_>, _>>()
             .map_err(|e| first_line(&e.to_string()))
@@ -136,8 +142,11 @@ mod tests {
     fn types_as_the_sniffer_reads() {
         let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
         let path = dir.path().join("raw.csv");
-        std::fs::write(&path, "id,name,amount,day\n1,a,1.5,2024-01-02\n2,b,2.25,2024-01-03\n")
-            .unwrap_or_else(|e| panic!("{e}"));
+        std::fs::write(
+            &path,
+            "id,name,amount,day\n1,a,1.5,2024-01-02\n2,b,2.25,2024-01-03\n",
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
         let file = SeedFile {
             name: "raw".into(),
             path: path.clone(),
@@ -145,7 +154,10 @@ mod tests {
             fqn: vec!["p".into(), "raw".into()],
         };
         let mut config = Map::new();
-        config.insert("column_types".into(), serde_json::json!({"name": "varchar", "id": "varchar"}));
+        config.insert(
+            "column_types".into(),
+            serde_json::json!({"name": "varchar", "id": "varchar"}),
+        );
         let seeds = type_seeds(&[(file.clone(), config)]);
         let cols: Vec<(&str, Result<Type, String>)> = seeds[0]
             .columns
@@ -155,13 +167,19 @@ mod tests {
         assert_eq!(cols[1], ("name", Ok(Type::String)));
         assert_eq!(cols[2], ("amount", Ok(Type::Float64)));
         assert_eq!(cols[3], ("day", Ok(Type::Date)));
-        assert!(cols[0].1.as_ref().is_err_and(|e| e.contains("column_types")));
+        assert!(cols[0]
+            .1
+            .as_ref()
+            .is_err_and(|e| e.contains("column_types")));
         std::fs::write(&path, [0xff_u8, 0xfe, 0, 1, 2]).unwrap_or_else(|e| panic!("{e}"));
         let missing = SeedFile {
             path: dir.path().join("missing.csv"),
             ..file
         };
         let seeds = type_seeds(&[(missing, Map::new())]);
-        assert!(seeds[0].problem.as_deref().is_some_and(|p| p.contains("cannot read")));
+        assert!(seeds[0]
+            .problem
+            .as_deref()
+            .is_some_and(|p| p.contains("cannot read")));
     }
 }

@@ -45,9 +45,7 @@ pub fn from_warehouse(name: &str) -> Result<Type, String> {
             ))
         }
         "HUGEINT" | "UBIGINT" | "UHUGEINT" | "INT128" => {
-            return Err(format!(
-                "type {name} holds integers beyond int64's range"
-            ))
+            return Err(format!("type {name} holds integers beyond int64's range"))
         }
         _ => return Err(format!("type {name} has no strata equivalent")),
     })
@@ -88,11 +86,17 @@ mod tests {
         assert_eq!(from_warehouse("TIMESTAMP"), Ok(Type::Timestamp));
         assert!(from_warehouse("FLOAT").is_err());
         assert!(from_warehouse("STRUCT(a INTEGER)").is_err());
-        assert_eq!(declared(&Type::Decimal(10, 2)).as_deref(), Some("decimal(10, 2)"));
+        assert_eq!(
+            declared(&Type::Decimal(10, 2)).as_deref(),
+            Some("decimal(10, 2)")
+        );
         assert_eq!(
             declared(&Type::Array(Box::new(Type::String))).as_deref(),
             Some("array(string)")
         );
-        assert_eq!(cast_name(&Type::Decimal(10, 2)).as_deref(), Some("decimal(10,2)"));
+        assert_eq!(
+            cast_name(&Type::Decimal(10, 2)).as_deref(),
+            Some("decimal(10,2)")
+        );
     }
 }

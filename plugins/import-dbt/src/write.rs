@@ -53,7 +53,11 @@ pub fn write(import: &Import, dir: &Path, force: bool) -> Result<(), Failure> {
         }
     }
     std::fs::create_dir_all(dir).map_err(|e| {
-        Failure::environment(format!("cannot create {}: {}", dir.display(), io_reason(&e)))
+        Failure::environment(format!(
+            "cannot create {}: {}",
+            dir.display(),
+            io_reason(&e)
+        ))
     })?;
     let mut all: Vec<(String, String)> = import.files.clone();
     all.push(("strata.toml".into(), STRATA_TOML.into()));
@@ -61,7 +65,11 @@ pub fn write(import: &Import, dir: &Path, force: bool) -> Result<(), Failure> {
     for (name, text) in all {
         let path = dir.join(&name);
         std::fs::write(&path, text).map_err(|e| {
-            Failure::environment(format!("cannot write {}: {}", path.display(), io_reason(&e)))
+            Failure::environment(format!(
+                "cannot write {}: {}",
+                path.display(),
+                io_reason(&e)
+            ))
         })?;
     }
     Ok(())

@@ -113,8 +113,13 @@ mod tests {
 
     #[test]
     fn errors_name_file_and_line() {
-        let err = parse(Path::new("m/schema.yml"), "models:\n  - name: a\n   bad: [\n");
-        let Err(f) = err else { panic!("broken YAML parsed") };
+        let err = parse(
+            Path::new("m/schema.yml"),
+            "models:\n  - name: a\n   bad: [\n",
+        );
+        let Err(f) = err else {
+            panic!("broken YAML parsed")
+        };
         assert!(f.message.starts_with("m/schema.yml:"), "{}", f.message);
         assert!(f.message.contains("invalid YAML"), "{}", f.message);
         assert_eq!(f.code, strata_plugin::exit::MODULE_ERRORS);

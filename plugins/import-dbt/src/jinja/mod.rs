@@ -109,9 +109,12 @@ impl Renderer {
             state.set_temp("__m", m);
         });
         env.add_global("execute", true);
-        env.add_global("flags", Value::from_serialize(serde_json::json!({
-            "FULL_REFRESH": false, "STORE_FAILURES": false, "WHICH": "run"
-        })));
+        env.add_global(
+            "flags",
+            Value::from_serialize(serde_json::json!({
+                "FULL_REFRESH": false, "STORE_FAILURES": false, "WHICH": "run"
+            })),
+        );
         env.add_global(
             "target",
             Value::from_serialize(serde_json::json!({
@@ -202,9 +205,24 @@ impl Renderer {
         };
         // `ref` is a Rust keyword: the context is built as a list of pairs.
         let ctx = Value::from_iter(vec![
-            ("ref", Value::from_object(RefFn { record: record.clone() })),
-            ("source", Value::from_object(SourceFn { record: record.clone() })),
-            ("config", Value::from_object(ConfigFn { record: record.clone() })),
+            (
+                "ref",
+                Value::from_object(RefFn {
+                    record: record.clone(),
+                }),
+            ),
+            (
+                "source",
+                Value::from_object(SourceFn {
+                    record: record.clone(),
+                }),
+            ),
+            (
+                "config",
+                Value::from_object(ConfigFn {
+                    record: record.clone(),
+                }),
+            ),
             (
                 "var",
                 Value::from_object(VarFn {
@@ -238,12 +256,28 @@ impl Renderer {
             ("this", Value::from_object(this)),
             (
                 "model",
-                Value::from_serialize(serde_json::json!({"name": name, "package_name": self.project_name})),
+                Value::from_serialize(
+                    serde_json::json!({"name": name, "package_name": self.project_name}),
+                ),
             ),
-            ("run_query", refuses("run_query() runs a query in the warehouse while compiling")),
-            ("statement", refuses("a statement block runs a query in the warehouse while compiling")),
-            ("load_result", refuses("load_result() reads a query run in the warehouse while compiling")),
-            ("exceptions", Value::from_object(objects::Exceptions { record: record.clone() })),
+            (
+                "run_query",
+                refuses("run_query() runs a query in the warehouse while compiling"),
+            ),
+            (
+                "statement",
+                refuses("a statement block runs a query in the warehouse while compiling"),
+            ),
+            (
+                "load_result",
+                refuses("load_result() reads a query run in the warehouse while compiling"),
+            ),
+            (
+                "exceptions",
+                Value::from_object(objects::Exceptions {
+                    record: record.clone(),
+                }),
+            ),
         ]);
         let result = self.env.render_named_str(rel, &text, ctx);
         let record = match record.lock() {
@@ -307,7 +341,9 @@ impl Renderer {
                         None => format!("Jinja: {}", short_message(deepest)),
                     }
                 }
-                ErrorKind::OutOfFuel => "the Jinja does too much work to render (a loop that does not end?)".to_string(),
+                ErrorKind::OutOfFuel => {
+                    "the Jinja does too much work to render (a loop that does not end?)".to_string()
+                }
                 _ => format!("Jinja: {}", short_message(deepest)),
             }
         };
@@ -350,19 +386,68 @@ fn macro_names(text: &str) -> Vec<String> {
 /// a macro nor a known global: what a strict-undefined error is about.
 fn undefined_name(line: &str, macros: &[String]) -> Option<String> {
     const KNOWN: &[&str] = &[
-        "ref", "source", "config", "var", "env_var", "adapter", "dbt", "dbt_utils", "this",
-        "target", "is_incremental", "return", "log", "print", "execute", "model", "flags",
-        "run_query", "statement", "load_result", "exceptions", "fromjson", "tojson", "range",
-        "dict", "namespace", "lipsum", "cycler", "joiner", "loop", "true", "false", "none",
-        "if", "else", "elif", "endif", "for", "in", "endfor", "set", "do", "not", "and", "or",
-        "is", "macro", "endmacro", "call", "filter", "with", "import", "from", "as",
+        "ref",
+        "source",
+        "config",
+        "var",
+        "env_var",
+        "adapter",
+        "dbt",
+        "dbt_utils",
+        "this",
+        "target",
+        "is_incremental",
+        "return",
+        "log",
+        "print",
+        "execute",
+        "model",
+        "flags",
+        "run_query",
+        "statement",
+        "load_result",
+        "exceptions",
+        "fromjson",
+        "tojson",
+        "range",
+        "dict",
+        "namespace",
+        "lipsum",
+        "cycler",
+        "joiner",
+        "loop",
+        "true",
+        "false",
+        "none",
+        "if",
+        "else",
+        "elif",
+        "endif",
+        "for",
+        "in",
+        "endfor",
+        "set",
+        "do",
+        "not",
+        "and",
+        "or",
+        "is",
+        "macro",
+        "endmacro",
+        "call",
+        "filter",
+        "with",
+        "import",
+        "from",
+        "as",
         "project_name",
     ];
     let mut in_jinja = false;
     let mut i = 0;
     let bytes: Vec<char> = line.chars().collect();
     while i < bytes.len() {
-        if i + 1 < bytes.len() && (bytes[i] == '{' && (bytes[i + 1] == '{' || bytes[i + 1] == '%')) {
+        if i + 1 < bytes.len() && (bytes[i] == '{' && (bytes[i + 1] == '{' || bytes[i + 1] == '%'))
+        {
             in_jinja = true;
             i += 2;
             continue;
@@ -372,7 +457,15 @@ fn undefined_name(line: &str, macros: &[String]) -> Option<String> {
             i += 2;
             continue;
         }
-        if in_jinja && (bytes[i].is_alphabetic() || bytes[i] == '_') && (i == 0 || !(bytes[i - 1].is_alphanumeric() || bytes[i - 1] == '_' || bytes[i - 1] == '.' || bytes[i - 1] == '\'' || bytes[i - 1] == '"')) {
+        if in_jinja
+            && (bytes[i].is_alphabetic() || bytes[i] == '_')
+            && (i == 0
+                || !(bytes[i - 1].is_alphanumeric()
+                    || bytes[i - 1] == '_'
+                    || bytes[i - 1] == '.'
+                    || bytes[i - 1] == '\''
+                    || bytes[i - 1] == '"'))
+        {
             let start = i;
             while i < bytes.len() && (bytes[i].is_alphanumeric() || bytes[i] == '_') {
                 i += 1;

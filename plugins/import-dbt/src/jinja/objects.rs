@@ -126,7 +126,9 @@ impl Object for RefFn {
             if k.has("v") || k.has("version") {
                 return Err(refuse(
                     &self.record,
-                    format!("ref('{name}') names a model version: versioned models are not converted"),
+                    format!(
+                        "ref('{name}') names a model version: versioned models are not converted"
+                    ),
                 ));
             }
         }
@@ -295,7 +297,10 @@ impl Object for Adapter {
                     format!("{prefix}duckdb__{name}"),
                     format!("{prefix}default__{name}"),
                 ];
-                if namespace.as_deref().is_some_and(|n| n == "dbt" || n == "dbt_utils") {
+                if namespace
+                    .as_deref()
+                    .is_some_and(|n| n == "dbt" || n == "dbt_utils")
+                {
                     candidates.push(format!("{prefix}{name}"));
                 }
                 let m = module(state);
@@ -317,7 +322,9 @@ impl Object for Adapter {
             }
             "quote" => Ok(Value::from(format!(
                 "\"{}\"",
-                string_arg(pos.first()).unwrap_or_default().replace('"', "\"\"")
+                string_arg(pos.first())
+                    .unwrap_or_default()
+                    .replace('"', "\"\"")
             ))),
             other => Err(refuse(
                 &self.record,

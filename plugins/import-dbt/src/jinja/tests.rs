@@ -33,8 +33,15 @@ fn refs_sources_config_and_vars() {
     let r = r.unwrap_or_else(|f| panic!("{f:?}"));
     assert!(r.sql.contains("\"$ref$a\""), "{}", r.sql);
     assert!(r.sql.contains("\"$source$raw$b\""), "{}", r.sql);
-    assert!(r.sql.contains("'2024-01-01'") && r.sql.contains("e = 3"), "{}", r.sql);
-    assert_eq!(r.deps, vec![Dep::Ref("a".into()), Dep::Source("raw".into(), "b".into())]);
+    assert!(
+        r.sql.contains("'2024-01-01'") && r.sql.contains("e = 3"),
+        "{}",
+        r.sql
+    );
+    assert_eq!(
+        r.deps,
+        vec![Dep::Ref("a".into()), Dep::Source("raw".into(), "b".into())]
+    );
     assert_eq!(r.config.get("materialized"), Some(&Json::from("table")));
 }
 
@@ -56,8 +63,11 @@ fn project_macros_dispatch_and_return() {
         "macros/m.sql",
         "{% macro cents(x) %}{{ return(adapter.dispatch('cents')(x)) }}{% endmacro %}\n{% macro default__cents(x) %}({{ x }} / 100){% endmacro %}\n{% macro duckdb__cents(x) %}({{ x }} / 100.0){% endmacro %}\n{% macro twice(x) %}{% do return(cents(x) ~ ' * 2') %}{% endmacro %}",
     )]);
-    let r = render(&p, "select {{ cents('amount') }} as a, {{ twice('b') }} as c from t")
-        .unwrap_or_else(|f| panic!("{f:?}"));
+    let r = render(
+        &p,
+        "select {{ cents('amount') }} as a, {{ twice('b') }} as c from t",
+    )
+    .unwrap_or_else(|f| panic!("{f:?}"));
     assert!(r.sql.contains("(amount / 100.0) as a"), "{}", r.sql);
     assert!(r.sql.contains("(b / 100.0) * 2 as c"), "{}", r.sql);
 }
@@ -71,7 +81,12 @@ fn builtins_and_dbt_utils() {
     )
     .unwrap_or_else(|f| panic!("{f:?}"));
     assert!(r.sql.contains("date_trunc('month', d) as m"), "{}", r.sql);
-    assert!(r.sql.contains("(d + cast(3 as bigint) * interval 1 day) as n"), "{}", r.sql);
+    assert!(
+        r.sql
+            .contains("(d + cast(3 as bigint) * interval 1 day) as n"),
+        "{}",
+        r.sql
+    );
     assert!(r.sql.contains("md5("), "{}", r.sql);
 }
 
@@ -84,7 +99,11 @@ fn what_needs_the_warehouse_is_refused_with_its_line() {
     assert_eq!(f.loc.line, 2);
     let f = render(&p, "select {{ dbt_utils.get_column_values('t', 'c') }}").err();
     assert!(f.is_some_and(|f| f.message.contains("dbt_utils.get_column_values")));
-    let f = render(&p, "{% for i in range(10000000) %}{% for j in range(1000000) %}{% endfor %}{% endfor %}").err();
+    let f = render(
+        &p,
+        "{% for i in range(10000000) %}{% for j in range(1000000) %}{% endfor %}{% endfor %}",
+    )
+    .err();
     assert!(f.is_some_and(|f| f.message.contains("too much work")));
     let f = render(&p, "select {{ var('nope') }}").err();
     assert!(f.is_some_and(|f| f.message.contains("var('nope') is not set")));
@@ -102,6 +121,12 @@ fn a_broken_macro_file_is_reported_not_fatal() {
 #[test]
 fn return_rewrites() {
     assert_eq!(rewrite_return("{% do return(x) %}"), "{{ return(x) }}");
-    assert_eq!(rewrite_return("{%- do return( a ) -%}"), "{{- return( a ) -}}");
-    assert_eq!(rewrite_return("{% if a %}{% endif %}"), "{% if a %}{% endif %}");
+    assert_eq!(
+        rewrite_return("{%- do return( a ) -%}"),
+        "{{- return( a ) -}}"
+    );
+    assert_eq!(
+        rewrite_return("{% if a %}{% endif %}"),
+        "{% if a %}{% endif %}"
+    );
 }

@@ -36,15 +36,67 @@ const AGGREGATES: &[&str] = &["count", "sum", "avg", "mean", "min", "max"];
 /// Aggregate functions DuckDB has that strata does not (a call to one is
 /// refused, and it still makes the SELECT a grouped one).
 const OTHER_AGGREGATES: &[&str] = &[
-    "string_agg", "array_agg", "list", "any_value", "arbitrary", "first", "last", "stddev",
-    "stddev_samp", "stddev_pop", "variance", "var_samp", "var_pop", "median", "mode",
-    "quantile", "quantile_cont", "quantile_disc", "bool_and", "bool_or", "every", "count_if",
-    "countif", "approx_count_distinct", "product", "bit_and", "bit_or", "bit_xor", "max_by",
-    "min_by", "arg_max", "arg_min", "argmax", "argmin", "listagg", "group_concat", "corr",
-    "covar_pop", "covar_samp", "entropy", "kurtosis", "skewness", "sumkahan", "fsum", "favg",
-    "histogram", "percentile_cont", "percentile_disc", "approx_quantile", "reservoir_quantile",
-    "regr_slope", "regr_intercept", "regr_count", "regr_r2", "geomean", "geometric_mean",
-    "sem", "mad", "bitstring_agg", "json_group_array", "json_group_object",
+    "string_agg",
+    "array_agg",
+    "list",
+    "any_value",
+    "arbitrary",
+    "first",
+    "last",
+    "stddev",
+    "stddev_samp",
+    "stddev_pop",
+    "variance",
+    "var_samp",
+    "var_pop",
+    "median",
+    "mode",
+    "quantile",
+    "quantile_cont",
+    "quantile_disc",
+    "bool_and",
+    "bool_or",
+    "every",
+    "count_if",
+    "countif",
+    "approx_count_distinct",
+    "product",
+    "bit_and",
+    "bit_or",
+    "bit_xor",
+    "max_by",
+    "min_by",
+    "arg_max",
+    "arg_min",
+    "argmax",
+    "argmin",
+    "listagg",
+    "group_concat",
+    "corr",
+    "covar_pop",
+    "covar_samp",
+    "entropy",
+    "kurtosis",
+    "skewness",
+    "sumkahan",
+    "fsum",
+    "favg",
+    "histogram",
+    "percentile_cont",
+    "percentile_disc",
+    "approx_quantile",
+    "reservoir_quantile",
+    "regr_slope",
+    "regr_intercept",
+    "regr_count",
+    "regr_r2",
+    "geomean",
+    "geometric_mean",
+    "sem",
+    "mad",
+    "bitstring_agg",
+    "json_group_array",
+    "json_group_object",
 ];
 
 fn function_name(f: &sql::Function) -> String {
@@ -87,8 +139,15 @@ pub fn collect_aggregates<'e>(e: &'e sql::Expr, out: &mut Vec<&'e sql::Expr>) {
 fn children(e: &sql::Expr) -> Vec<&sql::Expr> {
     use sql::Expr as E;
     match e {
-        E::IsFalse(x) | E::IsNotFalse(x) | E::IsTrue(x) | E::IsNotTrue(x) | E::IsNull(x)
-        | E::IsNotNull(x) | E::IsUnknown(x) | E::IsNotUnknown(x) | E::Nested(x) => vec![x],
+        E::IsFalse(x)
+        | E::IsNotFalse(x)
+        | E::IsTrue(x)
+        | E::IsNotTrue(x)
+        | E::IsNull(x)
+        | E::IsNotNull(x)
+        | E::IsUnknown(x)
+        | E::IsNotUnknown(x)
+        | E::Nested(x) => vec![x],
         E::IsDistinctFrom(a, b) | E::IsNotDistinctFrom(a, b) => vec![a, b],
         E::InList { expr, list, .. } => {
             let mut v = vec![&**expr];
@@ -228,7 +287,8 @@ impl Translator<'_> {
                     .collect();
                 match found.as_slice() {
                     [i] => {
-                        let col = find_col(&i.columns, &c.value).map(|c| (c.name.clone(), c.ty.clone()));
+                        let col =
+                            find_col(&i.columns, &c.value).map(|c| (c.name.clone(), c.ty.clone()));
                         let (name, ty) = col.unwrap_or_default();
                         Ok((SExpr::col(Some(&i.strata), &name), ty))
                     }
@@ -245,8 +305,13 @@ impl Translator<'_> {
                         node,
                     )),
                     // A USING join merged the column: the left one.
-                    [first, rest @ ..] if rest.iter().all(|r| r.merged.iter().any(|m| m.eq_ignore_ascii_case(&c.value))) => {
-                        let col = find_col(&first.columns, &c.value).map(|c| (c.name.clone(), c.ty.clone()));
+                    [first, rest @ ..]
+                        if rest
+                            .iter()
+                            .all(|r| r.merged.iter().any(|m| m.eq_ignore_ascii_case(&c.value))) =>
+                    {
+                        let col = find_col(&first.columns, &c.value)
+                            .map(|c| (c.name.clone(), c.ty.clone()));
                         let (name, ty) = col.unwrap_or_default();
                         Ok((SExpr::col(Some(&first.strata), &name), ty))
                     }
@@ -257,8 +322,15 @@ impl Translator<'_> {
                 }
             }
             [q, c] => {
-                let Some(i) = inputs.iter().rev().find(|i| i.alias.eq_ignore_ascii_case(&q.value)) else {
-                    return Err(Refusal::at(format!("no input is called `{}`", q.value), node));
+                let Some(i) = inputs
+                    .iter()
+                    .rev()
+                    .find(|i| i.alias.eq_ignore_ascii_case(&q.value))
+                else {
+                    return Err(Refusal::at(
+                        format!("no input is called `{}`", q.value),
+                        node,
+                    ));
                 };
                 let Some(col) = find_col(&i.columns, &c.value) else {
                     return Err(Refusal::at(
@@ -290,7 +362,10 @@ impl Translator<'_> {
                     return Ok((SExpr::col(map.input.as_deref(), n), ty));
                 }
             }
-            if matches!(e, sql::Expr::Identifier(_) | sql::Expr::CompoundIdentifier(_)) {
+            if matches!(
+                e,
+                sql::Expr::Identifier(_) | sql::Expr::CompoundIdentifier(_)
+            ) {
                 return Err(Refusal::at(
                     format!("`{e}` is neither in GROUP BY nor aggregated"),
                     e,
@@ -407,8 +482,8 @@ impl Translator<'_> {
                 let (x, xt) = self.expr(expr, inputs, mode)?;
                 let (lo, lt) = self.expr(low, inputs, mode)?;
                 let (hi, ht) = self.expr(high, inputs, mode)?;
-                let (a, lo) = compare_operands(x.clone(), xt.clone(), lo, lt, low)?;
-                let (b, hi) = compare_operands(x, xt, hi, ht, high)?;
+                let (a, lo) = compare_operands(x.clone(), xt.clone(), lo, lt, &**low)?;
+                let (b, hi) = compare_operands(x, xt, hi, ht, &**high)?;
                 let both = SExpr::bin(Op::And, SExpr::bin(Op::Ge, a, lo), SExpr::bin(Op::Le, b, hi));
                 (if *negated { SExpr::not(both) } else { both }, Some(Type::Bool))
             }
@@ -677,7 +752,8 @@ impl Translator<'_> {
                             return Err(Refusal::at("an interval", e));
                         };
                         let mut parts = s.split_whitespace();
-                        let (Some(n), Some(u), None) = (parts.next(), parts.next(), parts.next()) else {
+                        let (Some(n), Some(u), None) = (parts.next(), parts.next(), parts.next())
+                        else {
                             return Err(Refusal::at(format!("the interval '{s}': strata adds years, quarters, months, weeks or days"), e));
                         };
                         (n.to_string(), unit(u))
@@ -720,11 +796,18 @@ impl Translator<'_> {
                 };
                 let (n, nt) = self.expr(other, inputs, mode)?;
                 if nt.is_some() && nt != Some(Type::Int64) {
-                    return Err(Refusal::at("an interval multiplied by a value that is not an integer", e));
+                    return Err(Refusal::at(
+                        "an interval multiplied by a value that is not an integer",
+                        e,
+                    ));
                 }
                 // `cast(n as bigint)` is n for an integer.
                 let n = match n {
-                    SExpr::Call { name, args, .. } if name == "cast" && args.len() == 2 && args[1] == SExpr::Str("int64".into()) => {
+                    SExpr::Call { name, args, .. }
+                        if name == "cast"
+                            && args.len() == 2
+                            && args[1] == SExpr::Str("int64".into()) =>
+                    {
                         args.into_iter().next().unwrap_or(SExpr::Int(0))
                     }
                     other => other,
@@ -752,7 +835,10 @@ impl Translator<'_> {
         }
         if name == "__strata_unsupported" {
             return Err(Refusal::at(
-                format!("the macro renders {}, which import-dbt does not translate", f.args),
+                format!(
+                    "the macro renders {}, which import-dbt does not translate",
+                    f.args
+                ),
                 e,
             ));
         }
@@ -760,7 +846,10 @@ impl Translator<'_> {
             return Err(Refusal::at("dbt_utils.star() inside an expression", e));
         }
         if f.null_treatment.is_some() || f.within_group.len() > 0 || f.uses_odbc_syntax {
-            return Err(Refusal::at(format!("{name}(...) with IGNORE NULLS or WITHIN GROUP"), e));
+            return Err(Refusal::at(
+                format!("{name}(...) with IGNORE NULLS or WITHIN GROUP"),
+                e,
+            ));
         }
         if !matches!(f.parameters, sql::FunctionArguments::None) {
             return Err(Refusal::at(format!("{name}(...)(...)"), e));
@@ -773,11 +862,16 @@ impl Translator<'_> {
             sql::FunctionArguments::List(l) => {
                 if !l.clauses.is_empty() {
                     return Err(Refusal::at(
-                        format!("{name}(... ORDER BY / LIMIT / SEPARATOR ...) has no strata equivalent"),
+                        format!(
+                            "{name}(... ORDER BY / LIMIT / SEPARATOR ...) has no strata equivalent"
+                        ),
                         e,
                     ));
                 }
-                let distinct = matches!(l.duplicate_treatment, Some(sql::DuplicateTreatment::Distinct));
+                let distinct = matches!(
+                    l.duplicate_treatment,
+                    Some(sql::DuplicateTreatment::Distinct)
+                );
                 let mut star = false;
                 let mut args = Vec::new();
                 for a in &l.args {
@@ -809,7 +903,11 @@ impl Translator<'_> {
             Some(c) => return Err(Refusal::at("FILTER (WHERE ...) on this call", &**c)),
             None => None,
         };
-        let inner_mode = if aggregate && f.over.is_none() { &Mode::Row } else { mode };
+        let inner_mode = if aggregate && f.over.is_none() {
+            &Mode::Row
+        } else {
+            mode
+        };
         let mut xs = Vec::new();
         for a in &args {
             xs.push(self.expr(a, inputs, inner_mode)?);
@@ -857,7 +955,11 @@ impl Translator<'_> {
                 want(1, 1)?;
                 let x = with_filter(plain.remove(0), filter);
                 let n = if name == "mean" { "avg" } else { name.as_str() };
-                let ty = if n == "avg" { Some(Type::Float64) } else { arg_ty.clone() };
+                let ty = if n == "avg" {
+                    Some(Type::Float64)
+                } else {
+                    arg_ty.clone()
+                };
                 (SExpr::call(n, vec![x]), ty)
             }
             "row_number" | "rank" | "dense_rank" => {
@@ -896,7 +998,11 @@ impl Translator<'_> {
             }
             "upper" | "lower" | "ucase" | "lcase" => {
                 want(1, 1)?;
-                let n = if name.starts_with('u') { "upper" } else { "lower" };
+                let n = if name.starts_with('u') {
+                    "upper"
+                } else {
+                    "lower"
+                };
                 (SExpr::call(n, plain), Some(Type::String))
             }
             "trim" | "ltrim" | "rtrim" => {
@@ -906,7 +1012,10 @@ impl Translator<'_> {
             "length" | "len" | "char_length" | "character_length" => {
                 want(1, 1)?;
                 if arg_ty.is_some() && arg_ty != Some(Type::String) {
-                    return Err(Refusal::at(format!("{name}() of a value that is not a string"), e));
+                    return Err(Refusal::at(
+                        format!("{name}() of a value that is not a string"),
+                        e,
+                    ));
                 }
                 (SExpr::call("length", plain), Some(Type::Int64))
             }
@@ -1005,7 +1114,10 @@ impl Translator<'_> {
                     ));
                 }
                 (
-                    SExpr::call("date_diff", vec![plain[1].clone(), plain[2].clone(), SExpr::col(None, u)]),
+                    SExpr::call(
+                        "date_diff",
+                        vec![plain[1].clone(), plain[2].clone(), SExpr::col(None, u)],
+                    ),
                     Some(Type::Int64),
                 )
             }
@@ -1029,7 +1141,10 @@ impl Translator<'_> {
             // Only the default frame means what strata's window means.
             let default = matches!(frame.units, sql::WindowFrameUnits::Range)
                 && matches!(frame.start_bound, sql::WindowFrameBound::Preceding(None))
-                && matches!(frame.end_bound, None | Some(sql::WindowFrameBound::CurrentRow));
+                && matches!(
+                    frame.end_bound,
+                    None | Some(sql::WindowFrameBound::CurrentRow)
+                );
             if !default {
                 return Err(Refusal::at(
                     "a window frame (ROWS / RANGE BETWEEN ...): strata's windows use the default frame",
@@ -1044,9 +1159,15 @@ impl Translator<'_> {
         let mut sort = Vec::new();
         for o in &spec.order_by {
             if o.options.nulls_first == Some(true) {
-                return Err(Refusal::at("a window ORDER BY ... NULLS FIRST: strata sorts NULLs last", e));
+                return Err(Refusal::at(
+                    "a window ORDER BY ... NULLS FIRST: strata sorts NULLs last",
+                    e,
+                ));
             }
-            sort.push((self.expr(&o.expr, inputs, mode)?.0, o.options.asc == Some(false)));
+            sort.push((
+                self.expr(&o.expr, inputs, mode)?.0,
+                o.options.asc == Some(false),
+            ));
         }
         let call = match call {
             SExpr::Call {
@@ -1104,7 +1225,9 @@ fn compare_operands(
 ) -> R<(SExpr, SExpr)> {
     let fix = |x: SExpr, xt: &Option<Type>, other: &Option<Type>| -> R<SExpr> {
         match (xt, other) {
-            (Some(Type::String), Some(t @ (Type::Date | Type::Timestamp))) if matches!(x, SExpr::Str(_)) => {
+            (Some(Type::String), Some(t @ (Type::Date | Type::Timestamp)))
+                if matches!(x, SExpr::Str(_)) =>
+            {
                 Ok(cast(x, t, node)?.0)
             }
             _ => Ok(x),

@@ -66,7 +66,10 @@ impl Translator<'_> {
                 return Err(Refusal::new(format!("output column: {why}"), 0));
             }
             if items[..i].iter().any(|(m, _)| m.eq_ignore_ascii_case(n)) {
-                return Err(Refusal::new(format!("two output columns are named `{n}`"), 0));
+                return Err(Refusal::new(
+                    format!("two output columns are named `{n}`"),
+                    0,
+                ));
             }
         }
 
@@ -157,8 +160,12 @@ impl Translator<'_> {
         for (_, e) in &items {
             let row = self.expr(e, inputs, &Mode::Row).ok().map(|t| t.0);
             let kind = match row {
-                Some(x) if keys.contains(&x) => Item::Key(keys.iter().position(|k| *k == x).unwrap_or(0)),
-                Some(x) if aggs.iter().any(|(a, _)| *a == x) && super::expr::is_aggregate_call(e) => {
+                Some(x) if keys.contains(&x) => {
+                    Item::Key(keys.iter().position(|k| *k == x).unwrap_or(0))
+                }
+                Some(x)
+                    if aggs.iter().any(|(a, _)| *a == x) && super::expr::is_aggregate_call(e) =>
+                {
                     Item::Agg(aggs.iter().position(|(a, _)| *a == x).unwrap_or(0))
                 }
                 _ => Item::Other,
@@ -171,14 +178,12 @@ impl Translator<'_> {
             (Some(a), Some(k)) => k < a,
             _ => true,
         };
-        let every_key_once = (0..keys.len())
-            .all(|i| kinds.iter().filter(|k| **k == Item::Key(i)).count() == 1);
-        let every_agg_once = (0..aggs.len())
-            .all(|i| kinds.iter().filter(|k| **k == Item::Agg(i)).count() == 1);
-        let single = keys_then_aggs
-            && every_key_once
-            && every_agg_once
-            && !kinds.contains(&Item::Other);
+        let every_key_once =
+            (0..keys.len()).all(|i| kinds.iter().filter(|k| **k == Item::Key(i)).count() == 1);
+        let every_agg_once =
+            (0..aggs.len()).all(|i| kinds.iter().filter(|k| **k == Item::Agg(i)).count() == 1);
+        let single =
+            keys_then_aggs && every_key_once && every_agg_once && !kinds.contains(&Item::Other);
 
         let model_name = name.map_or_else(|| plan.name.clone(), str::to_string);
         if single {
@@ -361,7 +366,10 @@ impl Translator<'_> {
             outputs.push((n.clone(), x, ty));
         }
         main.steps.push(Step::Select(
-            outputs.iter().map(|(n, e, _)| (n.clone(), e.clone())).collect(),
+            outputs
+                .iter()
+                .map(|(n, e, _)| (n.clone(), e.clone()))
+                .collect(),
         ));
         if distinct {
             main.steps.push(Step::Dedup);

@@ -112,8 +112,8 @@ pub fn dialect(adapter: &str) -> Box<dyn Dialect> {
 
 /// Translate a model's rendered SQL.
 pub fn translate(sql_text: &str, dialect: &dyn Dialect, cx: &Context) -> R<Translation> {
-    let statements = sqlparser::parser::Parser::parse_sql(dialect, sql_text)
-        .map_err(|e| parse_refusal(&e))?;
+    let statements =
+        sqlparser::parser::Parser::parse_sql(dialect, sql_text).map_err(|e| parse_refusal(&e))?;
     let mut queries = statements.iter().filter_map(|s| match s {
         sql::Statement::Query(q) => Some(q),
         _ => None,

@@ -4,13 +4,13 @@
 
 use std::collections::BTreeMap;
 
-use sqlparser::ast::{self as sql, Spanned};
+use sqlparser::ast as sql;
 use strata_lang::types::Type;
 
 use super::expr::Mode;
-use super::{line_of, span_line, ColInfo, Context, Named, RelInfo, Refusal, R};
+use super::{line_of, span_line, ColInfo, Context, Named, Refusal, RelInfo, R};
 use crate::names;
-use crate::plan::{Group, Join, JoinKind, Keys, ModelPlan, Op, SExpr, Step};
+use crate::plan::{Join, JoinKind, Keys, ModelPlan, Op, SExpr, Step};
 
 /// A relation a query level can read: its strata name and columns.
 #[derive(Clone, Debug)]
@@ -141,7 +141,9 @@ impl<'a> Translator<'a> {
             if with.recursive {
                 return Err(Refusal::new(
                     "WITH RECURSIVE has no strata equivalent",
-                    with.cte_tables.first().map_or(0, |c| span_line(c.alias.name.span)),
+                    with.cte_tables
+                        .first()
+                        .map_or(0, |c| span_line(c.alias.name.span)),
                 ));
             }
             for cte in &with.cte_tables {
@@ -152,7 +154,9 @@ impl<'a> Translator<'a> {
                         span_line(cte.alias.name.span),
                     ));
                 }
-                let is_main = main_cte.as_deref().is_some_and(|m| m.eq_ignore_ascii_case(cname));
+                let is_main = main_cte
+                    .as_deref()
+                    .is_some_and(|m| m.eq_ignore_ascii_case(cname));
                 let target = if is_main { name } else { None };
                 let rel = self.query(&cte.query, target, &scope, &names::helper(base, cname))?;
                 if is_main {
@@ -220,7 +224,13 @@ impl<'a> Translator<'a> {
         let outputs: Vec<Output> = rel
             .columns
             .iter()
-            .map(|c| (c.name.clone(), SExpr::col(Some(&rel.name), &c.name), c.ty.clone()))
+            .map(|c| {
+                (
+                    c.name.clone(),
+                    SExpr::col(Some(&rel.name), &c.name),
+                    c.ty.clone(),
+                )
+            })
             .collect();
         if limit.is_some() {
             let keys = self.sort_keys(order, &outputs, &[input], &Mode::Row)?;
@@ -279,7 +289,11 @@ impl<'a> Translator<'a> {
         let mut columns = first.columns.clone();
         for (i, (kw, right)) in ops.into_iter().enumerate() {
             let outer = std::mem::replace(&mut self.positional, true);
-            let rel = self.branch(right, scope, &names::helper(base, &format!("part_{}", i + 2)));
+            let rel = self.branch(
+                right,
+                scope,
+                &names::helper(base, &format!("part_{}", i + 2)),
+            );
             self.positional = outer;
             let rel = rel?;
             if rel.columns.len() != first.columns.len() {
@@ -353,10 +367,9 @@ impl<'a> Translator<'a> {
             .iter()
             .map(|p| match p {
                 sql::ObjectNamePart::Identifier(i) => Ok(i.value.clone()),
-                sql::ObjectNamePart::Function(_) => Err(Refusal::at(
-                    "a relation name computed by a function",
-                    name,
-                )),
+                sql::ObjectNamePart::Function(_) => {
+                    Err(Refusal::at("a relation name computed by a function", name))
+                }
             })
             .collect::<R<_>>()?;
         if let [one] = parts.as_slice() {
@@ -543,12 +556,25 @@ impl<'a> Translator<'a> {
                             .iter()
                             .find(|i| find_col(&i.columns, &id.value).is_some())
                             .ok_or_else(|| {
-                                Refusal::at(format!("USING ({}): no input on the left has it", id.value), c)
+                                Refusal::at(
+                                    format!("USING ({}): no input on the left has it", id.value),
+                                    c,
+                                )
                             })?;
-                        let lc = find_col(&left.columns, &id.value).map(|c| c.name.clone()).unwrap_or_default();
+                        let lc = find_col(&left.columns, &id.value)
+                            .map(|c| c.name.clone())
+                            .unwrap_or_default();
                         let rc = find_col(&input.columns, &id.value)
                             .map(|c| c.name.clone())
-                            .ok_or_else(|| Refusal::at(format!("USING ({}): the joined relation has no such column", id.value), c))?;
+                            .ok_or_else(|| {
+                                Refusal::at(
+                                    format!(
+                                        "USING ({}): the joined relation has no such column",
+                                        id.value
+                                    ),
+                                    c,
+                                )
+                            })?;
                         conds.push(SExpr::bin(
                             Op::Eq,
                             SExpr::col(Some(&left.strata), &lc),
@@ -559,7 +585,10 @@ impl<'a> Translator<'a> {
                     and_all(conds).unwrap_or(SExpr::Bool(true))
                 }
                 sql::JoinConstraint::Natural => {
-                    return Err(Refusal::at("NATURAL JOIN: name the join columns with ON", &j.relation))
+                    return Err(Refusal::at(
+                        "NATURAL JOIN: name the join columns with ON",
+                        &j.relation,
+                    ))
                 }
                 sql::JoinConstraint::None => {
                     return Err(Refusal::at("a join without ON", &j.relation))
@@ -603,15 +632,17 @@ impl<'a> Translator<'a> {
             sql::GroupByExpr::All(_) => true,
             sql::GroupByExpr::Expressions(e, m) => {
                 if !m.is_empty() {
-                    return Err(Refusal::at("GROUP BY ROLLUP / CUBE / GROUPING SETS have no strata equivalent", s));
+                    return Err(Refusal::at(
+                        "GROUP BY ROLLUP / CUBE / GROUPING SETS have no strata equivalent",
+                        s,
+                    ));
                 }
                 !e.is_empty()
             }
         } || s.having.is_some()
             || s.projection.iter().any(|p| match p {
-                sql::SelectItem::UnnamedExpr(e) | sql::SelectItem::ExprWithAlias { expr: e, .. } => {
-                    super::expr::has_aggregate(e)
-                }
+                sql::SelectItem::UnnamedExpr(e)
+                | sql::SelectItem::ExprWithAlias { expr: e, .. } => super::expr::has_aggregate(e),
                 _ => false,
             });
 
@@ -631,9 +662,16 @@ impl<'a> Translator<'a> {
         }
 
         let outputs = self.select_list(&s.projection, &inputs, &Mode::Row)?;
-        plan.steps.push(Step::Select(
-            outputs.iter().map(|(n, e, _)| (n.clone(), e.clone())).collect(),
-        ));
+        // `select *` of one input: strata's passthrough is the same
+        // columns in the same order.
+        if !(is_plain_star(&s.projection) && inputs.len() == 1) {
+            plan.steps.push(Step::Select(
+                outputs
+                    .iter()
+                    .map(|(n, e, _)| (n.clone(), e.clone()))
+                    .collect(),
+            ));
+        }
         if distinct {
             plan.steps.push(Step::Dedup);
         }
@@ -711,7 +749,10 @@ impl<'a> Translator<'a> {
                 }
                 sql::SelectItem::QualifiedWildcard(kind, opts) => {
                     let sql::SelectItemQualifiedWildcardKind::ObjectName(obj) = kind else {
-                        return Err(Refusal::new("`expr.*`", span_line(opts.wildcard_token.0.span)));
+                        return Err(Refusal::new(
+                            "`expr.*`",
+                            span_line(opts.wildcard_token.0.span),
+                        ));
                     };
                     let q = obj
                         .0
@@ -721,8 +762,12 @@ impl<'a> Translator<'a> {
                             _ => None,
                         })
                         .unwrap_or_default();
-                    let Some(input) = inputs.iter().find(|i| i.alias.eq_ignore_ascii_case(&q)) else {
-                        return Err(Refusal::at(format!("`{q}.*`: no input is called `{q}`"), obj));
+                    let Some(input) = inputs.iter().find(|i| i.alias.eq_ignore_ascii_case(&q))
+                    else {
+                        return Err(Refusal::at(
+                            format!("`{q}.*`: no input is called `{q}`"),
+                            obj,
+                        ));
                     };
                     let cols: Vec<(&Input, &ColInfo)> =
                         input.columns.iter().map(|c| (input, c)).collect();
@@ -837,17 +882,28 @@ impl<'a> Translator<'a> {
         let suffix = text(args.next());
         let except: Vec<String> = args.map(|a| text(Some(a))).collect();
         let named = match rel_name.as_slice() {
-            [one] => inputs.iter().find(|i| i.alias.eq_ignore_ascii_case(one) || display_name(one).eq_ignore_ascii_case(&i.alias)),
+            [one] => inputs.iter().find(|i| {
+                i.alias.eq_ignore_ascii_case(one)
+                    || display_name(one).eq_ignore_ascii_case(&i.alias)
+            }),
             _ => None,
         };
         let rel = match named {
-            Some(i) => Rel { name: i.strata.clone(), columns: i.columns.clone() },
+            Some(i) => Rel {
+                name: i.strata.clone(),
+                columns: i.columns.clone(),
+            },
             None => {
                 let rel = match (self.cx.resolve)(&rel_name) {
-                    Named::Relation(n) => self.relation(&n).map(|r| Rel { name: n.clone(), columns: r.columns.clone() }),
+                    Named::Relation(n) => self.relation(&n).map(|r| Rel {
+                        name: n.clone(),
+                        columns: r.columns.clone(),
+                    }),
                     Named::Unknown(_) => None,
                 };
-                rel.ok_or_else(|| Refusal::at("dbt_utils.star(from=...): the relation is not known", e))?
+                rel.ok_or_else(|| {
+                    Refusal::at("dbt_utils.star(from=...): the relation is not known", e)
+                })?
             }
         };
         // The columns are read from the input with that relation (or the
@@ -901,15 +957,21 @@ impl<'a> Translator<'a> {
                 sql::Expr::Value(v) => match &v.value {
                     sql::Value::Number(n, _) => {
                         let i: usize = n.parse().unwrap_or(0);
-                        let Some((name, _, _)) = i.checked_sub(1).and_then(|i| outputs.get(i)) else {
-                            return Err(Refusal::at(format!("ORDER BY {n}: no such column"), &o.expr));
+                        let Some((name, _, _)) = i.checked_sub(1).and_then(|i| outputs.get(i))
+                        else {
+                            return Err(Refusal::at(
+                                format!("ORDER BY {n}: no such column"),
+                                &o.expr,
+                            ));
                         };
                         SExpr::col(None, name)
                     }
                     _ => return Err(Refusal::at("ORDER BY a constant", &o.expr)),
                 },
                 sql::Expr::Identifier(i)
-                    if outputs.iter().any(|(n, _, _)| n.eq_ignore_ascii_case(&i.value)) =>
+                    if outputs
+                        .iter()
+                        .any(|(n, _, _)| n.eq_ignore_ascii_case(&i.value)) =>
                 {
                     let n = outputs
                         .iter()
@@ -1003,7 +1065,8 @@ impl<'a> Translator<'a> {
                 return Err(Refusal::at("IN (subquery) with several columns", &**sub));
             };
             let e = match item {
-                sql::SelectItem::UnnamedExpr(e) | sql::SelectItem::ExprWithAlias { expr: e, .. } => e,
+                sql::SelectItem::UnnamedExpr(e)
+                | sql::SelectItem::ExprWithAlias { expr: e, .. } => e,
                 _ => return Err(Refusal::at("IN (subquery) selecting `*`", &**sub)),
             };
             let inner = self.expr(e, std::slice::from_ref(&right), &Mode::Row)?.0;
@@ -1058,7 +1121,10 @@ fn main_alias_cte(q: &sql::Query) -> Option<String> {
     {
         return None;
     }
-    let sql::TableFactor::Table { name, alias: None, .. } = &s.from[0].relation else {
+    let sql::TableFactor::Table {
+        name, alias: None, ..
+    } = &s.from[0].relation
+    else {
         return None;
     };
     let [sql::ObjectNamePart::Identifier(id)] = name.0.as_slice() else {
@@ -1070,9 +1136,9 @@ fn main_alias_cte(q: &sql::Query) -> Option<String> {
         .iter()
         .position(|c| c.alias.name.value.eq_ignore_ascii_case(&target))?;
     // Read by a later CTE: it must stay a model of its own.
-    let read_later = with.cte_tables[position + 1..].iter().any(|c| {
-        mentions(&c.query.to_string(), &target)
-    });
+    let read_later = with.cte_tables[position + 1..]
+        .iter()
+        .any(|c| mentions(&c.query.to_string(), &target));
     (!read_later).then_some(target)
 }
 
@@ -1133,7 +1199,15 @@ fn sql_conjuncts(e: &sql::Expr) -> Vec<&sql::Expr> {
             v.extend(sql_conjuncts(right));
             v
         }
-        sql::Expr::Nested(inner) if matches!(&**inner, sql::Expr::BinaryOp { op: sql::BinaryOperator::And, .. }) => {
+        sql::Expr::Nested(inner)
+            if matches!(
+                &**inner,
+                sql::Expr::BinaryOp {
+                    op: sql::BinaryOperator::And,
+                    ..
+                }
+            ) =>
+        {
             sql_conjuncts(inner)
         }
         other => vec![other],
@@ -1145,7 +1219,10 @@ pub fn and_all(mut v: Vec<SExpr>) -> Option<SExpr> {
         return None;
     }
     let first = v.remove(0);
-    Some(v.into_iter().fold(first, |acc, e| SExpr::bin(Op::And, acc, e)))
+    Some(
+        v.into_iter()
+            .fold(first, |acc, e| SExpr::bin(Op::And, acc, e)),
+    )
 }
 
 /// The keys of an `on` condition, when it has the shape strata's `expect`
@@ -1158,7 +1235,10 @@ pub fn join_keys(on: &SExpr, left: &str, right: &str) -> Option<Keys> {
         cols.iter().any(|(q, _)| q.as_deref() == Some(right))
     };
     let plain = |e: &SExpr, input: &str| match e {
-        SExpr::Col { input: Some(q), name } if q == input => Some(name.clone()),
+        SExpr::Col {
+            input: Some(q),
+            name,
+        } if q == input => Some(name.clone()),
         _ => None,
     };
     for c in on.conjuncts() {
@@ -1195,7 +1275,9 @@ fn order_items(q: &sql::Query) -> R<Vec<sql::OrderByExpr>> {
         None => Ok(Vec::new()),
         Some(o) => match &o.kind {
             sql::OrderByKind::Expressions(v) => Ok(v.clone()),
-            sql::OrderByKind::All(_) => Err(Refusal::at("ORDER BY ALL: list the columns", &*q.body)),
+            sql::OrderByKind::All(_) => {
+                Err(Refusal::at("ORDER BY ALL: list the columns", &*q.body))
+            }
         },
     }
 }
