@@ -329,13 +329,18 @@ fn import_once(options: &Options, forced: &BTreeMap<String, String>) -> Result<I
 
     // Uniqueness the seeds' and sources' own tests prove.
     for (name, props) in &project.props.seeds {
-        for f in test_facts(&props.columns, &props.tests, &props.constraints) {
+        for f in test_facts(
+            &props.loc.file,
+            &props.columns,
+            &props.tests,
+            &props.constraints,
+        ) {
             facts.add(name, f);
         }
     }
     for ((src, tbl), t) in &project.props.sources {
         if let Some(n) = source_names.get(&(src.clone(), tbl.clone())) {
-            for f in test_facts(&t.columns, &t.tests, &[]) {
+            for f in test_facts(&t.loc.file, &t.columns, &t.tests, &[]) {
                 facts.add(n, f);
             }
         }
@@ -583,7 +588,12 @@ fn import_once(options: &Options, forced: &BTreeMap<String, String>) -> Result<I
             facts.plan(p);
         }
         if let Some(props) = project.props.models.get(&m.name) {
-            for f in test_facts(&props.columns, &props.tests, &props.constraints) {
+            for f in test_facts(
+                &props.loc.file,
+                &props.columns,
+                &props.tests,
+                &props.constraints,
+            ) {
                 facts.add(&m.name, f);
             }
         }
@@ -655,7 +665,12 @@ fn import_once(options: &Options, forced: &BTreeMap<String, String>) -> Result<I
         tested.push((
             name.clone(),
             None,
-            all_tests(&props.columns, &props.tests, &props.constraints),
+            all_tests(
+                &props.loc.file,
+                &props.columns,
+                &props.tests,
+                &props.constraints,
+            ),
             ref_marker(name),
         ));
     }
@@ -667,7 +682,7 @@ fn import_once(options: &Options, forced: &BTreeMap<String, String>) -> Result<I
         tested.push((
             n,
             None,
-            all_tests(&t.columns, &t.tests, &[]),
+            all_tests(&t.loc.file, &t.columns, &t.tests, &[]),
             format!("\"$source${src}${tbl}\""),
         ));
     }
@@ -679,7 +694,12 @@ fn import_once(options: &Options, forced: &BTreeMap<String, String>) -> Result<I
             tested.push((
                 m.name.clone(),
                 Some(i),
-                all_tests(&props.columns, &props.tests, &props.constraints),
+                all_tests(
+                    &props.loc.file,
+                    &props.columns,
+                    &props.tests,
+                    &props.constraints,
+                ),
                 ref_marker(&m.name),
             ));
         }
@@ -698,6 +718,32 @@ fn import_once(options: &Options, forced: &BTreeMap<String, String>) -> Result<I
         .collect();
 
     for (relation, model_index, tests, marker) in &tested {
+        if !decls.contains_key(relation) {
+            let why = match model_index {
+                Some(_) => {
+                    format!("`{relation}` needs review: its tests are carried once it converts")
+                }
+                None => format!(
+                    "strata cannot read `{relation}`: {}",
+                    problems
+                        .get(relation)
+                        .map(|p| p.join("; "))
+                        .unwrap_or_default()
+                ),
+            };
+            for (col, spec) in tests {
+                report.tests.push(TestEntry {
+                    relation: relation.clone(),
+                    column: col.clone(),
+                    test: spec.name.clone(),
+                    carried_as: "not_carried".into(),
+                    detail: why.clone(),
+                    file: spec.loc.file.clone(),
+                    line: spec.loc.line,
+                });
+            }
+            continue;
+        }
         let is_model = model_index.is_some_and(|i| outcomes[i].status == Some(Status::Converted));
         let cols: Vec<ir::Column> = model_index
             .map(|i| outcomes[i].columns.clone())
@@ -972,6 +1018,7 @@ fn comment(text: &str) -> String {
 /// constraints count as the tests of the same names (a primary key as
 /// both `unique` and `not_null`).
 fn all_tests(
+    file: &str,
     columns: &[crate::project::ColumnProps],
     tests: &[TestSpec],
     constraints: &[crate::project::Constraint],
@@ -1027,7 +1074,7 @@ fn all_tests(
                     args,
                     warn: false,
                     where_: None,
-                    loc: Loc::default(),
+                    loc: Loc::new(file, 0),
                 },
             ));
         }
@@ -1037,12 +1084,13 @@ fn all_tests(
 
 /// What a relation's tests prove it unique on.
 fn test_facts(
+    file: &str,
     columns: &[crate::project::ColumnProps],
     tests: &[TestSpec],
     constraints: &[crate::project::Constraint],
 ) -> Vec<Fact> {
     let mut out = Vec::new();
-    for (col, t) in all_tests(columns, tests, constraints) {
+    for (col, t) in all_tests(file, columns, tests, constraints) {
         if t.warn || t.where_.is_some() {
             continue;
         }
@@ -1085,9 +1133,10 @@ fn line_with(text: &str, needle: &str) -> usize {
         .map_or(0, |i| i + 1)
 }
 
-/// A line of the rendered SQL as a line of the model's file: the line of
-/// the file with the same text when there is exactly one (else the same
-/// number), and whether it was found.
+/// A line of the rendered SQL as a line of the model's file: the one line
+/// of the file with the same text — or, where the file has Jinja
+/// (`{{ ... }}`), whose text around it matches — and whether it was
+/// found (else the same number).
 fn map_line(rendered: &str, source: &str, line: usize) -> (usize, bool) {
     if line == 0 {
         return (0, false);
@@ -1095,13 +1144,21 @@ fn map_line(rendered: &str, source: &str, line: usize) -> (usize, bool) {
     let Some(text) = rendered.lines().nth(line - 1).map(str::trim) else {
         return (line, false);
     };
-    if !text.is_empty() {
-        let found: Vec<usize> = source
+    if text.is_empty() {
+        return (line, false);
+    }
+    let find = |matches: &dyn Fn(&str) -> bool| -> Vec<usize> {
+        source
             .lines()
             .enumerate()
-            .filter(|(_, l)| l.trim() == text)
+            .filter(|(_, l)| matches(l.trim()))
             .map(|(i, _)| i + 1)
-            .collect();
+            .collect()
+    };
+    for found in [
+        find(&|l| l == text),
+        find(&|l| l.contains("{{") && template_matches(l, text)),
+    ] {
         if found.len() == 1 {
             return (found[0], true);
         }
@@ -1110,6 +1167,39 @@ fn map_line(rendered: &str, source: &str, line: usize) -> (usize, bool) {
         }
     }
     (line, false)
+}
+
+/// Whether `rendered` is `template` with each `{{ ... }}` replaced by
+/// some text.
+fn template_matches(template: &str, rendered: &str) -> bool {
+    let mut literals: Vec<&str> = Vec::new();
+    let mut rest = template;
+    while let Some(i) = rest.find("{{") {
+        literals.push(&rest[..i]);
+        match rest[i..].find("}}") {
+            Some(j) => rest = &rest[i + j + 2..],
+            None => return false,
+        }
+    }
+    literals.push(rest);
+    let (Some(first), Some(last)) = (literals.first(), literals.last()) else {
+        return false;
+    };
+    if !rendered.starts_with(first)
+        || !rendered.ends_with(last)
+        || rendered.len() < first.len() + last.len()
+    {
+        return false;
+    }
+    let mut at = first.len();
+    let end = rendered.len() - last.len();
+    for lit in &literals[1..literals.len() - 1] {
+        match rendered[at..end].find(lit) {
+            Some(i) => at += i + lit.len(),
+            None => return false,
+        }
+    }
+    true
 }
 
 /// Resolve a relation name of a model's SQL.

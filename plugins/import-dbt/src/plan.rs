@@ -58,7 +58,6 @@ pub enum Op {
     Mul,
     Div,
     Mod,
-    Like,
 }
 
 impl Op {
@@ -78,7 +77,6 @@ impl Op {
             Op::Mul => "*",
             Op::Div => "/",
             Op::Mod => "%",
-            Op::Like => "like",
         }
     }
 
@@ -86,7 +84,7 @@ impl Op {
         match self {
             Op::Or => 1,
             Op::And => 2,
-            Op::Eq | Op::Ne | Op::Lt | Op::Le | Op::Gt | Op::Ge | Op::Like => 3,
+            Op::Eq | Op::Ne | Op::Lt | Op::Le | Op::Gt | Op::Ge => 3,
             Op::Add | Op::Sub | Op::Concat => 4,
             Op::Mul | Op::Div | Op::Mod => 5,
         }

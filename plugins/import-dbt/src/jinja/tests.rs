@@ -101,10 +101,14 @@ fn what_needs_the_warehouse_is_refused_with_its_line() {
     assert!(f.is_some_and(|f| f.message.contains("dbt_utils.get_column_values")));
     let f = render(
         &p,
-        "{% for i in range(10000000) %}{% for j in range(1000000) %}{% endfor %}{% endfor %}",
+        "{% for i in range(100000) %}{% for j in range(100000) %}{% endfor %}{% endfor %}",
     )
     .err();
-    assert!(f.is_some_and(|f| f.message.contains("too much work")));
+    assert!(
+        f.as_ref()
+            .is_some_and(|f| f.message.contains("too much work")),
+        "{f:?}"
+    );
     let f = render(&p, "select {{ var('nope') }}").err();
     assert!(f.is_some_and(|f| f.message.contains("var('nope') is not set")));
 }

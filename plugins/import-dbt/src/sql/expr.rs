@@ -496,7 +496,7 @@ impl Translator<'_> {
             } => {
                 let (x, _) = self.expr(expr, inputs, mode)?;
                 let (p, _) = self.expr(pattern, inputs, mode)?;
-                let like = SExpr::bin(Op::Like, x, p);
+                let like = SExpr::call("like", vec![x, p]);
                 (if *negated { SExpr::not(like) } else { like }, Some(Type::Bool))
             }
             E::ILike {
@@ -508,10 +508,9 @@ impl Translator<'_> {
             } => {
                 let (x, _) = self.expr(expr, inputs, mode)?;
                 let (p, _) = self.expr(pattern, inputs, mode)?;
-                let like = SExpr::bin(
-                    Op::Like,
-                    SExpr::call("lower", vec![x]),
-                    SExpr::call("lower", vec![p]),
+                let like = SExpr::call(
+                    "like",
+                    vec![SExpr::call("lower", vec![x]), SExpr::call("lower", vec![p])],
                 );
                 (if *negated { SExpr::not(like) } else { like }, Some(Type::Bool))
             }
@@ -1089,11 +1088,12 @@ impl Translator<'_> {
                         e,
                     ));
                 };
-                let ty = xs[1].1.clone();
-                (
-                    SExpr::call("date_trunc", vec![plain[1].clone(), SExpr::col(None, u)]),
-                    ty,
-                )
+                let call = SExpr::call("date_trunc", vec![plain[1].clone(), SExpr::col(None, u)]);
+                // DuckDB truncates a date to a timestamp.
+                match xs[1].1.clone() {
+                    Some(Type::Date) => cast(call, &Type::Timestamp, e)?,
+                    ty => (call, ty),
+                }
             }
             "date_diff" | "datediff" => {
                 want(3, 3)?;

@@ -112,8 +112,14 @@ pub fn dialect(adapter: &str) -> Box<dyn Dialect> {
 
 /// Translate a model's rendered SQL.
 pub fn translate(sql_text: &str, dialect: &dyn Dialect, cx: &Context) -> R<Translation> {
-    let statements =
-        sqlparser::parser::Parser::parse_sql(dialect, sql_text).map_err(|e| parse_refusal(&e))?;
+    let statements = sqlparser::parser::Parser::parse_sql(dialect, sql_text).map_err(|e| {
+        let mut r = parse_refusal(&e);
+        // "found: EOF": the text ended early, at its last line.
+        if r.line == 0 && r.message.contains("EOF") {
+            r.line = sql_text.trim_end().lines().count();
+        }
+        r
+    })?;
     let mut queries = statements.iter().filter_map(|s| match s {
         sql::Statement::Query(q) => Some(q),
         _ => None,
