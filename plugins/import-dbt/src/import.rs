@@ -530,8 +530,11 @@ fn import_once(options: &Options, forced: &BTreeMap<String, String>) -> Result<I
             }
         }
         if outcome_failed || !blocked.is_empty() {
-            for b in blocked {
-                outcomes[i].reasons.push(Reason::new(b, m.rel.clone(), 0));
+            // Its own reasons first; what it reads only when it has none.
+            if !outcome_failed {
+                for b in blocked {
+                    outcomes[i].reasons.push(Reason::new(b, m.rel.clone(), 0));
+                }
             }
             outcomes[i].status = Some(Status::NeedsReview);
             declare_from_catalog(
@@ -655,12 +658,7 @@ fn import_once(options: &Options, forced: &BTreeMap<String, String>) -> Result<I
         .collect();
     let mut extra_seed_tests: Vec<ModelPlan> = Vec::new();
     let mut extra_seed_blocks: Vec<String> = Vec::new();
-    let mut tested: Vec<(
-        String,
-        Option<usize>,
-        Vec<(Option<String>, TestSpec)>,
-        String,
-    )> = Vec::new();
+    let mut tested: Vec<Tested> = Vec::new();
     for (name, props) in &project.props.seeds {
         tested.push((
             name.clone(),
@@ -993,6 +991,18 @@ fn import_once(options: &Options, forced: &BTreeMap<String, String>) -> Result<I
     Ok(Import { files, report })
 }
 
+/// A tested relation: its strata name, its model (when it is one), its
+/// tests with the columns they are written under, and how SQL reads it.
+type Tested = (
+    String,
+    Option<usize>,
+    Vec<(Option<String>, TestSpec)>,
+    String,
+);
+
+/// Relation names of compiled SQL to models and seeds (`Ok`) or sources.
+type Relations = BTreeMap<String, Result<String, (String, String)>>;
+
 /// `"$ref$name"`.
 fn ref_marker(name: &str) -> String {
     format!("\"$ref${}\"", name.replace('"', "\"\""))
@@ -1208,7 +1218,7 @@ fn resolve_name(
     by_name: &BTreeMap<&str, usize>,
     project: &Project,
     sources: &BTreeMap<(String, String), String>,
-    relations: Option<&BTreeMap<String, Result<String, (String, String)>>>,
+    relations: Option<&Relations>,
     model: &ModelFile,
 ) -> Named {
     if let [one] = parts {
@@ -1675,16 +1685,20 @@ fn assemble(
             if p.name == m.name {
                 let mut p = p.clone();
                 if let Some(d) = props.and_then(|p| p.description.clone()) {
-                    p.comment.push(d);
+                    p.comment.push(project.describe(&d));
                 }
                 let described: Vec<String> = props
                     .map(|p| {
                         p.columns
                             .iter()
                             .filter_map(|c| {
-                                c.description
-                                    .as_ref()
-                                    .map(|d| format!("{}: {}", c.name, d.trim()))
+                                c.description.as_ref().map(|d| {
+                                    format!(
+                                        "{}: {}",
+                                        c.name,
+                                        project.describe(d).trim().replace('\n', "\n    ")
+                                    )
+                                })
                             })
                             .collect()
                     })
@@ -1726,7 +1740,8 @@ fn assemble(
         imports.push(m.name.clone());
     }
 
-    // The root: imports and the seeds pipeline.
+    // The root: imports (sorted) and the seeds pipeline.
+    imports.sort();
     let mut root = format!(
         "# The dbt project `{}`, imported by `strata import-dbt` (IMPORT.md says what converted).\n#\n#   strata run {root_name} --pipeline {PIPELINE} -o warehouse.duckdb\n\n",
         project.name

@@ -113,14 +113,14 @@ impl SExpr {
         SExpr::Bin(op, Box::new(l), Box::new(r))
     }
 
-    pub fn not(e: SExpr) -> SExpr {
+    pub fn negate(e: SExpr) -> SExpr {
         SExpr::Not(Box::new(e))
     }
 
     /// `e IS NULL`: strata compares with `==`, which is never true for a
     /// NULL, so the test is whether `e == e` is not known true.
     pub fn is_null(e: SExpr) -> SExpr {
-        SExpr::not(SExpr::is_not_null(e))
+        SExpr::negate(SExpr::is_not_null(e))
     }
 
     /// `e IS NOT NULL`: `e == e` is true exactly when `e` is not NULL.
@@ -583,7 +583,7 @@ mod tests {
             SExpr::bin(Op::Sub, b.clone(), SExpr::Int(1)),
         );
         assert_eq!(e.to_text(), "a - (t.b - 1)");
-        let e = SExpr::not(SExpr::bin(Op::Gt, a.clone(), SExpr::Int(1)));
+        let e = SExpr::negate(SExpr::bin(Op::Gt, a.clone(), SExpr::Int(1)));
         assert_eq!(e.to_text(), "not (a > 1)");
         assert_eq!(
             SExpr::is_null(a.clone()).to_text(),

@@ -57,6 +57,8 @@ pub struct Project {
     /// Singular data tests (`.sql` under the test paths).
     pub singular_tests: Vec<ModelFile>,
     pub props: Properties,
+    /// `{% docs name %}` blocks of the `.md` files under the model paths.
+    pub docs: BTreeMap<String, String>,
     pub(crate) models_config: Value,
     pub(crate) seeds_config: Value,
 }
@@ -295,8 +297,8 @@ impl Project {
             }
         }
         if let Some(cli) = &options.vars {
-            let parsed = yaml::parse(Path::new("--vars"), cli)
-                .map_err(|f| Failure::usage(f.message.replacen("--vars", "--vars", 1)))?;
+            let parsed =
+                yaml::parse(Path::new("--vars"), cli).map_err(|f| Failure::usage(f.message))?;
             match parsed {
                 Value::Object(m) => vars.extend(m),
                 Value::Null => {}
@@ -367,6 +369,12 @@ impl Project {
                 });
             }
         }
+        for dir in &model_paths {
+            for (path, _, _) in files_under(root, dir, &["md"])? {
+                let text = read_text(&path)?;
+                project.docs.extend(docs_blocks(&text));
+            }
+        }
         let mut prop_dirs = model_paths.clone();
         prop_dirs.extend(seed_paths.iter().cloned());
         prop_dirs.extend(test_paths.iter().cloned());
@@ -375,7 +383,7 @@ impl Project {
         for dir in &prop_dirs {
             for (path, rel, _) in files_under(root, dir, &["yml", "yaml"])? {
                 let text = read_text(&path)?;
-                let doc = yaml::parse(Path::new(&rel), &text)?;
+                let doc = yaml::parse(&path, &text)?;
                 project.props.read_file(&rel, &text, &doc)?;
             }
         }
@@ -403,6 +411,54 @@ impl Project {
     }
 }
 
+impl Project {
+    /// A description with its `{{ doc("name") }}` references replaced by
+    /// the docs blocks they name (an unknown one is kept as written).
+    pub fn describe(&self, text: &str) -> String {
+        let mut out = String::new();
+        let mut rest = text;
+        while let Some(i) = rest.find("{{") {
+            let Some(j) = rest[i..].find("}}") else { break };
+            let inner = rest[i + 2..i + j].trim();
+            let name = inner
+                .strip_prefix("doc(")
+                .and_then(|r| r.strip_suffix(')'))
+                .map(|n| n.trim().trim_matches(|c| c == '\'' || c == '"'));
+            out.push_str(&rest[..i]);
+            match name.and_then(|n| self.docs.get(n)) {
+                Some(block) => out.push_str(block.trim()),
+                None => out.push_str(&rest[i..i + j + 2]),
+            }
+            rest = &rest[i + j + 2..];
+        }
+        out.push_str(rest);
+        out
+    }
+}
+
+/// The `{% docs name %} ... {% enddocs %}` blocks of a Markdown file.
+fn docs_blocks(text: &str) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    let mut rest = text;
+    while let Some(i) = rest.find("{%") {
+        let Some(j) = rest[i..].find("%}") else { break };
+        let tag = rest[i + 2..i + j].trim().trim_matches('-').trim();
+        rest = &rest[i + j + 2..];
+        let Some(name) = tag.strip_prefix("docs ").map(str::trim) else {
+            continue;
+        };
+        let Some(end) = rest
+            .find("{% enddocs %}")
+            .or_else(|| rest.find("{%- enddocs %}"))
+        else {
+            break;
+        };
+        out.push((name.to_string(), rest[..end].trim().to_string()));
+        rest = &rest[end..];
+    }
+    out
+}
+
 /// Apply the configs of `tree` along `fqn`: at each level, its config keys
 /// (`+key`, or a known config name), then the child named by the next part.
 fn resolve_config(tree: &Value, fqn: &[String], out: &mut Map<String, Value>) {
@@ -410,7 +466,7 @@ fn resolve_config(tree: &Value, fqn: &[String], out: &mut Map<String, Value>) {
     for (k, v) in level {
         if let Some(key) = k.strip_prefix('+') {
             out.insert(key.to_string(), v.clone());
-        } else if CONFIG_KEYS.contains(&k.as_str()) && !fqn.first().is_some_and(|f| f == k) {
+        } else if CONFIG_KEYS.contains(&k.as_str()) && fqn.first().is_none_or(|f| f != k) {
             out.insert(k.clone(), v.clone());
         }
     }

@@ -397,7 +397,7 @@ impl Translator<'_> {
             E::UnaryOp { op, expr } => {
                 let (x, ty) = self.expr(expr, inputs, mode)?;
                 match op {
-                    sql::UnaryOperator::Not => (SExpr::not(x), Some(Type::Bool)),
+                    sql::UnaryOperator::Not => (SExpr::negate(x), Some(Type::Bool)),
                     sql::UnaryOperator::Minus => match x {
                         SExpr::Int(i) => (SExpr::Int(-i), ty),
                         SExpr::Float(f) => (SExpr::Float(format!("-{f}")), ty),
@@ -417,7 +417,7 @@ impl Translator<'_> {
                 Some(Type::Bool),
             ),
             E::IsNotTrue(x) => (
-                SExpr::not(SExpr::call(
+                SExpr::negate(SExpr::call(
                     "coalesce",
                     vec![self.expr(x, inputs, mode)?.0, SExpr::Bool(false)],
                 )),
@@ -426,14 +426,14 @@ impl Translator<'_> {
             E::IsFalse(x) => (
                 SExpr::call(
                     "coalesce",
-                    vec![SExpr::not(self.expr(x, inputs, mode)?.0), SExpr::Bool(false)],
+                    vec![SExpr::negate(self.expr(x, inputs, mode)?.0), SExpr::Bool(false)],
                 ),
                 Some(Type::Bool),
             ),
             E::IsNotFalse(x) => (
-                SExpr::not(SExpr::call(
+                SExpr::negate(SExpr::call(
                     "coalesce",
-                    vec![SExpr::not(self.expr(x, inputs, mode)?.0), SExpr::Bool(false)],
+                    vec![SExpr::negate(self.expr(x, inputs, mode)?.0), SExpr::Bool(false)],
                 )),
                 Some(Type::Bool),
             ),
@@ -446,7 +446,7 @@ impl Translator<'_> {
                     SExpr::bin(Op::And, SExpr::is_null(a), SExpr::is_null(b)),
                 );
                 let x = if matches!(e, E::IsDistinctFrom(..)) {
-                    SExpr::not(same)
+                    SExpr::negate(same)
                 } else {
                     same
                 };
@@ -471,7 +471,7 @@ impl Translator<'_> {
                 let Some(ors) = ors else {
                     return Err(Refusal::at("IN with an empty list", e));
                 };
-                (if *negated { SExpr::not(ors) } else { ors }, Some(Type::Bool))
+                (if *negated { SExpr::negate(ors) } else { ors }, Some(Type::Bool))
             }
             E::Between {
                 expr,
@@ -485,7 +485,7 @@ impl Translator<'_> {
                 let (a, lo) = compare_operands(x.clone(), xt.clone(), lo, lt, &**low)?;
                 let (b, hi) = compare_operands(x, xt, hi, ht, &**high)?;
                 let both = SExpr::bin(Op::And, SExpr::bin(Op::Ge, a, lo), SExpr::bin(Op::Le, b, hi));
-                (if *negated { SExpr::not(both) } else { both }, Some(Type::Bool))
+                (if *negated { SExpr::negate(both) } else { both }, Some(Type::Bool))
             }
             E::Like {
                 negated,
@@ -497,7 +497,7 @@ impl Translator<'_> {
                 let (x, _) = self.expr(expr, inputs, mode)?;
                 let (p, _) = self.expr(pattern, inputs, mode)?;
                 let like = SExpr::call("like", vec![x, p]);
-                (if *negated { SExpr::not(like) } else { like }, Some(Type::Bool))
+                (if *negated { SExpr::negate(like) } else { like }, Some(Type::Bool))
             }
             E::ILike {
                 negated,
@@ -512,7 +512,7 @@ impl Translator<'_> {
                     "like",
                     vec![SExpr::call("lower", vec![x]), SExpr::call("lower", vec![p])],
                 );
-                (if *negated { SExpr::not(like) } else { like }, Some(Type::Bool))
+                (if *negated { SExpr::negate(like) } else { like }, Some(Type::Bool))
             }
             E::BinaryOp { left, op, right } => self.binary(e, left, op, right, inputs, mode)?,
             E::Cast {
@@ -844,7 +844,7 @@ impl Translator<'_> {
         if name == "__strata_star" {
             return Err(Refusal::at("dbt_utils.star() inside an expression", e));
         }
-        if f.null_treatment.is_some() || f.within_group.len() > 0 || f.uses_odbc_syntax {
+        if f.null_treatment.is_some() || !f.within_group.is_empty() || f.uses_odbc_syntax {
             return Err(Refusal::at(
                 format!("{name}(...) with IGNORE NULLS or WITHIN GROUP"),
                 e,

@@ -314,8 +314,35 @@ impl<'a> Translator<'a> {
                 .zip(&first.columns)
                 .all(|(a, b)| a.name == b.name);
             let is_model = self.relation(&rel.name).is_some_and(|r| r.is_model);
+            // A branch translated here into a model with a select list: its
+            // outputs take the first branch's names directly.
+            let own_select = self.plans.last().is_some_and(|p| {
+                p.name == rel.name
+                    && matches!(p.steps.last(), Some(Step::Select(items)) if items.len() == first.columns.len())
+            });
             let rel = if same_names && is_model {
                 rel
+            } else if own_select {
+                let names: Vec<String> = first.columns.iter().map(|c| c.name.clone()).collect();
+                let mut cols = rel.columns.clone();
+                if let Some(p) = self.plans.last_mut() {
+                    if let Some(Step::Select(items)) = p.steps.last_mut() {
+                        for (item, n) in items.iter_mut().zip(&names) {
+                            item.0 = n.clone();
+                        }
+                    }
+                    p.columns = names.clone();
+                }
+                for (c, n) in cols.iter_mut().zip(&names) {
+                    c.name = n.clone();
+                }
+                if let Some(info) = self.local.get_mut(&rel.name) {
+                    info.columns = cols.clone();
+                }
+                Rel {
+                    name: rel.name,
+                    columns: cols,
+                }
             } else {
                 let n = self.fresh(&names::helper(base, &format!("part_{}", i + 2)));
                 let mut p = ModelPlan::new(&n, &rel.name);
