@@ -43,6 +43,54 @@ def rows(con, relation):
     return cols, sorted(data, key=lambda r: tuple((v is None, str(v)) for v in r))
 
 
+def compare(project, work, extra):
+    """Import, check, run on the seeds, compare customers and orders with dbt's."""
+    out = os.path.join(work, "strata" + ("-jinja" if extra else ""))
+    p, t_imp = run([STRATA, "import-dbt", project, "-o", out, "--format", "json"] + extra, work)
+    print(f"strata import-dbt: exit {p.returncode} in {t_imp * 1000:.0f} ms")
+    report = json.loads(p.stdout)
+    s = report["summary"]
+    print(f"  {s['converted']} of {s['models'] - s['disabled']} models converted, "
+          f"{s['joins']} joins ({s['joins_with_promise']} with a promise, "
+          f"{s['joins_without_evidence']} without evidence), "
+          f"{s['tests_carried']} of {s['tests']} tests carried"
+          f"{' (compiled SQL from target/manifest.json)' if report['compiled_from_manifest'] else ''}")
+    for j in report["joins"]:
+        print(f"  join {j['strata_model']} {j['kind']} {j['right']} on {', '.join(j['keys'])}: "
+              f"{j['promise'] or 'no promise'} -- {j['evidence']}")
+    for m in report["models"]:
+        if m["status"] != "converted":
+            print(f"  {m['name']}: {m['status']}: {m['reasons']}")
+
+    p, _ = run([STRATA, "check", out], work)
+    print(f"strata check: exit {p.returncode} {p.stderr.strip()[:500]}")
+    root = os.path.join(out, report["root"])
+    wh = os.path.join(work, "strata" + ("-jinja" if extra else "") + ".duckdb")
+    p, t_run = run([STRATA, "run", root, "--pipeline", "seeds", "-o", wh], work)
+    print(f"strata run --pipeline seeds: exit {p.returncode} in {t_run:.1f} s")
+    if p.returncode != 0:
+        print(p.stdout, p.stderr)
+        raise SystemExit(1)
+
+    dbt_con = duckdb.connect(os.path.join(project, "jaffle_shop.duckdb"), read_only=True)
+    s_con = duckdb.connect(wh, read_only=True)
+    for model in ("customers", "orders"):
+        dc, dr = rows(dbt_con, f"main.{model}")
+        sc, sr = rows(s_con, f"v_{model}")
+        same_cols = dc == sc
+        same_rows = dr == sr
+        print(f"{model}: columns {'equal' if same_cols else 'DIFFER'} ({len(dc)}: {', '.join(dc)}); "
+              f"rows {'equal' if same_rows else 'DIFFER'} ({len(dr)} dbt, {len(sr)} strata)")
+        if not same_cols:
+            print(f"  dbt    {dc}\n  strata {sc}")
+        if not same_rows:
+            for a, b in zip(dr, sr):
+                if a != b:
+                    print(f"  first difference: dbt {a} / strata {b}")
+                    break
+
+
+
 def main():
     if len(sys.argv) != 2:
         raise SystemExit(__doc__)
@@ -58,49 +106,10 @@ def main():
             print(p.stdout[-3000:])
             raise SystemExit(1)
 
-        out = os.path.join(work, "strata")
-        p, t_imp = run([STRATA, "import-dbt", project, "-o", out, "--format", "json"], work)
-        print(f"strata import-dbt: exit {p.returncode} in {t_imp * 1000:.0f} ms")
-        report = json.loads(p.stdout)
-        s = report["summary"]
-        print(f"  {s['converted']} of {s['models'] - s['disabled']} models converted, "
-              f"{s['joins']} joins ({s['joins_with_promise']} with a promise, "
-              f"{s['joins_without_evidence']} without evidence), "
-              f"{s['tests_carried']} of {s['tests']} tests carried"
-              f"{' (compiled SQL from target/manifest.json)' if report['compiled_from_manifest'] else ''}")
-        for j in report["joins"]:
-            print(f"  join {j['strata_model']} {j['kind']} {j['right']} on {', '.join(j['keys'])}: "
-                  f"{j['promise'] or 'no promise'} -- {j['evidence']}")
-        for m in report["models"]:
-            if m["status"] != "converted":
-                print(f"  {m['name']}: {m['status']}: {m['reasons']}")
-
-        p, _ = run([STRATA, "check", out], work)
-        print(f"strata check: exit {p.returncode} {p.stderr.strip()[:500]}")
-        root = os.path.join(out, report["root"])
-        wh = os.path.join(work, "strata.duckdb")
-        p, t_run = run([STRATA, "run", root, "--pipeline", "seeds", "-o", wh], work)
-        print(f"strata run --pipeline seeds: exit {p.returncode} in {t_run:.1f} s")
-        if p.returncode != 0:
-            print(p.stdout, p.stderr)
-            raise SystemExit(1)
-
-        dbt_con = duckdb.connect(os.path.join(project, "jaffle_shop.duckdb"), read_only=True)
-        s_con = duckdb.connect(wh, read_only=True)
-        for model in ("customers", "orders"):
-            dc, dr = rows(dbt_con, f"main.{model}")
-            sc, sr = rows(s_con, f"v_{model}")
-            same_cols = dc == sc
-            same_rows = dr == sr
-            print(f"{model}: columns {'equal' if same_cols else 'DIFFER'} ({len(dc)}: {', '.join(dc)}); "
-                  f"rows {'equal' if same_rows else 'DIFFER'} ({len(dr)} dbt, {len(sr)} strata)")
-            if not same_cols:
-                print(f"  dbt    {dc}\n  strata {sc}")
-            if not same_rows:
-                for a, b in zip(dr, sr):
-                    if a != b:
-                        print(f"  first difference: dbt {a} / strata {b}")
-                        break
+        for variant, extra in (("compiled SQL of target/manifest.json", []),
+                               ("Jinja rendered by import-dbt (--no-manifest)", ["--no-manifest"])):
+            print(f"\n== strata import-dbt, {variant}")
+            compare(project, work, extra)
 
         # strata-lang 0.1.6 on the same project, as a new user would try it.
         print("\nstrata-lang 0.1.6 import-dbt:")

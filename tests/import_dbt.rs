@@ -84,18 +84,14 @@ fn text(b: &[u8]) -> String {
 
 /// Import the corpus copy in `tmp` into `<tmp>/out`; the report (JSON).
 fn import_corpus(tmp: &Path, out: &str) -> serde_json::Value {
-    let o = strata(
-        &[
-            "import-dbt",
-            "corpus",
-            "-o",
-            out,
-            "--no-manifest",
-            "--format",
-            "json",
-        ],
-        tmp,
-    );
+    import_corpus_with(tmp, out, &["--no-manifest"])
+}
+
+/// The same, with other flags.
+fn import_corpus_with(tmp: &Path, out: &str, flags: &[&str]) -> serde_json::Value {
+    let mut args = vec!["import-dbt", "corpus", "-o", out, "--format", "json"];
+    args.extend_from_slice(flags);
+    let o = strata(&args, tmp);
     assert_eq!(
         o.status.code(),
         Some(0),
@@ -415,19 +411,28 @@ fn converted_models_publish_the_rows_of_dbt_s_compiled_sql() {
         }
     }
 
-    // strata's side.
-    let report = import_corpus(tmp.path(), "out");
-    let o = strata(
-        &[
-            "run",
-            "out/corpus.strata",
-            "--pipeline",
-            "seeds",
-            "-o",
-            "strata.duckdb",
-        ],
-        tmp.path(),
-    );
+    // strata's side: the Jinja rendered by import-dbt, and dbt's compiled
+    // SQL of target/manifest.json (which `dbt compile` just wrote).
+    for (out, flags) in [("out", &["--no-manifest"][..]), ("out-manifest", &[][..])] {
+        let compared = compare_with_dbt(tmp.path(), out, flags, &dbt_db, &built);
+        eprintln!("{out}: {compared} converted models publish the rows of dbt's compiled SQL");
+    }
+}
+
+/// Import the corpus into `out` (with `flags`), run its `seeds` pipeline,
+/// and compare every converted model it runs with dbt's table; the number
+/// compared.
+fn compare_with_dbt(
+    tmp: &Path,
+    out: &str,
+    flags: &[&str],
+    dbt_db: &duckdb::Connection,
+    built: &[String],
+) -> usize {
+    let report = import_corpus_with(tmp, out, flags);
+    let root = format!("{out}/corpus.strata");
+    let wh = format!("{out}.duckdb");
+    let o = strata(&["run", &root, "--pipeline", "seeds", "-o", &wh], tmp);
     assert_eq!(
         o.status.code(),
         Some(0),
@@ -435,9 +440,7 @@ fn converted_models_publish_the_rows_of_dbt_s_compiled_sql() {
         text(&o.stdout),
         text(&o.stderr)
     );
-    let strata_db = duckdb::Connection::open(tmp.path().join("strata.duckdb"))
-        .unwrap_or_else(|e| panic!("{e}"));
-
+    let strata_db = duckdb::Connection::open(tmp.join(&wh)).unwrap_or_else(|e| panic!("{e}"));
     let mut compared = 0;
     let mut differences: Vec<String> = Vec::new();
     for m in report["models"].as_array().cloned().unwrap_or_default() {
@@ -453,7 +456,7 @@ fn converted_models_publish_the_rows_of_dbt_s_compiled_sql() {
             built.contains(&name.to_string()),
             "dbt's compiled SQL of {name} did not run"
         );
-        let (dbt_cols, dbt_rows) = rows(&dbt_db, &format!("main.\"{name}\""));
+        let (dbt_cols, dbt_rows) = rows(dbt_db, &format!("main.\"{name}\""));
         let (s_cols, s_rows) = rows(&strata_db, &format!("\"v_{name}\""));
         compared += 1;
         if s_cols != dbt_cols {
@@ -474,7 +477,7 @@ fn converted_models_publish_the_rows_of_dbt_s_compiled_sql() {
     }
     assert!(differences.is_empty(), "{}", differences.join("\n"));
     assert!(compared >= 40, "only {compared} models compared");
-    eprintln!("{compared} converted models publish the rows of dbt's compiled SQL");
+    compared
 }
 
 /// A tiny deterministic generator (xorshift64*).

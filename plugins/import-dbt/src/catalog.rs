@@ -23,6 +23,8 @@ pub struct Catalog {
 pub struct Manifest {
     /// By model name: its compiled SQL, when dbt compiled it.
     pub compiled: BTreeMap<String, String>,
+    /// By model name: what it reads (`depends_on.nodes`).
+    pub deps: BTreeMap<String, Vec<crate::jinja::Dep>>,
     /// A relation name as compiled SQL writes it (lower case, without
     /// quotes: `db.main.stg_orders`) to the node: `Ok(model or seed name)`,
     /// `Err((source, table))`.
@@ -133,6 +135,33 @@ impl Manifest {
                         .insert(relation_key(rel), Ok(name.to_string()));
                 }
                 if kind == "model" {
+                    let deps = node
+                        .get("depends_on")
+                        .and_then(|d| d.get("nodes"))
+                        .and_then(Value::as_array)
+                        .map(|ids| {
+                            ids.iter()
+                                .filter_map(Value::as_str)
+                                .filter_map(|id| {
+                                    let parts = id_parts(id);
+                                    match parts.first().copied() {
+                                        Some("model" | "seed" | "snapshot") => parts
+                                            .last()
+                                            .map(|n| crate::jinja::Dep::Ref((*n).to_string())),
+                                        Some("source") if parts.len() >= 4 => {
+                                            Some(crate::jinja::Dep::Source(
+                                                parts[parts.len() - 2].to_string(),
+                                                parts[parts.len() - 1].to_string(),
+                                            ))
+                                        }
+                                        _ => None,
+                                    }
+                                })
+                                .collect::<Vec<_>>()
+                        });
+                    if let Some(deps) = deps {
+                        out.deps.insert(name.to_string(), deps);
+                    }
                     let code = node
                         .get("compiled_code")
                         .or_else(|| node.get("compiled_sql"))

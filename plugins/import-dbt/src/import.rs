@@ -400,12 +400,20 @@ fn import_once(options: &Options, forced: &BTreeMap<String, String>) -> Result<I
                 ));
             }
         }
+        // dbt compiled it: its SQL is the input (and a Jinja problem of
+        // ours no longer matters) — except for an incremental model, whose
+        // compiled SQL may read its own earlier rows: strata rebuilds it in
+        // full, from the Jinja rendered with is_incremental() false.
+        let incremental = config.get("materialized").and_then(Value::as_str) == Some("incremental");
         if let Some(c) = compiled.and_then(|c| c.get(&m.name)) {
-            // dbt compiled it: its SQL is the input (and a Jinja problem
-            // of ours no longer matters).
-            sql_of[i] = Some(c.clone());
-            o.reasons
-                .retain(|r| r.message.starts_with("a Python model"));
+            if !incremental || sql_of[i].is_none() {
+                sql_of[i] = Some(c.clone());
+                o.reasons
+                    .retain(|r| r.message.starts_with("a Python model"));
+                if let Some(d) = manifest.as_ref().and_then(|mf| mf.deps.get(&m.name)) {
+                    o.deps = d.clone();
+                }
+            }
         }
         if config.get("enabled").and_then(Value::as_bool) == Some(false) {
             o.status = Some(Status::Disabled);
@@ -1192,7 +1200,8 @@ fn template_matches(template: &str, rendered: &str) -> bool {
         }
     }
     literals.push(rest);
-    let (Some(first), Some(last)) = (literals.first(), literals.last()) else {
+    let (Some(first), Some(last), true) = (literals.first(), literals.last(), literals.len() >= 2)
+    else {
         return false;
     };
     if !rendered.starts_with(first)
@@ -1856,6 +1865,14 @@ mod tests {
         let rendered = "\nselect a\nfrom \"$ref$t\"\nwhere b";
         assert_eq!(map_line(rendered, source, 2), (2, true));
         assert_eq!(map_line(rendered, source, 4), (4, true));
-        assert_eq!(map_line(rendered, source, 3), (3, false));
+        assert_eq!(map_line(rendered, source, 3), (3, true));
+        assert!(template_matches(
+            "from {{ ref('t') }} t",
+            "from \"$ref$t\" t"
+        ));
+        assert!(!template_matches("from {{ ref('t') }} t", "join x"));
+        assert!(!template_matches("{{", "{{"));
+        assert!(template_matches("{{ a }}{{ b }}", "xy"));
+        assert!(!template_matches("}} {{", "x"));
     }
 }

@@ -442,6 +442,10 @@ fn docs_blocks(text: &str) -> Vec<(String, String)> {
     let mut rest = text;
     while let Some(i) = rest.find("{%") {
         let Some(j) = rest[i..].find("%}") else { break };
+        if j < 2 {
+            rest = &rest[i + 2..];
+            continue;
+        }
         let tag = rest[i + 2..i + j].trim().trim_matches('-').trim();
         rest = &rest[i + j + 2..];
         let Some(name) = tag.strip_prefix("docs ").map(str::trim) else {
@@ -834,6 +838,21 @@ mod tests {
         resolve_config(&tree, &fqn(&["shop", "marts", "m"]), &mut out);
         assert_eq!(out.get("materialized"), Some(&json!("table")));
         assert_eq!(out.get("enabled"), None);
+    }
+
+    #[test]
+    fn docs_blocks_and_descriptions() {
+        let blocks = docs_blocks("{%}\n{% docs status %}\nThe status.\n{% enddocs %}\n{% docs %}");
+        assert_eq!(
+            blocks,
+            vec![("status".to_string(), "The status.".to_string())]
+        );
+        let p = Project {
+            docs: blocks.into_iter().collect(),
+            ..Project::default()
+        };
+        assert_eq!(p.describe("Is: {{ doc(\"status\") }}"), "Is: The status.");
+        assert_eq!(p.describe("{{ doc('nope') }} {{"), "{{ doc('nope') }} {{");
     }
 
     #[test]

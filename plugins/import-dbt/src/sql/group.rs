@@ -48,6 +48,15 @@ impl Translator<'_> {
                             ))
                         }
                     };
+                    // Named by the column, as DuckDB names it.
+                    let n = match self.expr(e, inputs, &Mode::Row) {
+                        Ok((SExpr::Col { name: actual, .. }, _))
+                            if actual.eq_ignore_ascii_case(&n) =>
+                        {
+                            actual
+                        }
+                        _ => n,
+                    };
                     items.push((n, e));
                 }
                 sql::SelectItem::ExprWithAlias { expr, alias } => {

@@ -747,6 +747,15 @@ impl<'a> Translator<'a> {
                         }
                     };
                     let (x, ty) = self.expr(e, inputs, mode)?;
+                    // DuckDB names a column reference by the column, not
+                    // as the query spells it (`select ID` of `id` is `id`).
+                    let name = match (&x, e) {
+                        (
+                            SExpr::Col { name: actual, .. },
+                            sql::Expr::Identifier(_) | sql::Expr::CompoundIdentifier(_),
+                        ) if actual.eq_ignore_ascii_case(&name) => actual.clone(),
+                        _ => name,
+                    };
                     out.push((name, x, ty));
                 }
                 sql::SelectItem::ExprWithAlias { expr, alias } => {
@@ -1347,7 +1356,7 @@ fn limit_of(q: &sql::Query) -> R<Option<(u64, Option<u64>)>> {
         (None, None) => None,
         (Some(n), None | Some(0)) => Some((n, None)),
         (Some(0), Some(_)) => Some((0, None)),
-        (Some(n), Some(o)) => Some((o + 1, Some(o + n))),
+        (Some(n), Some(o)) => Some((o.saturating_add(1), Some(o.saturating_add(n)))),
         (None, Some(_)) => {
             return Err(Refusal::at(
                 "OFFSET without LIMIT: strata's take needs a last row",
