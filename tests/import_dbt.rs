@@ -496,8 +496,10 @@ impl Rng {
     }
 }
 
-/// A mutation of a model's text: tokens dropped, doubled, swapped, or
-/// replaced by SQL and Jinja fragments; text cut short.
+/// A mutation of a model's text: on one or two of its lines, a token
+/// dropped, doubled, swapped with another line's, or replaced by (or
+/// preceded with) a SQL or Jinja fragment; or the text cut short. The
+/// lines stay lines, so a `--` comment stays one.
 fn mutate(text: &str, rng: &mut Rng) -> String {
     const FRAGMENTS: &[&str] = &[
         "select",
@@ -548,32 +550,57 @@ fn mutate(text: &str, rng: &mut Rng) -> String {
         "{{ config(enabled=false) }}",
         "{{ ref('m_0') }}",
         "{{ source('x', 'y') }}",
+        "order_id",
+        "amount",
+        "customer_id",
+        "+",
+        "=",
+        "and",
+        "or",
+        "coalesce(",
+        "count(*)",
+        "as",
+        "is null",
     ];
-    let mut tokens: Vec<String> = text.split_whitespace().map(str::to_string).collect();
-    let edits = 1 + rng.below(4);
-    for _ in 0..edits {
-        if tokens.is_empty() {
-            tokens.push("select".into());
+    let mut lines: Vec<Vec<String>> = text
+        .lines()
+        .map(|l| l.split_whitespace().map(str::to_string).collect())
+        .collect();
+    if lines.is_empty() {
+        lines.push(vec!["select".into()]);
+    }
+    for _ in 0..1 + rng.below(2) {
+        let li = rng.below(lines.len());
+        if lines[li].is_empty() {
+            lines[li].push(FRAGMENTS[rng.below(FRAGMENTS.len())].to_string());
+            continue;
         }
-        let i = rng.below(tokens.len());
-        match rng.below(6) {
-            0 => {
-                tokens.remove(i);
+        let ti = rng.below(lines[li].len());
+        match rng.below(12) {
+            0 | 1 => {
+                lines[li].remove(ti);
             }
-            1 => {
-                let t = tokens[i].clone();
-                tokens.insert(i, t);
+            2 | 3 => {
+                let t = lines[li][ti].clone();
+                lines[li].insert(ti, t);
             }
-            2 => {
-                let j = rng.below(tokens.len());
-                tokens.swap(i, j);
+            4 | 5 => {
+                let lj = rng.below(lines.len());
+                if let Some(t) = lines[lj].first().cloned() {
+                    let old = std::mem::replace(&mut lines[li][ti], t);
+                    lines[lj][0] = old;
+                }
             }
-            3 => tokens[i] = FRAGMENTS[rng.below(FRAGMENTS.len())].to_string(),
-            4 => tokens.insert(i, FRAGMENTS[rng.below(FRAGMENTS.len())].to_string()),
-            _ => tokens.truncate(i.max(1)),
+            6..=8 => lines[li][ti] = FRAGMENTS[rng.below(FRAGMENTS.len())].to_string(),
+            9 | 10 => lines[li].insert(ti, FRAGMENTS[rng.below(FRAGMENTS.len())].to_string()),
+            _ => lines.truncate(li.max(1)),
         }
     }
-    tokens.join(if rng.below(2) == 0 { " " } else { "\n" })
+    lines
+        .iter()
+        .map(|l| l.join(" "))
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 #[test]
@@ -607,6 +634,26 @@ fn a_thousand_mutated_models_import_without_a_panic() {
         .filter(|m| m.name.starts_with("m_"))
         .collect();
     assert_eq!(mutated.len(), 1000);
+    let count =
+        |st: strata_import_dbt::report::Status| mutated.iter().filter(|m| m.status == st).count();
+    eprintln!(
+        "1000 mutated models: {} converted, {} need review, {} disabled",
+        count(strata_import_dbt::report::Status::Converted),
+        count(strata_import_dbt::report::Status::NeedsReview),
+        count(strata_import_dbt::report::Status::Disabled)
+    );
+    let mut reasons: BTreeMap<String, usize> = BTreeMap::new();
+    for m in &mutated {
+        if let Some(r) = m.reasons.first() {
+            let key: String = r.message.chars().take(60).collect();
+            *reasons.entry(key).or_default() += 1;
+        }
+    }
+    let mut common: Vec<(usize, String)> = reasons.into_iter().map(|(k, n)| (n, k)).collect();
+    common.sort_by(|a, b| b.cmp(a));
+    for (n, k) in common.iter().take(8) {
+        eprintln!("  {n:>4}  {k}");
+    }
     // Each is converted, needs review with a reason, or disabled.
     for m in &mutated {
         if m.status == strata_import_dbt::report::Status::NeedsReview {

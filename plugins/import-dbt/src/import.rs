@@ -424,6 +424,27 @@ fn import_once(options: &Options, forced: &BTreeMap<String, String>) -> Result<I
             o.reasons
                 .push(Reason::new(format!("model name: {why}"), m.rel.clone(), 0));
         }
+        let same_name: Vec<&str> = project
+            .models
+            .iter()
+            .filter(|x| x.name == m.name && x.rel != m.rel)
+            .map(|x| x.rel.as_str())
+            .collect();
+        if !same_name.is_empty() || project.seeds.iter().any(|s| s.name == m.name) {
+            o.reasons.push(Reason::new(
+                format!(
+                    "another model or seed has the name `{}` ({}): dbt refuses the project",
+                    m.name,
+                    if same_name.is_empty() {
+                        "a seed".to_string()
+                    } else {
+                        same_name.join(", ")
+                    }
+                ),
+                m.rel.clone(),
+                0,
+            ));
+        }
         if project
             .props
             .models
