@@ -218,7 +218,14 @@ impl Report {
             "{} joins: {} with a promise, {} without evidence (can repeat rows)",
             s.joins, s.joins_with_promise, s.joins_without_evidence
         );
-        for j in &self.joins {
+        // Every join when there are few; else the ones that can repeat
+        // rows (IMPORT.md lists them all).
+        let all = self.joins.len() <= 20;
+        for j in self
+            .joins
+            .iter()
+            .filter(|j| all || j.evidence.starts_with("no evidence"))
+        {
             let _ = writeln!(
                 out,
                 "  {:<12}  {} {} {} on {}: {}",
@@ -232,6 +239,13 @@ impl Report {
                     j.keys.join(", ")
                 },
                 j.evidence
+            );
+        }
+        if !all {
+            let _ = writeln!(
+                out,
+                "  ({} joins with a promise: see IMPORT.md or --format json)",
+                s.joins_with_promise
             );
         }
         let _ = writeln!(out, "{} of {} tests carried", s.tests_carried, s.tests);
