@@ -1,4 +1,4 @@
-//! `strata compile` beyond the golden snapshots (`tests/cmd/compile-*.toml`):
+//! `strata compile` beyond the golden snapshots (`tests/cmd/compile/*.toml`):
 //!
 //! * `sqlglot_parses_every_statement`: `tests/sql/parse_check.py` parses
 //!   every view and check query of every valid program, for the five
@@ -21,7 +21,7 @@
 //!   * `postgres_view_types_match_the_schema`: each view column has the
 //!     PostgreSQL type of the model's column type.
 //! * `duckdb_exec::<fixture>`: the same fixtures on an in-memory DuckDB
-//!   (`strata_materialize::Warehouse`), never skipped; sections listed in
+//!   (`strata_engine::Warehouse`), never skipped; sections listed in
 //!   `KNOWN_DUCKDB_DIFFERENCES` must still differ.
 //! * `spark_exec::<fixture>`: the same fixtures on a local Spark Connect
 //!   server (`support/spark.rs`, started once for this test program): each
@@ -169,7 +169,7 @@ fn all_programs() -> Vec<PathBuf> {
     all.extend(strata_files(&r.join("examples"), true));
     all.extend(strata_files(&r.join("tests/sql/exec"), false));
     all.extend(strata_files(&r.join("tests/sql/programs"), false));
-    all.push(r.join("tests/cmd/compile-showcase.strata"));
+    all.push(r.join("tests/cmd/compile/compile-showcase.strata"));
     all
 }
 
@@ -553,7 +553,7 @@ const KNOWN_DUCKDB_DIFFERENCES: &[(&str, &str, &str)] = &[];
 /// The rows of a DuckDB view in the `.expected` text form, sorted. Floats
 /// are rendered by Rust (shortest round-trip, `3` not `3.0`, as PostgreSQL
 /// prints them); everything else is cast to VARCHAR by DuckDB.
-fn duckdb_view_rows(wh: &strata_materialize::Warehouse, view: &str) -> Result<Vec<String>, String> {
+fn duckdb_view_rows(wh: &strata_engine::Warehouse, view: &str) -> Result<Vec<String>, String> {
     let d = Dialect::DuckDb;
     let cols = wh
         .rows(&format!(
@@ -583,7 +583,7 @@ fn duckdb_view_rows(wh: &strata_materialize::Warehouse, view: &str) -> Result<Ve
 /// its quoted name and type), or, where it says `None`, a float rendered by
 /// Rust in shortest round-trip form (`3`, not `3.0`).
 fn typed_view_rows(
-    wh: &strata_materialize::Warehouse,
+    wh: &strata_engine::Warehouse,
     d: Dialect,
     view: &str,
     cols: &[(String, String)],
@@ -642,8 +642,11 @@ fn duckdb_fixture_rows(name: &str) -> (Value, SectionRows) {
     let file = dir.join(format!("{name}.strata"));
     let data = read(&dir.join(format!("{name}.data.sql")));
     let compiled = compile_json(&file, "duckdb").unwrap_or_else(|e| panic!("{e}"));
-    let wh = strata_materialize::Warehouse::open(":memory:", std::time::Duration::from_secs(5))
-        .unwrap_or_else(|e| panic!("cannot open an in-memory DuckDB: {e:?}"));
+    let wh = strata_engine::open(
+        &strata_engine::Target::DuckDb(":memory:".into()),
+        std::time::Duration::from_secs(5),
+    )
+    .unwrap_or_else(|e| panic!("cannot open an in-memory DuckDB: {e:?}"));
     wh.exec(&data)
         .unwrap_or_else(|e| panic!("tests/sql/exec/{name}.data.sql [duckdb] {e:?}"));
     let rows = engine_section_rows(&*wh, "duckdb", name, &compiled, duckdb_view_rows, &[]);
@@ -651,15 +654,15 @@ fn duckdb_fixture_rows(name: &str) -> (Value, SectionRows) {
 }
 
 /// Create the compiled views of fixture `name` on `wh` (an engine behind
-/// `strata_materialize`), then the rows of every section of its
+/// `strata_engine`), then the rows of every section of its
 /// `.expected` file but those of the models in `skip`: a check's count from
 /// its compiled query, a model's rows through `view_rows`.
 fn engine_section_rows(
-    wh: &strata_materialize::Warehouse,
+    wh: &strata_engine::Warehouse,
     engine: &str,
     name: &str,
     compiled: &Value,
-    view_rows: fn(&strata_materialize::Warehouse, &str) -> Result<Vec<String>, String>,
+    view_rows: fn(&strata_engine::Warehouse, &str) -> Result<Vec<String>, String>,
     skip: &[&str],
 ) -> SectionRows {
     for v in array(compiled, "views") {
@@ -765,7 +768,7 @@ fn spark_refused(fixture: &str) -> Vec<&'static str> {
 /// The rows of a Spark view in the `.expected` text form, sorted: floats
 /// rendered by Rust (shortest round-trip), timestamps without the `T`,
 /// everything else cast to STRING by Spark.
-fn spark_view_rows(wh: &strata_materialize::Warehouse, view: &str) -> Result<Vec<String>, String> {
+fn spark_view_rows(wh: &strata_engine::Warehouse, view: &str) -> Result<Vec<String>, String> {
     let d = Dialect::Spark;
     let cols = wh.columns(&d.ident(view)).map_err(|e| format!("{e:?}"))?;
     typed_view_rows(wh, d, view, &cols, |name, ty| {
@@ -809,8 +812,11 @@ fn spark_fixture_rows(name: &str) -> Option<(Value, SectionRows)> {
         .filter(|m| !refused.contains(&m.as_str()))
         .collect();
     let compiled = compile_json_models(&file, "spark", &others).unwrap_or_else(|e| panic!("{e}"));
-    let local = strata_materialize::Warehouse::open(":memory:", std::time::Duration::from_secs(5))
-        .unwrap_or_else(|e| panic!("cannot open an in-memory DuckDB: {e:?}"));
+    let local = strata_engine::open(
+        &strata_engine::Target::DuckDb(":memory:".into()),
+        std::time::Duration::from_secs(5),
+    )
+    .unwrap_or_else(|e| panic!("cannot open an in-memory DuckDB: {e:?}"));
     local
         .exec(&read(&dir.join(format!("{name}.data.sql"))))
         .unwrap_or_else(|e| panic!("tests/sql/exec/{name}.data.sql [duckdb] {e:?}"));
@@ -821,8 +827,8 @@ fn spark_fixture_rows(name: &str) -> Option<(Value, SectionRows)> {
         std::env::temp_dir().join(format!("strata-spark-exec-{}-{name}", std::process::id()));
     fs::create_dir_all(&files).unwrap_or_else(|e| panic!("{}: {e}", files.display()));
     let url = spark.url(&spark.database(&format!("exec_{name}")));
-    let target = strata_materialize::Target::parse(&url, None).unwrap_or_else(|e| panic!("{e:?}"));
-    let wh = strata_materialize::engine::open_read_only(&target, std::time::Duration::from_secs(5))
+    let target = strata_engine::Target::parse(&url, None).unwrap_or_else(|e| panic!("{e:?}"));
+    let wh = strata_engine::open_read_only(&target, std::time::Duration::from_secs(5))
         .unwrap_or_else(|e| panic!("cannot reach the Spark Connect server: {e:?}"));
     for table in tables.iter().filter_map(|r| r.first().cloned().flatten()) {
         let parquet = files.join(format!("{table}.parquet"));
@@ -834,7 +840,7 @@ fn spark_fixture_rows(name: &str) -> Option<(Value, SectionRows)> {
             ))
             .unwrap_or_else(|e| panic!("{name}: cannot write {table} as parquet: {e:?}"));
         let loaded = wh
-            .read(&table, &strata_materialize::inputs::Origin::File(parquet))
+            .read(&table, &strata_engine::Origin::File(parquet))
             .unwrap_or_else(|e| panic!("{name} [spark]: cannot load {table}: {e:?}"));
         wh.exec(&format!(
             "CREATE VIEW {} AS SELECT * FROM {loaded}",
@@ -1055,7 +1061,7 @@ fn postgres_view_types_match_the_schema() {
 #[test]
 fn compile_errors_are_json_with_format_json() {
     let out = Command::new(STRATA)
-        .current_dir(root().join("tests/cmd"))
+        .current_dir(root().join("tests/cmd/compile"))
         .args([
             "compile",
             "compile-e070-uuid-bigquery.strata",

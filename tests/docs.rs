@@ -169,7 +169,7 @@ fn vendored_cytoscape_is_the_locked_package() {
         "{} is not what the lock pins: run npm ci",
         modules.display()
     );
-    let vendored = root().join("cli/assets/docs/vendor/cytoscape.min.js");
+    let vendored = root().join("plugins/docs/assets/docs/vendor/cytoscape.min.js");
     let from_npm = modules.join("cytoscape/dist/cytoscape.min.js");
     assert!(
         fs::read(&vendored).ok() == fs::read(&from_npm).ok(),

@@ -28,8 +28,8 @@ use tools::{root, STRATA};
 /// The modules to lint: the lint cases, the examples, the lint project.
 fn modules() -> Vec<PathBuf> {
     let mut found = Vec::new();
-    let cases = root().join("tests/cmd");
-    for entry in fs::read_dir(&cases).expect("tests/cmd").flatten() {
+    let cases = root().join("tests/cmd/lint");
+    for entry in fs::read_dir(&cases).expect("tests/cmd/lint").flatten() {
         let name = entry.file_name().to_string_lossy().into_owned();
         if name.starts_with("lint-") && name.ends_with(".strata") {
             found.push(entry.path());

@@ -424,11 +424,9 @@ fn first_arg(case: &str) -> Option<&str> {
     inner[..end].split_whitespace().next()
 }
 
-/// The codes reported (not just mentioned) by the trycmd cases in `dir`
-/// among `codes`.
-fn codes_triggered_in(dir: &Path, codes: &BTreeSet<&str>) -> BTreeSet<String> {
-    let mut triggered = BTreeSet::new();
-    let cases: Vec<PathBuf> = fs::read_dir(dir)
+/// The `.toml` files in `dir`.
+fn toml_files(dir: &Path) -> Vec<PathBuf> {
+    fs::read_dir(dir)
         .map(|entries| {
             entries
                 .flatten()
@@ -436,7 +434,19 @@ fn codes_triggered_in(dir: &Path, codes: &BTreeSet<&str>) -> BTreeSet<String> {
                 .filter(|p| p.extension().is_some_and(|e| e == "toml"))
                 .collect()
         })
-        .unwrap_or_default();
+        .unwrap_or_default()
+}
+
+/// The codes reported (not just mentioned) by the trycmd cases in `dir`
+/// and its family folders (`tests/cmd/check/`, ...) among `codes`.
+fn codes_triggered_in(dir: &Path, codes: &BTreeSet<&str>) -> BTreeSet<String> {
+    let mut triggered = BTreeSet::new();
+    let mut cases = toml_files(dir);
+    if let Ok(entries) = fs::read_dir(dir) {
+        for family in entries.flatten().map(|e| e.path()).filter(|p| p.is_dir()) {
+            cases.extend(toml_files(&family));
+        }
+    }
     for case in &cases {
         let toml = read(case);
         // `strata rules` and `strata explain` print codes without triggering them.
@@ -474,7 +484,7 @@ fn every_code_has_a_trycmd_case() {
     assert!(
         missing.is_empty(),
         "declared codes that no trycmd case under tests/cmd/ triggers (add \
-         tests/cmd/<code>-<what>.toml with its input beside it):\n{}",
+         tests/cmd/check/<code>-<what>.toml with its input beside it):\n{}",
         missing.join(" ")
     );
     // A plugin's codes are triggered by the cases of its own binary.
@@ -499,6 +509,7 @@ fn source_files() -> Vec<PathBuf> {
     let mut dirs = vec![
         root.join("lang/src"),
         root.join("rules/src"),
+        root.join("analysis/src"),
         root.join("cli/src"),
     ];
     if let Ok(plugins) = fs::read_dir(root.join("plugins")) {
@@ -553,7 +564,7 @@ fn undeclared_code_sites(text: &str) -> Vec<usize> {
 /// diag.rs only).
 #[test]
 fn only_external_rules_make_undeclared_codes() {
-    let allowed = ["lang/src/diag.rs", "cli/src/external_rules/mod.rs"];
+    let allowed = ["lang/src/diag.rs", "plugins/external/src/rules/mod.rs"];
     let mut sites = Vec::new();
     let mut allowed_seen = 0;
     for path in source_files() {
@@ -616,4 +627,31 @@ fn helpers_find_codes_where_they_should() {
     );
     assert_eq!(first_arg("args = \"check e040.strata\""), Some("check"));
     assert_eq!(first_arg("bin.name = \"strata\""), None);
+}
+
+/// Every manual page the code points at (`docs/<page>.md` in `--help`
+/// texts and doc comments) exists: a moved page must not leave `--help`
+/// pointing nowhere.
+#[test]
+fn the_manual_pages_the_code_names_exist() {
+    let root = workspace_root();
+    let mut missing = BTreeSet::new();
+    for path in source_files() {
+        let text = read(&path);
+        for (at, _) in text.match_indices("docs/") {
+            let name: String = text[at + 5..]
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '-' || *c == '_')
+                .collect();
+            let page = format!("docs/{name}.md");
+            if text[at + 5 + name.len()..].starts_with(".md") && !root.join(&page).is_file() {
+                missing.insert(format!("{}: {page}", relative(&path)));
+            }
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "manual pages named in the code that do not exist:\n{}",
+        missing.into_iter().collect::<Vec<_>>().join("\n")
+    );
 }

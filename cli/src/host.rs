@@ -5,8 +5,8 @@ use std::path::{Path, PathBuf};
 use strata_lang::{Checked, Diagnostic, SourceMap};
 use strata_plugin::{Host, Progress};
 
-use crate::commands::check::{check_roots, environment_error};
 use crate::exit;
+use crate::modules::{check_roots, check_valid, environment_error};
 use crate::render::{self, Format};
 
 /// The CLI as the host of plugin commands.
@@ -41,6 +41,15 @@ impl Host for CliHost {
             return Err(exit::MODULE_ERRORS);
         }
         Ok(checked)
+    }
+
+    fn valid_module(
+        &self,
+        file: &Path,
+        search_dirs: &[PathBuf],
+        what: &str,
+    ) -> Result<Checked, i32> {
+        check_valid(file, search_dirs, what)
     }
 
     fn print_diagnostics(&self, sources: &SourceMap, diagnostics: &[Diagnostic]) {

@@ -6,21 +6,22 @@
 //! external `strata-<name>` executable ([`external`]).
 
 pub mod commands;
-pub mod diff;
 pub mod external;
-pub mod external_rules;
 pub mod host;
 pub mod inputs;
+pub mod levels;
 pub mod lsp;
+pub mod modules;
 pub mod progress;
-pub mod project;
 pub mod render;
 pub mod sarif;
+pub mod text;
 
 pub use strata_plugin::{config, exit, outln};
 
 // The built-in plugins: linked here so that their commands and checks
 // register themselves (inventory).
+extern crate strata_docs;
 extern crate strata_import_dbt;
 extern crate strata_materialize;
 
@@ -39,7 +40,9 @@ use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
     arg_required_else_help = true,
     args_conflicts_with_subcommands = true,
     after_help = "A command that is not built in runs the executable `strata-<command>` found on \
-                  PATH (with STRATA set to this program's path). `strata --list` shows them all."
+                  PATH (with STRATA set to this program's path). `strata --list` shows them all.\n\n\
+                  Manual: README.md and docs/ in the strata source tree (docs/commands.md lists \
+                  every command)."
 )]
 pub struct Cli {
     /// List the built-in commands and the external `strata-<name>` commands
@@ -63,7 +66,10 @@ pub enum Command {
     /// stdout (docs/external-rules.md); their codes read `<name>:<code>`. A
     /// rule that cannot run, fails, times out or answers malformed JSON stops
     /// the check with exit 4.
-    #[command(display_order = 1)]
+    #[command(
+        display_order = 1,
+        after_help = "Manual: docs/language.md (the language), docs/lints.md (--lints), docs/external-rules.md, in the strata source tree."
+    )]
     Check(commands::check::CheckArgs),
     /// Check modules and report every lint (W codes) at its level; SARIF for CI.
     ///
@@ -87,24 +93,39 @@ pub enum Command {
     /// reported (W090), and so is one that cannot be applied (W091).
     ///
     /// The module's own errors (E codes) are reported too, and exit 1.
-    #[command(display_order = 2)]
+    #[command(
+        display_order = 2,
+        after_help = "Manual: docs/lints.md, docs/ci.md (SARIF and CI), in the strata source tree."
+    )]
     Lint(commands::lint::LintArgs),
     /// Check, then show per model: fingerprint, output schema, lineage, join keys.
-    #[command(display_order = 3)]
+    #[command(
+        display_order = 3,
+        after_help = "Manual: docs/language.md, in the strata source tree."
+    )]
     Build(commands::build::BuildArgs),
     /// Print the SQL each model compiles to for a warehouse, and the join
     /// cardinality check queries.
-    #[command(display_order = 4)]
+    #[command(
+        display_order = 4,
+        after_help = "Manual: docs/engines.md (dialects), docs/cardinality.md (the check queries), in the strata source tree."
+    )]
     Compile(commands::compile::CompileArgs),
     /// Format modules canonically (print, --check or --write).
     #[command(display_order = 5)]
     Fmt(commands::fmt::FmtArgs),
     // Plugin commands come next (`strata_plugin::PluginCommand::order`).
     /// Print the documentation of a diagnostic code (e.g. `strata explain E079`).
-    #[command(display_order = 30)]
+    #[command(
+        display_order = 30,
+        after_help = "Manual: docs/lints.md, docs/language.md, in the strata source tree."
+    )]
     Explain(commands::explain::ExplainArgs),
     /// List every registered rule: code, name, severity, summary.
-    #[command(display_order = 31)]
+    #[command(
+        display_order = 31,
+        after_help = "Manual: docs/lints.md, in the strata source tree."
+    )]
     Rules(commands::rules::RulesArgs),
     /// Print the language as a GBNF grammar, or write random programs drawn
     /// from it.
@@ -116,7 +137,10 @@ pub enum Command {
     /// contracts (hexagons) and tests (notes); an edge for each `from`,
     /// `join_<kind>` (labelled with the kind and its `expect` promise), set
     /// operation, contract a model promises, and model a test reads.
-    #[command(display_order = 17)]
+    #[command(
+        display_order = 17,
+        after_help = "Manual: docs/lineage.md, in the strata source tree."
+    )]
     Graph(commands::graph::GraphArgs),
     /// What changed between two versions of a module, and what downstream it
     /// breaks (E030, exit 1).
@@ -132,12 +156,11 @@ pub enum Command {
     /// is reported as E030 and the exit code is 1, so that CI can refuse it:
     /// `strata diff --base origin/main shop.strata`. Run `strata explain E030`
     /// for the whole list.
-    #[command(display_order = 18)]
+    #[command(
+        display_order = 18,
+        after_help = "Manual: docs/lineage.md, docs/ci.md, in the strata source tree."
+    )]
     Diff(commands::diff::DiffArgs),
-    /// Write a static documentation site: every model, source and contract,
-    /// searchable, with the lineage graph drawn (no server, no network).
-    #[command(display_order = 19)]
-    Docs(commands::docs::DocsArgs),
     /// The language server (stdio): diagnostics as you type, hover, go to
     /// definition, references, completion, quick fixes, formatting, rename.
     ///
@@ -150,7 +173,10 @@ pub enum Command {
     /// answers the SQL of the model under the cursor. When
     /// `STRATA_CODE_DOCS` is set (a URL prefix), each diagnostic links to
     /// `<prefix><CODE>`.
-    #[command(display_order = 20)]
+    #[command(
+        display_order = 20,
+        after_help = "Manual: docs/editors.md, in the strata source tree."
+    )]
     Lsp(lsp::LspArgs),
     /// Any other name: the external command `strata-<name>` on PATH.
     #[command(external_subcommand)]
@@ -277,7 +303,6 @@ fn run_cli(cli: Cli) -> i32 {
         Command::Grammar(a) => commands::grammar::run(a),
         Command::Graph(a) => commands::graph::run(a),
         Command::Diff(a) => commands::diff::run(a),
-        Command::Docs(a) => commands::docs::run(a),
         Command::Lsp(a) => lsp::run(a),
     }
 }

@@ -7,24 +7,7 @@ use ariadne::{Color, Config, IndexType, Label, Report, ReportKind};
 use serde::Serialize;
 use strata_lang::{Diagnostic, FileId, Severity, SourceMap, Span};
 
-pub use strata_plugin::{print_json, print_text, Format};
-
-/// Text escaped for HTML, in element content and in `"`-quoted attributes
-/// (Graphviz's HTML-like labels, the pages of `strata docs`).
-pub fn html_escape(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
-}
+pub use strata_plugin::{html_escape, print_json, print_text, Format};
 
 /// Whether stderr output may be coloured: only on a terminal, never with
 /// `NO_COLOR` set.

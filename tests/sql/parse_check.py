@@ -5,7 +5,7 @@ For every valid program of the conformance corpus (tests/corpus: verdict `ok`
 in differences.tsv, else in reference.tsv), every example module
 (examples/**/*.strata), every execution fixture (tests/sql/exec/*.strata) and
 the edge programs (tests/sql/programs/*.strata), the golden showcase
-(tests/cmd/compile-showcase.strata), and for each of the
+(tests/cmd/compile/compile-showcase.strata), and for each of the
 four dialects, run
 
     strata compile FILE --dialect D --format json
@@ -81,7 +81,7 @@ def programs(root):
     found += sorted((root / "examples").rglob("*.strata"))
     found += sorted((root / "tests" / "sql" / "exec").glob("*.strata"))
     found += sorted((root / "tests" / "sql" / "programs").glob("*.strata"))
-    found.append(root / "tests" / "cmd" / "compile-showcase.strata")
+    found.append(root / "tests" / "cmd" / "compile" / "compile-showcase.strata")
     return found
 
 

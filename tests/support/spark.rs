@@ -150,8 +150,8 @@ impl Spark {
     pub fn database(&self, prefix: &str) -> String {
         static N: AtomicUsize = AtomicUsize::new(0);
         let name = format!("{prefix}_{}", N.fetch_add(1, Ordering::SeqCst));
-        let wh = strata_materialize::engine::open_read_only(
-            &strata_materialize::engine::Target::parse(&self.url("default"), None)
+        let wh = strata_engine::open_read_only(
+            &strata_engine::Target::parse(&self.url("default"), None)
                 .unwrap_or_else(|e| panic!("{e:?}")),
             Duration::from_secs(1),
         )

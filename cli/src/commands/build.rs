@@ -8,9 +8,10 @@ use strata_codes as codes;
 use strata_lang::ir::{self, Column, JoinKeys};
 use strata_lang::Diagnostic;
 
-use super::check::{check_roots, columns_text};
 use crate::exit;
+use crate::modules::{check_roots, require_models};
 use crate::render::{self, Format};
+use crate::text::columns_text;
 
 #[derive(Debug, clap::Args)]
 pub struct BuildArgs {
@@ -64,7 +65,7 @@ pub fn run(args: BuildArgs) -> i32 {
     let mut json_diags = Vec::new();
     for (root, mut checked) in results {
         let module = &checked.module;
-        if let Err(code) = super::check::require_models(module, &args.models, &root) {
+        if let Err(code) = require_models(module, &args.models, &root) {
             return code;
         }
         let selected: Vec<&ir::Model> = module

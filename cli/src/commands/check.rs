@@ -5,14 +5,16 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use serde::Serialize;
+use strata_external::rules as external_rules;
 use strata_lang::ast::JoinKind;
 use strata_lang::ir::{self, Column};
-use strata_lang::{diag::sort_diagnostics, Checked, LoadOptions};
-use strata_rules::ModuleInput;
+use strata_lang::{diag::sort_diagnostics, Checked};
 
 use crate::exit;
-use crate::external_rules;
+use crate::levels::{add_lints, LevelArgs};
+use crate::modules::{check_roots, environment_error};
 use crate::render::{self, Format};
+use crate::text::{contract_columns, declared_pins, pins, write_columns, DeclaredPin};
 
 #[derive(Debug, clap::Args)]
 pub struct CheckArgs {
@@ -37,180 +39,14 @@ pub struct CheckArgs {
     pub no_external_rules: bool,
     /// Seconds an external rule may run before it is stopped (an
     /// environment failure, exit 4).
-    #[arg(long, value_name = "SECS", default_value_t = crate::external_rules::DEFAULT_TIMEOUT_SECS)]
+    #[arg(long, value_name = "SECS", default_value_t = external_rules::DEFAULT_TIMEOUT_SECS)]
     pub rule_timeout: f64,
     /// Also run the lints (W codes), at their levels (see `strata lint`): a
     /// lint at level `deny` is an error and makes the exit code 1.
     #[arg(long)]
     pub lints: bool,
     #[command(flatten)]
-    pub levels: crate::commands::lint::LevelArgs,
-}
-
-/// Report an environment failure (exit 4): on stderr, and with
-/// `--format json` also as the JSON document on stdout.
-pub fn environment_error(message: &str, format: Format) -> i32 {
-    eprintln!("error: {message}");
-    if format == Format::Json {
-        render::print_json(
-            &serde_json::json!({ "error": message, "exit_code": exit::ENVIRONMENT }),
-        );
-    }
-    exit::ENVIRONMENT
-}
-
-/// Fail (exit 2) unless every wanted model exists in the module.
-pub fn require_models(module: &ir::Module, wanted: &[String], root: &Path) -> Result<(), i32> {
-    for w in wanted {
-        if !module.models.iter().any(|m| &m.name == w) {
-            let hint =
-                strata_lang::suggest::closest(w, module.models.iter().map(|m| m.name.as_str()))
-                    .map(|s| format!(" (did you mean `{s}`?)"))
-                    .unwrap_or_default();
-            eprintln!("error: no model '{w}' in {}{hint}", root.display());
-            return Err(exit::USAGE);
-        }
-    }
-    Ok(())
-}
-
-/// Expand the paths and check each root ([`strata_rules::check_module`]);
-/// `Err(code)` on a usage/environment problem (already reported).
-pub fn check_roots(
-    paths: &[PathBuf],
-    search_dirs: &[PathBuf],
-    format: Format,
-) -> Result<Vec<(PathBuf, Checked)>, i32> {
-    let options = LoadOptions {
-        search_dirs: search_dirs.to_vec(),
-        ..LoadOptions::default()
-    };
-    let roots = crate::inputs::expand_paths(paths).map_err(|e| environment_error(&e, format))?;
-    let mut out = Vec::new();
-    for root in roots {
-        let checked =
-            strata_rules::check_module(ModuleInput::Files(std::slice::from_ref(&root)), &options);
-        if let Some((path, e)) = checked.io_errors.first() {
-            return Err(environment_error(
-                &format!("cannot read {}: {e}", path.display()),
-                format,
-            ));
-        }
-        out.push((root, checked));
-    }
-    Ok(out)
-}
-
-/// Check the one module rooted at `file` for a command that needs a valid
-/// module (graph, diff, docs): its diagnostics go to stderr; `Err(1)` when
-/// it has errors, `Err(4)` when it cannot be read.
-pub fn check_valid(file: &Path, search_dirs: &[PathBuf], what: &str) -> Result<Checked, i32> {
-    if file.is_dir() {
-        eprintln!(
-            "error: {} is a directory: {what} reads one module, given by its root file",
-            file.display()
-        );
-        return Err(exit::USAGE);
-    }
-    let (root, checked) = check_roots(&[file.to_path_buf()], search_dirs, Format::Human)?
-        .pop()
-        .ok_or(exit::USAGE)?;
-    render::print_diagnostics(&checked.sources, &checked.diagnostics);
-    if checked.has_errors() {
-        eprintln!(
-            "error: {} has {}",
-            root.display(),
-            render::count_summary(&checked.diagnostics)
-        );
-        return Err(exit::MODULE_ERRORS);
-    }
-    Ok(checked)
-}
-
-/// A runtime check a model declares: a contract pin or a join cardinality
-/// check, as `check` lists them.
-#[derive(Debug, Serialize)]
-pub struct DeclaredPin {
-    /// `contract` or `join_cardinality`.
-    pub kind: &'static str,
-    pub text: String,
-}
-
-/// The runtime checks `run` will perform for a model, in report order:
-/// contract pins, then each annotated join (right side, then left for
-/// one_to_one).
-pub fn declared_pins(module: &ir::Module, model: &ir::Model) -> Vec<DeclaredPin> {
-    pins(contract_columns(module, model), model)
-        .map(|p| {
-            let mut text = String::with_capacity(64);
-            p.write(&mut text);
-            DeclaredPin {
-                kind: p.kind(),
-                text,
-            }
-        })
-        .collect()
-}
-
-/// A [`DeclaredPin`] borrowed from the IR (the report writes each one's
-/// text in place).
-enum Pin<'a> {
-    Contract(&'a str, &'a Column),
-    Join(strata_lang::sql::CheckSide<'a>),
-}
-
-/// The columns of the contract `model` names, when the module declares it.
-fn contract_columns<'a>(module: &'a ir::Module, model: &ir::Model) -> Option<&'a [Column]> {
-    let name = model.contract.as_ref()?;
-    let contract = module.contracts.iter().find(|c| &c.name == name)?;
-    Some(&contract.columns)
-}
-
-/// [`declared_pins`], borrowed, given the columns of the model's contract.
-fn pins<'a>(contract: Option<&'a [Column]>, model: &'a ir::Model) -> impl Iterator<Item = Pin<'a>> {
-    contract
-        .unwrap_or_default()
-        .iter()
-        .map(|col| Pin::Contract(&model.name, col))
-        .chain(strata_lang::sql::check_sides(model).map(Pin::Join))
-}
-
-impl Pin<'_> {
-    fn kind(&self) -> &'static str {
-        match self {
-            Pin::Contract(..) => "contract",
-            Pin::Join(_) => "join_cardinality",
-        }
-    }
-
-    /// The pin's text, appended to `text`.
-    fn write(&self, text: &mut String) {
-        let (model, col) = match self {
-            Pin::Join(check) => return check.describe_into(text),
-            Pin::Contract(model, col) => (model, col),
-        };
-        // `<model>.<column>: <what>, ..., type <type>`.
-        for part in [model, ".", &col.name, ": "] {
-            text.push_str(part);
-        }
-        if col.primary_key {
-            text.push_str("primary_key, ");
-        } else {
-            if !col.nullable {
-                text.push_str("nonnull, ");
-            }
-            if col.unique {
-                text.push_str("unique, ");
-            }
-        }
-        if let Some(values) = &col.enum_values {
-            text.push_str("enum {");
-            text.push_str(&values.join(", "));
-            text.push_str("}, ");
-        }
-        text.push_str("type ");
-        write_type(text, &col.ty);
-    }
+    pub levels: LevelArgs,
 }
 
 /// One model's lines of the report (its outputs and declared pins), given
@@ -234,53 +70,6 @@ fn report_model(text: &mut String, m: &ir::Model, contract: Option<&[Column]>) {
     }
     if none {
         text.push_str("      pins     (none)\n");
-    }
-}
-
-/// `name: type [nonnull]` for a column.
-pub fn column_text(c: &Column) -> String {
-    let mut s = String::new();
-    write_column(&mut s, c);
-    s
-}
-
-/// A type's name, without the formatting machinery for the common ones.
-fn write_type(out: &mut String, ty: &strata_lang::types::Type) {
-    use std::fmt::Write as _;
-    match ty.plain_name() {
-        Some(name) => out.push_str(name),
-        None => {
-            let _ = write!(out, "{ty}");
-        }
-    }
-}
-
-fn write_column(out: &mut String, c: &Column) {
-    out.push_str(&c.name);
-    out.push_str(": ");
-    write_type(out, &c.ty);
-    if !c.nullable {
-        out.push_str(" nonnull");
-    }
-}
-
-pub fn columns_text(cols: &[Column]) -> String {
-    let mut s = String::new();
-    write_columns(&mut s, cols);
-    s
-}
-
-/// [`columns_text`], appended to `out`.
-pub fn write_columns(out: &mut String, cols: &[Column]) {
-    if cols.is_empty() {
-        out.push_str("(none)");
-        return;
-    }
-    for (i, c) in cols.iter().enumerate() {
-        if i > 0 {
-            out.push_str(", ");
-        }
-        write_column(out, c);
     }
 }
 
@@ -367,9 +156,7 @@ pub fn run(args: CheckArgs) -> i32 {
         Err(code) => return code,
     };
     if args.lints {
-        if let Err(code) =
-            crate::commands::lint::add_lints(&mut results, configs.as_deref(), &args.levels)
-        {
+        if let Err(code) = add_lints(&mut results, configs.as_deref(), &args.levels) {
             return code;
         }
     }

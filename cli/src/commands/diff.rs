@@ -9,7 +9,8 @@ use serde::Serialize;
 use strata_lang::{Checked, Diagnostic, LoadOptions};
 use strata_rules::ModuleInput;
 
-use crate::diff::{describe_downstream, Change, Pair};
+use strata_analysis::diff::{describe_downstream, Change, Pair};
+
 use crate::exit;
 use crate::render;
 

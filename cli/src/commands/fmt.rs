@@ -17,7 +17,9 @@ path order), with nothing in between.
 Exit status: 0 when everything went well (with --check: every file is
 already formatted); 1 when a file has parse errors (never formatted; the
 errors are printed) or, with --check, when a file would be reformatted;
-2 on a usage error; 4 when a file cannot be read or written.")]
+2 on a usage error; 4 when a file cannot be read or written.
+
+Manual: docs/language.md, in the strata source tree.")]
 pub struct FmtArgs {
     /// Files to format, or directories (every *.strata file under them,
     /// recursively, in sorted order).

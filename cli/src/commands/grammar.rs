@@ -24,7 +24,9 @@ ASCII and Latin letters. `many_to_one`/`one_to_one` are accepted after
 Examples:
   strata grammar > strata.gbnf
   strata grammar --doc
-  strata grammar sample --seed 7 --count 100 --out samples"
+  strata grammar sample --seed 7 --count 100 --out samples
+
+Manual: docs/grammar.md, in the strata source tree."
 )]
 pub struct GrammarArgs {
     #[command(subcommand)]

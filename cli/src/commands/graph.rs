@@ -2,12 +2,13 @@
 //! with join kinds and cardinality promises on the edges, and with
 //! `--columns` the column lineage — as Graphviz dot, mermaid or JSON.
 
-use std::collections::BTreeSet;
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
+use strata_analysis::graph::{Edge, EdgeKind, Graph, Node, NodeId, NodeKind};
+
 use crate::exit;
-use crate::project::{Edge, EdgeKind, Graph, Node, NodeId, NodeKind};
+use crate::modules::{check_valid, require_models};
 use crate::render::{self, html_escape};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -43,11 +44,11 @@ pub struct GraphArgs {
 }
 
 pub fn run(args: GraphArgs) -> i32 {
-    let checked = match super::check::check_valid(&args.file, &args.search_dir, "graph") {
+    let checked = match check_valid(&args.file, &args.search_dir, "graph") {
         Ok(c) => c,
         Err(code) => return code,
     };
-    if let Err(code) = super::check::require_models(&checked.module, &args.models, &args.file) {
+    if let Err(code) = require_models(&checked.module, &args.models, &args.file) {
         return code;
     }
     let mut graph = Graph::of(&checked.module);
@@ -68,35 +69,6 @@ pub fn run(args: GraphArgs) -> i32 {
         GraphFormat::Mermaid => render::print_text(&mermaid(&graph, args.columns)),
     }
     exit::OK
-}
-
-impl Graph {
-    /// Keep only `seeds` and the nodes upstream or downstream of them.
-    pub fn keep_connected(&mut self, seeds: &[NodeId]) {
-        let mut keep: BTreeSet<NodeId> = seeds.iter().cloned().collect();
-        for downstream in [false, true] {
-            let mut todo: Vec<NodeId> = seeds.to_vec();
-            while let Some(n) = todo.pop() {
-                for e in &self.edges {
-                    let (here, next) = if downstream {
-                        (&e.from, &e.to)
-                    } else {
-                        (&e.to, &e.from)
-                    };
-                    if *here == n && keep.insert(next.clone()) {
-                        todo.push(next.clone());
-                    }
-                }
-            }
-        }
-        self.nodes.retain(|n| keep.contains(&n.id));
-        self.edges
-            .retain(|e| keep.contains(&e.from) && keep.contains(&e.to));
-        self.columns
-            .retain(|c| keep.contains(&c.from.node) && keep.contains(&c.to.node));
-        self.reads
-            .retain(|r| keep.contains(&r.column.node) && keep.contains(&r.reader));
-    }
 }
 
 fn dot_quote(s: &str) -> String {
@@ -334,21 +306,6 @@ mod tests {
         assert_eq!(
             text,
             "flowchart LR\n  n0[(\"end\")]\n  n1[\"graph\"]\n  n0 --> n1\n"
-        );
-    }
-
-    #[test]
-    fn keep_connected_keeps_upstream_and_downstream_only() {
-        let mut g = shop();
-        g.keep_connected(&[NodeId::new(NodeKind::Model, "customer_stats")]);
-        let ids: Vec<String> = g.nodes.iter().map(|n| n.id.to_string()).collect();
-        assert_eq!(
-            ids,
-            [
-                "source:orders",
-                "model:customer_stats",
-                "model:customer_cards"
-            ]
         );
     }
 }

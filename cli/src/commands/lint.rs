@@ -2,18 +2,13 @@
 //! `strata.toml`'s `[lints]`, then `--allow/--warn/--deny`), with the
 //! suppression comments applied; report as text, JSON or SARIF.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-use clap::{Arg, ArgAction, ArgMatches};
 use serde::Serialize;
-use strata_lang::diag::sort_diagnostics;
-use strata_lang::Checked;
-use strata_rules::lint::Levels;
-use strata_rules::Level;
 
-use crate::commands::check::check_roots;
-use crate::config;
 use crate::exit;
+use crate::levels::{add_lints, LevelArgs};
+use crate::modules::check_roots;
 use crate::render::{self, Format};
 
 /// The arguments of `strata lint` (its help text is on `Command::Lint`).
@@ -56,171 +51,6 @@ impl LintFormat {
             LintFormat::Json => Format::Json,
         }
     }
-}
-
-/// `--allow`, `--warn`, `--deny`: level settings in command-line order
-/// (clap's derive keeps each flag's values apart; the order between flags
-/// comes from the argument indices).
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct LevelArgs {
-    /// `(level, code or group)`, in the order given.
-    pub settings: Vec<(Level, String)>,
-}
-
-const LEVEL_FLAGS: [(&str, char, Level, &str); 3] = [
-    (
-        "allow",
-        'A',
-        Level::Allow,
-        "Do not report this lint (a code such as W003, `warnings` or `all`; repeatable, comma-separated)",
-    ),
-    (
-        "warn",
-        'W',
-        Level::Warn,
-        "Report this lint as a warning (a code, `warnings` or `all`; repeatable, comma-separated)",
-    ),
-    (
-        "deny",
-        'D',
-        Level::Deny,
-        "Report this lint as an error, exit 1 (a code, `warnings` or `all`; `--deny warnings` for CI)",
-    ),
-];
-
-impl clap::FromArgMatches for LevelArgs {
-    fn from_arg_matches(m: &ArgMatches) -> Result<Self, clap::Error> {
-        let mut indexed = Vec::new();
-        for (id, _, level, _) in LEVEL_FLAGS {
-            if let (Some(values), Some(indices)) = (m.get_many::<String>(id), m.indices_of(id)) {
-                indexed.extend(indices.zip(values).map(|(i, v)| (i, level, v.clone())));
-            }
-        }
-        indexed.sort_by_key(|(i, _, _)| *i);
-        Ok(LevelArgs {
-            settings: indexed.into_iter().map(|(_, l, v)| (l, v)).collect(),
-        })
-    }
-
-    fn update_from_arg_matches(&mut self, m: &ArgMatches) -> Result<(), clap::Error> {
-        *self = LevelArgs::from_arg_matches(m)?;
-        Ok(())
-    }
-}
-
-impl clap::Args for LevelArgs {
-    fn augment_args(mut cmd: clap::Command) -> clap::Command {
-        for (id, short, _, help) in LEVEL_FLAGS {
-            cmd = cmd.arg(
-                Arg::new(id)
-                    .long(id)
-                    .short(short)
-                    .value_name("CODE")
-                    .action(ArgAction::Append)
-                    .value_delimiter(',')
-                    .help(help)
-                    .help_heading("Lint levels"),
-            );
-        }
-        cmd
-    }
-
-    fn augment_args_for_update(cmd: clap::Command) -> clap::Command {
-        LevelArgs::augment_args(cmd)
-    }
-}
-
-impl LevelArgs {
-    /// Apply the flags to `levels`, in order.
-    fn apply(&self, levels: &mut Levels) -> Result<(), String> {
-        for (level, key) in &self.settings {
-            levels
-                .set(key, *level, &format!("`--{level} {key}`"))
-                .map_err(|e| format!("--{level} {key}: {}", e.message))?;
-        }
-        Ok(())
-    }
-
-    /// Report a bad flag before any file is read: `Err(exit code)`.
-    pub fn validate(&self) -> Result<(), i32> {
-        self.apply(&mut Levels::defaults())
-            .map_err(|m| usage_error(&m))
-    }
-}
-
-fn usage_error(message: &str) -> i32 {
-    eprintln!("error: {message}");
-    exit::USAGE
-}
-
-/// A path as the user would write it: relative to the current directory
-/// when it is below it.
-fn shown(path: &Path) -> String {
-    std::env::current_dir()
-        .ok()
-        .and_then(|cwd| path.strip_prefix(cwd).ok().map(Path::to_path_buf))
-        .unwrap_or_else(|| path.to_path_buf())
-        .display()
-        .to_string()
-}
-
-/// The project settings of one root module (its nearest `strata.toml`).
-/// `Err(exit code)` after reporting a bad project file.
-fn project_config(root: &Path) -> Result<config::ProjectConfig, i32> {
-    config::discover(root).map_err(|e| {
-        eprintln!("error: {}", e.message());
-        e.exit_code()
-    })
-}
-
-/// The levels for one root module: the defaults, its `strata.toml`, then
-/// the flags. `Err(exit code)` after reporting a bad `[lints]` table or flag.
-fn levels_for(project: &config::ProjectConfig, flags: &LevelArgs) -> Result<Levels, i32> {
-    let mut levels = Levels::defaults();
-    if let Some(path) = &project.path {
-        levels
-            .set_table(
-                project.lints.iter().map(|(k, v)| (k.as_str(), *v)),
-                &shown(path),
-            )
-            .map_err(|e| usage_error(&e.message))?;
-    }
-    flags.apply(&mut levels).map_err(|m| usage_error(&m))?;
-    Ok(levels)
-}
-
-/// Run the lints over each checked root and merge their diagnostics with
-/// the module's, in source order. `configs` are the roots' project
-/// settings when the caller has already read them (one per root).
-pub fn add_lints(
-    results: &mut [(PathBuf, Checked)],
-    configs: Option<&[config::ProjectConfig]>,
-    flags: &LevelArgs,
-) -> Result<(), i32> {
-    for (i, (root, checked)) in results.iter_mut().enumerate() {
-        add_lints_to(root, checked, configs.and_then(|c| c.get(i)), flags)?;
-    }
-    Ok(())
-}
-
-/// Run the lints over one checked root, at the levels of `project` (when
-/// the caller has read it, else of the root's nearest strata.toml) and
-/// `flags`, and merge their diagnostics with the module's in source order.
-/// `Err(exit code)` after reporting a bad strata.toml or level.
-pub fn add_lints_to(
-    root: &Path,
-    checked: &mut Checked,
-    project: Option<&config::ProjectConfig>,
-    flags: &LevelArgs,
-) -> Result<(), i32> {
-    let levels = match project {
-        Some(project) => levels_for(project, flags)?,
-        None => levels_for(&project_config(root)?, flags)?,
-    };
-    let lints = strata_rules::lint::lint(checked, &levels);
-    checked.diagnostics.extend(lints);
-    sort_diagnostics(&mut checked.diagnostics);
-    Ok(())
 }
 
 #[derive(Serialize)]

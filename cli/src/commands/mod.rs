@@ -4,7 +4,6 @@ pub mod build;
 pub mod check;
 pub mod compile;
 pub mod diff;
-pub mod docs;
 pub mod explain;
 pub mod fmt;
 pub mod grammar;

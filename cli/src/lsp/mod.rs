@@ -2,26 +2,39 @@
 //! `Content-Length` framing). Each open document is checked as the root of
 //! its module, with the editor's unsaved text of every open document in
 //! place of the files on disk; the analysis (diagnostics, the typed IR, the
-//! index of names) is the library's, the server maps positions.
+//! index of names, every query) is [`strata_analysis::ide`]'s, the server
+//! translates positions and protocol types ([`convert`]).
 //!
-//! A malformed message gets a JSON-RPC error and the server goes on; a
-//! panic in a handler (a bug) is answered as an internal error.
+//! Here: the loop, the server's state and the dispatch of each message to
+//! its handler, one file per family of requests. A malformed message gets
+//! a JSON-RPC error and the server goes on; a panic in a handler (a bug) is
+//! answered as an internal error.
 
-mod analysis;
-mod index;
+mod actions;
+mod capabilities;
+mod completion;
+mod convert;
+mod hover;
+mod navigation;
 mod position;
+mod rename;
+mod sql;
+mod symbols;
+mod sync;
 mod transport;
 
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::PathBuf;
 
-use lsp_server::{ErrorCode, Message, Notification, Request, RequestId, Response};
-use lsp_types::Url;
-use serde_json::{json, Value};
+use lsp_server::{ErrorCode, Message, Notification, Request, RequestId, Response, ResponseError};
+use lsp_types::notification::{self as notify, Notification as _};
+use lsp_types::request::{self as req, Request as _};
+use lsp_types::{LogMessageParams, MessageType, PublishDiagnosticsParams, Url};
+use serde_json::Value;
 
-pub use analysis::Analysis;
 pub use position::{Encoding, LineIndex};
+pub use strata_analysis::ide::Analysis;
 
 use crate::exit;
 
@@ -86,6 +99,24 @@ impl Failure {
             message: message.into(),
         }
     }
+
+    /// A request the server understood and cannot answer (the message says
+    /// why).
+    pub fn failed(message: impl Into<String>) -> Failure {
+        Failure {
+            code: ErrorCode::RequestFailed,
+            message: message.into(),
+        }
+    }
+}
+
+/// A response to a message that could not be read: `Message` has no room
+/// for the null id JSON-RPC answers one without an id with.
+#[derive(serde::Serialize)]
+struct Unreadable {
+    jsonrpc: &'static str,
+    id: Option<RequestId>,
+    error: ResponseError,
 }
 
 impl Server {
@@ -113,10 +144,19 @@ impl Server {
         self.send(Message::Response(response));
     }
 
-    pub fn notify(&mut self, method: &str, params: impl serde::Serialize) {
+    /// Send the notification `N`.
+    pub fn notify<N: notify::Notification>(&mut self, params: &N::Params) {
         // Written straight from `params` (no JSON tree in between: a publish
         // can carry thousands of diagnostics).
-        let _ = transport::write_notification(&mut self.out, method, &params);
+        let _ = transport::write_notification(&mut self.out, N::METHOD, params);
+    }
+
+    /// Tell the client's log about a bug (the server goes on).
+    fn log_bug(&mut self, message: String) {
+        self.notify::<notify::LogMessage>(&LogMessageParams {
+            typ: MessageType::ERROR,
+            message,
+        });
     }
 
     /// Handle one message as if it had arrived alone on stdin, then check
@@ -132,13 +172,18 @@ impl Server {
     pub fn receive(&mut self, msg: transport::Incoming) -> Option<i32> {
         match msg {
             transport::Incoming::Malformed { id, message } => {
-                let error = json!({ "code": ErrorCode::ParseError as i32, "message": message });
-                // Without an id, JSON-RPC answers with `"id": null`.
-                let id = id.map_or(Value::Null, |id| json!(id));
-                let _ = transport::write_json(
-                    &mut self.out,
-                    &json!({ "jsonrpc": "2.0", "id": id, "error": error }),
-                );
+                let response = Unreadable {
+                    jsonrpc: "2.0",
+                    id,
+                    error: ResponseError {
+                        code: ErrorCode::ParseError as i32,
+                        message,
+                        data: None,
+                    },
+                };
+                if let Ok(json) = serde_json::to_value(&response) {
+                    let _ = transport::write_json(&mut self.out, &json);
+                }
                 None
             }
             transport::Incoming::Message(Message::Request(req)) => {
@@ -151,10 +196,10 @@ impl Server {
         }
     }
 
-    fn request(&mut self, req: Request) {
-        let id = req.id.clone();
-        let result = if req.method == "initialize" {
-            self.initialize(&req.params)
+    fn request(&mut self, request: Request) {
+        let id = request.id.clone();
+        let result = if request.method == req::Initialize::METHOD {
+            self.initialize(request.params)
         } else if !self.initialized {
             Err(Failure {
                 code: ErrorCode::ServerNotInitialized,
@@ -165,14 +210,14 @@ impl Server {
                 code: ErrorCode::InvalidRequest,
                 message: "the server is shutting down".into(),
             })
-        } else if req.method == "shutdown" {
+        } else if request.method == req::Shutdown::METHOD {
             self.shutdown = true;
             Ok(Value::Null)
         } else {
             // A bug in a handler must not take the editor's server down.
-            let method = req.method.clone();
+            let method = request.method.clone();
             let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                analysis::handle(self, &method, req.params)
+                self.dispatch(&method, request.params)
             }));
             outcome.unwrap_or_else(|_| {
                 Err(Failure {
@@ -184,67 +229,80 @@ impl Server {
         self.reply(id, result);
     }
 
+    /// Answer a request (after checking what changed): its parameters read
+    /// as lsp-types' (with the members the server lets a client leave out
+    /// filled in, [`convert::params`]), its result written from lsp-types'.
+    fn dispatch(&mut self, method: &str, p: Value) -> Result<Value, Failure> {
+        use convert::defaults::{AT, CODE_ACTION, FORMATTING, REFERENCES, RENAME, SQL, SYMBOLS};
+        self.check_dirty();
+        // `on!(R, fills, handler)`: a request `R` is answered by `handler`.
+        macro_rules! on {
+            ($r:ty, $fills:expr, $handler:expr) => {
+                if method == <$r>::METHOD {
+                    return convert::answer::<$r>(self, p, $fills, $handler);
+                }
+            };
+        }
+        on!(req::HoverRequest, AT, hover::hover);
+        on!(req::GotoDefinition, AT, navigation::definition);
+        on!(req::References, REFERENCES, navigation::references);
+        on!(req::Completion, AT, completion::completion);
+        on!(req::CodeActionRequest, CODE_ACTION, actions::code_actions);
+        on!(req::Formatting, FORMATTING, actions::formatting);
+        on!(req::DocumentSymbolRequest, &[], symbols::document_symbols);
+        on!(
+            req::WorkspaceSymbolRequest,
+            SYMBOLS,
+            symbols::workspace_symbols
+        );
+        on!(req::PrepareRenameRequest, AT, rename::prepare);
+        on!(req::Rename, RENAME, rename::rename);
+        on!(sql::CompiledSql, SQL, sql::compiled);
+        Err(Failure {
+            code: ErrorCode::MethodNotFound,
+            message: format!("unknown method {method}"),
+        })
+    }
+
     fn notification(&mut self, n: Notification) -> Option<i32> {
         match n.method.as_str() {
-            "exit" => {
+            notify::Exit::METHOD => {
                 return Some(if self.shutdown {
                     exit::OK
                 } else {
                     exit::MODULE_ERRORS
                 })
             }
-            "initialized" => {}
+            notify::Initialized::METHOD => {}
             _ if !self.initialized || self.shutdown => {}
             method => {
                 let method = method.to_string();
                 let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                    analysis::notification(self, &method, n.params)
+                    sync::notification(self, &method, n.params)
                 }));
                 if outcome.is_err() {
-                    self.notify(
-                        "window/logMessage",
-                        json!({ "type": 1, "message": format!("strata lsp failed on {method} (a bug: please report it)") }),
-                    );
+                    self.log_bug(format!(
+                        "strata lsp failed on {method} (a bug: please report it)"
+                    ));
                 }
             }
         }
         None
     }
 
-    fn initialize(&mut self, params: &Value) -> Result<Value, Failure> {
+    fn initialize(&mut self, params: Value) -> Result<Value, Failure> {
         if self.initialized {
             return Err(Failure {
                 code: ErrorCode::InvalidRequest,
                 message: "initialize was already called".into(),
             });
         }
-        let offered = params
-            .pointer("/capabilities/general/positionEncodings")
-            .and_then(Value::as_array)
-            .cloned()
-            .unwrap_or_default();
-        self.encoding = if offered.iter().any(|e| e == "utf-8") {
-            Encoding::Utf8
-        } else {
-            Encoding::Utf16
-        };
+        let params: lsp_types::InitializeParams =
+            convert::params(params, convert::defaults::INITIALIZE)?;
+        let (encoding, result) = capabilities::initialize(&params);
+        self.encoding = encoding;
         self.initialized = true;
-        Ok(json!({
-            "capabilities": {
-                "positionEncoding": match self.encoding { Encoding::Utf8 => "utf-8", Encoding::Utf16 => "utf-16" },
-                "textDocumentSync": { "openClose": true, "change": 2, "save": { "includeText": false } },
-                "hoverProvider": true,
-                "definitionProvider": true,
-                "referencesProvider": true,
-                "completionProvider": { "triggerCharacters": [".", " "] },
-                "codeActionProvider": { "codeActionKinds": ["quickfix"] },
-                "documentFormattingProvider": true,
-                "documentSymbolProvider": true,
-                "workspaceSymbolProvider": true,
-                "renameProvider": { "prepareProvider": true },
-            },
-            "serverInfo": { "name": "strata", "version": env!("CARGO_PKG_VERSION") },
-        }))
+        convert::to_json(result)
     }
 
     /// Check every open document that needs it and publish the diagnostics
@@ -271,21 +329,27 @@ impl Server {
             // A bug in the checker must not take the editor's server down.
             let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                 let analysis = Analysis::new(&doc.path, overlay.clone());
-                let params = analysis.publish(&uri, doc.version, &doc.text, self.encoding);
+                // A strata.toml that cannot be read is reported on stderr
+                // (the server's log); the module's own diagnostics are
+                // published anyway.
+                if let Some(e) = &analysis.lint_error {
+                    eprintln!("error: {e}");
+                }
+                let params =
+                    convert::publish(&analysis, &uri, doc.version, &doc.text, self.encoding);
                 (analysis, params)
             }));
             let Ok((analysis, params)) = outcome else {
                 doc.dirty = false;
-                self.notify(
-                    "window/logMessage",
-                    json!({ "type": 1, "message": format!("strata lsp failed to check {uri} (a bug: please report it)") }),
-                );
+                self.log_bug(format!(
+                    "strata lsp failed to check {uri} (a bug: please report it)"
+                ));
                 continue;
             };
             let previous = doc.analysis.replace(analysis);
             doc.dirty = false;
             self.published.insert(uri.clone(), params.diagnostics.len());
-            self.notify("textDocument/publishDiagnostics", &params);
+            self.notify::<notify::PublishDiagnostics>(&params);
             // Once the client has the verdict: free the old analysis, build
             // the index of names that hover and definition read.
             drop(previous);
@@ -301,10 +365,8 @@ impl Server {
     pub fn close(&mut self, uri: &Url) {
         self.docs.remove(uri);
         if self.published.remove(uri).is_some() {
-            self.notify(
-                "textDocument/publishDiagnostics",
-                json!({ "uri": uri, "diagnostics": [] }),
-            );
+            let cleared = PublishDiagnosticsParams::new(uri.clone(), Vec::new(), None);
+            self.notify::<notify::PublishDiagnostics>(&cleared);
         }
         self.invalidate_importers(uri);
     }

@@ -1149,8 +1149,8 @@ impl<'a> ModelChecker<'a> {
             columns.push(col);
         }
         if self.outputs.is_empty() {
-            // Passthrough of joined columns (our rule, see README.md "Language
-            // notes"): left/inner joins add their input's columns after the
+            // Passthrough of joined columns (our rule, see docs/language.md
+            // "Language notes"): left/inner joins add their input's columns after the
             // scope's, renamed `<input>_<column>` when the name is taken.
             let joined: Vec<(usize, Name, Vec<Column>)> = self
                 .inputs

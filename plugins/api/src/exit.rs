@@ -1,4 +1,4 @@
-//! Exit codes, the same for every command (README.md lists them).
+//! Exit codes, the same for every command (docs/commands.md lists them).
 
 /// Success.
 pub const OK: i32 = 0;

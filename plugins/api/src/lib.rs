@@ -13,6 +13,7 @@
 //! the one reader of the project file `strata.toml` ([`config`]).
 
 pub mod config;
+pub mod dialect;
 pub mod exit;
 pub mod output;
 
@@ -20,7 +21,8 @@ use std::path::{Path, PathBuf};
 
 use strata_lang::{Checked, Diagnostic, SourceMap};
 
-pub use output::{print_json, print_text, Format};
+pub use dialect::DialectArg;
+pub use output::{html_escape, print_json, print_text, Format};
 
 /// A command a plugin adds to `strata`.
 pub struct PluginCommand {
@@ -81,6 +83,16 @@ pub trait Host {
         file: &Path,
         search_dirs: &[PathBuf],
         format: Format,
+    ) -> Result<Checked, i32>;
+    /// Check the one module rooted at `file` for a command that needs a
+    /// valid module (graph, diff, docs: `what`): its diagnostics go to
+    /// stderr; `Err(1)` when it has errors, `Err(2)` for a directory,
+    /// `Err(4)` when it cannot be read.
+    fn valid_module(
+        &self,
+        file: &Path,
+        search_dirs: &[PathBuf],
+        what: &str,
     ) -> Result<Checked, i32>;
     /// Render diagnostics on stderr, as `strata check` does.
     fn print_diagnostics(&self, sources: &SourceMap, diagnostics: &[Diagnostic]);

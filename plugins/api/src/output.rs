@@ -1,5 +1,5 @@
-//! Writing results: the `--format` choice, and stdout helpers that end
-//! quietly on a closed pipe (`strata ... | head`).
+//! Writing results: the `--format` choice, stdout helpers that end
+//! quietly on a closed pipe (`strata ... | head`), and HTML escaping.
 
 use serde::Serialize;
 
@@ -35,4 +35,21 @@ pub fn print_json<T: Serialize>(value: &T) {
         Ok(s) => print_text(&s),
         Err(e) => eprintln!("error: cannot serialise output: {e}"),
     }
+}
+
+/// Text escaped for HTML, in element content and in `"`-quoted attributes
+/// (Graphviz's HTML-like labels, the pages of `strata docs`).
+pub fn html_escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
 }

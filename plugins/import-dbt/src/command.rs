@@ -30,6 +30,7 @@ use crate::write::write;
 /// file is malformed, 2 usage (a non-empty output directory without
 /// --force), 4 a file or directory cannot be read or written.
 #[derive(Debug, clap::Args)]
+#[command(after_help = "Manual: docs/import-dbt.md, in the strata source tree.")]
 pub struct ImportArgs {
     /// The dbt project's directory (the one with dbt_project.yml).
     #[arg(value_name = "PROJECT")]

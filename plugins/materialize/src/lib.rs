@@ -1,47 +1,134 @@
-//! The materialize plugin: runs checked strata modules in a warehouse —
-//! embedded DuckDB or a PostgreSQL server ([`engine`]) — (`strata run`,
-//! `test`, `replay`), with contract pins and join cardinality checks that
-//! abort before anything is published.
-//!
-//! This is the only crate that links DuckDB or a database driver. Its
-//! commands register themselves with the CLI ([`commands`]).
+//! The materialize plugin: the warehouse commands of `strata` — `run`,
+//! `test`, `plan`, `replay`, `rollback`, `branches`, `gc` — registered
+//! through `inventory` (the CLI has no list of them). Each parses its
+//! arguments, calls the lifecycle (`strata-lifecycle`, on the engines of
+//! `strata-engine`) and renders what it did.
 
-pub mod cardinality;
-pub mod checks;
-pub mod commands;
-pub mod engine;
-pub mod incremental;
-pub mod inputs;
-pub mod registry;
-pub mod replay;
-pub mod run;
-pub mod stale;
-pub mod timeline;
+pub mod args;
+mod branches;
+mod gc;
+mod plan;
+mod replay;
+mod report;
+mod rollback;
+mod run;
 
-use strata_lang::Diagnostic;
+use strata_plugin::{command, parse, Host, PluginCommand};
 
-pub use cardinality::{Sampling, Summary as CardinalitySummary};
-pub use engine::{Engine, Target, Warehouse};
-pub use run::{run, test, RunOptions, RunReport};
-pub use strata_plugin::{NoProgress, Progress};
-
-/// Why a materialization stopped.
-#[derive(Debug)]
-pub enum Failure {
-    /// A data check failed (pin, join cardinality, declarative test):
-    /// nothing was published. Exit code 3.
-    Data(Box<DataFailure>),
-    /// The warehouse, a file or a table cannot be used; a database error;
-    /// the lock is held. Exit code 4.
-    Environment(String),
-    /// Bad arguments (unknown model, pipeline or source name). Exit code 2.
-    Usage(String),
+fn run_command(matches: &clap::ArgMatches, host: &dyn Host) -> i32 {
+    parse(matches).map_or_else(|code| code, |args| run::run(args, host))
 }
 
-/// A failed data check: the report up to the failure, and the failure as a
-/// diagnostic (code `PinError`, pointing at the declaration it checks).
-#[derive(Debug)]
-pub struct DataFailure {
-    pub report: Vec<String>,
-    pub diagnostic: Diagnostic,
+fn test_command(matches: &clap::ArgMatches, host: &dyn Host) -> i32 {
+    parse(matches).map_or_else(|code| code, |args| run::test(args, host))
+}
+
+fn replay_command(matches: &clap::ArgMatches, host: &dyn Host) -> i32 {
+    parse(matches).map_or_else(|code| code, |args| replay::run(args, host))
+}
+
+inventory::submit! {
+    PluginCommand {
+        name: "run",
+        order: 10,
+        command: || command::<run::RunArgs>(
+            "run",
+            "Materialize the module in the warehouse (DuckDB, PostgreSQL or Spark): build, check (pins, join \
+             cardinality, tests) and publish, all or nothing",
+        ),
+        run: run_command,
+    }
+}
+
+inventory::submit! {
+    PluginCommand {
+        name: "test",
+        order: 11,
+        command: || command::<run::TestArgs>(
+            "test",
+            "Materialize into the `test` branch and run the declarative tests; live views \
+             are never touched",
+        ),
+        run: test_command,
+    }
+}
+
+inventory::submit! {
+    PluginCommand {
+        name: "replay",
+        order: 13,
+        command: || command::<replay::ReplayArgs>(
+            "replay",
+            "List recorded runs, show one, or re-execute one from its frozen inputs",
+        ),
+        run: replay_command,
+    }
+}
+
+fn rollback_command(matches: &clap::ArgMatches, host: &dyn Host) -> i32 {
+    parse(matches).map_or_else(|code| code, |args| rollback::rollback(args, host))
+}
+
+fn branches_command(matches: &clap::ArgMatches, host: &dyn Host) -> i32 {
+    parse(matches).map_or_else(|code| code, |args| branches::branches(args, host))
+}
+
+fn gc_command(matches: &clap::ArgMatches, host: &dyn Host) -> i32 {
+    parse(matches).map_or_else(|code| code, |args| gc::gc(args, host))
+}
+
+inventory::submit! {
+    PluginCommand {
+        name: "rollback",
+        order: 14,
+        command: || command::<rollback::RollbackArgs>(
+            "rollback",
+            "Point the live views back at an earlier run's snapshots, in one transaction \
+             (recorded as a run of its own)",
+        ),
+        run: rollback_command,
+    }
+}
+
+inventory::submit! {
+    PluginCommand {
+        name: "branches",
+        order: 15,
+        command: || command::<branches::BranchesArgs>(
+            "branches",
+            "List the warehouse's branches: each model's live and staged views and the runs \
+             they show",
+        ),
+        run: branches_command,
+    }
+}
+
+inventory::submit! {
+    PluginCommand {
+        name: "gc",
+        order: 16,
+        command: || command::<gc::GcArgs>(
+            "gc",
+            "List (and with --apply drop) the snapshots and frozen inputs that no kept run \
+             needs",
+        ),
+        run: gc_command,
+    }
+}
+
+fn plan_command(matches: &clap::ArgMatches, host: &dyn Host) -> i32 {
+    parse(matches).map_or_else(|code| code, |args| plan::plan(args, host))
+}
+
+inventory::submit! {
+    PluginCommand {
+        name: "plan",
+        order: 12,
+        command: || command::<plan::PlanArgs>(
+            "plan",
+            "Say which models a run would rebuild and why (changed model, changed input, \
+             never built, upstream rebuilt); builds nothing",
+        ),
+        run: plan_command,
+    }
 }

@@ -1,0 +1,28 @@
+//! `textDocument/completion`: [`strata_analysis::ide::completions`] as one
+//! complete list.
+
+use lsp_types::{CompletionItem, CompletionList, CompletionParams, CompletionResponse};
+use strata_analysis::ide;
+
+use super::convert::{at, completion_kind};
+use super::{Failure, Server};
+
+pub fn completion(
+    server: &Server,
+    p: CompletionParams,
+) -> Result<Option<CompletionResponse>, Failure> {
+    let (doc, a, offset) = at(server, &p.text_document_position)?;
+    let items = ide::completions(a, &doc.text, offset)
+        .into_iter()
+        .map(|c| CompletionItem {
+            label: c.label,
+            kind: Some(completion_kind(c.kind)),
+            detail: c.detail,
+            ..CompletionItem::default()
+        })
+        .collect();
+    Ok(Some(CompletionResponse::List(CompletionList {
+        is_incomplete: false,
+        items,
+    })))
+}

@@ -1,0 +1,43 @@
+//! Where a source's rows come from: a relation of the warehouse, or a file
+//! read with DuckDB's readers.
+
+use std::path::{Path, PathBuf};
+
+/// Where a source's rows come from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Origin {
+    /// A table or view in the warehouse.
+    Table(String),
+    /// A `.csv`, `.parquet` or `.json` file, read with DuckDB's readers.
+    File(PathBuf),
+}
+
+/// How a source file is read, by its extension.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FileFormat {
+    Csv,
+    Parquet,
+    Json,
+}
+
+impl Origin {
+    pub fn file_format(path: &Path) -> FileFormat {
+        match path
+            .extension()
+            .and_then(|e| e.to_str())
+            .map(str::to_ascii_lowercase)
+            .as_deref()
+        {
+            Some("parquet") => FileFormat::Parquet,
+            Some("json") | Some("jsonl") | Some("ndjson") => FileFormat::Json,
+            _ => FileFormat::Csv,
+        }
+    }
+
+    pub fn describe(&self) -> String {
+        match self {
+            Origin::Table(t) => format!("table {t}"),
+            Origin::File(p) => format!("file {}", p.display()),
+        }
+    }
+}

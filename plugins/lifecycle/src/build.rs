@@ -1,0 +1,202 @@
+//! Building models: one model into its table, then its checks (pins,
+//! join cardinality, and any registered check) on exactly the relations it
+//! read; and the state a run, a test and a replay share while they build.
+
+use std::collections::{BTreeMap, HashMap};
+
+use strata_engine::{Failure, Warehouse};
+use strata_lang::ir::{self, InputKind};
+use strata_lang::sql;
+
+use crate::cardinality::{Ledger, Summary};
+use crate::checks;
+use crate::incremental;
+use crate::naming::live_view;
+use crate::registry::{registered_checks, CheckContext};
+use crate::work::Work;
+use crate::Progress;
+
+/// What a successful run did.
+#[derive(Clone, Debug, Default)]
+pub struct RunReport {
+    pub run_id: String,
+    /// `(model, published relation, rows)` in build order.
+    pub materialized: Vec<(String, String, i64)>,
+    /// Pin, cardinality and test report lines, in order.
+    pub report: Vec<String>,
+    /// Sources whose frozen copy was reused.
+    pub reused_inputs: Vec<String>,
+    /// What the join cardinality checks did: each side's outcome, the
+    /// queries executed, the sampling used.
+    pub cardinality: Summary,
+    /// `--only-stale`: the selected models found fresh and not rebuilt,
+    /// with the run whose snapshot their live view keeps showing.
+    pub skipped: Vec<(String, Option<String>)>,
+}
+
+/// The materialization state shared by run, test and replay.
+pub(crate) struct Build<'a> {
+    pub work: &'a Work<'a>,
+    pub module: &'a ir::Module,
+    /// Relation each source reads in this run (frozen input or origin).
+    pub source_rel: BTreeMap<String, String>,
+    /// Relation each model built in this run was materialized to.
+    pub model_rel: HashMap<String, String>,
+    pub branch: String,
+    pub report: Vec<String>,
+    pub materialized: Vec<(String, String, i64)>,
+    /// Proofs, samples and outcomes of the cardinality checks.
+    pub ledger: Ledger,
+    /// Whether a model's table that exists already is kept (a run's
+    /// snapshots: see [`build_one`]), or always rebuilt (`test`).
+    pub reuse_snapshots: bool,
+}
+
+impl Build<'_> {
+    fn wh(&self) -> &Warehouse {
+        self.work.wh()
+    }
+
+    /// The relation a model's input reads: a source's frozen copy (or its
+    /// origin), an upstream model built in this run, else its live view.
+    fn relation(&self, input: &ir::Input) -> String {
+        match input.kind {
+            InputKind::Source => self
+                .source_rel
+                .get(input.name.as_str())
+                .cloned()
+                .unwrap_or_else(|| self.wh().ident(&input.name)),
+            InputKind::Model => self.wh().ident(
+                self.model_rel
+                    .get(input.name.as_str())
+                    .map_or(&live_view(&input.name, &self.branch), |t| t),
+            ),
+        }
+    }
+
+    /// Build one model into `table` with its checks, and remember it.
+    pub fn model(
+        &mut self,
+        m: &ir::Model,
+        table: &str,
+        base: Option<&str>,
+        progress: &dyn Progress,
+    ) -> Result<(), Failure> {
+        let mut report = std::mem::take(&mut self.report);
+        let mut ledger = std::mem::take(&mut self.ledger);
+        let relation = |i: &ir::Input| self.relation(i);
+        let rows = build_one(
+            self.work,
+            self.module,
+            m,
+            (table, self.reuse_snapshots),
+            base,
+            &relation,
+            &mut Checking {
+                report: &mut report,
+                ledger: &mut ledger,
+            },
+            progress,
+        );
+        self.report = report;
+        self.ledger = ledger;
+        let rows = rows?;
+        self.model_rel.insert(m.name.clone(), table.to_string());
+        self.materialized
+            .push((m.name.clone(), table.to_string(), rows));
+        Ok(())
+    }
+
+    pub fn tests(
+        &mut self,
+        models: &[&ir::Model],
+        relation_of: &dyn Fn(&str) -> Option<String>,
+    ) -> Result<(), Failure> {
+        for t in &self.module.tests {
+            if !models.iter().any(|m| m.name == t.model) {
+                continue;
+            }
+            let Some(rel) = relation_of(&t.model) else {
+                continue;
+            };
+            checks::declarative(self.work.wh(), t, &rel, relation_of, &mut self.report)?;
+        }
+        Ok(())
+    }
+}
+
+/// Where the checks of a model go: report lines, and the run's
+/// cardinality ledger (proofs reused within the run).
+pub(crate) struct Checking<'a> {
+    pub report: &'a mut Vec<String>,
+    pub ledger: &'a mut Ledger,
+}
+
+/// Build one model into `table` (reading inputs through `relation`), then
+/// its pins, then its join cardinality checks on exactly the relations it
+/// read. An incremental model given the `base` snapshot (a table name) is
+/// that snapshot merged with its new rows. With `reuse`, a `table` that
+/// exists already holds those rows and is not built again (a snapshot is
+/// named by its run id, which hashes everything its rows depend on: the
+/// language has no volatile functions); its checks run all the same.
+/// Returns its row count.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn build_one(
+    work: &Work,
+    module: &ir::Module,
+    m: &ir::Model,
+    (table, reuse): (&str, bool),
+    base: Option<&str>,
+    relation: &dyn Fn(&ir::Input) -> String,
+    checking: &mut Checking,
+    progress: &dyn Progress,
+) -> Result<i64, Failure> {
+    let wh = work.wh();
+    progress.step(&format!("build {}", m.name));
+    let merge = m.incremental.as_ref().zip(base);
+    let quoted = wh.ident(table);
+    if reuse && wh.relation_exists(table)? {
+        checking.report.push(format!(
+            "  reused {table}: an earlier run with this run's id built it (same models, fingerprints and input contents)"
+        ));
+    } else {
+        let dialect = wh.dialect();
+        let mut select = sql::lower_model(module, m, dialect, relation).map_err(|d| {
+            Failure::Environment(format!(
+                "model {} cannot run on {}: {}",
+                m.name,
+                dialect.name(),
+                d.message
+            ))
+        })?;
+        if let Some((inc, base)) = merge {
+            let (merged, line) = incremental::merge(wh, m, inc, base, &select)?;
+            select = merged;
+            checking.report.push(line);
+        }
+        work.replace_table(&quoted, &select)?;
+    }
+    let rows = wh.count(&format!("SELECT COUNT(*) FROM {quoted}"))?;
+    // The table was just (re)built: proofs about an earlier version of it
+    // no longer hold.
+    checking.ledger.rebuilt(&quoted, rows);
+    // A merge keeps rows the model's query did not produce: its group or
+    // dedup keys prove nothing about them.
+    if merge.is_none() {
+        checking.ledger.built_from(&quoted, m);
+    }
+    let mut context = CheckContext {
+        wh,
+        module,
+        model: m,
+        table,
+        relation,
+        report: checking.report,
+        ledger: checking.ledger,
+        progress,
+    };
+    for check in registered_checks() {
+        (check.run)(&mut context)?;
+    }
+    Ok(rows)
+}

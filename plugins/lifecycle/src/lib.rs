@@ -1,0 +1,49 @@
+//! The warehouse lifecycle of strata: run, test, plan, replay, rollback,
+//! branches, gc and incremental merges of checked modules, on any engine
+//! of `strata-engine`, with contract pins and join cardinality checks that
+//! abort before anything is published.
+//!
+//! The layers, each importing only those above it:
+//!
+//! * [`state`]: the `_strata_*` bookkeeping tables (schema and migrations,
+//!   the run history, frozen inputs, which run each view shows), and
+//!   [`naming`] (views, snapshots, run ids), [`failpoint`] and [`work`]
+//!   (a unit of work: a transaction, or undone by hand where the engine has
+//!   none);
+//! * [`inputs`] (where each source reads from, content hashes, freezes),
+//!   [`checks`] (pins, declarative tests), [`cardinality`] (join checks),
+//!   [`registry`] (the checks run after each model), [`select`];
+//! * [`prepare`] (options, models, sources, content hashes settled before
+//!   anything runs), [`build`] (one model and its checks), [`incremental`];
+//! * the verbs: [`run`], [`test`], [`plan`] (what a run would rebuild),
+//!   [`replay`], [`mod@rollback`], [`branches`], [`gc`].
+//!
+//! Its commands are registered by the `strata-materialize` plugin.
+
+pub mod branches;
+pub mod build;
+pub mod cardinality;
+pub mod checks;
+pub mod failpoint;
+pub mod gc;
+pub mod incremental;
+pub mod inputs;
+pub mod naming;
+pub mod plan;
+pub mod prepare;
+pub mod registry;
+pub mod replay;
+pub mod rollback;
+pub mod run;
+pub mod select;
+pub mod state;
+pub mod test;
+pub mod work;
+
+pub use build::RunReport;
+pub use cardinality::{Sampling, Summary as CardinalitySummary};
+pub use prepare::RunOptions;
+pub use run::run;
+pub use strata_engine::{DataFailure, Engine, Failure, Origin, Target, Warehouse};
+pub use strata_plugin::{NoProgress, Progress};
+pub use test::test;

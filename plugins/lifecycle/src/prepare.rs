@@ -1,0 +1,93 @@
+//! What a command reads and builds, settled before anything runs: its
+//! options, the selected models, where each source reads from (checked to
+//! exist and to match its declared columns), and the content hash of each.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use strata_engine::{Failure, Origin, Warehouse};
+use strata_lang::ir;
+
+use crate::inputs;
+use crate::select::{find_pipeline, select_models, sources_read};
+use crate::Progress;
+
+/// What to run.
+#[derive(Clone, Debug, Default)]
+pub struct RunOptions {
+    /// The module file (recorded with the run).
+    pub module_path: PathBuf,
+    /// Models named on the command line (their upstream models come along).
+    pub models: Vec<String>,
+    /// The pipeline selecting models and source overrides.
+    pub pipeline: Option<String>,
+    /// `--source NAME=TABLE_OR_FILE` overrides.
+    pub sources: Vec<(String, Origin)>,
+    pub branch: String,
+    /// Build, check and snapshot, but do not repoint the live views.
+    pub stage_only: bool,
+    /// Check relations of more than this many rows on a hash sample of
+    /// about this many rows (`--cardinality-sample-rows`); `None`: exact.
+    pub sample_rows: Option<u64>,
+    /// Rebuild only the stale models (and those downstream of them); the
+    /// fresh ones keep the snapshot their live view shows.
+    pub only_stale: bool,
+    /// Build incremental models in full instead of merging new rows into
+    /// their previous snapshot.
+    pub full_refresh: bool,
+}
+
+/// What a run or test reads and builds, settled before anything runs.
+pub(crate) struct Prepared<'m> {
+    /// The models to build, in dependency order.
+    pub models: Vec<&'m ir::Model>,
+    /// Where every source reads from.
+    pub origins: BTreeMap<String, Origin>,
+    /// The relation each source the models read is read through (each
+    /// checked to exist and to match its declared columns).
+    pub relations: BTreeMap<String, String>,
+}
+
+/// Settle what `opts` selects: the models, where each source reads from,
+/// and the relation it is read through, every source checked to exist and
+/// to match its declared columns before anything runs.
+pub(crate) fn prepare<'m>(
+    wh: &Warehouse,
+    module: &'m ir::Module,
+    opts: &RunOptions,
+) -> Result<Prepared<'m>, Failure> {
+    let pipeline = find_pipeline(module, opts.pipeline.as_deref())?;
+    let models = select_models(module, &opts.models, pipeline)?;
+    let module_dir = opts
+        .module_path
+        .parent()
+        .map(Path::to_path_buf)
+        .unwrap_or_default();
+    let origins = inputs::resolve(module, pipeline, &opts.sources, &module_dir)?;
+    let needed = sources_read(&models);
+    inputs::check_exist(wh, &origins, &needed)?;
+    let relations = inputs::read_all(wh, &origins, &needed)?;
+    inputs::check_columns(wh, module, &origins, &relations)?;
+    Ok(Prepared {
+        models,
+        origins,
+        relations,
+    })
+}
+
+/// The content hash and row count of each source relation (what the
+/// freeze records, and what `plan` compares).
+pub(crate) fn content_hashes(
+    wh: &Warehouse,
+    origins: &BTreeMap<String, Origin>,
+    relations: &BTreeMap<String, String>,
+    progress: &dyn Progress,
+) -> Result<BTreeMap<String, (String, i64)>, Failure> {
+    progress.step("hash inputs");
+    inputs::source_hashes(
+        wh,
+        relations
+            .iter()
+            .map(|(s, relation)| (s.as_str(), &origins[s], relation.as_str())),
+    )
+}

@@ -1,0 +1,247 @@
+//! `strata run`: materialize the selected models in one unit of work,
+//! check them, and publish (or undo everything).
+
+use std::collections::{BTreeMap, HashMap};
+
+use strata_engine::{Failure, Origin, Warehouse};
+use strata_lang::ir;
+
+use crate::build::{Build, RunReport};
+use crate::cardinality::{Ledger, Sampling};
+use crate::failpoint::failpoint;
+use crate::incremental;
+use crate::inputs;
+use crate::naming::{live_view, short_hash, snapshot, staged_view};
+use crate::plan::verdicts;
+use crate::prepare::{content_hashes, prepare, Prepared, RunOptions};
+use crate::select::sources_read;
+use crate::state::frozen;
+use crate::state::history::{self, RunRecord};
+use crate::work::{atomically, Work};
+use crate::Progress;
+
+/// `strata run`: the whole lifecycle in one transaction.
+pub fn run(
+    wh: &Warehouse,
+    module: &ir::Module,
+    opts: &RunOptions,
+    progress: &dyn Progress,
+) -> Result<RunReport, Failure> {
+    let Prepared {
+        mut models,
+        origins,
+        mut relations,
+    } = prepare(wh, module, opts)?;
+
+    // The run id: a content hash of what the run does.
+    let mut contents = content_hashes(wh, &origins, &relations, progress)?;
+    let mut skipped = Vec::new();
+    if opts.only_stale {
+        for v in verdicts(wh, &models, &contents, &opts.branch)? {
+            if v.why.is_fresh() {
+                skipped.push((v.model, v.live_run));
+            }
+        }
+        models.retain(|m| !skipped.iter().any(|(s, _)| *s == m.name));
+        let needed = sources_read(&models);
+        relations.retain(|s, _| needed.contains(s));
+        contents.retain(|s, _| needed.contains(s));
+        if models.is_empty() {
+            progress.finish();
+            return Ok(RunReport {
+                skipped,
+                ..RunReport::default()
+            });
+        }
+    }
+    let mut notes = Vec::new();
+    let bases = incremental::bases(wh, &models, &opts.branch, opts.full_refresh, &mut notes)?;
+    let mut parts = vec![opts.branch.clone(), opts.stage_only.to_string()];
+    for m in &models {
+        parts.push(format!("{}={}", m.name, m.fingerprint));
+        // A merge's result depends on the snapshot it merges into.
+        if let Some(base) = bases.get(&m.name) {
+            parts.push(format!("{}<-{base}", m.name));
+        }
+    }
+    for (s, (hash, _)) in &contents {
+        parts.push(format!("{s}:{}:{hash}", origins[s].describe()));
+    }
+    // A sampled run checks less than an exact one: a different run. (Exact
+    // runs keep the ids they always had.)
+    if let Some(n) = opts.sample_rows {
+        parts.push(format!("cardinality-sample-rows={n}"));
+    }
+    let run_id = short_hash(&parts);
+
+    let selected = Selected {
+        models: &models,
+        origins: &origins,
+        relations: &relations,
+        contents: &contents,
+        bases: &bases,
+    };
+    let result = atomically(wh, |work| {
+        run_in_transaction(
+            work,
+            module,
+            opts,
+            &selected,
+            &run_id,
+            (skipped, notes),
+            progress,
+        )
+    });
+    progress.finish();
+    result
+}
+
+/// What a run builds, settled before its transaction.
+struct Selected<'a, 'm> {
+    models: &'a [&'m ir::Model],
+    origins: &'a BTreeMap<String, Origin>,
+    relations: &'a BTreeMap<String, String>,
+    /// Content hash and rows of each source read.
+    contents: &'a BTreeMap<String, (String, i64)>,
+    /// The previous snapshot each incremental model merges into.
+    bases: &'a BTreeMap<String, String>,
+}
+
+fn run_in_transaction(
+    work: &Work,
+    module: &ir::Module,
+    opts: &RunOptions,
+    selected: &Selected,
+    run_id: &str,
+    (skipped, notes): (Vec<(String, Option<String>)>, Vec<String>),
+    progress: &dyn Progress,
+) -> Result<RunReport, Failure> {
+    let Selected {
+        models,
+        origins,
+        relations,
+        contents,
+        bases,
+    } = *selected;
+    let wh = work.wh();
+    let sampling = opts.sample_rows.map(|n| Sampling::seeded(n, run_id));
+    let mut build = Build {
+        work,
+        module,
+        source_rel: BTreeMap::new(),
+        model_rel: HashMap::new(),
+        branch: opts.branch.clone(),
+        report: notes,
+        materialized: Vec::new(),
+        ledger: Ledger::new(sampling),
+        reuse_snapshots: true,
+    };
+    // 1. Freeze the inputs.
+    let mut frozen = BTreeMap::new();
+    let mut reused = Vec::new();
+    let earlier = frozen::earlier(wh, contents.values().map(|(h, _)| h.as_str()))?;
+    for (s, (hash, rows)) in contents {
+        progress.step(&format!("freeze {s}"));
+        let (table, was_reused) = inputs::freeze(
+            work,
+            s,
+            (&origins[s], &relations[s]),
+            (hash, *rows),
+            run_id,
+            &earlier,
+        )?;
+        if was_reused {
+            reused.push(s.clone());
+        }
+        build.ledger.know_rows(&wh.ident(&table), *rows);
+        build.source_rel.insert(s.clone(), wh.ident(&table));
+        frozen.insert(s.clone(), table);
+    }
+    // 2-3. Build each model as its snapshot, with its pins and checks.
+    for m in models {
+        let base = bases.get(&m.name).map(String::as_str);
+        build.model(m, &snapshot(run_id, &m.name), base, progress)?;
+    }
+    // 4. Declarative tests, on the snapshots this run built (and the live
+    // views of the models it did not select).
+    let built: HashMap<String, String> = build
+        .materialized
+        .iter()
+        .map(|(m, snap, _)| (m.clone(), wh.ident(snap)))
+        .collect();
+    let branch = opts.branch.clone();
+    let relation_of = |name: &str| -> Option<String> {
+        Some(
+            built
+                .get(name)
+                .cloned()
+                .unwrap_or_else(|| wh.ident(&live_view(name, &branch))),
+        )
+    };
+    build.tests(models, &relation_of)?;
+    // 5. Publish, now that every check and test has passed: repoint the
+    // staged views, then the live ones. (An engine without transactions
+    // repoints nothing for a run that failed.)
+    failpoint("before publish");
+    let mut views = Vec::new();
+    for (m, snapshot, _) in &build.materialized {
+        views.push((wh.ident(&staged_view(m, &opts.branch)), wh.ident(snapshot)));
+    }
+    if !opts.stage_only {
+        for (m, snapshot, _) in &build.materialized {
+            views.push((wh.ident(&live_view(m, &opts.branch)), wh.ident(snapshot)));
+        }
+    }
+    wh.replace_views(&views)?;
+    // 6. Record the run (last: a run without its record is not a run).
+    let overrides: BTreeMap<String, String> = origins
+        .iter()
+        .filter(|(s, o)| **o != Origin::Table((*s).clone()))
+        .map(|(s, o)| (s.clone(), o.describe()))
+        .collect();
+    history::record(
+        wh,
+        &RunRecord {
+            run_id: run_id.to_string(),
+            started_at: String::new(),
+            module: opts.module_path.display().to_string(),
+            branch: opts.branch.clone(),
+            stage_only: opts.stage_only,
+            models: models.iter().map(|m| m.name.clone()).collect(),
+            fingerprints: models
+                .iter()
+                .map(|m| (m.name.clone(), m.fingerprint.clone()))
+                .collect(),
+            overrides,
+            inputs: frozen,
+            snapshots: build
+                .materialized
+                .iter()
+                .map(|(m, s, _)| (m.clone(), s.clone()))
+                .collect(),
+            report: build.report.join("\n"),
+            sampling,
+            skipped: skipped.iter().map(|(m, _)| m.clone()).collect(),
+            bases: bases.clone(),
+        },
+    )?;
+    Ok(RunReport {
+        run_id: run_id.to_string(),
+        materialized: build
+            .materialized
+            .iter()
+            .map(|(m, snap, rows)| {
+                let shown = if opts.stage_only {
+                    snap.clone()
+                } else {
+                    live_view(m, &opts.branch)
+                };
+                (m.clone(), shown, *rows)
+            })
+            .collect(),
+        report: build.report,
+        reused_inputs: reused,
+        cardinality: build.ledger.into_summary(),
+        skipped,
+    })
+}

@@ -1,0 +1,173 @@
+//! The bookkeeping tables, declared once: their columns, and which columns
+//! came after the first release (added to an older warehouse's tables
+//! where the engine can, [`Capabilities::add_columns`]).
+
+use std::time::Duration;
+
+use strata_engine::{Failure, Target, Warehouse};
+use strata_lang::types::Type;
+
+/// The run history: one row per run.
+pub const RUNS: &str = "_strata_runs";
+/// The frozen inputs: one row per stored input table.
+pub const INPUTS: &str = "_strata_inputs";
+
+/// A column of a bookkeeping table.
+struct Column {
+    name: &'static str,
+    ty: Type,
+    /// `NOT NULL` (columns of the first release only).
+    required: bool,
+    /// Added by a later release: older warehouses get it by `ALTER TABLE`.
+    added: bool,
+}
+
+const fn column(name: &'static str, ty: Type, required: bool, added: bool) -> Column {
+    Column {
+        name,
+        ty,
+        required,
+        added,
+    }
+}
+
+/// `_strata_runs`, in the order a run inserts its columns.
+const RUN_TABLE: &[Column] = &[
+    column("run_id", Type::String, true, false),
+    column("started_at", Type::Timestamp, true, false),
+    column("module", Type::String, true, false),
+    column("branch", Type::String, true, false),
+    column("stage_only", Type::Bool, true, false),
+    column("models", Type::String, true, false),
+    column("fingerprints", Type::String, true, false),
+    column("overrides", Type::String, true, false),
+    column("inputs", Type::String, true, false),
+    column("snapshots", Type::String, true, false),
+    column("report", Type::String, true, false),
+    // JSON {"rows": N, "salt": "hex"} when the run's cardinality checks
+    // were sampled, NULL when exact.
+    column("sampling", Type::String, false, true),
+    // JSON list of the selected models a `run --only-stale` found fresh
+    // and did not rebuild; NULL when none.
+    column("skipped", Type::String, false, true),
+    // JSON {model: table} of the previous snapshot each incremental model
+    // merged its new rows into; NULL when every model was built in full.
+    column("bases", Type::String, false, true),
+];
+
+/// `_strata_inputs`.
+const INPUT_TABLE: &[Column] = &[
+    column("content_hash", Type::String, true, false),
+    column("source", Type::String, true, false),
+    column("table_name", Type::String, true, false),
+    column("row_count", Type::Int64, true, false),
+    // The stored copy a frozen file input's view reads (`file_store`),
+    // NULL for an input frozen as a table.
+    column("file", Type::String, false, true),
+];
+
+const TABLES: [(&str, &[Column]); 2] = [(RUNS, RUN_TABLE), (INPUTS, INPUT_TABLE)];
+
+/// The columns of `_strata_runs`, in the order a run inserts them.
+pub(crate) fn run_columns() -> String {
+    let names: Vec<&str> = RUN_TABLE.iter().map(|c| c.name).collect();
+    names.join(", ")
+}
+
+/// The statements creating the bookkeeping tables that are missing and
+/// adding the columns later releases added. An engine that cannot add
+/// columns gets each missing table with every column at once (NULL
+/// allowed), and nothing for a table it has: asking costs a round trip.
+fn ddl(wh: &Warehouse) -> Result<String, Failure> {
+    let dialect = wh.dialect();
+    let type_name = |ty: &Type| dialect.type_name(ty).map_err(Failure::Environment);
+    let migrates = wh.capabilities().add_columns;
+    let mut out = String::new();
+    for (table, columns) in TABLES {
+        let quoted = wh.ident(table);
+        if !migrates {
+            // An unreadable catalog is taken as missing: the statement
+            // itself then says what is wrong.
+            if wh.relation_exists(table).unwrap_or(false) {
+                continue;
+            }
+            let defs = columns
+                .iter()
+                .map(|c| Ok(format!("{} {}", c.name, type_name(&c.ty)?)))
+                .collect::<Result<Vec<_>, Failure>>()?;
+            out.push_str(&format!(
+                "CREATE TABLE IF NOT EXISTS {quoted} ({});\n",
+                defs.join(", ")
+            ));
+            continue;
+        }
+        let defs = columns
+            .iter()
+            .filter(|c| !c.added)
+            .map(|c| {
+                let null = if c.required { " NOT NULL" } else { "" };
+                Ok(format!("    {} {}{null}", c.name, type_name(&c.ty)?))
+            })
+            .collect::<Result<Vec<_>, Failure>>()?;
+        out.push_str(&format!(
+            "CREATE TABLE IF NOT EXISTS {quoted} (\n{}\n);\n",
+            defs.join(",\n")
+        ));
+        for c in columns.iter().filter(|c| c.added) {
+            out.push_str(&format!(
+                "ALTER TABLE {quoted} ADD COLUMN IF NOT EXISTS {} {};\n",
+                c.name,
+                type_name(&c.ty)?
+            ));
+        }
+    }
+    Ok(out)
+}
+
+/// Open the warehouse `target` names for writing (waiting up to
+/// `lock_timeout` for another writer), with its bookkeeping tables.
+pub fn open(target: &Target, lock_timeout: Duration) -> Result<Box<Warehouse>, Failure> {
+    let wh = strata_engine::open(target, lock_timeout)?;
+    let statements = ddl(&*wh)?;
+    if !statements.is_empty() {
+        wh.exec(&statements)?;
+    }
+    Ok(wh)
+}
+
+/// Open the warehouse `target` names for reading only: nothing is created
+/// (a warehouse without a run history has no `_strata_runs` table).
+pub fn open_read_only(target: &Target, lock_timeout: Duration) -> Result<Box<Warehouse>, Failure> {
+    strata_engine::open_read_only(target, lock_timeout)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An older warehouse (the first release's tables) gets the columns
+    /// added since; opening twice changes nothing.
+    #[test]
+    fn an_older_warehouse_gets_the_columns_added_since() {
+        let wh = strata_engine::DuckDb::open(":memory:", Duration::ZERO)
+            .unwrap_or_else(|e| panic!("{e:?}"));
+        let wh: &Warehouse = &wh;
+        wh.exec(
+            "CREATE TABLE _strata_inputs (content_hash VARCHAR NOT NULL, source VARCHAR NOT NULL, table_name VARCHAR NOT NULL, row_count BIGINT NOT NULL)",
+        )
+        .unwrap_or_else(|e| panic!("{e:?}"));
+        for _ in 0..2 {
+            wh.exec(&ddl(wh).unwrap_or_else(|e| panic!("{e:?}")))
+                .unwrap_or_else(|e| panic!("{e:?}"));
+        }
+        let names = |t: &str| -> Vec<String> {
+            wh.columns(t)
+                .unwrap_or_else(|e| panic!("{e:?}"))
+                .into_iter()
+                .map(|(n, _)| n)
+                .collect()
+        };
+        assert_eq!(names(INPUTS).last().map(String::as_str), Some("file"));
+        assert_eq!(names(RUNS).join(", "), run_columns());
+    }
+}

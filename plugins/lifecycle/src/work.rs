@@ -1,0 +1,90 @@
+//! A unit of work on the warehouse: all or nothing. Where the engine has
+//! transactions ([`Capabilities::transactions`]: DuckDB, PostgreSQL) it is
+//! one transaction. Where it has none (Spark) the tables it creates are
+//! remembered and dropped if it fails; every caller makes the repoint of
+//! views its last change, after every check, so that a failure leaves
+//! every view as it was.
+//!
+//! [`Capabilities::transactions`]: strata_engine::Capabilities
+
+use std::cell::RefCell;
+
+use strata_engine::{Failure, Warehouse};
+
+use crate::failpoint::failpoint;
+
+/// An open unit of work.
+pub struct Work<'w> {
+    wh: &'w Warehouse,
+    transactions: bool,
+    /// Tables created in it, on an engine without transactions.
+    created: RefCell<Vec<String>>,
+}
+
+impl<'w> Work<'w> {
+    pub fn begin(wh: &'w Warehouse) -> Result<Work<'w>, Failure> {
+        let transactions = wh.capabilities().transactions;
+        if transactions {
+            wh.begin()?;
+        }
+        Ok(Work {
+            wh,
+            transactions,
+            created: RefCell::default(),
+        })
+    }
+
+    /// The warehouse it works on.
+    pub fn wh(&self) -> &'w Warehouse {
+        self.wh
+    }
+
+    /// Create or replace `table` (quoted) as the rows of `select`; a
+    /// failure drops it again.
+    pub fn replace_table(&self, table: &str, select: &str) -> Result<(), Failure> {
+        self.wh.replace_table(table, select)?;
+        if !self.transactions {
+            self.created.borrow_mut().push(table.to_string());
+        }
+        Ok(())
+    }
+
+    /// Keep everything it did (after the failpoint `before commit`).
+    pub fn commit(self) -> Result<(), Failure> {
+        failpoint("before commit");
+        if self.transactions {
+            self.wh.commit()?;
+        }
+        Ok(())
+    }
+
+    /// Undo what it did: roll the transaction back, or drop the tables it
+    /// created (errors are ignored: this is already a failure path).
+    pub fn rollback(self) {
+        if self.transactions {
+            self.wh.rollback();
+            return;
+        }
+        for table in self.created.borrow().iter().rev() {
+            let _ = self.wh.exec(&format!("DROP TABLE IF EXISTS {table}"));
+        }
+    }
+}
+
+/// Run `f` as one unit of work: committed if it succeeds, undone if not.
+pub fn atomically<T>(
+    wh: &Warehouse,
+    f: impl FnOnce(&Work) -> Result<T, Failure>,
+) -> Result<T, Failure> {
+    let work = Work::begin(wh)?;
+    match f(&work) {
+        Ok(value) => {
+            work.commit()?;
+            Ok(value)
+        }
+        Err(e) => {
+            work.rollback();
+            Err(e)
+        }
+    }
+}

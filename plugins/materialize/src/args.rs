@@ -1,0 +1,174 @@
+//! The arguments the warehouse commands share: which warehouse (and how
+//! long to wait for its lock), what to materialize, how to check joins.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use strata_lifecycle::{inputs, state, Failure, RunOptions, Target, Warehouse};
+use strata_plugin::config::{self, ConfigError};
+
+/// Options shared by the commands that open the warehouse.
+#[derive(Debug, Clone, clap::Args)]
+pub struct WarehouseArgs {
+    /// The warehouse: a DuckDB file (created if missing; `:memory:` for a
+    /// throw-away run), or a PostgreSQL server as
+    /// `postgres://USER@HOST:PORT/DB?schema=S` (schema default `public`;
+    /// TLS as libpq's `sslmode=disable|prefer|require|verify-ca|verify-full`,
+    /// default `prefer`, with `sslrootcert=FILE`), or a Spark Connect
+    /// server as `sc://HOST:PORT/;token=T;user_id=U?schema=DB` (database
+    /// default `default`). The password comes from the URL, else
+    /// `PGPASSWORD`; it and the token are never printed or recorded.
+    /// Default: `$STRATA_WAREHOUSE`, else `strata.duckdb`.
+    #[arg(long, short = 'o', value_name = "PATH_OR_URL")]
+    pub warehouse: Option<String>,
+    /// The warehouse `[targets.NAME]` of the nearest strata.toml names
+    /// (`url = "..."`, `password-env = "VAR"` or `token-env = "VAR"`: the
+    /// variable holding the password or the Spark Connect token).
+    #[arg(long, value_name = "NAME", conflicts_with = "warehouse")]
+    pub target: Option<String>,
+    /// Seconds to wait for another writer to release the warehouse.
+    #[arg(long, value_name = "SECS", default_value_t = 30.0)]
+    pub lock_timeout: f64,
+}
+
+impl WarehouseArgs {
+    /// The warehouse named by `--warehouse`, `--target` (in the strata.toml
+    /// nearest `module`), `$STRATA_WAREHOUSE`, or the default file.
+    pub fn target(&self, module: &Path) -> Result<Target, Failure> {
+        if let Some(w) = &self.warehouse {
+            return Target::parse(w, None);
+        }
+        if let Some(name) = &self.target {
+            let project = config::discover(module).map_err(config_failure)?;
+            let Some(t) = project.targets.get(name) else {
+                let known: Vec<&str> = project.targets.keys().map(String::as_str).collect();
+                let hint = strata_lang::suggest::closest(name, known.iter().copied())
+                    .map(|s| format!(" (did you mean `{s}`?)"))
+                    .unwrap_or_default();
+                let place = project
+                    .path
+                    .as_ref()
+                    .map_or("no strata.toml was found".to_string(), |p| {
+                        format!("{} has no [targets.{name}]", p.display())
+                    });
+                return Err(Failure::Usage(format!(
+                    "unknown target '{name}': {place}{hint}"
+                )));
+            };
+            let mut url = t.url.clone();
+            if let (Target::DuckDb(path), Some(dir)) = (Target::parse(&url, None)?, project.dir()) {
+                if path != ":memory:" && Path::new(&path).is_relative() {
+                    url = dir.join(path).display().to_string();
+                }
+            }
+            // The secret's variable: the password's (PostgreSQL) or the
+            // token's (Spark Connect).
+            let secret_env = t.password_env.as_deref().or(t.token_env.as_deref());
+            return Target::parse(&url, secret_env);
+        }
+        match std::env::var("STRATA_WAREHOUSE") {
+            Ok(w) if !w.is_empty() => Target::parse(&w, None),
+            _ => Ok(Target::DuckDb("strata.duckdb".into())),
+        }
+    }
+
+    pub fn open(&self, module: &Path) -> Result<Box<Warehouse>, Failure> {
+        state::open(&self.target(module)?, self.lock_wait())
+    }
+
+    /// [`WarehouseArgs::open`] for reading only (`state::open_read_only`).
+    pub fn open_read_only(&self, module: &Path) -> Result<Box<Warehouse>, Failure> {
+        state::open_read_only(&self.target(module)?, self.lock_wait())
+    }
+
+    fn lock_wait(&self) -> Duration {
+        Duration::from_secs_f64(self.lock_timeout.max(0.0))
+    }
+}
+
+pub(crate) fn config_failure(e: ConfigError) -> Failure {
+    match e {
+        ConfigError::Invalid(m) => Failure::Usage(m),
+        ConfigError::Unreadable(m) => Failure::Environment(m),
+    }
+}
+
+/// Options selecting what to materialize.
+#[derive(Debug, Clone, clap::Args)]
+pub struct SelectArgs {
+    /// The module file.
+    #[arg(value_name = "FILE")]
+    pub file: PathBuf,
+    /// Only these models (and the models they read); default: all.
+    #[arg(value_name = "MODEL")]
+    pub models: Vec<String>,
+    /// Use this pipeline's model selection and source overrides.
+    #[arg(long, value_name = "NAME")]
+    pub pipeline: Option<String>,
+    /// Read a source from a table or a .csv/.parquet/.json file instead of
+    /// the table named after it (repeatable).
+    #[arg(long = "source", value_name = "NAME=TABLE_OR_FILE")]
+    pub sources: Vec<String>,
+    /// Extra directory where `import a.b` looks for a/b.strata (repeatable).
+    #[arg(long, value_name = "DIR")]
+    pub search_dir: Vec<PathBuf>,
+}
+
+/// Options of the runtime join cardinality checks.
+#[derive(Debug, Clone, clap::Args)]
+pub struct CardinalityArgs {
+    /// Check relations of more than N rows on a sample of about N rows
+    /// instead of all of them. The sample is chosen by a hash of the join
+    /// keys, so every row of a sampled key is in it and a duplicated key
+    /// that is sampled is always caught. A duplicate found fails as usual; a
+    /// pass is reported as `sampled (n of M rows)`, never `ok`, and proves
+    /// nothing to later checks. Default: exact, unless strata.toml sets
+    /// `[run] cardinality-sample-rows`; this flag overrides it.
+    #[arg(long, value_name = "N", value_parser = parse_sample_rows)]
+    pub cardinality_sample_rows: Option<u64>,
+}
+
+/// `--cardinality-sample-rows N`: a whole number of rows, at least 1.
+fn parse_sample_rows(text: &str) -> Result<u64, String> {
+    match text.trim().replace('_', "").parse::<u64>() {
+        Ok(0) => Err(
+            "the sample bound must be at least 1 row (leave the flag out for exact checks)".into(),
+        ),
+        Ok(n) => Ok(n),
+        Err(_) => Err(format!(
+            "expected a number of rows (at least 1), got '{text}'"
+        )),
+    }
+}
+
+impl CardinalityArgs {
+    /// The row bound: the flag, else the project setting of the module's
+    /// strata.toml, else none (exact).
+    pub fn sample_rows(&self, module: &Path) -> Result<Option<u64>, Failure> {
+        if self.cardinality_sample_rows.is_some() {
+            return Ok(self.cardinality_sample_rows);
+        }
+        config::discover(module)
+            .map(|c| c.cardinality_sample_rows)
+            .map_err(config_failure)
+    }
+}
+
+pub fn run_options(select: &SelectArgs, sample_rows: Option<u64>) -> Result<RunOptions, Failure> {
+    let sources = select
+        .sources
+        .iter()
+        .map(|s| inputs::parse_source_flag(s))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(RunOptions {
+        module_path: select.file.clone(),
+        models: select.models.clone(),
+        pipeline: select.pipeline.clone(),
+        sources,
+        branch: "main".into(),
+        stage_only: false,
+        sample_rows,
+        only_stale: false,
+        full_refresh: false,
+    })
+}

@@ -1,0 +1,67 @@
+//! `strata rollback`: the live views back to an earlier run's snapshots.
+
+use std::path::PathBuf;
+
+use strata_plugin::{exit, outln, print_json, Format, Host};
+
+use crate::args::WarehouseArgs;
+use crate::report::report_error;
+
+#[derive(Debug, clap::Args)]
+#[command(after_help = "Manual: docs/lifecycle.md, in the strata source tree.")]
+pub struct RollbackArgs {
+    /// The module file (its strata.toml names `--target`s; it is recorded
+    /// with the rollback).
+    #[arg(value_name = "FILE")]
+    pub file: PathBuf,
+    /// The run to go back to: its id, or a unique prefix of it (`strata
+    /// replay FILE` lists them).
+    #[arg(value_name = "RUN_ID")]
+    pub run_id: String,
+    /// Only these models of the run (repeatable); default: every model it
+    /// built.
+    #[arg(long = "model", value_name = "NAME")]
+    pub models: Vec<String>,
+    #[command(flatten)]
+    pub warehouse: WarehouseArgs,
+    /// Output format: human or json.
+    #[arg(long, value_enum, default_value_t = Format::Human)]
+    pub format: Format,
+}
+
+pub fn rollback(args: RollbackArgs, host: &dyn Host) -> i32 {
+    let result = (|| {
+        let wh = args.warehouse.open(&args.file)?;
+        strata_lifecycle::rollback::rollback(
+            &*wh,
+            &args.file.display().to_string(),
+            &args.run_id,
+            &args.models,
+        )
+    })();
+    let r = match result {
+        Ok(r) => r,
+        Err(f) => return report_error(host, f, args.format),
+    };
+    match args.format {
+        Format::Human => {
+            outln!(
+                "rollback {} (branch {}): live views back to run {}",
+                r.run_id,
+                r.branch,
+                r.to
+            );
+            for (_, view, snapshot) in &r.repointed {
+                outln!("  {view} -> {snapshot}");
+            }
+        }
+        Format::Json => print_json(&serde_json::json!({
+            "ok": true,
+            "run_id": r.run_id,
+            "rolled_back_to": r.to,
+            "branch": r.branch,
+            "views": r.repointed.iter().map(|(m, v, s)| serde_json::json!({"model": m, "view": v, "snapshot": s})).collect::<Vec<_>>(),
+        })),
+    }
+    exit::OK
+}

@@ -1,0 +1,194 @@
+//! `strata test` and `strata replay` end to end, and warehouses written by
+//! older releases (before sampling, older fingerprints).
+
+use crate::support::*;
+
+on_every_engine!(test_command_and_replay,);
+
+on_duckdb_and_postgres!(
+    a_warehouse_from_before_sampling_is_upgraded,
+    a_run_with_old_format_fingerprints_replays_as_a_format_change,
+);
+
+fn test_command_and_replay(kind: Kind) {
+    let dir = seed_dir("replay");
+    let Some(wh) = Wh::new(kind, &dir) else {
+        return;
+    };
+    write(
+        &dir,
+        "t.strata",
+        &format!("{SEED}\ntest enriched {{ expect row_count == 4; expect order_id > 0 }}\n"),
+    );
+    // The seed's run arguments, after the file and the model.
+    let args = &ENRICHED_FROM_CSV[2..];
+    let mut t = vec!["test", "t.strata", "enriched"];
+    t.extend(args);
+    let o = wh.strata(&t);
+    assert_exit(&o, 0);
+    assert!(
+        text(&o).contains("  ok  test enriched: row_count == 4 (4)"),
+        "{}",
+        text(&o)
+    );
+    assert!(
+        text(&o).contains("  ok  test enriched: order_id > 0 (4 rows)"),
+        "{}",
+        text(&o)
+    );
+    // test never touches live views.
+    assert!(!wh.open().relation_exists("v_enriched").expect("exists"));
+    let mut r = vec!["run", "t.strata", "enriched"];
+    r.extend(args);
+    assert_exit(&wh.strata(&r), 0);
+    let runs = wh.strata(&["replay", "t.strata", "-o", "wh.duckdb", "--format", "json"]);
+    assert_exit(&runs, 0);
+    let v: serde_json::Value = serde_json::from_slice(&runs.stdout).expect("json");
+    let id = v[0]["run_id"].as_str().expect("run id").to_string();
+    let show = wh.strata(&["replay", "t.strata", &id[..6], "-o", "wh.duckdb"]);
+    assert_exit(&show, 0);
+    assert!(
+        text(&show).contains(&format!("run {id}")),
+        "{}",
+        text(&show)
+    );
+    let exec = wh.strata(&[
+        "replay",
+        "t.strata",
+        &id[..6],
+        "--execute",
+        "-o",
+        "wh.duckdb",
+    ]);
+    assert_exit(&exec, 0);
+    assert!(
+        text(&exec).contains("outputs equal the recorded snapshots"),
+        "{}",
+        text(&exec)
+    );
+    assert!(
+        text(&exec).contains("  ok  enriched left customers: many_to_one"),
+        "{}",
+        text(&exec)
+    );
+    // A failing declarative test exits 3 and publishes nothing.
+    write(
+        &dir,
+        "t2.strata",
+        &format!("{SEED}\ntest enriched {{ expect row_count > 100 }}\n"),
+    );
+    let mut r2 = vec!["run", "t2.strata", "enriched"];
+    r2.extend(args);
+    let o = wh.strata(&r2);
+    assert_exit(&o, 3);
+    assert!(
+        text(&o).contains("test FAILED [enriched] expect row_count > 100: the model has 4 rows"),
+        "{}",
+        text(&o)
+    );
+}
+
+/// A warehouse whose run history predates the `sampling` column: opening
+/// it adds the column, and the old runs still list and replay as exact.
+fn a_warehouse_from_before_sampling_is_upgraded(kind: Kind) {
+    let dir = seed_dir("upgrade");
+    let Some(wh) = Wh::new(kind, &dir) else {
+        return;
+    };
+    let args = ENRICHED_FROM_CSV;
+    assert_exit(&wh.strata(&[&["run"][..], &args[..]].concat()), 0);
+    {
+        let wh = wh.open();
+        wh.exec("ALTER TABLE _strata_runs DROP COLUMN sampling")
+            .expect("drop column");
+    }
+    assert_exit(&wh.strata(&[&["run"][..], &args[..]].concat()), 0);
+    let list = wh.strata(&["replay", "orders.strata", "-o", "wh.duckdb"]);
+    assert_exit(&list, 0);
+    assert_eq!(text(&list).lines().count(), 2, "{}", text(&list));
+    assert_eq!(
+        wh.query("SELECT COUNT(*), COUNT(sampling) FROM _strata_runs"),
+        ["2|0"]
+    );
+}
+
+/// A run recorded by a strata from before fingerprint v2 (16 hex digits per
+/// model): `replay --execute` says the fingerprint format changed, and not
+/// that the model changed; with a fingerprint of the current format, a
+/// model edited since the run is reported as changed.
+fn a_run_with_old_format_fingerprints_replays_as_a_format_change(kind: Kind) {
+    let dir = seed_dir("old-fingerprints");
+    let Some(wh) = Wh::new(kind, &dir) else {
+        return;
+    };
+    // `owner:` changes the fingerprint, not the rows.
+    write(
+        &dir,
+        "edited.strata",
+        &SEED.replace(
+            "model enriched {\n  from orders",
+            "model enriched {\n  owner: \"sales\"\n  from orders",
+        ),
+    );
+    let args = ENRICHED_FROM_CSV;
+    assert_exit(&wh.strata(&[&["run"][..], &args[..]].concat()), 0);
+    let id = wh
+        .query("SELECT run_id FROM _strata_runs")
+        .pop()
+        .expect("a recorded run");
+    let replay = |file: &str, format: &str| {
+        wh.strata(&[
+            "replay",
+            file,
+            &id,
+            "--execute",
+            "-o",
+            "wh.duckdb",
+            "--format",
+            format,
+        ])
+    };
+    let format_note = "note: model enriched: fingerprint format changed since the run";
+    let changed_note = "note: model enriched changed since the run (fingerprint differs)";
+
+    // The model edited since the run: changed.
+    let edited = replay("edited.strata", "human");
+    assert_exit(&edited, 0);
+    assert!(text(&edited).contains(changed_note), "{}", text(&edited));
+    assert!(!text(&edited).contains(format_note), "{}", text(&edited));
+
+    // The run as an older strata recorded it.
+    {
+        let wh = wh.open();
+        wh.exec(r#"UPDATE _strata_runs SET fingerprints = '{"enriched":"6088cd087778d30e"}'"#)
+            .expect("old fingerprints");
+    }
+    for file in ["orders.strata", "edited.strata"] {
+        let o = replay(file, "human");
+        assert_exit(&o, 0);
+        let out = text(&o);
+        assert!(out.contains(format_note), "{file}: {out}");
+        assert!(!out.contains(changed_note), "{file}: {out}");
+        assert!(
+            out.contains("outputs equal the recorded snapshots"),
+            "{file}: {out}"
+        );
+    }
+    let json = replay("orders.strata", "json");
+    assert_exit(&json, 0);
+    let v: serde_json::Value = serde_json::from_slice(&json.stdout).expect("json");
+    assert_eq!(v["changed_models"], serde_json::json!([]), "{v}");
+    assert_eq!(
+        v["fingerprint_format_changed"],
+        serde_json::json!(["enriched"]),
+        "{v}"
+    );
+    // `replay RUN_ID` still shows what was recorded.
+    let show = wh.strata(&["replay", "orders.strata", &id, "-o", "wh.duckdb"]);
+    assert_exit(&show, 0);
+    assert!(
+        text(&show).contains("model      enriched  fingerprint 6088cd087778d30e"),
+        "{}",
+        text(&show)
+    );
+}
