@@ -21,6 +21,7 @@ pub mod names;
 pub mod plan;
 pub mod project;
 pub mod promises;
+pub mod properties;
 pub mod report;
 pub mod seeds;
 pub mod sql;

@@ -5,7 +5,8 @@
 
 use sqlparser::ast as sql;
 
-use super::expr::{collect_aggregates, Mode, PostMap};
+use super::aggregates::{collect_aggregates, has_aggregate, is_aggregate_call};
+use super::expr::{Mode, PostMap};
 use super::select::{Input, Rel, Translator};
 use super::{ColInfo, Refusal, R};
 use crate::names;
@@ -86,7 +87,7 @@ impl Translator<'_> {
         let key_sql: Vec<&sql::Expr> = match &s.group_by {
             sql::GroupByExpr::All(_) => items
                 .iter()
-                .filter(|(_, e)| !super::expr::has_aggregate(e))
+                .filter(|(_, e)| !has_aggregate(e))
                 .map(|(_, e)| *e)
                 .collect(),
             sql::GroupByExpr::Expressions(v, _) => {
@@ -112,7 +113,7 @@ impl Translator<'_> {
                         // a column of that name.
                         sql::Expr::Identifier(id)
                             if !inputs.iter().any(|i| {
-                                super::select::find_col(&i.columns, &id.value).is_some()
+                                super::clauses::find_col(&i.columns, &id.value).is_some()
                             }) =>
                         {
                             items
@@ -134,7 +135,7 @@ impl Translator<'_> {
             if x.has_window() {
                 return Err(Refusal::at("a window function in GROUP BY", *k));
             }
-            if super::expr::has_aggregate(k) {
+            if has_aggregate(k) {
                 return Err(Refusal::at("an aggregate in GROUP BY", *k));
             }
             if !keys.contains(&x) {
@@ -172,9 +173,7 @@ impl Translator<'_> {
                 Some(x) if keys.contains(&x) => {
                     Item::Key(keys.iter().position(|k| *k == x).unwrap_or(0))
                 }
-                Some(x)
-                    if aggs.iter().any(|(a, _)| *a == x) && super::expr::is_aggregate_call(e) =>
-                {
+                Some(x) if aggs.iter().any(|(a, _)| *a == x) && is_aggregate_call(e) => {
                     Item::Agg(aggs.iter().position(|(a, _)| *a == x).unwrap_or(0))
                 }
                 _ => Item::Other,

@@ -9,9 +9,16 @@
 //! division, implicit casts included), or the model is refused with the
 //! reason and the SQL line: never a guess.
 
+mod aggregates;
+mod clauses;
 mod expr;
+mod from;
+mod functions;
 mod group;
+mod ops;
+mod projection;
 mod select;
+mod setops;
 
 use std::collections::{BTreeMap, BTreeSet};
 
