@@ -10,37 +10,9 @@ use serde_json::{Map, Value};
 
 use crate::error::{io_reason, Failure};
 pub use crate::properties::{
-    ColumnProps, Constraint, ModelProps, Properties, SourceTable, TestSpec, UnitTest,
+    ColumnProps, Constraint, Loc, ModelProps, Properties, SourceTable, TestSpec, UnitTest,
 };
 use crate::yaml::{self, str_field};
-
-/// A place in a project file, for the report.
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Default, serde::Serialize)]
-pub struct Loc {
-    /// Relative to the project's root, `/`-separated.
-    pub file: String,
-    /// 1-based; 0 when unknown.
-    pub line: usize,
-}
-
-impl Loc {
-    pub fn new(file: impl Into<String>, line: usize) -> Loc {
-        Loc {
-            file: file.into(),
-            line,
-        }
-    }
-}
-
-impl std::fmt::Display for Loc {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        if self.line > 0 {
-            write!(f, "{}:{}", self.file, self.line)
-        } else {
-            f.write_str(&self.file)
-        }
-    }
-}
 
 /// A dbt project as read from disk.
 #[derive(Debug, Default)]

@@ -8,8 +8,35 @@ use std::collections::BTreeMap;
 use serde_json::{Map, Value};
 
 use crate::error::Failure;
-use crate::project::Loc;
 use crate::yaml::{line_of, line_of_name, list_field, str_field};
+
+/// A place in a project file, for the report.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Default, serde::Serialize)]
+pub struct Loc {
+    /// Relative to the project's root, `/`-separated.
+    pub file: String,
+    /// 1-based; 0 when unknown.
+    pub line: usize,
+}
+
+impl Loc {
+    pub fn new(file: impl Into<String>, line: usize) -> Loc {
+        Loc {
+            file: file.into(),
+            line,
+        }
+    }
+}
+
+impl std::fmt::Display for Loc {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.line > 0 {
+            write!(f, "{}:{}", self.file, self.line)
+        } else {
+            f.write_str(&self.file)
+        }
+    }
+}
 
 /// What the property files say.
 #[derive(Debug, Default)]

@@ -4,8 +4,7 @@
 use sqlparser::ast as sql;
 
 use super::clauses::*;
-use super::expr::Mode;
-use super::select::{Input, Rel, Scope, Translator};
+use super::translator::{Input, Mode, Rel, Scope, Translator};
 use super::{line_of, Named, Refusal, R};
 use crate::names;
 use crate::plan::{Join, JoinKind, ModelPlan, Op, SExpr, Step};

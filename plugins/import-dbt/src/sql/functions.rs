@@ -5,9 +5,9 @@ use sqlparser::ast::{self as sql};
 use strata_lang::types::Type;
 
 use super::aggregates::*;
-use super::expr::*;
+use super::literals::*;
 use super::ops::{cast, compare_operands, with_filter};
-use super::select::{Input, Translator};
+use super::translator::{Input, Mode, Translator, Typed};
 use super::{Refusal, R};
 use crate::plan::{Op, Over, SExpr};
 

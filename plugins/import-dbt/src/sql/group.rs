@@ -6,8 +6,7 @@
 use sqlparser::ast as sql;
 
 use super::aggregates::{collect_aggregates, has_aggregate, is_aggregate_call};
-use super::expr::{Mode, PostMap};
-use super::select::{Input, Rel, Translator};
+use super::translator::{Input, Mode, PostMap, Rel, Translator};
 use super::{ColInfo, Refusal, R};
 use crate::names;
 use crate::plan::{Group, ModelPlan, SExpr, Step};

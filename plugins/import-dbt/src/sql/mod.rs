@@ -15,10 +15,12 @@ mod expr;
 mod from;
 mod functions;
 mod group;
+mod literals;
 mod ops;
 mod projection;
 mod select;
 mod setops;
+mod translator;
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -140,8 +142,8 @@ pub fn translate(sql_text: &str, dialect: &dyn Dialect, cx: &Context) -> R<Trans
             statements.first().map_or(0, line_of),
         ));
     };
-    let mut t = select::Translator::new(cx);
-    let scope = select::Scope::default();
+    let mut t = translator::Translator::new(cx);
+    let scope = translator::Scope::default();
     t.query(q, Some(cx.model), &scope, cx.model)?;
     Ok(Translation { plans: t.plans })
 }

@@ -5,8 +5,8 @@
 use sqlparser::ast::{self as sql, Spanned};
 use strata_lang::types::Type;
 
-use super::expr::*;
-use super::select::{Input, Translator};
+use super::literals::*;
+use super::translator::{Input, Mode, Translator, Typed};
 use super::{Refusal, R};
 use crate::plan::{Op, SExpr};
 use crate::types;

@@ -5,8 +5,7 @@
 use sqlparser::ast as sql;
 
 use super::clauses::*;
-use super::expr::Mode;
-use super::select::{Input, Output, Rel, Translator};
+use super::translator::{Input, Mode, Output, Rel, Translator};
 use super::{span_line, ColInfo, Named, Refusal, R};
 use crate::names;
 use crate::plan::SExpr;

@@ -2,117 +2,15 @@
 //! the select list, `DISTINCT`, `ORDER BY` with `LIMIT`) and set
 //! operations.
 
-use std::collections::BTreeMap;
-
 use sqlparser::ast as sql;
-use strata_lang::types::Type;
 
 use super::clauses::*;
-use super::expr::Mode;
-use super::{line_of, span_line, ColInfo, Context, Refusal, RelInfo, R};
+use super::translator::{Input, Mode, Output, Rel, Scope, Translator};
+use super::{line_of, span_line, ColInfo, Refusal, R};
 use crate::names;
 use crate::plan::{Join, JoinKind, ModelPlan, Op, SExpr, Step};
 
-/// A relation a query level can read: its strata name and columns.
-#[derive(Clone, Debug)]
-pub struct Rel {
-    pub name: String,
-    pub columns: Vec<ColInfo>,
-}
-
-/// The CTEs visible at a query level, innermost last.
-#[derive(Clone, Debug, Default)]
-pub struct Scope {
-    pub(super) ctes: Vec<(String, Rel)>,
-}
-
-impl Scope {
-    pub(super) fn find(&self, name: &str) -> Option<&Rel> {
-        self.ctes
-            .iter()
-            .rev()
-            .find(|(n, _)| n.eq_ignore_ascii_case(name))
-            .map(|(_, r)| r)
-    }
-}
-
-/// One input of a `SELECT`: its SQL alias, its strata name, its columns.
-#[derive(Clone, Debug)]
-pub struct Input {
-    pub alias: String,
-    pub strata: String,
-    pub columns: Vec<ColInfo>,
-    /// Columns a `USING` join merged into an earlier input's (not repeated
-    /// by `*`).
-    pub merged: Vec<String>,
-}
-
-pub struct Translator<'a> {
-    pub cx: &'a Context<'a>,
-    pub plans: Vec<ModelPlan>,
-    /// The models made here, with their columns.
-    pub local: BTreeMap<String, RelInfo>,
-    /// Translating a set operation's later branch, whose column names do
-    /// not matter (the first branch's are kept): an expression without an
-    /// alias is named by its position.
-    pub(super) positional: bool,
-}
-
-/// An output of a select list: its name, its expression, its type.
-pub(super) type Output = (String, SExpr, Option<Type>);
-
-impl<'a> Translator<'a> {
-    pub fn new(cx: &'a Context<'a>) -> Translator<'a> {
-        Translator {
-            cx,
-            plans: Vec::new(),
-            local: BTreeMap::new(),
-            positional: false,
-        }
-    }
-
-    /// A helper name not taken yet, from `base`.
-    pub(super) fn fresh(&self, base: &str) -> String {
-        let free = |n: &str| {
-            n != self.cx.model
-                && !self.cx.taken.contains(n)
-                && !self.local.contains_key(n)
-                && !self.cx.known.contains_key(n)
-        };
-        if free(base) {
-            return base.to_string();
-        }
-        (2..)
-            .map(|i| format!("{base}_{i}"))
-            .find(|n| free(n))
-            .unwrap_or_else(|| base.to_string())
-    }
-
-    /// Add a finished model.
-    pub(super) fn push(&mut self, mut plan: ModelPlan, columns: Vec<ColInfo>) -> R<Rel> {
-        if let Some(why) = names::refusal(&plan.name) {
-            return Err(Refusal::new(format!("model name: {why}"), 0));
-        }
-        plan.columns = columns.iter().map(|c| c.name.clone()).collect();
-        self.local.insert(
-            plan.name.clone(),
-            RelInfo {
-                columns: columns.clone(),
-                is_model: true,
-            },
-        );
-        let rel = Rel {
-            name: plan.name.clone(),
-            columns,
-        };
-        self.plans.push(plan);
-        Ok(rel)
-    }
-
-    pub(super) fn relation(&self, name: &str) -> Option<&RelInfo> {
-        self.local.get(name).or_else(|| self.cx.known.get(name))
-    }
-
+impl Translator<'_> {
     /// Translate a query. With `name`, the result is a model of that name;
     /// without, it may be an existing relation (a query that only aliases
     /// one). `base` names the helpers made for its parts.

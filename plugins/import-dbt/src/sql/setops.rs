@@ -3,7 +3,7 @@
 
 use sqlparser::ast as sql;
 
-use super::select::{Rel, Scope, Translator};
+use super::translator::{Rel, Scope, Translator};
 use super::{ColInfo, Refusal, R};
 use crate::names;
 use crate::plan::{ModelPlan, SExpr, Step};
