@@ -41,7 +41,7 @@ impl State<'_> {
             .clone()
             .unwrap_or_else(|| project.root.clone());
         let (files, in_pipeline) = assemble(
-            &project,
+            project,
             &outcomes,
             &source_texts,
             &seed_tests,

@@ -155,7 +155,7 @@ impl State<'_> {
         let enabled = |i: usize, outcomes: &[Outcome]| outcomes[i].status != Some(Status::Disabled);
         let mut edges: Vec<Vec<usize>> = vec![Vec::new(); project.models.len()];
         for i in 0..project.models.len() {
-            if !enabled(i, &outcomes) {
+            if !enabled(i, outcomes) {
                 continue;
             }
             let deps = outcomes[i].deps.clone();
@@ -163,7 +163,7 @@ impl State<'_> {
             for d in &deps {
                 match d {
                     Dep::Ref(n) => match by_name.get(n.as_str()) {
-                        Some(&j) if enabled(j, &outcomes) => {
+                        Some(&j) if enabled(j, outcomes) => {
                             if !edges[i].contains(&j) {
                                 edges[i].push(j);
                             }

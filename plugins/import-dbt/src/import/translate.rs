@@ -87,14 +87,7 @@ impl State<'_> {
                     }
                 }
                 outcomes[i].status = Some(Status::NeedsReview);
-                declare_from_catalog(
-                    m,
-                    &project,
-                    catalog.as_ref(),
-                    known,
-                    decls,
-                    &mut outcomes[i],
-                );
+                declare_from_catalog(m, project, catalog.as_ref(), known, decls, &mut outcomes[i]);
                 continue;
             }
             let Some(sql_text) = sql_of[i].clone() else {
@@ -102,12 +95,12 @@ impl State<'_> {
                 continue;
             };
             let resolve = |parts: &[String]| {
-                resolve_name(parts, &by_name, &project, &source_names, relations, m)
+                resolve_name(parts, by_name, project, source_names, relations, m)
             };
             let cx = sql::Context {
                 model: &m.name,
-                known: &known,
-                taken: &taken,
+                known,
+                taken,
                 resolve: &resolve,
                 duckdb,
             };
@@ -127,7 +120,7 @@ impl State<'_> {
                     outcomes[i].status = Some(Status::NeedsReview);
                     declare_from_catalog(
                         m,
-                        &project,
+                        project,
                         catalog.as_ref(),
                         known,
                         decls,
@@ -151,7 +144,7 @@ impl State<'_> {
                     facts.add(&m.name, f);
                 }
             }
-            match check::check_plans(&plans, "", &decls) {
+            match check::check_plans(&plans, "", decls) {
                 Ok(cols) => {
                     for p in &plans {
                         let Some(c) = cols.get(&p.name) else { continue };
@@ -189,7 +182,7 @@ impl State<'_> {
                     }
                     declare_from_catalog(
                         m,
-                        &project,
+                        project,
                         catalog.as_ref(),
                         known,
                         decls,
