@@ -6,9 +6,10 @@
 //!
 //! The library does the work ([`import`], [`write`]); `command` parses the
 //! arguments and prints. Files with one job each: reading the project
-//! (`project`, `yaml`, `seeds`, `catalog`), rendering its Jinja (`jinja`),
-//! SQL to strata (`sql`, `plan`), tests to promises (`promises`), join
-//! evidence (`evidence`), checking (`check`), the report (`report`).
+//! (`project`, `properties`, `yaml`, `seeds`, `catalog`), rendering its
+//! Jinja (`jinja`), SQL to strata (`sql`, `plan`), tests to promises
+//! (`promises`), join evidence (`evidence`), checking (`check`), the
+//! report (`report`); `import` runs them in order, one step a file.
 
 pub mod catalog;
 pub mod check;
