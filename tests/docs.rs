@@ -238,8 +238,9 @@ fn the_shop_site_works_in_chromium() {
         pairs(&seen["graph"]["edges"], &["from", "to", "kind"]),
         pairs(&expected["edges"], &["from", "to", "kind"])
     );
-    assert_eq!(seen["graph"]["nodes"].as_array().map(Vec::len), Some(10));
-    assert_eq!(seen["graph"]["edges"].as_array().map(Vec::len), Some(11));
+    // 3 sources, 4 models, a contract, 2 declarative and 3 fixture tests.
+    assert_eq!(seen["graph"]["nodes"].as_array().map(Vec::len), Some(13));
+    assert_eq!(seen["graph"]["edges"].as_array().map(Vec::len), Some(14));
 
     // The search finds the models (and the source) that have a column.
     let rows: Vec<(String, String)> = seen["search"]["rows"]

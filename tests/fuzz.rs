@@ -68,7 +68,7 @@ const TOKENS: &[&str] = &[
     "money", "array", "decimal(10,2)", "money(EUR)", "array(string)",
     // contextual words and catalog names
     "as", "many_to_one", "one_to_one", "columns", "owner", "reason", "description", "label",
-    "staleness_ok", "env", "models", "sources", "row_count", "List", "days", "month", "weeks",
+    "staleness_ok", "env", "models", "sources", "row_count", "given", "rows", "List", "days", "month", "weeks",
     "if", "case", "coalesce", "cast", "count", "sum", "avg", "min", "max", "upper", "concat",
     "substring", "date_add", "date_trunc", "date_diff", "row_number", "like", "append",
     // symbols

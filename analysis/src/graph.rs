@@ -405,6 +405,28 @@ impl Graph {
                     how: "test",
                 });
             };
+            // `expect rows(a, b)` reads those output columns (every one
+            // when it lists none); `given` rows read nothing of the module.
+            if let strata_lang::ast::TestCheckKind::Rows {
+                columns: listed, ..
+            } = &check.kind
+            {
+                let names: Vec<&str> = match listed {
+                    Some(cols) => cols.iter().map(|c| c.name.as_str()).collect(),
+                    None => model
+                        .map(|m| m.columns.iter().map(|c| c.name.as_str()).collect())
+                        .unwrap_or_default(),
+                };
+                for name in names {
+                    if let Some(c) = model.and_then(|m| m.columns.iter().find(|c| c.name == name)) {
+                        if !columns.iter().any(|k| k.name == name) {
+                            columns.extend(node_columns(std::slice::from_ref(c)));
+                        }
+                        read(&tested, name, check.span, self);
+                    }
+                }
+                continue;
+            }
             let target = check.target.name.as_str();
             if target != "row_count" {
                 if let Some(c) = model.and_then(|m| m.columns.iter().find(|c| c.name == target)) {
@@ -582,8 +604,12 @@ mod tests {
             .contains(&("contract:EnrichedOrder".to_string(), "contract")));
         assert!(readers("enriched_orders", "category")
             .contains(&("test:enriched_orders".to_string(), "test")));
-        // Nothing reads customer_cards.name.
-        assert!(readers("customer_cards", "name").is_empty());
+        // Only the shop's fixture test reads customer_cards.name (its
+        // `expect rows`); no model does.
+        assert_eq!(
+            readers("customer_cards", "name"),
+            [("test:customer_cards".to_string(), "test")]
+        );
     }
 
     #[test]
@@ -613,7 +639,9 @@ mod tests {
             [
                 "source:orders",
                 "model:customer_stats",
-                "model:customer_cards"
+                "model:customer_cards",
+                // The shop's fixture test of customer_cards.
+                "test:customer_cards"
             ]
         );
     }

@@ -16,6 +16,7 @@ pub mod progress;
 pub mod render;
 pub mod sarif;
 pub mod text;
+pub mod version;
 
 pub use strata_plugin::{config, exit, outln};
 
@@ -178,6 +179,44 @@ pub enum Command {
         after_help = "Manual: docs/editors.md, in the strata source tree."
     )]
     Lsp(lsp::LspArgs),
+    /// Print the completion script of a shell (bash, zsh, fish, powershell,
+    /// elvish) for every command and option.
+    ///
+    /// Commands, options and their values (`--dialect`, `--format`, ...)
+    /// then complete with Tab. Install the script where the shell looks for
+    /// completions, once (and again after an upgrade that adds commands or
+    /// options):
+    ///
+    ///   bash:  strata completions bash > ~/.local/share/bash-completion/completions/strata
+    ///
+    ///   zsh:   strata completions zsh > ~/.zfunc/_strata
+    ///          (and in ~/.zshrc, before compinit: fpath+=~/.zfunc)
+    ///
+    ///   fish:  strata completions fish > ~/.config/fish/completions/strata.fish
+    ///
+    ///   PowerShell, in $PROFILE:  strata completions powershell | Out-String | Invoke-Expression
+    ///
+    /// External `strata-<name>` commands on PATH are not in the script: they
+    /// are found when they run.
+    #[command(
+        display_order = 40,
+        after_help = "Manual: docs/install.md (installing strata, completions, the man page), in the strata source tree."
+    )]
+    Completions(commands::completions::CompletionsArgs),
+    /// Print the manual page of strata or of one command (roff, for
+    /// `man -l -`), or write every page into a directory.
+    ///
+    /// `strata man` prints strata(1); `strata man run` prints strata-run(1),
+    /// the same text as `strata run --help`. Read one at once with `strata
+    /// man run | man -l -`. `--dir` writes every page (strata.1 and a
+    /// strata-<command>.1 for each command): into ~/.local/share/man/man1,
+    /// `man strata-run` finds them. The Python wheel installs them itself,
+    /// under the environment's share/man/man1.
+    #[command(
+        display_order = 41,
+        after_help = "Manual: docs/install.md (installing strata, completions, the man page), in the strata source tree."
+    )]
+    Man(commands::man::ManArgs),
     /// Any other name: the external command `strata-<name>` on PATH.
     #[command(external_subcommand)]
     External(Vec<OsString>),
@@ -219,19 +258,22 @@ where
     if let Some(cli) = parse_built_in(&args) {
         return run_cli(cli);
     }
-    let parsed = cli_command()
-        .try_get_matches_from(args)
-        .and_then(|matches| {
-            if let Some((name, sub)) = matches.subcommand() {
-                if let Some(plugin) = strata_plugin::commands()
-                    .into_iter()
-                    .find(|p| p.name() == name)
-                {
-                    return Ok(Err((plugin, sub.clone())));
-                }
+    let mut command = cli_command();
+    if version::asked(&args) {
+        // Only then: naming the DuckDB version starts DuckDB.
+        command = command.long_version(&*Box::leak(version::long().into_boxed_str()));
+    }
+    let parsed = command.try_get_matches_from(args).and_then(|matches| {
+        if let Some((name, sub)) = matches.subcommand() {
+            if let Some(plugin) = strata_plugin::commands()
+                .into_iter()
+                .find(|p| p.name() == name)
+            {
+                return Ok(Err((plugin, sub.clone())));
             }
-            Cli::from_arg_matches(&matches).map(Ok)
-        });
+        }
+        Cli::from_arg_matches(&matches).map(Ok)
+    });
     let cli = match parsed {
         Ok(Ok(cli)) => cli,
         Ok(Err((plugin, matches))) => return (plugin.run)(&matches, &host::CliHost),
@@ -304,6 +346,8 @@ fn run_cli(cli: Cli) -> i32 {
         Command::Graph(a) => commands::graph::run(a),
         Command::Diff(a) => commands::diff::run(a),
         Command::Lsp(a) => lsp::run(a),
+        Command::Completions(a) => commands::completions::run(a),
+        Command::Man(a) => commands::man::run(a),
     }
 }
 

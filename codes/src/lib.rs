@@ -340,6 +340,12 @@ codes! {
     E096: error(Check) "distinct-misuse";
     E101: error(Resolve) "reference-unknown-model";
     E102: error(Resolve) "reference-unknown-column";
+    E110: error(Resolve) "fixture-input-not-read";
+    E111: error(Resolve) "fixture-input-missing";
+    E112: error(Resolve) "fixture-unknown-column";
+    E113: error(Check) "fixture-value-mismatch";
+    E114: error(Check) "fixture-row-width";
+    E115: error(Check) "test-check-misplaced";
     F001: error(Resolve) "model-cycle";
     F045: error(Resolve) "circular-import";
     W001: warning(Lint, Warn) "model-without-contract";

@@ -414,12 +414,68 @@ pub struct SourceOverride {
     pub span: Span,
 }
 
-/// `test model { expect ... }`
+/// `test model ["name"] { given ... expect ... }`
+///
+/// Without `given` clauses the test checks the model's materialized data;
+/// with them it is a fixture test: the model runs on the given rows alone.
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct TestDecl {
     pub model: Ident,
+    /// `test model "name" { .. }`: the name, with the span of its string.
+    pub name: Option<(String, Span)>,
+    /// The `expect` checks, in source order (`expect rows` included).
     pub checks: Vec<TestCheck>,
+    /// The `given` clauses, in source order.
+    pub givens: Vec<Given>,
     pub span: Span,
+}
+
+impl TestDecl {
+    /// Whether the test gives its model's inputs as literal rows.
+    pub fn is_fixture(&self) -> bool {
+        !self.givens.is_empty()
+    }
+}
+
+/// `given input(col, ..) { (v, ..) .. }`: literal rows for one input of the
+/// tested model (`given input {}`: no rows).
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct Given {
+    pub input: Ident,
+    /// The column list, when written (a block with rows always has one).
+    pub columns: Option<Vec<Ident>>,
+    pub rows: Vec<FixtureRow>,
+    pub span: Span,
+}
+
+/// `(v, ..)`: one literal row of a fixture.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct FixtureRow {
+    pub values: Vec<FixtureValue>,
+    pub span: Span,
+}
+
+/// A literal value in a fixture row.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct FixtureValue {
+    pub kind: FixtureValueKind,
+    /// The whole value, its sign included.
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub enum FixtureValueKind {
+    /// An integer; negative when written with a `-`.
+    Int(i64),
+    /// A number with a fractional part, as written (`-` included, `_`
+    /// separators removed).
+    Float(String),
+    /// A string (a `${..}` in it is plain text here).
+    Str(String),
+    Bool(bool),
+    Null,
+    /// `[v, ..]`: an array value.
+    List(Vec<FixtureValue>),
 }
 
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
@@ -440,6 +496,13 @@ pub enum TestCheckKind {
     In {
         model: Ident,
         column: Ident,
+    },
+    /// `expect rows(col, ..) { (v, ..) .. }` (`target` is the word `rows`):
+    /// the exact rows a fixture test's model outputs, on these columns
+    /// (`expect rows {}`: no rows).
+    Rows {
+        columns: Option<Vec<Ident>>,
+        rows: Vec<FixtureRow>,
     },
 }
 

@@ -261,6 +261,28 @@ impl UniqueBy {
 }
 
 impl Model {
+    /// The keys the model's output is sorted by (all its `sort` clauses,
+    /// in order), as output columns with their direction: `None` when it
+    /// does not sort, or when a key is not an output column (the order
+    /// among rows that tie on such a key cannot be told from the output).
+    pub fn output_sort(&self) -> Option<Vec<(usize, bool)>> {
+        let mut out = Vec::new();
+        for step in &self.steps {
+            let Step::Sort(keys) = step else { continue };
+            for (key, desc) in keys {
+                let TExprKind::Column(r) = &key.kind else {
+                    return None;
+                };
+                let at = match r {
+                    ColumnRef::Local(n) => self.columns.iter().position(|c| &c.name == n),
+                    ColumnRef::Input { .. } => self.output_refs.iter().position(|o| o == r),
+                }?;
+                out.push((at, *desc));
+            }
+        }
+        (!out.is_empty()).then_some(out)
+    }
+
     /// The output column sets this model is unique on by construction: the
     /// keys of its last `group` when nothing after it can repeat a row (no
     /// join, expand or set operation) or redefine a key, followed through
@@ -352,10 +374,58 @@ pub struct Pipeline {
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct Test {
     pub model: String,
+    /// `test model "name" { .. }`: the name given.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
     #[serde(skip)]
     pub span: Span,
+    /// What a report points at: the test's name, else its model's name.
+    #[serde(skip)]
+    pub name_span: Span,
+    /// The `expect` checks, in source order (`expect rows` included).
     #[serde(skip)]
     pub checks: Vec<crate::ast::TestCheck>,
+    /// A fixture test (one with `given` rows), checked without error: its
+    /// rows typed. `None` for a test on materialized data, and for a
+    /// fixture test with errors (reported).
+    #[serde(skip)]
+    pub fixture: Option<Fixture>,
+    /// Whether the test has `given` rows (even with errors).
+    pub is_fixture: bool,
+}
+
+/// The rows of a fixture test: one table per input its model reads, and
+/// the rows it must output (`expect rows`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Fixture {
+    /// One per input the model reads (each name once), in the order the
+    /// model first reads them.
+    pub inputs: Vec<FixtureTable>,
+    /// `expect rows`: the compared output columns (those written, else
+    /// every output column) and the rows.
+    pub expected: Option<FixtureTable>,
+    /// Whether the model's output order is part of what is compared: the
+    /// model sorts (its last `sort` orders what it outputs).
+    pub ordered: bool,
+}
+
+/// Literal rows of one relation.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FixtureTable {
+    /// The input's name; for `expect rows`, the model's.
+    pub name: Name,
+    /// The `given` clause, or the `expect rows` check.
+    pub span: Span,
+    /// The relation's columns, typed as declared: every column of an input
+    /// (those a fixture leaves out hold NULL, or their type's zero value
+    /// when `nonnull`); the compared columns of `expect rows`.
+    pub columns: Vec<Column>,
+    /// The columns the rows give, as indexes into `columns`, in the order
+    /// written.
+    pub given: Vec<usize>,
+    /// The rows: a value per given column, each fitting its column.
+    pub rows: Vec<Vec<crate::ast::FixtureValue>>,
+    pub row_spans: Vec<Span>,
 }
 
 /// A literal value in a typed expression.

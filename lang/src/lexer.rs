@@ -188,6 +188,23 @@ pub fn flatten_parts(parts: &[StrPart]) -> String {
     out
 }
 
+/// The text of string parts with each `${var}` kept as written: a string
+/// used as data (a fixture value), where nothing is interpolated.
+pub fn raw_parts(parts: &[StrPart]) -> String {
+    let mut out = String::new();
+    for p in parts {
+        match p {
+            StrPart::Lit(s) => out.push_str(s),
+            StrPart::Var(v) => {
+                out.push_str("${");
+                out.push_str(v);
+                out.push('}');
+            }
+        }
+    }
+    out
+}
+
 /// The parts of one string literal given as source text (quotes included),
 /// e.g. the text under a quoted model name's span: `"m_${c}"` gives
 /// `[Lit("m_"), Var("c")]`. `None` if the text is not exactly one valid

@@ -623,7 +623,10 @@ impl<'a> Parser<'a> {
                 (ident(1) || matches!(kind(1), Some(TokenKind::Str(_))))
                     && (sym(2, "{") || sym(2, "->"))
             }
-            TokenKind::Keyword("contract") | TokenKind::Keyword("test") => ident(1) && sym(2, "{"),
+            TokenKind::Keyword("contract") => ident(1) && sym(2, "{"),
+            TokenKind::Keyword("test") => {
+                ident(1) && (sym(2, "{") || matches!(kind(2), Some(TokenKind::Str(_))))
+            }
             TokenKind::Keyword("domain") => ident(1) && sym(2, "="),
             TokenKind::Keyword("pipeline") => ident(1) && (sym(2, "{") || ident(2)),
             TokenKind::Keyword("import") => ident(1),

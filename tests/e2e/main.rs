@@ -30,6 +30,7 @@ mod support;
 
 mod cardinality;
 mod engines;
+mod fixtures;
 mod incremental;
 mod plan;
 mod run;

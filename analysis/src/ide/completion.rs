@@ -1,7 +1,7 @@
 //! Completion: at the cursor, an input's columns after `input.`, the
 //! cardinalities after `expect`, the sources and models after `from` or a
-//! join, the columns, clauses and functions inside a model, and the
-//! declaration keywords elsewhere.
+//! join, the columns, clauses and functions inside a model, the inputs and
+//! columns of a fixture test, and the declaration keywords elsewhere.
 
 use std::collections::BTreeSet;
 
@@ -78,6 +78,11 @@ pub fn completions(a: &Analysis, text: &str, offset: usize) -> Vec<Completion> {
             return items;
         }
     }
+    if decl.is_none() {
+        if let Some(spot) = super::fixture::spot(text, offset, typing) {
+            return fixture_completions(a, &spot);
+        }
+    }
     match previous {
         Some("expect") => {
             for c in strata_lang::parser::CARDINALITIES {
@@ -151,6 +156,81 @@ pub fn completions(a: &Analysis, text: &str, offset: usize) -> Vec<Completion> {
                 }
             }
         },
+    }
+    items
+}
+
+/// Inside a fixture test: the tested model's inputs after `given`, an
+/// input's columns in `given input(..`, the model's output columns in
+/// `expect rows(..`, and the test's words between entries.
+fn fixture_completions(a: &Analysis, spot: &super::fixture::Spot) -> Vec<Completion> {
+    use super::fixture::Spot;
+    let module = &a.checked.module;
+    let columns = |node: &NodeId, items: &mut Vec<Completion>| {
+        for c in columns_of(module, node).unwrap_or_default() {
+            let null = if c.nullable { "" } else { ", nonnull" };
+            items.push(item(
+                &c.name,
+                CompletionKind::Column,
+                Some(format!("{}{null} ({})", c.ty, node.name)),
+            ));
+        }
+    };
+    let mut items = Vec::new();
+    match spot {
+        Spot::Input { model } => {
+            let mut seen = BTreeSet::new();
+            for i in a
+                .model(model)
+                .map(|m| m.inputs.as_slice())
+                .unwrap_or_default()
+            {
+                if seen.insert(i.name.to_string()) {
+                    let node = NodeId::of_input(i);
+                    items.push(item(
+                        &i.name,
+                        CompletionKind::Relation,
+                        Some(format!("{} read by {model}", node.kind.as_str())),
+                    ));
+                }
+            }
+        }
+        Spot::InputColumn { model, input } => {
+            if let Some(i) = a
+                .model(model)
+                .and_then(|m| m.inputs.iter().find(|i| i.name == input.as_str()))
+            {
+                columns(&NodeId::of_input(i), &mut items);
+            }
+        }
+        Spot::OutputColumn { model } => {
+            columns(&NodeId::new(NodeKind::Model, model), &mut items);
+        }
+        Spot::Expect { model } => {
+            items.push(item(
+                "rows",
+                CompletionKind::Keyword,
+                Some("the exact rows the model outputs: rows(col, ..) { (v, ..) }".into()),
+            ));
+            items.push(item(
+                "row_count",
+                CompletionKind::Keyword,
+                Some("the number of rows the model outputs".into()),
+            ));
+            columns(&NodeId::new(NodeKind::Model, model), &mut items);
+        }
+        Spot::Body { .. } => {
+            items.push(item(
+                "given",
+                CompletionKind::Keyword,
+                Some("the rows of an input: given input(col, ..) { (v, ..) }".into()),
+            ));
+            items.push(item(
+                "expect",
+                CompletionKind::Keyword,
+                Some("expect rows(col, ..) { (v, ..) }, or a check: expect row_count > 0".into()),
+            ));
+        }
     }
     items
 }

@@ -100,6 +100,19 @@ impl Builder<'_> {
         }
     }
 
+    /// A fixture test's `given` blocks: each input names a source or
+    /// model, each listed column one of its columns.
+    fn givens(&mut self, t: &ast::TestDecl) {
+        for g in &t.givens {
+            let node = self.input_node(&g.input.name);
+            self.push(&g.input, Target::Node(node.clone()), false);
+            for col in g.columns.iter().flatten() {
+                let target = Target::Column(node.clone(), col.name.to_string());
+                self.push(col, target, false);
+            }
+        }
+    }
+
     fn columns_of(&self, node: &NodeId) -> Vec<String> {
         let cols: &[ir::Column] = self.columns.get(node).copied().unwrap_or_default();
         cols.iter().map(|c| c.name.to_string()).collect()
@@ -133,7 +146,15 @@ impl Builder<'_> {
             Decl::Test(t) => {
                 let model = NodeId::new(NodeKind::Model, t.model.name.as_str());
                 self.push(&t.model, Target::Node(model.clone()), false);
+                self.givens(t);
                 for c in &t.checks {
+                    if let ast::TestCheckKind::Rows { columns, .. } = &c.kind {
+                        for col in columns.iter().flatten() {
+                            let target = Target::Column(model.clone(), col.name.to_string());
+                            self.push(col, target, false);
+                        }
+                        continue;
+                    }
                     if c.target.name != "row_count" {
                         self.push(
                             &c.target,
@@ -388,5 +409,20 @@ mod tests {
             2,
             "{occ:?}"
         );
+    }
+
+    #[test]
+    fn fixture_inputs_and_columns_refer_to_what_they_name() {
+        let text = "source s(ns: \"n\", dataset: \"d\") { columns: { id: int64, v: int64 } }\n\
+                    model m { from s select { id = id, total = v } }\n\
+                    test m \"x\" { given s(id, v) { (1, 2) } expect rows(total) { (2) } }\n";
+        let occ = occurrences(text);
+        let has =
+            |name: &str, target: &str| occ.contains(&(name.to_string(), target.to_string(), false));
+        assert!(has("s", "source:s"), "{occ:?}");
+        assert!(has("v", "source:s.v"), "{occ:?}");
+        assert!(has("total", "model:m.total"), "{occ:?}");
+        // `rows` is a word of the test, not a column.
+        assert!(!occ.iter().any(|(n, _, _)| n == "rows"), "{occ:?}");
     }
 }

@@ -10,6 +10,7 @@
 mod actions;
 mod analysis;
 mod completion;
+mod fixture;
 mod hover;
 mod index;
 mod navigation;

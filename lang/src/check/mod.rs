@@ -8,8 +8,10 @@
 //! syntax tree is dropped once the model is checked.
 
 mod expr;
+mod fixture_value;
 mod model;
 mod scope;
+mod test;
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
@@ -296,7 +298,7 @@ fn build_module(
     let ir_tests = decls
         .tests
         .iter()
-        .map(|t| check_test(t, &env, &ir_models, diags))
+        .map(|t| test::check_test(t, &env, &ir_models, diags))
         .collect();
     let ir_pipelines = decls.pipelines.iter().map(|p| pipeline(p, diags)).collect();
 
@@ -795,126 +797,6 @@ fn check_one(
         fingerprint: model.fingerprint.clone(),
     };
     (model, result)
-}
-
-/// Validate a declarative test against its model's output schema.
-fn check_test(
-    t: &ast::TestDecl,
-    env: &Env,
-    models: &[ir::Model],
-    diags: &mut Vec<Diagnostic>,
-) -> ir::Test {
-    let find = |name: &str| models.iter().find(|m| m.name == name);
-    let out = ir::Test {
-        model: t.model.name.to_string(),
-        span: t.span,
-        checks: t.checks.clone(),
-    };
-    let Some(model) = find(&t.model.name) else {
-        let mut d = Diagnostic::new(
-            &codes::E091,
-            t.model.span,
-            format!("test names unknown model '{}'", t.model.name),
-        );
-        if let Some(s) = crate::suggest::closest(&t.model.name, env.models.keys().map(Name::as_str))
-        {
-            d = d.with_help(format!("did you mean `{s}`?"));
-        }
-        diags.push(d);
-        return out;
-    };
-    if !model.ok {
-        return out;
-    }
-    for c in &t.checks {
-        if c.target.name == "row_count" {
-            if let ast::TestCheckKind::Compare { value, .. } = &c.kind {
-                if !matches!(value.kind, ast::TestLitKind::Int(_)) {
-                    diags.push(Diagnostic::new(
-                        &codes::E094,
-                        value.span,
-                        "row_count compares with an integer literal",
-                    ));
-                }
-            }
-            continue;
-        }
-        let Some(col) = model
-            .columns
-            .iter()
-            .rev()
-            .find(|col| col.name == c.target.name)
-        else {
-            let mut d = Diagnostic::new(
-                &codes::E092,
-                c.target.span,
-                format!(
-                    "test on '{}' names unknown column '{}'",
-                    model.name, c.target.name
-                ),
-            );
-            if let Some(s) = crate::suggest::closest(
-                &c.target.name,
-                model.columns.iter().map(|c| c.name.as_str()),
-            ) {
-                d = d.with_help(format!("did you mean `{s}`?"));
-            }
-            diags.push(d);
-            continue;
-        };
-        match &c.kind {
-            ast::TestCheckKind::Compare { value, .. } => {
-                let lit = match &value.kind {
-                    ast::TestLitKind::Int(_) => Type::Int64,
-                    ast::TestLitKind::Float(..) => Type::Float64,
-                    ast::TestLitKind::Str(_) => Type::String,
-                    ast::TestLitKind::Bool(_) => Type::Bool,
-                    ast::TestLitKind::Null => Type::Unknown,
-                };
-                if lit != col.ty {
-                    let mut d = Diagnostic::new(
-                        &codes::E094,
-                        value.span,
-                        format!(
-                            "test literal is {lit} but column '{}' is {}",
-                            col.name, col.ty
-                        ),
-                    );
-                    if lit.is_unknown() {
-                        d = d.with_help("null cannot be compared in a test; declare the column nonnull in a contract to check for missing values");
-                    }
-                    diags.push(d);
-                }
-            }
-            ast::TestCheckKind::In { model: rm, column } => {
-                let Some(r) = find(&rm.name) else {
-                    let mut d = Diagnostic::new(
-                        &codes::E101,
-                        rm.span,
-                        format!("referential test names unknown model '{}'", rm.name),
-                    );
-                    if let Some(s) =
-                        crate::suggest::closest(&rm.name, env.models.keys().map(Name::as_str))
-                    {
-                        d = d.with_help(format!("did you mean `{s}`?"));
-                    }
-                    diags.push(d);
-                    continue;
-                };
-                if r.ok && !r.columns.iter().any(|c| c.name == column.name) {
-                    diags.push(Diagnostic::new(
-                        &codes::E102,
-                        column.span,
-                        format!(
-                            "referential test names unknown column '{}.{}'",
-                            rm.name, column.name
-                        ),
-                    ));
-                }
-            }
-        }
-    }
-    out
 }
 
 fn pipeline(p: &ast::PipelineDecl, diags: &mut Vec<Diagnostic>) -> ir::Pipeline {

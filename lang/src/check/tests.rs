@@ -371,6 +371,173 @@ model m { from s }"#;
     );
 }
 
+const FX: &str = r#"
+source o(ns: "l") { columns: { id: int64 nonnull, cid: int64, amount: decimal(6, 2), day: date, at: timestamp, tags: array(string), u: uuid, j: json, ok: bool, price: money, f: float64 } }
+source c(ns: "l") { columns: { cid: int64 nonnull primary_key, country: string } }
+model m {
+  from o
+  join_left c on o.cid == c.cid expect many_to_one
+  select { id = id, country = c.country, amount = amount }
+  sort { id }
+}
+model n { from m group { country } ( aggregate { total = sum(amount) } ) }
+"#;
+
+/// The error messages of `src` after [`FX`], each with the text it points at.
+fn fixture_errors(src: &str) -> Vec<(&'static str, String, String)> {
+    let text = format!("{FX}{src}");
+    let c = check(&text);
+    c.diagnostics
+        .iter()
+        .filter(|d| d.is_error())
+        .map(|d| (d.code, d.message.clone(), text[d.span.range()].to_string()))
+        .collect()
+}
+
+#[test]
+fn fixture_tests_type_their_rows() {
+    let c = assert_ok(&format!(
+        r#"{FX}
+test m "every type" {{
+  given o(id, cid, amount, day, at, tags, u, j, ok, price, f) {{
+    (1, 10, 1234.5, "2024-02-29", "2024-02-29 23:59:59.5", ["a", null], "123e4567-e89b-12d3-a456-426614174000", "{{\"a\": [1]}}", true, 10, 2)
+    (-2, null, -0.01, null, "2024-01-01T00:00", [], null, "null", false, 9.99, 1.5)
+  }}
+  given c(cid) {{ (10) }}
+  expect rows(country, id) {{ (null, 1), (null, -2) }}
+  expect row_count == 2
+}}
+test n "grouped" {{
+  given m(country, amount) {{ ("ES", 1.5) }}
+  expect rows {{}}
+}}
+"#
+    ));
+    let t = &c.module.tests[0];
+    assert_eq!(t.name.as_deref(), Some("every type"));
+    let fx = t.fixture.as_ref().expect("a checked fixture");
+    assert!(fx.ordered);
+    assert_eq!(fx.inputs.len(), 2);
+    assert_eq!(fx.inputs[0].name, "o");
+    assert_eq!(fx.inputs[0].columns.len(), 11);
+    assert_eq!(fx.inputs[1].given, [0]);
+    let exp = fx.expected.as_ref().expect("expect rows");
+    let cols: Vec<&str> = exp.columns.iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(cols, ["country", "id"]);
+    assert_eq!(exp.rows.len(), 2);
+    // `expect rows {}` compares every output column; n does not sort.
+    let fx = c.module.tests[1].fixture.as_ref().expect("fixture");
+    assert!(!fx.ordered);
+    assert_eq!(fx.expected.as_ref().map(|e| e.columns.len()), Some(2));
+    // A test without `given` is no fixture test.
+    let c = assert_ok(&format!("{FX} test m {{ expect row_count > 0 }}"));
+    assert!(!c.module.tests[0].is_fixture && c.module.tests[0].fixture.is_none());
+}
+
+#[test]
+fn fixture_errors_have_codes_at_their_spans() {
+    let e = fixture_errors(
+        r#"test m "x" { given o(id) { (1) } given payments(cid) { (1) } expect rows(id) {} }"#,
+    );
+    assert_eq!(e.len(), 2, "{e:?}");
+    assert_eq!(e[1].0, "E110");
+    assert_eq!(e[1].2, "cc");
+    assert_eq!(
+        e[1].1,
+        "the test gives rows for 'cc', which model 'm' does not read"
+    );
+    assert_eq!(e[0].0, "E111");
+    assert_eq!(e[0].2, "\"x\"");
+    assert_eq!(
+        e[0].1,
+        "the fixture test of 'm' gives no rows for 'c', which the model reads"
+    );
+    let e = fixture_errors(r#"test m { given o(id, idd, id) { (1, 2, 3) } given c {} }"#);
+    let got: Vec<(&str, &str)> = e.iter().map(|(c, _, at)| (*c, at.as_str())).collect();
+    assert_eq!(got, [("E112", "idd"), ("E025", "id")]);
+    assert_eq!(e[0].1, "source 'o' has no column 'idd'");
+    let e = fixture_errors(r#"test m { given o(id, cid) { (1) (1, 2, 3) } given c {} }"#);
+    let got: Vec<(&str, &str)> = e.iter().map(|(c, _, at)| (*c, at.as_str())).collect();
+    assert_eq!(got, [("E114", "(1)"), ("E114", "(1, 2, 3)")]);
+    assert_eq!(
+        e[0].1,
+        "this row has 1 value but the column list has 2 (id, cid)"
+    );
+    let e = fixture_errors(
+        r#"test m { given o(id, amount, day, at, u, j, tags, ok, f, price) {
+          (1.5, 1.234, "2023-02-29", "2024-01-01 25:00", "xyz", "{", [1], "true", "2", 0.001)
+          (null, 12345.6, 20240101, "2024-01-01+01", "123e4567-e89b-12d3-a456-42661417400", "[]", "a", 1, true, "1")
+        } given c {} }"#,
+    );
+    let got: Vec<(&str, &str)> = e.iter().map(|(c, _, at)| (*c, at.as_str())).collect();
+    assert_eq!(
+        got,
+        [
+            ("E113", "1.5"),
+            ("E113", "1.234"),
+            ("E113", "\"2023-02-29\""),
+            ("E113", "\"2024-01-01 25:00\""),
+            ("E113", "\"xyz\""),
+            ("E113", "\"{\""),
+            ("E113", "1"),
+            ("E113", "\"true\""),
+            ("E113", "\"2\""),
+            ("E113", "0.001"),
+            ("E113", "null"),
+            ("E113", "12345.6"),
+            ("E113", "20240101"),
+            ("E113", "\"2024-01-01+01\""),
+            ("E113", "\"123e4567-e89b-12d3-a456-42661417400\""),
+            ("E113", "\"a\""),
+            ("E113", "1"),
+            ("E113", "true"),
+            ("E113", "\"1\""),
+        ],
+        "{e:#?}"
+    );
+    assert_eq!(e[0].1, "1.5 is not an integer, and column 'id' is int64");
+    assert_eq!(
+        e[1].1,
+        "1.234 has 3 decimal places, more than 2 in column 'amount' (decimal(6,2))"
+    );
+    assert_eq!(
+        e[10].1,
+        "column 'id' of source 'o' is never null, and the test gives null"
+    );
+    assert_eq!(
+        e[11].1,
+        "12345.6 has 5 digits before the point, more than 4 in column 'amount' (decimal(6,2))"
+    );
+    // The expected rows: output columns, their types and nullability.
+    let e = fixture_errors(
+        r#"test m { given o {} given c {} expect rows(idx, country) { (1, "x") } }
+           test m { given o {} given c {} expect rows(id) { (null) } expect rows(id) {} }"#,
+    );
+    let got: Vec<(&str, &str)> = e.iter().map(|(c, _, at)| (*c, at.as_str())).collect();
+    assert_eq!(got, [("E092", "idx"), ("E113", "null"), ("E025", "rows")]);
+    assert_eq!(
+        e[1].1,
+        "column 'id' of model 'm' is never null, and the test gives null"
+    );
+    // Checks in the wrong kind of test, and a repeated given.
+    let e = fixture_errors(
+        r#"test m { expect rows(id) { (1) } }
+           test m { given o {} given c {} given o {} expect id in n.country }"#,
+    );
+    let got: Vec<(&str, &str)> = e.iter().map(|(c, _, at)| (*c, at.as_str())).collect();
+    assert_eq!(
+        got,
+        [
+            ("E115", "expect rows(id) { (1) }"),
+            ("E025", "o"),
+            ("E115", "expect id in n.country")
+        ]
+    );
+    // An unknown model is E091 whatever the test holds.
+    let e = fixture_errors(r#"test zz "x" { given o(id) { (1) } }"#);
+    assert_eq!(e.iter().map(|x| x.0).collect::<Vec<_>>(), ["E091"]);
+}
+
 // --- join cardinality: the `on` shapes E079 accepts and rejects ---------
 
 const OC: &str = r#"

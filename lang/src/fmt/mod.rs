@@ -106,6 +106,12 @@ pub fn format_source(file_id: FileId, source: &str) -> Result<String, Vec<Diagno
     }
 }
 
+/// A string literal for `value`, quotes included, escaped as the formatter
+/// writes strings (`\n \t \" \\`, and `$\{` for a literal `${`).
+pub fn quote_string(value: &str) -> String {
+    lits::quote(value)
+}
+
 /// The canonical text of an expression (no trailing newline).
 pub fn format_expr(e: &ast::Expr) -> String {
     let mut p = Printer::bare();

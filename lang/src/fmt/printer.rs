@@ -821,14 +821,124 @@ impl<'a> Printer<'a> {
     }
 
     fn test(&mut self, t: &TestDecl) -> Doc {
-        let head = self.inner(t.span.start, t.model.span.end);
-        let mut body = self.lines(&t.checks, |c| c.span, |p, c| p.check(c));
+        let head_end = t.name.as_ref().map_or(t.model.span.end, |(_, s)| s.end);
+        let head = self.inner(t.span.start, head_end);
+        // `given` blocks and checks, in the order written.
+        let mut entries: Vec<TestEntry> = t
+            .givens
+            .iter()
+            .map(TestEntry::Given)
+            .chain(t.checks.iter().map(TestEntry::Check))
+            .collect();
+        entries.sort_by_key(|e| e.span().start);
+        let mut body = self.lines(&entries, TestEntry::span, |p, e| match e {
+            TestEntry::Given(g) => p.given(g),
+            TestEntry::Check(c) => p.check(c),
+        });
         body.push(self.closing(t.span.start, t.span.end));
+        let name = match &t.name {
+            Some((n, span)) => format!(" {}", self.string_value(n, *span)),
+            None => String::new(),
+        };
         concat([
             head,
-            Doc::text(format!("test {} ", t.model.name)),
+            Doc::text(format!("test {}{name} ", t.model.name)),
             Self::braces("{", body, "}"),
         ])
+    }
+
+    fn given(&mut self, g: &Given) -> Doc {
+        self.fixture_block(
+            format!("given {}", g.input.name),
+            g.columns.as_deref(),
+            &g.rows,
+            g.span,
+        )
+    }
+
+    /// `<head>(col, ..) { rows }`: one row per line, each value padded so
+    /// that the columns line up.
+    fn fixture_block(
+        &mut self,
+        head: String,
+        columns: Option<&[Ident]>,
+        rows: &[FixtureRow],
+        span: Span,
+    ) -> Doc {
+        let header = match columns {
+            Some(cols) => self.comma_list(
+                &PARENS,
+                cols,
+                |c| c.span,
+                |_, _, c| Doc::text(c.name.to_string()),
+            ),
+            None => Doc::nil(),
+        };
+        let texts: Vec<Vec<String>> = rows
+            .iter()
+            .map(|r| r.values.iter().map(|v| self.fixture_value(v)).collect())
+            .collect();
+        let mut widths: Vec<usize> = Vec::new();
+        for row in &texts {
+            for (k, v) in row.iter().enumerate() {
+                let w = v.chars().count();
+                match widths.get_mut(k) {
+                    Some(x) => *x = (*x).max(w),
+                    None => widths.push(w),
+                }
+            }
+        }
+        let indexed: Vec<(usize, &FixtureRow)> = rows.iter().enumerate().collect();
+        let mut body = self.lines(
+            &indexed,
+            |(_, r)| r.span,
+            |_, (i, _)| {
+                let row = &texts[*i];
+                let mut line = String::from("(");
+                for (k, v) in row.iter().enumerate() {
+                    line.push_str(v);
+                    if k + 1 < row.len() {
+                        line.push(',');
+                        let pad = widths[k] - v.chars().count();
+                        line.extend(std::iter::repeat_n(' ', pad + 1));
+                    }
+                }
+                line.push(')');
+                Doc::text(line)
+            },
+        );
+        body.push(self.closing(span.start, span.end));
+        concat([
+            Doc::text(head),
+            header,
+            Doc::text(" "),
+            Self::braces("{", body, "}"),
+        ])
+    }
+
+    /// A fixture value as written (numbers kept, strings re-escaped).
+    fn fixture_value(&self, v: &FixtureValue) -> String {
+        match &v.kind {
+            FixtureValueKind::Int(i) => match self.slice(v.span.start, v.span.end) {
+                Some(t) if t.starts_with('-') => {
+                    let digits = t[1..].trim_start();
+                    if lits::is_int(&digits.replace('_', "")) && !digits.starts_with('_') {
+                        format!("-{digits}")
+                    } else {
+                        i.to_string()
+                    }
+                }
+                _ => self.int_text(*i, v.span),
+            },
+            FixtureValueKind::Float(text) => text.clone(),
+            FixtureValueKind::Str(s) => self.string_value(s, v.span),
+            FixtureValueKind::Bool(b) => b.to_string(),
+            FixtureValueKind::Null => "null".to_string(),
+            FixtureValueKind::List(items) => {
+                let parts: Vec<String> = items.iter().map(|x| self.fixture_value(x)).collect();
+                format!("[{}]", parts.join(", "))
+            }
+        }
     }
 
     fn check(&mut self, c: &TestCheck) -> Doc {
@@ -844,6 +954,9 @@ impl<'a> Printer<'a> {
                 format!("{} {lit}", op.symbol())
             }
             TestCheckKind::In { model, column } => format!("in {}.{}", model.name, column.name),
+            TestCheckKind::Rows { columns, rows } => {
+                return self.fixture_block("expect rows".into(), columns.as_deref(), rows, c.span)
+            }
         };
         Doc::text(format!("expect {} {rest}", c.target.name))
     }
@@ -1306,5 +1419,20 @@ pub(crate) fn type_ref(t: &TypeRef) -> String {
         TypeRefKind::Money(Some(c)) => format!("money({c})"),
         TypeRefKind::Array(inner) => format!("array({})", type_ref(inner)),
         TypeRefKind::Named(n) => n.clone(),
+    }
+}
+
+/// An entry of a test body: a `given` block or a check.
+enum TestEntry<'t> {
+    Given(&'t Given),
+    Check(&'t TestCheck),
+}
+
+impl TestEntry<'_> {
+    fn span(&self) -> Span {
+        match self {
+            TestEntry::Given(g) => g.span,
+            TestEntry::Check(c) => c.span,
+        }
     }
 }

@@ -459,6 +459,33 @@ fn test_checks() {
 }
 
 #[test]
+fn fixture_tests_line_up_their_rows() {
+    check(
+        r#"test m "a name" { expect row_count == 2; given o(a,b,  c,) { (1, "x", -2.50) (10_000,null , [1,2]), ( - 3, "\t", []) } given p {} expect rows(a) {(1),(2)} expect rows {} }"#,
+        r#"test m "a name" {
+  expect row_count == 2
+  given o(a, b, c) {
+    (1,      "x",  -2.50)
+    (10_000, null, [1, 2])
+    (-3,     "\t", [])
+  }
+  given p {}
+  expect rows(a) {
+    (1)
+    (2)
+  }
+  expect rows {}
+}
+"#,
+    );
+    // Comments stay with their rows.
+    check(
+        "test m {\n  given o(a) { # the inputs\n    (1) # one\n    // two\n    (2)\n  }\n}\n",
+        "test m {\n  given o(a) { # the inputs\n    (1) # one\n    // two\n    (2)\n  }\n}\n",
+    );
+}
+
+#[test]
 fn fn_decls_generators_and_model_values() {
     check(
         r#"fn countries() -> List<Str> ["FR", "DE",]
@@ -882,6 +909,7 @@ model m -> contract C { owner: "o" from s join_left t on s.a == t.a expect one_t
   dedup by a partition_by [a] freshness 1h freshness_column: b incremental merge_keys: [a] }
 pipeline p env: e { models: [m, g(1)] sources: { s: from(ns: "b") } }
 test m { expect row_count > 0; expect a in m.b }
+test m "f" { given s(a, b) { (1, -2.5) ("x", [null]) } expect rows(a) { (true) } }
 fn g(x: Int) -> List<Model> [model "m_${x}" { from s where a == x } for y in [1, 2]]
 g(3)
 domain d = array(money(EUR))

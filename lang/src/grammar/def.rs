@@ -617,25 +617,29 @@ fn declarations() -> Vec<Rule> {
         ),
         syntax(
             "test-decl",
-            "Declarative checks on a model's materialized data.",
+            "A test of a model: checks on its materialized data, or with `given` rows a fixture test.",
             seq([
                 kw("test"),
                 tok("ident"),
+                opt(tok("string")),
                 sym("{"),
-                entries(r("test-check"), sym(";")),
+                entries(alt([r("test-check"), r("given-block")]), sym(";")),
                 sym("}"),
             ]),
         ),
         syntax(
             "test-check",
-            "`expect row_count > 0`, `expect col == 1`, `expect col in model.col`.",
-            seq([
-                kw("expect"),
-                tok("ident"),
-                alt([
-                    seq([r("compare-op"), r("test-literal")]),
-                    seq([kw("in"), tok("ident"), sym("."), tok("ident")]),
+            "`expect row_count > 0`, `expect col == 1`, `expect col in model.col`, `expect rows(col) { (1) }`.",
+            alt([
+                seq([
+                    kw("expect"),
+                    tok("ident"),
+                    alt([
+                        seq([r("compare-op"), r("test-literal")]),
+                        seq([kw("in"), tok("ident"), sym("."), tok("ident")]),
+                    ]),
                 ]),
+                seq([kw("expect"), word("rows"), r("fixture-block")]),
             ]),
         ),
         syntax(
@@ -648,6 +652,44 @@ fn declarations() -> Vec<Rule> {
                 kw("true"),
                 kw("false"),
                 kw("null"),
+            ]),
+        ),
+        syntax(
+            "given-block",
+            "`given orders(id, amount) { (1, 2.5) }`: the rows of an input of the tested model.",
+            seq([word("given"), tok("ident"), r("fixture-block")]),
+        ),
+        syntax(
+            "fixture-block",
+            "A column list and its rows, or `{}` for no rows.",
+            alt([
+                seq([
+                    sym("("),
+                    list(tok("ident"), ","),
+                    opt(sym(",")),
+                    sym(")"),
+                    sym("{"),
+                    entries(r("fixture-row"), sym(",")),
+                    sym("}"),
+                ]),
+                seq([sym("{"), sym("}")]),
+            ]),
+        ),
+        syntax(
+            "fixture-row",
+            "`(1, \"a\", null)`: one row of literal values.",
+            seq([sym("("), list_trailing(r("fixture-value"), ","), sym(")")]),
+        ),
+        syntax(
+            "fixture-value",
+            "A literal in a fixture row: a number (signed), a string, true, false, null or a list.",
+            alt([
+                seq([opt(sym("-")), alt([tok("int"), tok("float")])]),
+                tok("string"),
+                kw("true"),
+                kw("false"),
+                kw("null"),
+                seq([sym("["), list_trailing(r("fixture-value"), ","), sym("]")]),
             ]),
         ),
         syntax(

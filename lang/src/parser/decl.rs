@@ -1,8 +1,9 @@
 //! Top-level declarations, fields and types.
 
-use super::{or_list, Lazy, PResult, Parser, TOP_KEYWORDS};
+use super::{or_list, Lazy, PResult, Parser, Text, TOP_KEYWORDS};
 use crate::ast::*;
 use crate::lexer::TokenKind;
+use crate::span::Span;
 use crate::suggest::close_words;
 
 /// Column annotations (flags) after a field's type.
@@ -475,33 +476,250 @@ impl Parser<'_> {
     fn test_decl(&mut self) -> PResult<TestDecl> {
         let kw = self.bump();
         let model = self.ident("the name of the model to test")?;
-        self.expect_sym(
-            "{",
-            Lazy(|| format!("after test model name '{}'", model.name)),
-        )?;
+        let name = match self.kind() {
+            TokenKind::Str(parts) => {
+                let text = crate::lexer::flatten_parts(parts);
+                Some((text, self.bump()))
+            }
+            _ => None,
+        };
+        if !self.is_sym("{") {
+            let f = self.unexpected(&match &name {
+                Some(_) => "'{' after the test's name".to_string(),
+                None => format!(
+                    "'{{' or the test's name (a string) after test model name '{}'",
+                    model.name
+                ),
+            });
+            return Err(f);
+        }
+        self.bump();
         let mut checks = Vec::new();
+        let mut givens = Vec::new();
         loop {
             if self.eat_sym("}").is_some() {
                 break;
             }
-            if !self.is_kw("expect") {
-                return Err(self.unexpected("'expect' or '}' in test body"));
-            }
-            checks.push(self.test_check()?);
-            if self.eat_sym(";").is_none() && !self.is_kw("expect") && !self.is_sym("}") {
+            let needs_separator = if self.is_kw("expect") {
+                let check = self.test_check()?;
+                let rows = matches!(check.kind, TestCheckKind::Rows { .. });
+                checks.push(check);
+                !rows
+            } else if self.is_ident("given") {
+                givens.push(self.given()?);
+                false
+            } else {
+                let f = self.unexpected("'expect', 'given' or '}' in test body");
+                return Err(match self.kind() {
+                    TokenKind::Ident(w) if close_words(w, &["given"]).len() == 1 => {
+                        f.with_help("did you mean 'given'?")
+                    }
+                    _ => f,
+                });
+            };
+            if self.eat_sym(";").is_none()
+                && needs_separator
+                && !self.is_kw("expect")
+                && !self.is_ident("given")
+                && !self.is_sym("}")
+            {
                 return Err(self.unexpected("';' after the check"));
             }
         }
         Ok(TestDecl {
             model,
+            name,
             checks,
+            givens,
             span: self.since(kw),
         })
     }
 
+    /// `given input [(col, ..)] { rows }`.
+    fn given(&mut self) -> PResult<Given> {
+        let kw = self.bump();
+        let input =
+            self.ident("the name of a source or model the tested model reads, after 'given'")?;
+        let (columns, rows) = self.fixture_block(Lazy(|| format!("given {}", input.name)))?;
+        Ok(Given {
+            input,
+            columns,
+            rows,
+            span: self.since(kw),
+        })
+    }
+
+    /// `[(col, ..)] { (v, ..) .. }` after `given input` or `expect rows`
+    /// (`what`): the column list and the rows. Rows need the column list.
+    fn fixture_block(&mut self, what: impl Text) -> PResult<(Option<Vec<Ident>>, Vec<FixtureRow>)> {
+        let what = what.text();
+        let columns = if self.eat_sym("(").is_some() {
+            let mut cols = vec![self.ident("a column name")?];
+            while self.eat_sym(",").is_some() {
+                if self.is_sym(")") {
+                    break;
+                }
+                cols.push(self.ident("a column name")?);
+            }
+            self.expect_sym(")", "or ',' in the column list")?;
+            Some(cols)
+        } else {
+            None
+        };
+        if !self.is_sym("{") {
+            let f = self.unexpected(&match columns {
+                Some(_) => format!("'{{' and the rows of '{what}'"),
+                None => format!("'(' and the column list, or '{{}}' for no rows, after '{what}'"),
+            });
+            return Err(f);
+        }
+        self.bump();
+        let mut rows = Vec::new();
+        loop {
+            if self.eat_sym("}").is_some() {
+                break;
+            }
+            if !self.is_sym("(") {
+                return Err(self.unexpected("a row '( .. )' or '}'"));
+            }
+            if columns.is_none() {
+                let f = self.unexpected(&format!(
+                    "'}}' ('{what}' lists no columns, so it takes no rows)"
+                ));
+                return Err(f.with_help(format!(
+                    "name the columns the rows give before the braces: {what}(col_a, col_b) {{ (1, \"x\") }}"
+                )));
+            }
+            rows.push(self.fixture_row()?);
+            self.eat_sym(",");
+        }
+        Ok((columns, rows))
+    }
+
+    /// `(v, ..)`: one row of literal values.
+    fn fixture_row(&mut self) -> PResult<FixtureRow> {
+        let open = self.bump();
+        let mut values = Vec::new();
+        loop {
+            if self.eat_sym(")").is_some() {
+                break;
+            }
+            values.push(self.fixture_value()?);
+            if self.eat_sym(",").is_none() {
+                self.expect_sym(")", "or ',' in the row")?;
+                break;
+            }
+        }
+        Ok(FixtureRow {
+            values,
+            span: self.since(open),
+        })
+    }
+
+    /// A literal value of a fixture row: a number (a `-` may precede it),
+    /// a string, `true`, `false`, `null` or `[v, ..]`.
+    fn fixture_value(&mut self) -> PResult<FixtureValue> {
+        self.enter()?;
+        let r = self.fixture_value_inner();
+        self.leave();
+        r
+    }
+
+    fn fixture_value_inner(&mut self) -> PResult<FixtureValue> {
+        let start = self.peek().span;
+        let kind = match self.kind().clone() {
+            TokenKind::Int(v) => {
+                self.bump();
+                FixtureValueKind::Int(v)
+            }
+            TokenKind::Float(_, _) => {
+                let text = self.slice_text(start);
+                self.bump();
+                FixtureValueKind::Float(text)
+            }
+            TokenKind::Sym("-") => {
+                self.bump();
+                let num = self.peek().span;
+                match self.kind().clone() {
+                    TokenKind::Int(v) => {
+                        self.bump();
+                        FixtureValueKind::Int(-v)
+                    }
+                    TokenKind::Float(_, _) => {
+                        let text = self.slice_text(num);
+                        self.bump();
+                        FixtureValueKind::Float(format!("-{text}"))
+                    }
+                    _ => return Err(self.unexpected("a number after '-'")),
+                }
+            }
+            TokenKind::Str(parts) => {
+                self.bump();
+                FixtureValueKind::Str(crate::lexer::raw_parts(&parts))
+            }
+            TokenKind::Keyword("true") => {
+                self.bump();
+                FixtureValueKind::Bool(true)
+            }
+            TokenKind::Keyword("false") => {
+                self.bump();
+                FixtureValueKind::Bool(false)
+            }
+            TokenKind::Keyword("null") => {
+                self.bump();
+                FixtureValueKind::Null
+            }
+            TokenKind::Sym("[") => {
+                self.bump();
+                let mut items = Vec::new();
+                loop {
+                    if self.eat_sym("]").is_some() {
+                        break;
+                    }
+                    items.push(self.fixture_value()?);
+                    if self.eat_sym(",").is_none() {
+                        self.expect_sym("]", "or ',' in the list")?;
+                        break;
+                    }
+                }
+                FixtureValueKind::List(items)
+            }
+            other => {
+                let f = self.unexpected("a value (a number, a string, true, false, null or [..])");
+                let call = self.is_sym_at(1, "(");
+                return Err(match other {
+                    TokenKind::Ident(_) | TokenKind::TypeKeyword(_) if call => f.with_help(
+                        "fixture rows hold literals only: write a date \"2024-01-31\", a timestamp \"2024-01-31 08:30:00\"",
+                    ),
+                    TokenKind::Ident(w) => {
+                        f.with_help(format!("a string is quoted: \"{}\"", crate::lexer::shorten(w, 40)))
+                    }
+                    _ => f,
+                });
+            }
+        };
+        Ok(FixtureValue {
+            kind,
+            span: self.since(start),
+        })
+    }
+
+    /// The source text of a token's span.
+    fn slice_text(&self, span: Span) -> String {
+        self.text.get(span.range()).unwrap_or("").to_string()
+    }
+
     fn test_check(&mut self) -> PResult<TestCheck> {
         let kw = self.bump();
-        let target = self.ident("'row_count' or a column name after 'expect'")?;
+        let target = self.ident("'row_count', 'rows' or a column name after 'expect'")?;
+        if target.name == "rows" && (self.is_sym("(") || self.is_sym("{")) {
+            let (columns, rows) = self.fixture_block("expect rows")?;
+            return Ok(TestCheck {
+                span: self.since(kw),
+                target,
+                kind: TestCheckKind::Rows { columns, rows },
+            });
+        }
         let op_tok = self.peek().clone();
         let op = match &op_tok.kind {
             TokenKind::Sym("==") => CompareOp::Eq,

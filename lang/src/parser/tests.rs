@@ -1272,6 +1272,7 @@ fn test_decl() {
             TestCheckKind::In { model, column } => {
                 format!("{} in {}.{}", c.target.name, model.name, column.name)
             }
+            TestCheckKind::Rows { rows, .. } => format!("rows ({} rows)", rows.len()),
         })
         .collect();
     assert_eq!(
@@ -1320,11 +1321,11 @@ fn test_decl_errors() {
     );
     assert_eq!(
         msg("test m { row_count > 1 }"),
-        "expected 'expect' or '}' in test body, found identifier 'row_count'"
+        "expected 'expect', 'given' or '}' in test body, found identifier 'row_count'"
     );
     assert_eq!(
         msg("test m { expect date > 1 }"),
-        "expected 'row_count' or a column name after 'expect', found type keyword 'date'"
+        "expected 'row_count', 'rows' or a column name after 'expect', found type keyword 'date'"
     );
     assert_eq!(
         msg("test m { expect x in y }"),
@@ -1334,6 +1335,159 @@ fn test_decl_errors() {
         msg("test m { expect x like \"a\" }"),
         "expected a comparison operator (==, !=, <, <=, >, >=) or 'in' after 'expect x', found identifier 'like'"
     );
+}
+
+#[test]
+fn fixture_tests() {
+    let text = r#"test enriched "an unknown customer; \"quoted\"" {
+  given orders(order_id, customer_id, amount,) {
+    (1, 10, -2.5)
+    (2, null, 1_000),
+    (-3, 7, -4,)
+  }
+  expect row_count == 2;
+  given customers {}
+  expect rows(order_id, tags) {
+    (1, ["a", "${x}"]) (2, [])
+  }
+  expect rows {}
+  given rows(rows) { (true) (false) ("\n") }
+}"#;
+    let Decl::Test(t) = decl(text) else { panic!() };
+    assert_eq!(t.model.name, "enriched");
+    assert_eq!(
+        t.name.as_ref().map(|(n, _)| n.as_str()),
+        Some("an unknown customer; \"quoted\"")
+    );
+    assert!(t.is_fixture());
+    assert_eq!(t.givens.len(), 3);
+    let g = &t.givens[0];
+    let cols: Vec<&str> = g
+        .columns
+        .iter()
+        .flatten()
+        .map(|c| c.name.as_str())
+        .collect();
+    assert_eq!(cols, ["order_id", "customer_id", "amount"]);
+    let values: Vec<Vec<FixtureValueKind>> = g
+        .rows
+        .iter()
+        .map(|r| r.values.iter().map(|v| v.kind.clone()).collect())
+        .collect();
+    assert_eq!(
+        values,
+        [
+            vec![
+                FixtureValueKind::Int(1),
+                FixtureValueKind::Int(10),
+                FixtureValueKind::Float("-2.5".into())
+            ],
+            vec![
+                FixtureValueKind::Int(2),
+                FixtureValueKind::Null,
+                FixtureValueKind::Int(1000)
+            ],
+            vec![
+                FixtureValueKind::Int(-3),
+                FixtureValueKind::Int(7),
+                FixtureValueKind::Int(-4)
+            ],
+        ]
+    );
+    assert_eq!(&text[g.rows[2].values[0].span.range()], "-3");
+    assert_eq!(&text[g.rows[1].span.range()], "(2, null, 1_000)");
+    assert_eq!(t.givens[1].columns, None);
+    assert!(t.givens[1].rows.is_empty());
+    assert_eq!(t.givens[2].input.name, "rows");
+    assert_eq!(t.checks.len(), 3);
+    let TestCheckKind::Rows { columns, rows } = &t.checks[1].kind else {
+        panic!("{:?}", t.checks[1])
+    };
+    assert_eq!(columns.as_ref().map(Vec::len), Some(2));
+    let FixtureValueKind::List(items) = &rows[0].values[1].kind else {
+        panic!()
+    };
+    let items: Vec<&FixtureValueKind> = items.iter().map(|v| &v.kind).collect();
+    assert_eq!(
+        items,
+        [
+            &FixtureValueKind::Str("a".into()),
+            &FixtureValueKind::Str("${x}".into())
+        ]
+    );
+    assert_eq!(rows[1].values[1].kind, FixtureValueKind::List(Vec::new()));
+    assert!(
+        matches!(&t.checks[2].kind, TestCheckKind::Rows { columns: None, rows } if rows.is_empty())
+    );
+    // A column named `rows` is still a column.
+    let Decl::Test(t) = decl("test m { expect rows == 1 expect rows > 0 }") else {
+        panic!()
+    };
+    assert!(matches!(t.checks[0].kind, TestCheckKind::Compare { .. }));
+    assert!(!t.is_fixture());
+}
+
+#[test]
+fn fixture_test_errors() {
+    let d = err1("test m { given o { (1) } }");
+    assert_eq!(
+        d.message,
+        "expected '}' ('given o' lists no columns, so it takes no rows), found '('"
+    );
+    assert_eq!(
+        d.help.as_deref(),
+        Some("name the columns the rows give before the braces: given o(col_a, col_b) { (1, \"x\") }")
+    );
+    assert_eq!(
+        msg("test m { given o(a) { (paid) } }"),
+        "expected a value (a number, a string, true, false, null or [..]), found identifier 'paid'"
+    );
+    assert_eq!(
+        err1("test m { given o(a) { (paid) } }").help.as_deref(),
+        Some("a string is quoted: \"paid\"")
+    );
+    let d = err1("test m { given o(d) { (date(\"2024-01-01\")) } }");
+    assert!(
+        d.help
+            .as_deref()
+            .is_some_and(|h| h.contains("\"2024-01-31\"")),
+        "{d:?}"
+    );
+    assert_eq!(
+        msg("test m { given o(a) { (1 2) } }"),
+        "expected ')' or ',' in the row, found integer 2"
+    );
+    assert_eq!(
+        msg("test m { given o() { } }"),
+        "expected a column name, found ')'"
+    );
+    assert_eq!(
+        msg("test m { given o(a) (1) }"),
+        "expected '{' and the rows of 'given o', found '('"
+    );
+    assert_eq!(
+        msg("test m { given o(a) { (- \"x\") } }"),
+        "expected a number after '-', found string \"x\""
+    );
+    assert_eq!(
+        msg("test m \"x\" expect"),
+        "expected '{' after the test's name, found keyword 'expect'"
+    );
+    assert_eq!(
+        msg("test m { gven o {} }"),
+        "expected 'expect', 'given' or '}' in test body, found identifier 'gven'"
+    );
+    assert_eq!(
+        err1("test m { gven o {} }").help.as_deref(),
+        Some("did you mean 'given'?")
+    );
+    // Lists nest no deeper than the parser's limit.
+    let deep = format!(
+        "test m {{ given o(a) {{ ({}1{}) }} }}",
+        "[".repeat(300),
+        "]".repeat(300)
+    );
+    assert!(msg(&deep).starts_with("nesting too deep"));
 }
 
 #[test]

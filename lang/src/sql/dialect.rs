@@ -165,6 +165,16 @@ impl Dialect {
         })
     }
 
+    /// An array value made of its elements' SQL (`elements`, joined).
+    pub fn array_literal(self, elements: &str) -> String {
+        match self {
+            Dialect::Postgres => format!("ARRAY[{elements}]"),
+            Dialect::Snowflake => format!("ARRAY_CONSTRUCT({elements})"),
+            Dialect::Spark => format!("ARRAY({elements})"),
+            Dialect::DuckDb | Dialect::BigQuery => format!("[{elements}]"),
+        }
+    }
+
     /// `CAST(x AS T)`.
     pub fn cast(self, sql: &str, to: &Type) -> Result<String, Unsupported> {
         Ok(format!("CAST({sql} AS {})", self.type_name(to)?))
@@ -317,12 +327,7 @@ impl Dialect {
                 let unit = unit_of(targs.get(2));
                 self.date_diff(&a(0), &a(1), &unit)?
             }
-            "array_construct" | "list" => match self {
-                Postgres => format!("ARRAY[{list}]"),
-                Snowflake => format!("ARRAY_CONSTRUCT({list})"),
-                Spark => format!("ARRAY({list})"),
-                _ => format!("[{list}]"),
-            },
+            "array_construct" | "list" => self.array_literal(&list),
             "array_length" => match self {
                 DuckDb => format!("LEN({})", a(0)),
                 Postgres => format!("CARDINALITY({})", a(0)),

@@ -21,8 +21,10 @@ macro_rules! cat {
 }
 
 mod dialect;
+mod fixture;
 
 pub use dialect::Dialect;
+pub use fixture::{fixture_table_sql, value_sql, zero_value};
 
 use strata_codes as codes;
 

@@ -26,7 +26,7 @@ use std::time::Duration;
 use strata_lang::sql::Dialect;
 use strata_lang::types::Type;
 
-pub use self::duckdb::DuckDb;
+pub use self::duckdb::{library_version as duckdb_version, DuckDb};
 pub use self::postgres::{tls, PgTarget, Postgres};
 pub use self::spark::{Spark, SparkTarget};
 pub use failure::{DataFailure, Failure};

@@ -10,7 +10,7 @@
 //! `strata-lang` (the typed IR it reads), `strata-rules` and
 //! `strata-rules-macros` (the registry and `#[rule]`) and `inventory` (which
 //! the macro registers through). Its codes must not collide with the
-//! built-in ones (tests/tidy.rs checks this crate's).
+//! built-in ones (tests/tidy/ checks this crate's).
 
 use strata_codes::{Code, Level, Phase};
 

@@ -116,7 +116,7 @@ fn the_diagnostic_says_what_to_write_and_where() {
         .is_some_and(|h| h.contains("`expect many_to_one`")));
 }
 
-/// The explanation follows the rules of tests/tidy.rs for built-in rules:
+/// The explanation follows the rules of tests/tidy/ for built-in rules:
 /// its failing example reports W020, its fix checks clean.
 #[test]
 fn the_explanation_examples_fail_and_the_fix_passes() {

@@ -112,14 +112,23 @@ impl Build<'_> {
         models: &[&ir::Model],
         relation_of: &dyn Fn(&str) -> Option<String>,
     ) -> Result<(), Failure> {
-        for t in &self.module.tests {
+        // A fixture test runs on its own rows (`crate::fixtures`), never on
+        // the warehouse's.
+        for t in self.module.tests.iter().filter(|t| !t.is_fixture) {
             if !models.iter().any(|m| m.name == t.model) {
                 continue;
             }
             let Some(rel) = relation_of(&t.model) else {
                 continue;
             };
-            checks::declarative(self.work.wh(), t, &rel, relation_of, &mut self.report)?;
+            checks::declarative(
+                self.work.wh(),
+                t,
+                &t.model,
+                &rel,
+                relation_of,
+                &mut self.report,
+            )?;
         }
         Ok(())
     }

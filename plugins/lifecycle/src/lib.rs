@@ -15,7 +15,8 @@
 //!   [`registry`] (the checks run after each model), [`select`];
 //! * [`prepare`] (options, models, sources, content hashes settled before
 //!   anything runs), [`build`] (one model and its checks), [`incremental`];
-//! * the verbs: [`run`], [`test`], [`plan`] (what a run would rebuild),
+//! * the verbs: [`run`], [`test`] (and [`fixtures`]: fixture tests on an
+//!   in-memory database), [`plan`] (what a run would rebuild),
 //!   [`replay`], [`mod@rollback`], [`branches`], [`gc`].
 //!
 //! Its commands are registered by the `strata-materialize` plugin.
@@ -25,6 +26,7 @@ pub mod build;
 pub mod cardinality;
 pub mod checks;
 pub mod failpoint;
+pub mod fixtures;
 pub mod gc;
 pub mod incremental;
 pub mod inputs;

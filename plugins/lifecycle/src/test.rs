@@ -79,3 +79,27 @@ pub fn test(
     progress.finish();
     result
 }
+
+/// Why the declarative tests of `opts` have no data to read in `wh`: the
+/// sources its models read that do not exist (as `run` and `test` report
+/// them), or `None` when every one exists.
+pub fn missing_data(
+    wh: &Warehouse,
+    module: &ir::Module,
+    opts: &RunOptions,
+) -> Result<Option<String>, Failure> {
+    let pipeline = crate::select::find_pipeline(module, opts.pipeline.as_deref())?;
+    let models = crate::select::select_models(module, &opts.models, pipeline)?;
+    let module_dir = opts
+        .module_path
+        .parent()
+        .map(std::path::Path::to_path_buf)
+        .unwrap_or_default();
+    let origins = crate::inputs::resolve(module, pipeline, &opts.sources, &module_dir)?;
+    let needed = crate::select::sources_read(&models);
+    match crate::inputs::check_exist(wh, &origins, &needed) {
+        Ok(()) => Ok(None),
+        Err(Failure::Environment(why)) => Ok(Some(why)),
+        Err(other) => Err(other),
+    }
+}

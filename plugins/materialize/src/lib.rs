@@ -6,6 +6,7 @@
 
 pub mod args;
 mod branches;
+mod fixtures;
 mod gc;
 mod plan;
 mod replay;
@@ -46,9 +47,11 @@ inventory::submit! {
         order: 11,
         command: || command::<run::TestArgs>(
             "test",
-            "Materialize into the `test` branch and run the declarative tests; live views \
-             are never touched",
-        ),
+            "Run the fixture tests (each model on the rows its test gives, no warehouse \
+             needed), then materialize into the `test` branch and run the declarative tests; \
+             live views are never touched",
+        )
+        .after_long_help(run::TEST_HELP),
         run: test_command,
     }
 }

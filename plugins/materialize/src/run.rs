@@ -9,8 +9,10 @@ use strata_plugin::Host;
 use strata_plugin::{exit, outln, print_json, Format};
 
 use crate::args::{run_options, CardinalityArgs, SelectArgs, WarehouseArgs};
+use crate::fixtures as fixture_report;
 use crate::gc::{after_run, collection_json, print_collection};
-use crate::report::{cardinality_json, print_pins, report_failure};
+use crate::report::{cardinality_json, print_pins, report_error, report_failure};
+use strata_lifecycle::fixtures::{self, FixtureRun};
 
 #[derive(Debug, clap::Args)]
 #[command(
@@ -49,6 +51,29 @@ pub struct RunArgs {
     pub format: Format,
 }
 
+/// What `strata test --help` says after the options: the two phases, what
+/// runs when, and the exit codes.
+pub const TEST_HELP: &str = "\
+Fixture tests run first: each `test MODEL \"name\" { given .. expect rows .. }` runs its
+model on the rows the test gives, through the same compiled SQL and checks (contract pins,
+join promises) a run uses, on one in-memory DuckDB. They need no warehouse, no source data
+and no pipeline. A failure shows the row diff: - expected rows the model did not output,
++ output rows nothing expected.
+
+Then, unless a fixture test failed, the data phase: the selected models are materialized
+into the `test` branch of the warehouse with every pin and join check, and the declarative
+tests (`test MODEL { expect .. }`) run on them; live views are never touched.
+
+When no data is named (no -o, --target or $STRATA_WAREHOUSE, no --pipeline, no --source)
+and the default warehouse (strata.duckdb) does not exist or lacks the sources, the data
+phase is skipped and the report says why, as long as fixture tests ran. Data that is named
+but missing is an error, as is a module with neither fixture tests nor data.
+
+Exit codes: 0 every test passed; 1 module errors; 2 usage; 3 a test or check failed;
+4 environment (the named warehouse or its data is missing, a database error).
+
+Manual: docs/fixtures.md and docs/lifecycle.md, in the strata source tree.";
+
 #[derive(Debug, clap::Args)]
 #[command(after_help = "Manual: docs/lifecycle.md, in the strata source tree.")]
 pub struct TestArgs {
@@ -63,9 +88,27 @@ pub struct TestArgs {
     /// branch's live view shows, as `run` would).
     #[arg(long)]
     pub full_refresh: bool,
+    /// Run only the fixture tests (no warehouse is opened), or only the
+    /// data phase (materialize into the `test` branch, then the
+    /// declarative tests). Default: both, fixture tests first.
+    #[arg(long, value_enum, value_name = "WHICH")]
+    pub only: Option<Only>,
+    /// Run only the fixture tests whose label (`model "name"`, as the
+    /// report shows it) contains TEXT; the data phase is not filtered.
+    #[arg(long, value_name = "TEXT")]
+    pub filter: Option<String>,
     /// Output format: human or json.
     #[arg(long, value_enum, default_value_t = Format::Human)]
     pub format: Format,
+}
+
+/// Which tests `strata test --only` runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Only {
+    /// The fixture tests: each model on the rows its test gives.
+    Fixtures,
+    /// The warehouse's data: materialize, pins, join checks, declarative tests.
+    Data,
 }
 
 fn print_report(report: &RunReport, format: Format, header: &str, collected: Option<&Collection>) {
@@ -187,24 +230,199 @@ pub fn test(args: TestArgs, host: &dyn Host) -> i32 {
         Ok(c) => c,
         Err(code) => return code,
     };
+    let module = &checked.module;
+    let opts = match args
+        .cardinality
+        .sample_rows(&args.select.file)
+        .and_then(|rows| run_options(&args.select, rows))
+    {
+        Ok(mut o) => {
+            o.full_refresh = args.full_refresh;
+            o
+        }
+        Err(f) => return report_error(host, f, args.format),
+    };
+    // 1. The fixture tests, on their own rows.
+    let fixtures = match args.only {
+        Some(Only::Data) => None,
+        _ => {
+            let run = fixtures::select(module, &opts, args.filter.as_deref())
+                .and_then(|tests| fixtures::run(module, &tests, host.progress().as_ref()));
+            match run {
+                Ok(run) => Some(run),
+                Err(f) => return report_error(host, f, args.format),
+            }
+        }
+    };
+    let ran = fixtures.as_ref().map_or(0, |f| f.results.len());
+    let failed = fixtures.as_ref().map_or(0, FixtureRun::failed);
+    if args.format == Format::Human {
+        if let Some(run) = &fixtures {
+            fixture_report::print_run(run, module);
+            fixture_report::print_failures(run, &checked, host);
+        }
+    }
+    // 2. The warehouse's data, when there is some to read.
+    let data = if args.only == Some(Only::Fixtures) {
+        Data::Skipped("--only fixtures".to_string())
+    } else if failed > 0 {
+        Data::Skipped(format!(
+            "{failed} fixture test{} failed",
+            if failed == 1 { "" } else { "s" }
+        ))
+    } else {
+        data_phase(&args, module, &opts, ran > 0, host)
+    };
+    finish_test(&args, &checked, fixtures.as_ref(), data, host)
+}
+
+/// What the data phase of `strata test` did.
+enum Data {
+    Ran(RunReport),
+    /// Not run, and why.
+    Skipped(String),
+    Failed(strata_lifecycle::Failure),
+}
+
+/// Whether the command line (or the environment) names the data to test:
+/// a warehouse, a pipeline or a source override.
+fn data_named(args: &TestArgs) -> bool {
+    args.warehouse.warehouse.is_some()
+        || args.warehouse.target.is_some()
+        || std::env::var("STRATA_WAREHOUSE").is_ok_and(|w| !w.is_empty())
+        || args.select.pipeline.is_some()
+        || !args.select.sources.is_empty()
+}
+
+/// Materialize into the `test` branch and run the declarative tests; with
+/// no data named and fixture tests run, a default warehouse that is not
+/// there (or lacks the sources) skips this instead of failing.
+fn data_phase(
+    args: &TestArgs,
+    module: &strata_lang::ir::Module,
+    opts: &strata_lifecycle::RunOptions,
+    fixtures_ran: bool,
+    host: &dyn Host,
+) -> Data {
+    let may_skip = fixtures_ran && args.only.is_none() && !data_named(args);
     let result = (|| {
-        let sample_rows = args.cardinality.sample_rows(&args.select.file)?;
-        let mut opts = run_options(&args.select, sample_rows)?;
-        opts.full_refresh = args.full_refresh;
+        let target = args.warehouse.target(&args.select.file)?;
+        if may_skip {
+            if let strata_lifecycle::Target::DuckDb(path) = &target {
+                if path != ":memory:" && !std::path::Path::new(path).exists() {
+                    return Ok(Err(format!(
+                        "no warehouse: {path} does not exist (name one with -o or --target, or a pipeline whose sources are files with --pipeline)"
+                    )));
+                }
+            }
+        }
         let wh = args.warehouse.open(&args.select.file)?;
+        if may_skip {
+            if let Some(why) = strata_lifecycle::test::missing_data(&*wh, module, opts)? {
+                return Ok(Err(format!("no data to read: {why}")));
+            }
+        }
         let progress = host.progress();
-        strata_lifecycle::test(&*wh, &checked.module, &opts, progress.as_ref())
+        strata_lifecycle::test(&*wh, module, opts, progress.as_ref()).map(Ok)
     })();
     match result {
-        Ok(report) => {
-            print_report(
-                &report,
-                args.format,
-                "test (branch test; live views untouched)",
-                None,
-            );
+        Ok(Ok(report)) => Data::Ran(report),
+        Ok(Err(why)) => Data::Skipped(why),
+        Err(f) => Data::Failed(f),
+    }
+}
+
+/// Report the data phase and the outcome of the whole command; its exit code.
+fn finish_test(
+    args: &TestArgs,
+    checked: &strata_lang::Checked,
+    fixtures: Option<&FixtureRun>,
+    data: Data,
+    host: &dyn Host,
+) -> i32 {
+    let failed = fixtures.map_or(0, FixtureRun::failed);
+    let fixtures_json = fixtures.map(|f| fixture_report::run_json(f, checked, host));
+    let header = "test (branch test; live views untouched)";
+    match (args.format, data) {
+        (Format::Human, Data::Ran(report)) => {
+            print_report(&report, Format::Human, header, None);
             exit::OK
         }
-        Err(f) => report_failure(host, f, &checked, args.format, "test"),
+        (Format::Human, Data::Skipped(why)) => {
+            outln!("declarative tests and data checks: not run ({why})");
+            if failed > 0 {
+                eprintln!(
+                    "error: {failed} fixture test{} failed; no warehouse was read",
+                    if failed == 1 { "" } else { "s" }
+                );
+                return exit::DATA_CHECK;
+            }
+            if fixtures.is_some_and(|f| f.results.is_empty()) {
+                let filter = args
+                    .filter
+                    .as_deref()
+                    .map(|f| format!(" whose label contains '{f}'"))
+                    .unwrap_or_default();
+                eprintln!("note: no fixture test{filter} among the selected models");
+            }
+            exit::OK
+        }
+        (Format::Human, Data::Failed(f)) => report_failure(host, f, checked, Format::Human, "test"),
+        (Format::Json, data) => {
+            let (mut v, code) = match data {
+                Data::Ran(report) => {
+                    let v = serde_json::json!({
+                        "ok": true,
+                        "run_id": report.run_id,
+                        "materialized": report.materialized.iter().map(|(m, r, n)| serde_json::json!({"model": m, "relation": r, "rows": n})).collect::<Vec<_>>(),
+                        "report": report.report,
+                        "reused_inputs": report.reused_inputs,
+                        "cardinality": cardinality_json(&report.cardinality),
+                        "data": {"ran": true},
+                    });
+                    (v, exit::OK)
+                }
+                Data::Skipped(why) => {
+                    let code = if failed > 0 {
+                        exit::DATA_CHECK
+                    } else {
+                        exit::OK
+                    };
+                    let v = serde_json::json!({
+                        "ok": failed == 0,
+                        "data": {"ran": false, "reason": why},
+                    });
+                    (v, code)
+                }
+                Data::Failed(strata_lifecycle::Failure::Data(d)) => {
+                    let v = serde_json::json!({
+                        "ok": false,
+                        "report": d.report,
+                        "failure": host.json_diagnostic(&checked.sources, &d.diagnostic),
+                        "data": {"ran": true},
+                    });
+                    (v, exit::DATA_CHECK)
+                }
+                Data::Failed(strata_lifecycle::Failure::Usage(msg)) => {
+                    eprintln!("error: {msg}");
+                    (serde_json::json!({"ok": false, "error": msg}), exit::USAGE)
+                }
+                Data::Failed(strata_lifecycle::Failure::Environment(msg)) => {
+                    eprintln!("error: {msg}");
+                    (
+                        serde_json::json!({"ok": false, "error": msg}),
+                        exit::ENVIRONMENT,
+                    )
+                }
+            };
+            if let Some(f) = fixtures_json {
+                v["fixtures"] = f;
+            }
+            if code != exit::OK {
+                v["exit_code"] = code.into();
+            }
+            print_json(&v);
+            code
+        }
     }
 }

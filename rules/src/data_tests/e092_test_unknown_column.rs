@@ -6,7 +6,10 @@ use crate::rule;
 ///
 /// In `expect col <op> literal`, `col` must be an output column of the
 /// tested model (`row_count` is the one special name: the number of rows).
-/// Columns the model reads but does not output cannot be tested.
+/// Columns the model reads but does not output cannot be tested. The same
+/// holds for the column list of a fixture test's `expect rows(col, ..)`:
+/// it names output columns of the model (a `given` block's columns are
+/// the input's: E112).
 ///
 /// ## Example
 ///

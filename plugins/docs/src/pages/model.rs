@@ -255,6 +255,23 @@ impl Docs<'_> {
             return;
         }
         for (t, anchor) in tests {
+            if t.is_fixture {
+                // A fixture test: its name and its rows, as written.
+                let name = t
+                    .name
+                    .as_deref()
+                    .map(|n| format!(" <strong>{}</strong>", esc(n)))
+                    .unwrap_or_default();
+                let _ = write!(
+                    out,
+                    "<section class=\"test fixture\" id=\"{anchor}\">\n<p><code>{}</code>{name} \
+                     <span class=\"how\">fixture test: runs the model on the rows it gives \
+                     (<code>strata test</code>, no warehouse)</span></p>\n<pre><code>{}</code></pre>\n</section>\n",
+                    esc(&self.location(t.span)),
+                    esc(self.text(t.span))
+                );
+                continue;
+            }
             let _ = write!(
                 out,
                 "<section class=\"test\" id=\"{anchor}\">\n<p><code>{}</code></p>\n<ul>\n",

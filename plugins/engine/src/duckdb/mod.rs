@@ -72,6 +72,15 @@ impl DuckDb {
     }
 }
 
+/// The version of the DuckDB library linked into this program (`v2.0.0`),
+/// as the library itself reports it (`PRAGMA version` on a database in
+/// memory), for `strata --version`.
+pub fn library_version() -> Result<String, String> {
+    Connection::open_in_memory()
+        .and_then(|conn| conn.version())
+        .map_err(|e| format!("cannot start DuckDB: {e}"))
+}
+
 impl DuckDb {
     /// `<warehouse>.inputs/` beside a warehouse file; none in memory.
     fn file_store(&self) -> Option<std::path::PathBuf> {

@@ -302,7 +302,7 @@ impl State<'_> {
             column: None,
             test: format!("unit test {}", u.name),
             carried_as: "not_carried".into(),
-            detail: "dbt unit tests (given rows, expected rows) are not converted yet: strata has no fixture-row tests".into(),
+            detail: "dbt unit tests (given rows, expected rows) are not converted yet: write it as a strata fixture test (docs/fixtures.md)".into(),
             file: u.loc.file.clone(),
             line: u.loc.line,
         });

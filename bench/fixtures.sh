@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# Benchmark of fixture tests (issue 50): N fixture tests of the shop example
+# (each gives its three inputs a few rows and compares the output rows) in
+# one `strata test --only fixtures`, which runs them all on one in-memory
+# DuckDB, beside ONE_BY_ONE runs of a single test each (a process and a
+# database per test, as a runner without the shared database would pay).
+# Prints a markdown table: median wall time of RUNS runs, per test.
+#
+# env: STRATA (our binary), N (tests, default 1000), RUNS (default 5),
+#      ONE_BY_ONE (single-test runs, default 20)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+: "${CARGO_TARGET_DIR:=/root/.cache/strata-target}"
+STRATA=${STRATA:-$CARGO_TARGET_DIR/release/strata}
+N=${N:-1000}
+RUNS=${RUNS:-5}
+ONE_BY_ONE=${ONE_BY_ONE:-20}
+OUT=bench/out/fixtures
+mkdir -p "$OUT"
+[ -x "$STRATA" ] || { echo "error: $STRATA not found (cargo build --release --workspace)" >&2; exit 2; }
+
+python3 - "$N" "$OUT/fixtures.strata" <<'PY'
+import sys
+n, path = int(sys.argv[1]), sys.argv[2]
+shop = open("examples/shop/shop.strata").read()
+out = [shop]
+for i in range(n):
+    q = 1 + i % 5
+    out.append(f'''
+test enriched_orders "generated {i}" {{
+  given orders(order_id, customer_id, product_id, quantity, status) {{
+    ({i}, 10, 100, {q}, "paid")
+    ({i + 1}, null, 100, 1, "pending")
+  }}
+  given customers(customer_id, name, country) {{
+    (10, "c{i}", "ES")
+  }}
+  given products(product_id, category, unit_price) {{
+    (100, "coffee", 3.5)
+  }}
+  expect rows(order_id, country, revenue) {{
+    ({i}, "ES", {q * 3.5})
+    ({i + 1}, "unknown", 3.5)
+  }}
+}}
+''')
+open(path, "w").write("".join(out))
+PY
+
+median() { sort -n | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
+now() { date +%s.%N; }
+
+cd "$OUT"
+all=()
+for _ in $(seq "$RUNS"); do
+  t0=$(now)
+  "$STRATA" test fixtures.strata --only fixtures >/dev/null
+  all+=("$(echo "$(now) - $t0" | bc)")
+done
+one=()
+for i in $(seq 0 $((ONE_BY_ONE - 1))); do
+  t0=$(now)
+  "$STRATA" test fixtures.strata --only fixtures --filter "\"generated $i\"" >/dev/null
+  one+=("$(echo "$(now) - $t0" | bc)")
+done
+m_all=$(printf '%s\n' "${all[@]}" | median)
+m_one=$(printf '%s\n' "${one[@]}" | median)
+echo "| run | tests | median wall s | ms per test |"
+echo "|---|---:|---:|---:|"
+printf '| one `strata test` (one in-memory DuckDB) | %d | %.2f | %.2f |\n' "$N" "$m_all" "$(echo "$m_all * 1000 / $N" | bc -l)"
+printf '| a `strata test --filter` per test (median of %d) | 1 | %.2f | %.2f |\n' "$ONE_BY_ONE" "$m_one" "$(echo "$m_one * 1000" | bc -l)"
