@@ -14,7 +14,9 @@
 //! warehouse.
 //!
 //! One file per verb (`run`, `cardinality`, `test_replay`, `timeline`,
-//! `plan`, `incremental`) and one for what differs by engine (`engines`),
+//! `plan`, `incremental`; `delta`: freezes and gc as the warehouse grows,
+//! `delta_history`: over an older warehouse, killed midway)
+//! and one for what differs by engine (`engines`),
 //! over what they share (`support`): a test is `<verb>::<test>::<engine>`.
 
 #[path = "../support/pg.rs"]
@@ -29,6 +31,8 @@ mod tools;
 mod support;
 
 mod cardinality;
+mod delta;
+mod delta_history;
 mod engines;
 mod fixtures;
 mod incremental;

@@ -17,6 +17,11 @@
 //! [gc]                    # what `strata gc` (and `run --gc`) keeps
 //! keep = 10               # the last 10 runs of each branch
 //! keep-days = 30          # and every run of the last 30 days
+//! compact-when-free = 0.5 # gc --apply compacts a DuckDB file over half free
+//!
+//! [sources.orders]        # how a run freezes source `orders`
+//! append-column = "order_id"  # rows arrive with greater ids: freeze only the new ones
+//! freeze = "copy"         # or "hash": keep its content hash, read it in place
 //! ```
 //!
 //! Unknown tables or keys are an error naming the file, so a typo never
@@ -56,16 +61,46 @@ pub struct ProjectConfig {
     pub targets: BTreeMap<String, TargetConfig>,
     /// `[gc]`: what `strata gc` keeps when its flags do not say.
     pub gc: GcConfig,
+    /// `[sources.NAME]`: how a run freezes each source it names (a source
+    /// of no module here is no error: one project file serves many).
+    pub sources: BTreeMap<String, SourceConfig>,
 }
 
 /// The `[gc]` table.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Default, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct GcConfig {
     /// Keep the last this many runs of each branch.
     pub keep: Option<usize>,
     /// Keep every run started less than this many days ago.
     pub keep_days: Option<u64>,
+    /// `gc --apply` (and `run --gc`) compacts a DuckDB warehouse when more
+    /// than this fraction of its file is free blocks (and at least 64 MiB);
+    /// 1 never. Default 0.5.
+    pub compact_when_free: Option<f64>,
+}
+
+/// A `[sources.NAME]` table: how a run freezes the source.
+#[derive(Clone, Debug, PartialEq, Eq, Default, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct SourceConfig {
+    /// The column whose values grow as rows arrive (a monotonic id, a load
+    /// timestamp): a run whose older rows are unchanged freezes only the
+    /// rows above the last freeze's greatest value.
+    pub append_column: Option<String>,
+    /// `copy` (the default: exact replay) or `hash` (only the content hash
+    /// is kept; the source is read in place, and replay needs it unchanged).
+    #[serde(default)]
+    pub freeze: Freeze,
+}
+
+/// How a source is frozen.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Freeze {
+    #[default]
+    Copy,
+    Hash,
 }
 
 /// A `[targets.NAME]` table: a warehouse and where its secret comes from.
@@ -94,6 +129,8 @@ struct RawConfig {
     targets: BTreeMap<String, TargetConfig>,
     #[serde(default)]
     gc: GcConfig,
+    #[serde(default)]
+    sources: BTreeMap<String, SourceConfig>,
 }
 
 #[derive(Deserialize, Default)]
@@ -181,6 +218,26 @@ pub fn parse(text: &str, path: &Path) -> Result<ProjectConfig, ConfigError> {
             path.display()
         )));
     }
+    if let Some(f) = raw.gc.compact_when_free {
+        if !(0.0..=1.0).contains(&f) {
+            return Err(ConfigError::Invalid(format!(
+                "invalid {}: [gc] compact-when-free must be a fraction between 0 and 1 (1 never compacts), got {f}",
+                path.display()
+            )));
+        }
+    }
+    for (name, source) in &raw.sources {
+        if source
+            .append_column
+            .as_deref()
+            .is_some_and(|c| c.trim().is_empty())
+        {
+            return Err(ConfigError::Invalid(format!(
+                "invalid {}: [sources.{name}] append-column is empty (name a column, or leave it out)",
+                path.display()
+            )));
+        }
+    }
     Ok(ProjectConfig {
         path: Some(path.to_path_buf()),
         lints: raw.lints,
@@ -189,6 +246,7 @@ pub fn parse(text: &str, path: &Path) -> Result<ProjectConfig, ConfigError> {
         cardinality_sample_rows: raw.run.cardinality_sample_rows,
         targets: raw.targets,
         gc: raw.gc,
+        sources: raw.sources,
     })
 }
 
@@ -238,6 +296,31 @@ mod tests {
             Path::new("strata.toml")
         )
         .is_err());
+    }
+
+    #[test]
+    fn sources_say_how_they_are_frozen() {
+        let c = parse_ok(
+            "[sources.orders]\nappend-column = \"order_id\"\n[sources.events]\nfreeze = \"hash\"\n[gc]\ncompact-when-free = 0.25\n",
+        );
+        assert_eq!(
+            c.sources["orders"].append_column.as_deref(),
+            Some("order_id")
+        );
+        assert_eq!(c.sources["orders"].freeze, Freeze::Copy);
+        assert_eq!(c.sources["events"].freeze, Freeze::Hash);
+        assert_eq!(c.gc.compact_when_free, Some(0.25));
+        for bad in [
+            "[sources.orders]\nfreeze = \"snapshot\"\n",
+            "[sources.orders]\nappend_column = \"id\"\n",
+            "[sources.orders]\nappend-column = \" \"\n",
+            "[gc]\ncompact-when-free = 2\n",
+        ] {
+            match parse(bad, Path::new("/p/strata.toml")) {
+                Err(ConfigError::Invalid(m)) => assert!(m.contains("/p/strata.toml"), "{m}"),
+                other => panic!("{bad:?} gave {other:?}"),
+            }
+        }
     }
 
     #[test]

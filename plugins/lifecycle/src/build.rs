@@ -13,6 +13,7 @@ use crate::checks;
 use crate::incremental;
 use crate::naming::live_view;
 use crate::registry::{registered_checks, CheckContext};
+use crate::state::segments;
 use crate::work::Work;
 use crate::Progress;
 
@@ -26,6 +27,8 @@ pub struct RunReport {
     pub report: Vec<String>,
     /// Sources whose frozen copy was reused.
     pub reused_inputs: Vec<String>,
+    /// How each input was frozen (a run's; empty for `test`).
+    pub frozen: Vec<crate::freeze::FreezeNote>,
     /// What the join cardinality checks did: each side's outcome, the
     /// queries executed, the sampling used.
     pub cardinality: Summary,
@@ -164,13 +167,16 @@ pub(crate) fn build_one(
     progress.step(&format!("build {}", m.name));
     let merge = m.incremental.as_ref().zip(base);
     let quoted = wh.ident(table);
-    if reuse && wh.relation_exists(table)? {
+    let mut known_rows = None;
+    // Reused with every segment it reads (a run killed on Spark leaves its
+    // snapshot, whose segments gc may have dropped since).
+    if reuse && wh.relation_exists(table)? && segments::intact(wh, &segments::all(wh)?, table)? {
         checking.report.push(format!(
             "  reused {table}: an earlier run with this run's id built it (same models, fingerprints and input contents)"
         ));
     } else {
         let dialect = wh.dialect();
-        let mut select = sql::lower_model(module, m, dialect, relation).map_err(|d| {
+        let select = sql::lower_model(module, m, dialect, relation).map_err(|d| {
             Failure::Environment(format!(
                 "model {} cannot run on {}: {}",
                 m.name,
@@ -179,13 +185,19 @@ pub(crate) fn build_one(
             ))
         })?;
         if let Some((inc, base)) = merge {
-            let (merged, line) = incremental::merge(wh, m, inc, base, &select)?;
-            select = merged;
+            // A run's snapshot of an `append` model shares its rows with
+            // the previous snapshot (segments).
+            let (line, n) = incremental::build_merged(work, m, inc, (base, table), &select, reuse)?;
             checking.report.push(line);
+            known_rows = n;
+        } else {
+            work.replace_table(&quoted, &select)?;
         }
-        work.replace_table(&quoted, &select)?;
     }
-    let rows = wh.count(&format!("SELECT COUNT(*) FROM {quoted}"))?;
+    let rows = match known_rows {
+        Some(n) => n,
+        None => wh.count(&format!("SELECT COUNT(*) FROM {quoted}"))?,
+    };
     // The table was just (re)built: proofs about an earlier version of it
     // no longer hold.
     checking.ledger.rebuilt(&quoted, rows);

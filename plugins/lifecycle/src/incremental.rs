@@ -12,6 +12,10 @@
 //! * The first run of a branch, `--full-refresh`, and a model whose
 //!   fingerprint changed since its previous snapshot (the model or one
 //!   upstream of it was edited) build in full.
+//! * A run's snapshot of an `append` model is not a copy: it is a view over
+//!   the previous snapshot's segments (the table of its first full build,
+//!   then one segment per run) and a segment of this run's new rows
+//!   (`seg_snap_<run>_<model>`), recorded in `state::segments`.
 
 use std::collections::BTreeMap;
 
@@ -21,7 +25,11 @@ use strata_lang::types::Type;
 
 use strata_engine::{Failure, Warehouse};
 
+use crate::delta::MAX_SEGMENTS;
+use crate::naming::segment;
+use crate::state::segments::{self, Segment};
 use crate::state::{history, pointers};
+use crate::work::Work;
 
 /// The previous snapshot each incremental model of `models` merges into on
 /// `branch`: the one its live view shows, when the run that built it had
@@ -68,6 +76,72 @@ pub(crate) fn bases(
     Ok(bases)
 }
 
+/// Build `table` as the snapshot `base` merged with the new rows of
+/// `select` (the model's query). With `share` (a run's snapshot), an
+/// `append` model's `table` is a view over `base`'s segments and a segment
+/// of the new rows; otherwise (`upsert`, a test's or a replay's table) a
+/// table of its own. Returns the report line, and the rows when they are
+/// known without counting.
+pub(crate) fn build_merged(
+    work: &Work,
+    m: &ir::Model,
+    inc: &ir::Incremental,
+    (base, table): (&str, &str),
+    select: &str,
+    share: bool,
+) -> Result<(String, Option<i64>), Failure> {
+    let wh = work.wh();
+    let merge = merge(wh, m, inc, base, select)?;
+    let known = match share && inc.merge_keys.is_empty() {
+        true => segments::all(wh)?,
+        false => Default::default(),
+    };
+    let long = known.get(base).is_some_and(|s| s.len() >= MAX_SEGMENTS);
+    if !(share && inc.merge_keys.is_empty()) || long {
+        work.replace_table(&wh.ident(table), &merge.sql)?;
+        let line = match long {
+            true => format!(
+                "{} (a table: {base} reads {MAX_SEGMENTS} segments, a new chain starts)",
+                merge.line
+            ),
+            false => merge.line,
+        };
+        return Ok((line, None));
+    }
+    let new = segment(table);
+    work.replace_table(&wh.ident(&new), &merge.new_rows)?;
+    let added = wh.count(&format!("SELECT COUNT(*) FROM {}", wh.ident(&new)))?;
+    let mut parts = segments::of(&known, base, || {
+        wh.count(&format!("SELECT COUNT(*) FROM {}", wh.ident(base)))
+    })?;
+    if added == 0 {
+        // Nothing new: the snapshot reads the previous one's segments.
+        wh.exec(&format!("DROP TABLE {}", wh.ident(&new)))?;
+    } else {
+        parts.push(Segment {
+            table: new,
+            rows: added,
+        });
+    }
+    work.replace_view(&wh.ident(table), &segments::union(wh, &parts))?;
+    segments::record(wh, table, &parts)?;
+    let rows = parts.iter().map(|p| p.rows).sum();
+    let line = format!(
+        "{} (+{added} rows as a segment; the snapshot reads {} segments, shared with {base})",
+        merge.line,
+        parts.len()
+    );
+    Ok((line, Some(rows)))
+}
+
+/// A merge: the query of the whole merged snapshot, that of the new rows
+/// alone (in the model's columns), and the report line.
+pub(crate) struct Merge {
+    pub sql: String,
+    pub new_rows: String,
+    pub line: String,
+}
+
 /// The query that merges the new rows of `select` (the model's query) into
 /// the snapshot `base`, and the report line saying what it merges.
 pub(crate) fn merge(
@@ -76,7 +150,7 @@ pub(crate) fn merge(
     inc: &ir::Incremental,
     base: &str,
     select: &str,
-) -> Result<(String, String), Failure> {
+) -> Result<Merge, Failure> {
     let base_q = wh.ident(base);
     let cdc = wh.ident(&inc.cdc_column);
     let (query, new, old) = (
@@ -153,5 +227,9 @@ pub(crate) fn merge(
         None => "every row (the previous snapshot is empty)".to_string(),
     };
     let line = format!("  incremental {}: {strategy} into {base}: {since}", m.name);
-    Ok((sql, line))
+    Ok(Merge {
+        sql,
+        new_rows: format!("SELECT {list} FROM ({new_rows}) AS {new}"),
+        line,
+    })
 }

@@ -1,19 +1,14 @@
 //! Which relation each source reads (after overrides), checking that it
-//! exists before anything runs, and freezing source contents for a run.
+//! exists, with the columns the module declares, before anything runs.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use sha2::{Digest, Sha256};
 use strata_codes as codes;
 use strata_lang::ir;
 use strata_lang::{Diagnostic, Span};
 
-use strata_engine::{Failure, FileFormat, Origin, Rows, Warehouse};
-
-use crate::naming::frozen_input;
-use crate::state::frozen::{self, FrozenEarlier};
-use crate::work::Work;
+use strata_engine::{Failure, Origin, Warehouse};
 
 /// `NAME=TABLE_OR_FILE` from `--source`: a value naming a file (by its
 /// extension or a path separator) is a file, relative to the current
@@ -252,187 +247,10 @@ pub fn check_columns(
     Err(crate::checks::fail(&[], d))
 }
 
-/// The query whose one row (the row count, the sum of row hashes) a
-/// relation's content hash digests: a content hash is of the relation's
-/// column names and types, its row count and an order-independent sum of
-/// row hashes.
-fn content_query(wh: &Warehouse, relation: &str) -> String {
-    format!(
-        "SELECT COUNT(*), {} FROM (SELECT * FROM {relation}) AS t",
-        wh.text(&wh.hash_sum("t"))
-    )
-}
-
-/// The content hash and row count of a relation of `schema` whose
-/// [`content_query`] answered `rows`.
-fn digest(schema: &[(String, String)], rows: &Rows) -> (String, i64) {
-    let (count, sum) = rows
-        .first()
-        .map(|r| {
-            (
-                r.first().cloned().flatten().unwrap_or_default(),
-                r.get(1).cloned().flatten().unwrap_or_default(),
-            )
-        })
-        .unwrap_or_default();
-    let mut h = Sha256::new();
-    for (name, ty) in schema {
-        h.update(name.as_bytes());
-        h.update(b":");
-        h.update(ty.as_bytes());
-        h.update(b",");
-    }
-    h.update(b"|");
-    h.update(count.as_bytes());
-    h.update(b"|");
-    h.update(sum.as_bytes());
-    (hex128(h), count.parse().unwrap_or(0))
-}
-
-/// The first 128 bits of a SHA-256, in hex: the form of every content
-/// hash.
-fn hex128(h: Sha256) -> String {
-    h.finalize()
-        .iter()
-        .take(16)
-        .map(|b| format!("{b:02x}"))
-        .collect()
-}
-
-/// Whether a source is frozen by copying its file: a Parquet or JSON file
-/// on an engine with a file store ([`strata_engine::Capabilities::file_store`]). The
-/// store and the extension of the copy. (A CSV file is still imported:
-/// typing it is most of reading it.)
-fn copied(wh: &Warehouse, origin: &Origin) -> Option<(PathBuf, &'static str)> {
-    let Origin::File(path) = origin else {
-        return None;
-    };
-    let ext = match Origin::file_format(path) {
-        FileFormat::Parquet => "parquet",
-        FileFormat::Json => "json",
-        FileFormat::Csv => return None,
-    };
-    Some((wh.capabilities().file_store?, ext))
-}
-
-/// Where a copied source's file is kept: named by its content hash, so a
-/// file seen before is recognised without reading it through the engine.
-fn stored_copy(wh: &Warehouse, origin: &Origin, content: &str) -> Option<PathBuf> {
-    let (store, ext) = copied(wh, origin)?;
-    Some(store.join(format!("{content}.{ext}")))
-}
-
-/// The content hash of a file: SHA-256 of its bytes (cut to 128 bits, as
-/// a relation's is).
-pub fn file_hash(path: &Path) -> Result<String, Failure> {
-    let mut file = std::fs::File::open(path)
-        .map_err(|e| Failure::Environment(format!("cannot read {}: {e}", path.display())))?;
-    let mut h = Sha256::new();
-    std::io::copy(&mut file, &mut h)
-        .map_err(|e| Failure::Environment(format!("cannot read {}: {e}", path.display())))?;
-    Ok(hex128(h))
-}
-
-/// The content hash and row count of each source (name, origin, relation):
-/// the hash of the file's bytes for a file the store keeps, else the
-/// content hash of its rows ([`digest`]). The scans, and the descriptions
-/// of the relations, run at once where the engine can
-/// ([`strata_engine::Engine::rows_each`]).
-pub fn source_hashes<'s>(
-    wh: &Warehouse,
-    sources: impl IntoIterator<Item = (&'s str, &'s Origin, &'s str)>,
-) -> Result<BTreeMap<String, (String, i64)>, Failure> {
-    let mut hashes = BTreeMap::new();
-    let mut scanned = Vec::new();
-    for (source, origin, relation) in sources {
-        match origin {
-            Origin::File(path) if copied(wh, origin).is_some() => {
-                let hash = file_hash(path)?;
-                // Parquet keeps its row count in its footer: no scan.
-                let rows = wh.count(&format!("SELECT COUNT(*) FROM {relation}"))?;
-                hashes.insert(source.to_string(), (hash, rows));
-            }
-            _ => scanned.push((source, relation)),
-        }
-    }
-    let relations: Vec<String> = scanned.iter().map(|(_, r)| r.to_string()).collect();
-    let queries: Vec<String> = relations.iter().map(|r| content_query(wh, r)).collect();
-    let answers = wh.rows_each(&queries)?;
-    let schemas = wh.columns_each(&relations)?;
-    for (((source, _), rows), schema) in scanned.iter().zip(answers).zip(schemas) {
-        hashes.insert(source.to_string(), digest(&schema, &rows));
-    }
-    Ok(hashes)
-}
-
-/// Copy `from` into the store as `to`, checking on the copy that the file
-/// still has the content hash the run was planned with. The copy is
-/// renamed into place, so the store never holds half a file.
-fn store_file(from: &Path, to: &Path, content: &str) -> Result<(), Failure> {
-    let io = |e: std::io::Error| {
-        Failure::Environment(format!(
-            "cannot copy {} into the input store {}: {e}",
-            from.display(),
-            to.display()
-        ))
-    };
-    if let Some(dir) = to.parent() {
-        std::fs::create_dir_all(dir).map_err(io)?;
-    }
-    let partial = to.with_extension(format!("partial-{}", std::process::id()));
-    std::fs::copy(from, &partial).map_err(io)?;
-    if file_hash(&partial)? != content {
-        let _ = std::fs::remove_file(&partial);
-        return Err(Failure::Environment(format!(
-            "{} changed while the run was reading it; nothing was built, run again",
-            from.display()
-        )));
-    }
-    std::fs::rename(&partial, to).map_err(io)
-}
-
-/// Freeze a source: reuse an input frozen earlier with the same content
-/// (one of `earlier`, from [`frozen::earlier`]), or freeze it as
-/// `input_<run_id>_<source>` — a view of its copy in the file store
-/// ([`stored_copy`]), else a table of its rows. Returns the relation's name
-/// and whether it was reused.
-pub fn freeze(
-    work: &Work,
-    source: &str,
-    (origin, relation): (&Origin, &str),
-    (content, rows): (&str, i64),
-    run_id: &str,
-    earlier: &[FrozenEarlier],
-) -> Result<(String, bool), Failure> {
-    let wh = work.wh();
-    for e in earlier {
-        if e.source != source || e.content_hash != content {
-            continue;
-        }
-        let file_there = e.file.as_ref().is_none_or(|f| Path::new(f).is_file());
-        if file_there && wh.relation_exists(&e.table)? {
-            return Ok((e.table.clone(), true));
-        }
-    }
-    let table = frozen_input(run_id, source);
-    let copy = stored_copy(wh, origin, content);
-    match (&copy, origin) {
-        (Some(copy), Origin::File(path)) => {
-            if !copy.is_file() {
-                store_file(path, copy, content)?;
-            }
-            let read = wh.read(source, &Origin::File(copy.clone()))?;
-            wh.replace_view(&wh.ident(&table), &read)?;
-        }
-        _ => work.replace_table(&wh.ident(&table), &format!("SELECT * FROM {relation}"))?,
-    }
-    frozen::record(wh, (source, content, rows), &table, copy.as_deref())?;
-    Ok((table, false))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::path::PathBuf;
 
     #[test]
     fn source_flags() {
@@ -443,66 +261,6 @@ mod tests {
         assert_eq!(o, Origin::Table("orders_dev".into()));
         assert!(parse_source_flag("orders").is_err());
         assert!(parse_source_flag("=x").is_err());
-    }
-
-    #[test]
-    fn parquet_and_json_files_are_copied_into_the_store_of_a_duckdb_file() {
-        let dir = std::env::temp_dir().join(format!("strata-store-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{e}"));
-        let db = dir.join("w.duckdb");
-        let open = |p: &str| {
-            strata_engine::DuckDb::open(p, std::time::Duration::ZERO)
-                .unwrap_or_else(|e| panic!("{e:?}"))
-        };
-        let file = open(&db.to_string_lossy());
-        let memory = open(":memory:");
-        let origin = |p: &str| Origin::File(PathBuf::from(p));
-        assert_eq!(
-            stored_copy(&file, &origin("in/o.parquet"), "ab12"),
-            Some(dir.join("w.duckdb.inputs/ab12.parquet"))
-        );
-        assert_eq!(
-            stored_copy(&file, &origin("e.ndjson"), "cd"),
-            Some(dir.join("w.duckdb.inputs/cd.json"))
-        );
-        assert_eq!(stored_copy(&file, &origin("o.csv"), "ab12"), None);
-        assert_eq!(stored_copy(&file, &Origin::Table("o".into()), "ab12"), None);
-        assert_eq!(stored_copy(&memory, &origin("o.parquet"), "ab12"), None);
-        // The hash is of the bytes: the same bytes, the same hash.
-        std::fs::write(dir.join("a"), b"rows").unwrap_or_else(|e| panic!("{e}"));
-        std::fs::write(dir.join("b"), b"rows").unwrap_or_else(|e| panic!("{e}"));
-        let hash = |n: &str| file_hash(&dir.join(n)).unwrap_or_else(|e| panic!("{e:?}"));
-        assert_eq!(hash("a"), hash("b"));
-        assert_eq!(hash("a").len(), 32);
-        drop(file);
-        let _ = std::fs::remove_dir_all(&dir);
-    }
-
-    /// DuckDB's content hash sums the row hashes in two BIGINT halves: the
-    /// same number as the plain HUGEINT sum, and 0 over no rows.
-    #[test]
-    fn the_duckdb_hash_sum_is_the_exact_sum_of_the_row_hashes() {
-        let wh = strata_engine::DuckDb::open(":memory:", std::time::Duration::ZERO)
-            .unwrap_or_else(|e| panic!("{e:?}"));
-        for filter in ["", " WHERE id < 0"] {
-            let rows = format!(
-                "(SELECT id, CAST(id * 7 AS VARCHAR) AS s FROM range(20000) AS r(id){filter}) AS t"
-            );
-            let sum = |expr: &str| {
-                strata_engine::Engine::rows(
-                    &wh,
-                    &format!("SELECT CAST({expr} AS VARCHAR) FROM {rows}"),
-                )
-                .unwrap_or_else(|e| panic!("{e:?}"))
-            };
-            let ours = sum(&strata_engine::Engine::hash_sum(&wh, "t"));
-            assert_eq!(
-                ours,
-                sum("COALESCE(SUM(CAST(hash(t) AS HUGEINT)), 0)"),
-                "{filter}"
-            );
-            assert_eq!(ours.len(), 1);
-        }
     }
 
     #[test]

@@ -10,7 +10,10 @@
 //!   [`naming`] (views, snapshots, run ids), [`failpoint`] and [`work`]
 //!   (a unit of work: a transaction, or undone by hand where the engine has
 //!   none);
-//! * [`inputs`] (where each source reads from, content hashes, freezes),
+//! * [`inputs`] (where each source reads from), [`content`] (content
+//!   hashes, how strata.toml says to freeze a source), [`delta`] (freezing
+//!   only the rows added since the last freeze), [`freeze`] (each source's
+//!   freeze for a run),
 //!   [`checks`] (pins, declarative tests), [`cardinality`] (join checks),
 //!   [`registry`] (the checks run after each model), [`select`];
 //! * [`prepare`] (options, models, sources, content hashes settled before
@@ -25,8 +28,11 @@ pub mod branches;
 pub mod build;
 pub mod cardinality;
 pub mod checks;
+pub mod content;
+pub mod delta;
 pub mod failpoint;
 pub mod fixtures;
+pub mod freeze;
 pub mod gc;
 pub mod incremental;
 pub mod inputs;

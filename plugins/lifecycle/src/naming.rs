@@ -1,8 +1,9 @@
 //! The physical names the lifecycle gives what it writes (kept compatible
 //! with the reference): live views `v_<model>` (`v_<branch>__<model>` off
 //! `main`), staged views `stg_<branch>__<model>`, snapshots
-//! `snap_<run_id>_<model>`, frozen inputs `input_<run_id>_<source>`, and
-//! the run ids themselves.
+//! `snap_<run_id>_<model>`, frozen inputs `input_<run_id>_<source>`, the
+//! segment a run adds to a relation it shares with earlier ones
+//! (`seg_<relation>`), and the run ids themselves.
 
 use sha2::{Digest, Sha256};
 
@@ -58,4 +59,11 @@ pub fn snapshot(run_id: &str, model: &str) -> String {
 /// The table (or view of a stored file) a run freezes a source into.
 pub fn frozen_input(run_id: &str, source: &str) -> String {
     format!("input_{run_id}_{source}")
+}
+
+/// The segment holding the rows a run adds to `relation` (a delta freeze,
+/// the snapshot of an `append` model), which is then a view over the
+/// segments it shares with earlier ones and this one.
+pub fn segment(relation: &str) -> String {
+    format!("seg_{relation}")
 }

@@ -161,8 +161,13 @@ pub fn plan_run(
         origins,
         relations,
     } = prepare(wh, module, opts)?;
-    let contents = content_hashes(wh, &origins, &relations, progress)?;
-    let verdicts = verdicts(wh, &models, &contents, &opts.branch);
+    let scanned = content_hashes(wh, &origins, &relations, &Default::default(), progress)?;
+    let verdicts = verdicts(
+        wh,
+        &models,
+        &crate::content::contents(&scanned),
+        &opts.branch,
+    );
     progress.finish();
     verdicts
 }

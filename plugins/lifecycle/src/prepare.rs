@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use strata_engine::{Failure, Origin, Warehouse};
 use strata_lang::ir;
 
+use crate::content::{self, Scanned, SourcePolicy};
 use crate::inputs;
 use crate::select::{find_pipeline, select_models, sources_read};
 use crate::Progress;
@@ -35,6 +36,9 @@ pub struct RunOptions {
     /// Build incremental models in full instead of merging new rows into
     /// their previous snapshot.
     pub full_refresh: bool,
+    /// How each source is frozen (strata.toml's `[sources.NAME]`); a
+    /// source not named is copied in full when its content changed.
+    pub policies: BTreeMap<String, SourcePolicy>,
 }
 
 /// What a run or test reads and builds, settled before anything runs.
@@ -76,18 +80,25 @@ pub(crate) fn prepare<'m>(
 }
 
 /// The content hash and row count of each source relation (what the
-/// freeze records, and what `plan` compares).
+/// freeze records, and what `plan` compares), with the greatest value of
+/// the append column of each source that has one (in `policies`).
 pub(crate) fn content_hashes(
     wh: &Warehouse,
     origins: &BTreeMap<String, Origin>,
     relations: &BTreeMap<String, String>,
+    policies: &BTreeMap<String, SourcePolicy>,
     progress: &dyn Progress,
-) -> Result<BTreeMap<String, (String, i64)>, Failure> {
+) -> Result<BTreeMap<String, Scanned>, Failure> {
     progress.step("hash inputs");
-    inputs::source_hashes(
+    let append: BTreeMap<String, String> = policies
+        .iter()
+        .filter_map(|(s, p)| Some((s.clone(), p.append_column.clone()?)))
+        .collect();
+    content::source_hashes(
         wh,
         relations
             .iter()
             .map(|(s, relation)| (s.as_str(), &origins[s], relation.as_str())),
+        &append,
     )
 }

@@ -4,15 +4,18 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use strata_engine::{Failure, Warehouse};
+use strata_engine::{Failure, Origin, Warehouse};
 use strata_lang::fingerprint::{compare_recorded, Recorded};
 use strata_lang::ir;
 
 use crate::build::{build_one, Checking};
 use crate::cardinality::{Ledger, Summary};
+use crate::content::{file_hash, source_hashes};
+use crate::freeze::recorded_origin;
 use crate::naming::live_view;
 use crate::select::select_models;
-use crate::state::RunRecord;
+use crate::state::frozen::{self, FrozenEarlier, How};
+use crate::state::{history, segments, RunRecord};
 use crate::work::Work;
 use crate::Progress;
 
@@ -30,6 +33,9 @@ pub struct ReplayReport {
     pub format_changed: Vec<String>,
     /// What the cardinality checks did (sampled as the run was).
     pub cardinality: Summary,
+    /// Each input, checked to have the content the run read: `(source,
+    /// how it was frozen)` (`copy`, `delta`, `hash`).
+    pub inputs: Vec<(String, &'static str)>,
 }
 
 /// The models whose fingerprint differs from the one `recorded` for them,
@@ -63,9 +69,12 @@ pub fn execute(
     record: &RunRecord,
     progress: &dyn Progress,
 ) -> Result<ReplayReport, Failure> {
+    let frozen = frozen::all(wh)?;
+    let read_in_place = |t: &String| frozen.get(t).filter(|f| f.how == How::Hash);
     let inputs = record
         .inputs
         .iter()
+        .filter(|(_, t)| read_in_place(t).is_none())
         .map(|(s, t)| ("frozen input of source", s, t));
     let snapshots = record
         .snapshots
@@ -75,21 +84,42 @@ pub fn execute(
         .bases
         .iter()
         .map(|(m, t)| ("previous snapshot merged into by model", m, t));
+    let known = segments::all(wh)?;
     for (what, name, table) in inputs.chain(snapshots).chain(bases) {
-        if !wh.relation_exists(table)? {
+        if !segments::intact(wh, &known, table)? {
             return Err(Failure::Environment(format!(
                 "the {what} '{name}' ({table}) is gone (collected by `strata gc`?); run {} cannot be replayed",
                 record.run_id
             )));
         }
     }
+    // Where each input is read: its frozen relation, or for a source read
+    // in place, its origin again.
+    let mut source_rel: BTreeMap<String, String> = BTreeMap::new();
+    for (s, t) in &record.inputs {
+        let Some(f) = read_in_place(t) else {
+            source_rel.insert(s.clone(), wh.ident(t));
+            continue;
+        };
+        let described = f.origin.clone().unwrap_or_default();
+        let origin = recorded_origin(&described);
+        let there = match &origin {
+            Some(Origin::Table(name)) => wh.relation_exists(name)?,
+            Some(Origin::File(path)) => path.is_file(),
+            None => false,
+        };
+        let Some(origin) = origin.filter(|_| there) else {
+            return Err(Failure::Environment(format!(
+                "cannot replay run {}: source '{s}' was read in place (freeze = \"hash\") from {described}, which is gone; nothing was run",
+                record.run_id
+            )));
+        };
+        source_rel.insert(s.clone(), wh.read(s, &origin)?);
+    }
+    progress.step("check inputs");
+    let checked_inputs = same_inputs(wh, record, &frozen, &source_rel)?;
     let models = select_models(module, &record.models, None)?;
     let (changed, format_changed) = fingerprint_changes(&record.fingerprints, &models);
-    let source_rel: BTreeMap<String, String> = record
-        .inputs
-        .iter()
-        .map(|(s, t)| (s.clone(), wh.ident(t)))
-        .collect();
     let work = Work::begin(wh)?;
     let mut ledger = Ledger::new(record.sampling);
     let result = (|| {
@@ -140,11 +170,111 @@ pub fn execute(
             changed: changed.clone(),
             format_changed: format_changed.clone(),
             cardinality: std::mem::take(&mut ledger).into_summary(),
+            inputs: checked_inputs.clone(),
         })
     })();
     work.rollback();
     progress.finish();
     result
+}
+
+/// Check that every frozen input of `record` (read through `source_rel`)
+/// still has the content the run read (one scan of each; a stored file by
+/// its bytes). A source read
+/// in place (`freeze = "hash"`) that changed since is refused, saying since
+/// when; a copy that changed (which strata never does) too. Returns each
+/// source and how it was frozen.
+fn same_inputs(
+    wh: &Warehouse,
+    record: &RunRecord,
+    all: &BTreeMap<String, FrozenEarlier>,
+    source_rel: &BTreeMap<String, String>,
+) -> Result<Vec<(String, &'static str)>, Failure> {
+    let mut out = Vec::new();
+    let mut scan = Vec::new();
+    for (source, table) in &record.inputs {
+        // Recorded by a release before the frozen inputs were kept.
+        let Some(f) = all.get(table) else {
+            continue;
+        };
+        out.push((source.clone(), f.how.as_str()));
+        match &f.file {
+            Some(file) => {
+                if file_hash(std::path::Path::new(file))? != f.content_hash {
+                    return Err(changed(wh, record, source, f.how, None)?);
+                }
+            }
+            // Hashed as the run hashed it: a source read in place from its
+            // origin (a Parquet file by its bytes), a frozen one by its rows.
+            None => scan.push((
+                source.clone(),
+                match f.how {
+                    How::Hash => f
+                        .origin
+                        .as_deref()
+                        .and_then(recorded_origin)
+                        .unwrap_or_else(|| Origin::Table(table.clone())),
+                    _ => Origin::Table(table.clone()),
+                },
+                source_rel[source].clone(),
+                f,
+            )),
+        }
+    }
+    let hashes = source_hashes(
+        wh,
+        scan.iter().map(|(s, o, r, _)| (s.as_str(), o, r.as_str())),
+        &Default::default(),
+    )?;
+    for (source, _, _, f) in &scan {
+        if hashes.get(source).map(|x| &x.content) != Some(&f.content_hash) {
+            return Err(changed(wh, record, source, f.how, f.origin.as_deref())?);
+        }
+    }
+    Ok(out)
+}
+
+/// Why a run whose input `source` no longer has the content it read
+/// cannot be replayed: for a source read in place, since when (the first
+/// later run that read other content, else the last run that read it
+/// unchanged).
+fn changed(
+    wh: &Warehouse,
+    record: &RunRecord,
+    source: &str,
+    how: How,
+    origin: Option<&str>,
+) -> Result<Failure, Failure> {
+    let id = &record.run_id;
+    if how != How::Hash {
+        return Ok(Failure::Environment(format!(
+            "the frozen input of source '{source}' ({}) no longer has the content run {id} read; it cannot be replayed exactly",
+            record.inputs[source]
+        )));
+    }
+    let hashes = frozen::content_hashes(wh)?;
+    let hash_of = |r: &RunRecord| r.inputs.get(source).and_then(|t| hashes.get(t)).cloned();
+    let then = hash_of(record);
+    let runs = history::list(wh)?;
+    let after: Vec<&RunRecord> = runs
+        .iter()
+        .skip_while(|r| &r.run_id != id)
+        .filter(|r| r.inputs.contains_key(source) && !r.is_rollback())
+        .collect();
+    let since = match after.iter().find(|r| hash_of(r) != then) {
+        Some(r) => format!("run {} read other content at {}", r.run_id, r.started_at),
+        None => match after.last() {
+            Some(r) => format!(
+                "it changed after {}, when run {} last read it unchanged",
+                r.started_at, r.run_id
+            ),
+            None => "it changed since".into(),
+        },
+    };
+    Ok(Failure::Environment(format!(
+        "cannot replay run {id}: source '{source}' ({}) was read in place (freeze = \"hash\") and no longer has the content the run read ({since}); replaying it would read other data, so nothing was run",
+        origin.unwrap_or("its origin")
+    )))
 }
 
 #[cfg(test)]

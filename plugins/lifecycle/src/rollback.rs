@@ -8,6 +8,7 @@ use strata_engine::{Failure, Warehouse};
 use crate::failpoint::failpoint;
 use crate::naming::{live_view, short_hash};
 use crate::state::history::{self, RunRecord, ROLLBACK};
+use crate::state::segments;
 use crate::work::atomically;
 
 /// What a rollback did.
@@ -50,9 +51,10 @@ pub fn rollback(
         models.to_vec()
     };
     let mut gone = Vec::new();
+    let known = segments::all(wh)?;
     for m in &chosen {
         let snapshot = &target.snapshots[m];
-        if !wh.relation_exists(snapshot)? {
+        if !segments::intact(wh, &known, snapshot)? {
             gone.push(format!("{m} ({snapshot})"));
         }
     }

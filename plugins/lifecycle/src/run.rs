@@ -8,9 +8,11 @@ use strata_lang::ir;
 
 use crate::build::{Build, RunReport};
 use crate::cardinality::{Ledger, Sampling};
+use crate::content::{self, Scanned, SourcePolicy};
+use crate::delta::{self, Plan};
 use crate::failpoint::failpoint;
+use crate::freeze::{self, Freezing};
 use crate::incremental;
-use crate::inputs;
 use crate::naming::{live_view, short_hash, snapshot, staged_view};
 use crate::plan::verdicts;
 use crate::prepare::{content_hashes, prepare, Prepared, RunOptions};
@@ -34,10 +36,10 @@ pub fn run(
     } = prepare(wh, module, opts)?;
 
     // The run id: a content hash of what the run does.
-    let mut contents = content_hashes(wh, &origins, &relations, progress)?;
+    let mut scanned = content_hashes(wh, &origins, &relations, &opts.policies, progress)?;
     let mut skipped = Vec::new();
     if opts.only_stale {
-        for v in verdicts(wh, &models, &contents, &opts.branch)? {
+        for v in verdicts(wh, &models, &content::contents(&scanned), &opts.branch)? {
             if v.why.is_fresh() {
                 skipped.push((v.model, v.live_run));
             }
@@ -45,7 +47,7 @@ pub fn run(
         models.retain(|m| !skipped.iter().any(|(s, _)| *s == m.name));
         let needed = sources_read(&models);
         relations.retain(|s, _| needed.contains(s));
-        contents.retain(|s, _| needed.contains(s));
+        scanned.retain(|s, _| needed.contains(s));
         if models.is_empty() {
             progress.finish();
             return Ok(RunReport {
@@ -56,6 +58,16 @@ pub fn run(
     }
     let mut notes = Vec::new();
     let bases = incremental::bases(wh, &models, &opts.branch, opts.full_refresh, &mut notes)?;
+    // How each source with an append column is frozen: checked now, one
+    // scan of its new rows each.
+    let plans = delta::plan(
+        wh,
+        &history::list(wh)?,
+        &scanned,
+        &relations,
+        &opts.policies,
+        &origins,
+    )?;
     let mut parts = vec![opts.branch.clone(), opts.stage_only.to_string()];
     for m in &models {
         parts.push(format!("{}={}", m.name, m.fingerprint));
@@ -64,8 +76,8 @@ pub fn run(
             parts.push(format!("{}<-{base}", m.name));
         }
     }
-    for (s, (hash, _)) in &contents {
-        parts.push(format!("{s}:{}:{hash}", origins[s].describe()));
+    for (s, x) in &scanned {
+        parts.push(format!("{s}:{}:{}", origins[s].describe(), x.content));
     }
     // A sampled run checks less than an exact one: a different run. (Exact
     // runs keep the ids they always had.)
@@ -78,7 +90,9 @@ pub fn run(
         models: &models,
         origins: &origins,
         relations: &relations,
-        contents: &contents,
+        scanned: &scanned,
+        policies: &opts.policies,
+        plans: &plans,
         bases: &bases,
     };
     let result = atomically(wh, |work| {
@@ -102,7 +116,11 @@ struct Selected<'a, 'm> {
     origins: &'a BTreeMap<String, Origin>,
     relations: &'a BTreeMap<String, String>,
     /// Content hash and rows of each source read.
-    contents: &'a BTreeMap<String, (String, i64)>,
+    scanned: &'a BTreeMap<String, Scanned>,
+    /// How strata.toml says to freeze each source, and the delta planned
+    /// for each with an append column.
+    policies: &'a BTreeMap<String, SourcePolicy>,
+    plans: &'a BTreeMap<String, Plan>,
     /// The previous snapshot each incremental model merges into.
     bases: &'a BTreeMap<String, String>,
 }
@@ -120,7 +138,9 @@ fn run_in_transaction(
         models,
         origins,
         relations,
-        contents,
+        scanned,
+        policies,
+        plans,
         bases,
     } = *selected;
     let wh = work.wh();
@@ -139,23 +159,31 @@ fn run_in_transaction(
     // 1. Freeze the inputs.
     let mut frozen = BTreeMap::new();
     let mut reused = Vec::new();
-    let earlier = frozen::earlier(wh, contents.values().map(|(h, _)| h.as_str()))?;
-    for (s, (hash, rows)) in contents {
+    let mut freezes = Vec::new();
+    let earlier = frozen::earlier(wh, scanned.values().map(|x| x.content.as_str()))?;
+    let unset = SourcePolicy::default();
+    for (s, x) in scanned {
         progress.step(&format!("freeze {s}"));
-        let (table, was_reused) = inputs::freeze(
+        let note = freeze::freeze(
             work,
-            s,
-            (&origins[s], &relations[s]),
-            (hash, *rows),
+            &Freezing {
+                source: s,
+                origin: &origins[s],
+                relation: &relations[s],
+                scanned: x,
+                policy: policies.get(s).unwrap_or(&unset),
+                plan: plans.get(s),
+            },
             run_id,
             &earlier,
         )?;
-        if was_reused {
+        if note.how == "reused" {
             reused.push(s.clone());
         }
-        build.ledger.know_rows(&wh.ident(&table), *rows);
-        build.source_rel.insert(s.clone(), wh.ident(&table));
-        frozen.insert(s.clone(), table);
+        build.ledger.know_rows(&note.reads, x.rows);
+        build.source_rel.insert(s.clone(), note.reads.clone());
+        frozen.insert(s.clone(), note.relation.clone());
+        freezes.push(note);
     }
     // 2-3. Build each model as its snapshot, with its pins and checks.
     for m in models {
@@ -241,6 +269,7 @@ fn run_in_transaction(
             .collect(),
         report: build.report,
         reused_inputs: reused,
+        frozen: freezes,
         cardinality: build.ledger.into_summary(),
         skipped,
     })

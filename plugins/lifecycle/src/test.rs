@@ -72,6 +72,7 @@ pub fn test(
             materialized: build.materialized,
             report: build.report,
             reused_inputs: Vec::new(),
+            frozen: Vec::new(),
             cardinality: build.ledger.into_summary(),
             skipped: Vec::new(),
         })

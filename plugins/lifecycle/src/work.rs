@@ -17,8 +17,9 @@ use crate::failpoint::failpoint;
 pub struct Work<'w> {
     wh: &'w Warehouse,
     transactions: bool,
-    /// Tables created in it, on an engine without transactions.
-    created: RefCell<Vec<String>>,
+    /// Tables and views created in it (`TABLE` or `VIEW`, quoted name),
+    /// on an engine without transactions.
+    created: RefCell<Vec<(&'static str, String)>>,
 }
 
 impl<'w> Work<'w> {
@@ -44,7 +45,18 @@ impl<'w> Work<'w> {
     pub fn replace_table(&self, table: &str, select: &str) -> Result<(), Failure> {
         self.wh.replace_table(table, select)?;
         if !self.transactions {
-            self.created.borrow_mut().push(table.to_string());
+            self.created.borrow_mut().push(("TABLE", table.to_string()));
+        }
+        Ok(())
+    }
+
+    /// Create or replace `view` (quoted) reading `relation`; a failure
+    /// drops it again. (Not for the views a run publishes: those are
+    /// repointed last, never dropped.)
+    pub fn replace_view(&self, view: &str, relation: &str) -> Result<(), Failure> {
+        self.wh.replace_view(view, relation)?;
+        if !self.transactions {
+            self.created.borrow_mut().push(("VIEW", view.to_string()));
         }
         Ok(())
     }
@@ -65,8 +77,8 @@ impl<'w> Work<'w> {
             self.wh.rollback();
             return;
         }
-        for table in self.created.borrow().iter().rev() {
-            let _ = self.wh.exec(&format!("DROP TABLE IF EXISTS {table}"));
+        for (kind, name) in self.created.borrow().iter().rev() {
+            let _ = self.wh.exec(&format!("DROP {kind} IF EXISTS {name}"));
         }
     }
 }

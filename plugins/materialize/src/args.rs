@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use strata_lifecycle::{inputs, state, Failure, RunOptions, Target, Warehouse};
+use strata_lifecycle::{content, inputs, state, Failure, RunOptions, Target, Warehouse};
 use strata_plugin::config::{self, ConfigError};
 
 /// Options shared by the commands that open the warehouse.
@@ -160,6 +160,20 @@ pub fn run_options(select: &SelectArgs, sample_rows: Option<u64>) -> Result<RunO
         .iter()
         .map(|s| inputs::parse_source_flag(s))
         .collect::<Result<Vec<_>, _>>()?;
+    // How each source is frozen: `[sources.NAME]` of the module's
+    // strata.toml.
+    let policies = config::discover(&select.file)
+        .map_err(config_failure)?
+        .sources
+        .into_iter()
+        .map(|(name, s)| {
+            let policy = content::SourcePolicy {
+                append_column: s.append_column,
+                by_hash: s.freeze == config::Freeze::Hash,
+            };
+            (name, policy)
+        })
+        .collect();
     Ok(RunOptions {
         module_path: select.file.clone(),
         models: select.models.clone(),
@@ -170,5 +184,6 @@ pub fn run_options(select: &SelectArgs, sample_rows: Option<u64>) -> Result<RunO
         sample_rows,
         only_stale: false,
         full_refresh: false,
+        policies,
     })
 }

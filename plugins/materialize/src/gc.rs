@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use strata_lifecycle::gc::{Collection, Doomed, Keep};
+use strata_lifecycle::gc::{Collection, Compact, Doomed, Keep};
 use strata_lifecycle::{Failure, Warehouse};
 use strata_plugin::config;
 use strata_plugin::{exit, outln, print_json, Format, Host};
@@ -25,6 +25,14 @@ pub struct GcArgs {
     /// Drop what is listed (in one transaction); without it, only list.
     #[arg(long)]
     pub apply: bool,
+    /// Give back the space dropped tables left inside the warehouse: a
+    /// DuckDB file is rewritten without its free blocks and swapped in
+    /// atomically, under the writer lock (a compaction killed midway
+    /// leaves the old file whole). PostgreSQL and Spark give a dropped
+    /// table's space back at once. Without it, `gc --apply` compacts when
+    /// `[gc] compact-when-free` of the file is free (default 0.5).
+    #[arg(long)]
+    pub compact: bool,
     #[command(flatten)]
     pub warehouse: WarehouseArgs,
     /// Output format: human or json.
@@ -33,20 +41,35 @@ pub struct GcArgs {
 }
 
 /// What to keep: the flags, else the `[gc]` settings of the strata.toml
-/// nearest `start`, else the last 10 runs and 30 days.
-pub fn keep(runs: Option<usize>, days: Option<u64>, start: &Path) -> Result<Keep, Failure> {
+/// nearest `start`, else the last 10 runs and 30 days; and when to compact.
+pub fn keep(
+    runs: Option<usize>,
+    days: Option<u64>,
+    compact: bool,
+    start: &Path,
+) -> Result<(Keep, Compact), Failure> {
     let project = config::discover(start).map_err(config_failure)?;
-    Ok(Keep {
-        runs: runs.or(project.gc.keep).unwrap_or(10),
-        days: Some(days.or(project.gc.keep_days).unwrap_or(30)),
-    })
+    let compact = match compact {
+        true => Compact::Yes,
+        false => match project.gc.compact_when_free.unwrap_or(0.5) {
+            f if f >= 1.0 => Compact::No,
+            f => Compact::WhenFree(f),
+        },
+    };
+    Ok((
+        Keep {
+            runs: runs.or(project.gc.keep).unwrap_or(10),
+            days: Some(days.or(project.gc.keep_days).unwrap_or(30)),
+        },
+        compact,
+    ))
 }
 
 pub fn gc(args: GcArgs, host: &dyn Host) -> i32 {
     let result = (|| {
-        let keep = keep(args.keep, args.keep_days, Path::new("."))?;
+        let (keep, compact) = keep(args.keep, args.keep_days, args.compact, Path::new("."))?;
         let wh = args.warehouse.open(Path::new("."))?;
-        strata_lifecycle::gc::gc(&*wh, keep, args.apply)
+        strata_lifecycle::gc::gc(&*wh, keep, args.apply, compact)
     })();
     match result {
         Ok(c) => {
@@ -59,16 +82,36 @@ pub fn gc(args: GcArgs, host: &dyn Host) -> i32 {
 
 /// Run `gc` after a successful run (`run --gc`), with the project settings.
 pub fn after_run(wh: &Warehouse, module: &Path) -> Result<Collection, Failure> {
-    strata_lifecycle::gc::gc(wh, keep(None, None, module)?, true)
+    let (keep, compact) = keep(None, None, false, module)?;
+    strata_lifecycle::gc::gc(wh, keep, true, compact)
+}
+
+/// Bytes as people read them: `812 B`, `12.4 kB`, `1.5 MB`, `2.1 GB`.
+pub fn human_bytes(bytes: i64) -> String {
+    let b = bytes as f64;
+    match bytes.unsigned_abs() {
+        n if n < 1_000 => format!("{bytes} B"),
+        n if n < 1_000_000 => format!("{:.1} kB", b / 1e3),
+        n if n < 1_000_000_000 => format!("{:.1} MB", b / 1e6),
+        _ => format!("{:.2} GB", b / 1e9),
+    }
 }
 
 pub fn collection_json(c: &Collection) -> serde_json::Value {
     serde_json::json!({
         "applied": c.applied,
-        "kept_runs": c.kept.iter().map(|(id, why)| serde_json::json!({"run_id": id, "why": why})).collect::<Vec<_>>(),
+        "kept_runs": c.kept.iter().zip(&c.costs).map(|((id, why), cost)| serde_json::json!({
+            "run_id": id, "why": why, "own_bytes": cost.own, "reads_bytes": cost.reads,
+        })).collect::<Vec<_>>(),
         "dropped": c.dropped.iter().map(|d| serde_json::json!({
             "table": d.table, "kind": d.kind, "of": d.of, "rows": d.rows, "bytes": d.bytes,
         })).collect::<Vec<_>>(),
+        "kept_bytes": c.kept_bytes,
+        "warehouse": c.size.as_ref().map(|s| serde_json::json!({
+            "what": s.what, "bytes": s.bytes, "free_bytes": s.free,
+        })),
+        "store_bytes": c.store_bytes,
+        "compacted": c.compacted.map(|k| serde_json::json!({"before": k.before, "after": k.after})),
     })
 }
 
@@ -85,10 +128,16 @@ pub fn print_collection(c: &Collection, format: Format) {
             plural(c.kept.len(), "run")
         );
     } else {
-        let (files, tables): (Vec<&Doomed>, Vec<&Doomed>) =
+        let (files, relations): (Vec<&Doomed>, Vec<&Doomed>) =
             c.dropped.iter().partition(|d| d.kind == "file");
+        // A view's rows are its segments' (or a file's, or a source's).
+        let (views, tables): (Vec<&Doomed>, Vec<&Doomed>) = relations.iter().partition(|d| d.view);
         let rows: i64 = tables.iter().map(|d| d.rows).sum();
         let bytes: Option<i64> = tables.iter().map(|d| d.bytes).sum();
+        let views = match views.len() {
+            0 => String::new(),
+            n => format!(" and {}", plural(n, "view")),
+        };
         let stored = match files.len() {
             0 => String::new(),
             n => format!(
@@ -98,7 +147,7 @@ pub fn print_collection(c: &Collection, format: Format) {
             ),
         };
         outln!(
-            "gc: {verb} {} ({rows} rows{}){stored}; {} kept",
+            "gc: {verb} {}{views} ({rows} rows{}){stored}; {} kept",
             plural(tables.len(), "table"),
             bytes.map_or(String::new(), |b| format!(", {b} bytes")),
             plural(c.kept.len(), "run")
@@ -108,6 +157,8 @@ pub fn print_collection(c: &Collection, format: Format) {
         let bytes = d.bytes.map_or(String::new(), |b| format!("{b} bytes"));
         let size = if d.kind == "file" {
             bytes
+        } else if d.view {
+            format!("a view of {} rows", d.rows)
         } else if bytes.is_empty() {
             format!("{} rows", d.rows)
         } else {
@@ -115,13 +166,54 @@ pub fn print_collection(c: &Collection, format: Format) {
         };
         outln!("  {verb}  {}  ({} of {}, {size})", d.table, d.kind, d.of);
     }
-    for (id, why) in &c.kept {
-        outln!("  keep  run {id}  ({why})");
+    for ((id, why), cost) in c.kept.iter().zip(&c.costs) {
+        let costs = match (cost.own, cost.reads) {
+            (Some(own), Some(reads)) => format!(
+                "; costs {} alone, reads {}",
+                human_bytes(own),
+                human_bytes(reads)
+            ),
+            _ => String::new(),
+        };
+        outln!("  keep  run {id}  ({why}{costs})");
     }
-    if c.dropped.is_empty() {
-        return;
-    }
-    if !c.applied {
+    print_size(c);
+    if !c.dropped.is_empty() && !c.applied {
         outln!("(nothing was dropped: run again with --apply to drop these)");
+    }
+}
+
+/// What the warehouse takes, what the kept runs read, and what a
+/// compaction gave back (human format).
+fn print_size(c: &Collection) {
+    if let Some(k) = c.compacted {
+        outln!(
+            "compacted: {} -> {} (the file rewritten without its free blocks)",
+            human_bytes(k.before),
+            human_bytes(k.after)
+        );
+    }
+    if c.nothing_to_compact {
+        outln!("compact: nothing to do here (dropping a table gives its space back at once)");
+    }
+    let mut parts = Vec::new();
+    if let Some(s) = &c.size {
+        let free = match s.free {
+            Some(f) if f > 0 && !c.drop_frees_space => format!(
+                ", {} of it free blocks (`strata gc --compact` gives them back)",
+                human_bytes(f)
+            ),
+            _ => String::new(),
+        };
+        parts.push(format!("{} {}{free}", s.what, human_bytes(s.bytes)));
+    }
+    if let Some(b) = c.store_bytes.filter(|b| *b > 0) {
+        parts.push(format!("input store {}", human_bytes(b)));
+    }
+    if let Some(k) = c.kept_bytes {
+        parts.push(format!("the kept runs read {}", human_bytes(k)));
+    }
+    if !parts.is_empty() {
+        outln!("warehouse: {}", parts.join("; "));
     }
 }

@@ -136,6 +136,7 @@ pub fn run(args: ReplayArgs, host: &dyn Host) -> i32 {
                     "fingerprint_format_changed": rep.format_changed,
                     "cardinality": cardinality_json(&rep.cardinality),
                     "outputs": rep.compared.iter().map(|(m, eq, n)| serde_json::json!({"model": m, "equal": eq, "rows": n})).collect::<Vec<_>>(),
+                    "inputs": rep.inputs.iter().map(|(s, how)| serde_json::json!({"source": s, "freeze": how, "same_content": true})).collect::<Vec<_>>(),
                     "equal": all_equal,
                 }));
             } else {
@@ -150,6 +151,9 @@ pub fn run(args: ReplayArgs, host: &dyn Host) -> i32 {
                     outln!(
                         "  note: model {m}: fingerprint format changed since the run (recorded by an older strata); cannot tell whether the model changed"
                     );
+                }
+                for (s, how) in &rep.inputs {
+                    outln!("  same  input {s}  (frozen by {how}: the content the run read)");
                 }
                 print_pins(&rep.report, &rep.cardinality);
                 for (m, eq, n) in &rep.compared {

@@ -115,6 +115,11 @@ fn print_report(report: &RunReport, format: Format, header: &str, collected: Opt
     match format {
         Format::Human => {
             outln!("{header}");
+            // How the sources strata.toml names were frozen (a delta, or
+            // why a full copy).
+            for note in report.frozen.iter().filter(|n| n.declared) {
+                outln!("  {note}");
+            }
             for (_, relation, rows) in &report.materialized {
                 outln!("  materialized  {relation}  ({rows} rows)");
             }
@@ -130,6 +135,10 @@ fn print_report(report: &RunReport, format: Format, header: &str, collected: Opt
                 "materialized": report.materialized.iter().map(|(m, r, n)| serde_json::json!({"model": m, "relation": r, "rows": n})).collect::<Vec<_>>(),
                 "report": report.report,
                 "reused_inputs": report.reused_inputs,
+                "inputs": report.frozen.iter().map(|n| serde_json::json!({
+                    "source": n.source, "freeze": n.how, "relation": n.relation, "rows": n.rows,
+                    "added_rows": n.added, "segments": n.segments, "why": n.why,
+                })).collect::<Vec<_>>(),
                 "cardinality": cardinality_json(&report.cardinality),
             });
             if let Some(c) = collected {

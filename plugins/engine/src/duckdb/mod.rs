@@ -1,16 +1,21 @@
 //! The embedded DuckDB engine: a database file (or `:memory:`); the file
-//! lock is the writer lock.
+//! lock is the writer lock. Dropped tables leave free blocks inside the
+//! file: `compact.rs` rewrites it without them.
 
+use std::cell::RefCell;
 use std::time::{Duration, Instant};
 
 use duckdb::{AccessMode, Config, Connection};
 use strata_lang::sql::Dialect;
 use strata_lang::types::Type;
 
-use crate::{db_error, Capabilities, Engine, Failure, FileFormat, Origin, Rows};
+use crate::{db_error, Capabilities, Compaction, Engine, Failure, FileFormat, Origin, Rows, Size};
+
+mod compact;
 
 pub struct DuckDb {
-    pub conn: Connection,
+    /// The connection; replaced by one to the new file after a compaction.
+    conn: RefCell<Connection>,
     /// As the user named it (for messages).
     path: String,
 }
@@ -48,7 +53,7 @@ impl DuckDb {
             let msg = match attempt {
                 Ok(conn) => {
                     return Ok(DuckDb {
-                        conn,
+                        conn: RefCell::new(conn),
                         path: path.to_string(),
                     })
                 }
@@ -109,16 +114,21 @@ impl Engine for DuckDb {
             row_deletes: true,
             add_columns: true,
             file_store: self.file_store(),
+            drop_frees_space: false,
         }
     }
 
     fn exec(&self, sql: &str) -> Result<(), Failure> {
-        self.conn.execute_batch(sql).map_err(|e| db_error(e, sql))
+        self.conn
+            .borrow()
+            .execute_batch(sql)
+            .map_err(|e| db_error(e, sql))
     }
 
     fn rows(&self, sql: &str) -> Result<Rows, Failure> {
         let err = |e: duckdb::Error| db_error(e, sql);
-        let mut stmt = self.conn.prepare(sql).map_err(err)?;
+        let conn = self.conn.borrow();
+        let mut stmt = conn.prepare(sql).map_err(err)?;
         let mut rows = stmt.query([]).map_err(err)?;
         let mut out = Vec::new();
         while let Some(row) = rows.next().map_err(err)? {
@@ -142,7 +152,19 @@ impl Engine for DuckDb {
     }
 
     fn rollback(&self) {
-        let _ = self.conn.execute_batch("ROLLBACK");
+        let _ = self.conn.borrow().execute_batch("ROLLBACK");
+    }
+
+    fn relation_bytes_each(&self, tables: &[String]) -> Result<Vec<Option<i64>>, Failure> {
+        self.table_bytes(tables)
+    }
+
+    fn size(&self) -> Result<Option<Size>, Failure> {
+        self.file_size()
+    }
+
+    fn compact(&self, at: &dyn Fn(&str)) -> Result<Option<Compaction>, Failure> {
+        self.compact_file(at)
     }
 
     fn relation_exists(&self, name: &str) -> Result<bool, Failure> {

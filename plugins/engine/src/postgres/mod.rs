@@ -11,7 +11,7 @@ use postgres::Client;
 use strata_lang::sql::Dialect;
 use strata_lang::types::Type;
 
-use crate::{db_error, Capabilities, Engine, Failure, Origin, Rows};
+use crate::{db_error, Capabilities, Engine, Failure, Origin, Rows, Size};
 pub use url::PgTarget;
 
 mod load;
@@ -143,6 +143,7 @@ impl Engine for Postgres {
             row_deletes: true,
             add_columns: true,
             file_store: None,
+            drop_frees_space: true,
         }
     }
 
@@ -177,6 +178,45 @@ impl Engine for Postgres {
             .first()
             .and_then(|r| r.first().cloned().flatten())
             .and_then(|v| v.parse().ok()))
+    }
+
+    fn relation_bytes_each(&self, tables: &[String]) -> Result<Vec<Option<i64>>, Failure> {
+        if tables.is_empty() {
+            return Ok(Vec::new());
+        }
+        let names: Vec<String> = tables.iter().map(|t| self.string(t)).collect();
+        let sizes: std::collections::HashMap<String, i64> = self
+            .rows(&format!(
+                "SELECT c.relname, pg_total_relation_size(c.oid) FROM pg_catalog.pg_class c \
+                 JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace \
+                 WHERE n.nspname = current_schema() AND c.relname IN ({})",
+                names.join(", ")
+            ))?
+            .into_iter()
+            .filter_map(|r| {
+                let mut r = r.into_iter();
+                Some((r.next()??, r.next()??.parse().ok()?))
+            })
+            .collect();
+        // A table that is not there takes nothing.
+        Ok(tables
+            .iter()
+            .map(|t| Some(sizes.get(t).copied().unwrap_or(0)))
+            .collect())
+    }
+
+    fn size(&self) -> Result<Option<Size>, Failure> {
+        let rows = self.rows(
+            "SELECT current_schema(), CAST(COALESCE(SUM(pg_total_relation_size(c.oid)), 0) AS BIGINT) \
+             FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace \
+             WHERE n.nspname = current_schema() AND c.relkind IN ('r', 'm', 'p')",
+        )?;
+        let cell = |i: usize| rows.first().and_then(|r| r.get(i).cloned().flatten());
+        Ok(Some(Size {
+            what: format!("schema {}", cell(0).unwrap_or_default()),
+            bytes: cell(1).and_then(|b| b.parse().ok()).unwrap_or(0),
+            free: None,
+        }))
     }
 
     fn columns(&self, relation: &str) -> Result<Vec<(String, String)>, Failure> {

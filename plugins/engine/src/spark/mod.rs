@@ -16,6 +16,7 @@ mod connect;
 mod load;
 mod lock;
 mod script;
+mod size;
 mod types;
 mod url;
 
@@ -212,7 +213,12 @@ impl Engine for Spark {
             row_deletes: false,
             add_columns: false,
             file_store: None,
+            drop_frees_space: true,
         }
+    }
+
+    fn relation_bytes_each(&self, tables: &[String]) -> Result<Vec<Option<i64>>, Failure> {
+        self.table_bytes(tables)
     }
 
     fn relation_exists(&self, name: &str) -> Result<bool, Failure> {

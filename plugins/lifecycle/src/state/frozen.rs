@@ -1,6 +1,7 @@
 //! The frozen inputs, `_strata_inputs`: one row per stored copy of a
-//! source's content (a table, or a view of a file in the input store),
-//! read and written here only.
+//! source's content (a table, a view of a file in the input store, a view
+//! over the segments of a delta freeze, or a view reading the source in
+//! place for `freeze = "hash"`), read and written here only.
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
@@ -9,13 +10,93 @@ use strata_engine::{Failure, Warehouse};
 
 use super::schema::INPUTS;
 
+/// How an input was frozen.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum How {
+    /// A copy of its rows: a table, or a view of a file copied into the
+    /// input store.
+    Copy,
+    /// A view over segments: an earlier freeze's, and one of the rows
+    /// added since.
+    Delta,
+    /// No relation: the source was read in place, only its content hash
+    /// is kept.
+    Hash,
+}
+
+impl How {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            How::Copy => "copy",
+            How::Delta => "delta",
+            How::Hash => "hash",
+        }
+    }
+
+    fn parse(text: Option<&str>) -> How {
+        match text {
+            Some("delta") => How::Delta,
+            Some("hash") => How::Hash,
+            _ => How::Copy,
+        }
+    }
+}
+
 /// An input frozen by an earlier run (a row of `_strata_inputs`).
+#[derive(Clone, Debug)]
 pub struct FrozenEarlier {
     pub source: String,
     pub content_hash: String,
     pub table: String,
+    pub rows: i64,
     /// The stored copy its view reads, for a file frozen by copying it.
     pub file: Option<String>,
+    pub how: How,
+    /// The append column it was frozen with, and its greatest value then
+    /// (as text): where a delta from it starts.
+    pub append_column: Option<String>,
+    pub watermark: Option<String>,
+    /// What a `hash` freeze reads in place.
+    pub origin: Option<String>,
+}
+
+/// What a freeze records.
+pub struct Record<'a> {
+    pub source: &'a str,
+    pub content_hash: &'a str,
+    pub rows: i64,
+    pub table: &'a str,
+    pub file: Option<&'a Path>,
+    pub how: How,
+    pub append_column: Option<&'a str>,
+    pub watermark: Option<&'a str>,
+    pub origin: Option<&'a str>,
+}
+
+const COLUMNS: &str =
+    "source, content_hash, table_name, row_count, file, frozen_as, append_column, append_max, origin";
+
+fn parse_rows(rows: strata_engine::Rows) -> Vec<FrozenEarlier> {
+    rows.into_iter()
+        .filter_map(|r| {
+            let mut cells = r.into_iter();
+            Some(FrozenEarlier {
+                source: cells.next()??,
+                content_hash: cells.next()??,
+                table: cells.next()??,
+                rows: cells
+                    .next()
+                    .flatten()
+                    .and_then(|n| n.parse().ok())
+                    .unwrap_or(0),
+                file: cells.next().flatten(),
+                how: How::parse(cells.next().flatten().as_deref()),
+                append_column: cells.next().flatten(),
+                watermark: cells.next().flatten(),
+                origin: cells.next().flatten(),
+            })
+        })
+        .collect()
 }
 
 /// The inputs frozen earlier with one of these content hashes: one lookup
@@ -28,40 +109,41 @@ pub fn earlier<'h>(
     if hashes.is_empty() {
         return Ok(Vec::new());
     }
-    let rows = wh.rows(&format!(
-        "SELECT source, content_hash, table_name, file FROM {} WHERE content_hash IN ({})",
+    Ok(parse_rows(wh.rows(&format!(
+        "SELECT {COLUMNS} FROM {} WHERE content_hash IN ({})",
         wh.ident(INPUTS),
         hashes.join(", ")
-    ))?;
-    Ok(rows
-        .into_iter()
-        .filter_map(|r| {
-            let mut cells = r.into_iter();
-            Some(FrozenEarlier {
-                source: cells.next()??,
-                content_hash: cells.next()??,
-                table: cells.next()??,
-                file: cells.next().flatten(),
-            })
-        })
-        .collect())
+    ))?))
 }
 
-/// Record that `table` holds `rows` rows of `source` with content hash
-/// `content` (read through a view of the stored `file`, when given).
-pub fn record(
-    wh: &Warehouse,
-    (source, content, rows): (&str, &str, i64),
-    table: &str,
-    file: Option<&Path>,
-) -> Result<(), Failure> {
-    let file = file.map_or("NULL".to_string(), |c| wh.string(&c.to_string_lossy()));
+/// Every frozen input, by its table (the last row of a table wins: a row
+/// Spark could not delete names a table that is gone, and one frozen again
+/// under that name is recorded after it).
+pub fn all(wh: &Warehouse) -> Result<BTreeMap<String, FrozenEarlier>, Failure> {
+    Ok(
+        parse_rows(wh.rows(&format!("SELECT {COLUMNS} FROM {}", wh.ident(INPUTS)))?)
+            .into_iter()
+            .map(|f| (f.table.clone(), f))
+            .collect(),
+    )
+}
+
+/// Record a frozen input.
+pub fn record(wh: &Warehouse, r: &Record) -> Result<(), Failure> {
+    let text = |v: Option<&str>| v.map_or("NULL".to_string(), |v| wh.string(v));
+    let file = r.file.map(|c| c.to_string_lossy().into_owned());
     wh.exec(&format!(
-        "INSERT INTO {} (content_hash, source, table_name, row_count, file) VALUES ({}, {}, {}, {rows}, {file})",
+        "INSERT INTO {} ({COLUMNS}) VALUES ({}, {}, {}, {}, {}, {}, {}, {}, {})",
         wh.ident(INPUTS),
-        wh.string(content),
-        wh.string(source),
-        wh.string(table)
+        wh.string(r.source),
+        wh.string(r.content_hash),
+        wh.string(r.table),
+        r.rows,
+        text(file.as_deref()),
+        wh.string(r.how.as_str()),
+        text(r.append_column),
+        text(r.watermark),
+        text(r.origin),
     ))
 }
 

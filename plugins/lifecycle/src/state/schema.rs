@@ -11,6 +11,8 @@ use strata_lang::types::Type;
 pub const RUNS: &str = "_strata_runs";
 /// The frozen inputs: one row per stored input table.
 pub const INPUTS: &str = "_strata_inputs";
+/// The relations stored as segments: one row per (view, segment table).
+pub const SEGMENTS: &str = "_strata_segments";
 
 /// A column of a bookkeeping table.
 struct Column {
@@ -64,9 +66,35 @@ const INPUT_TABLE: &[Column] = &[
     // The stored copy a frozen file input's view reads (`file_store`),
     // NULL for an input frozen as a table.
     column("file", Type::String, false, true),
+    // How it was frozen: `copy` (a table, or a view of a stored file),
+    // `delta` (a view over segments: an earlier freeze's and one of the
+    // rows added since), `hash` (no relation: the run read the source in
+    // place; only its content hash is kept). NULL (an older release):
+    // `copy`.
+    column("frozen_as", Type::String, false, true),
+    // The source's append column (strata.toml) and its greatest value in
+    // this content, as text: where the next delta starts.
+    column("append_column", Type::String, false, true),
+    column("append_max", Type::String, false, true),
+    // What a `hash` freeze reads in place (`table orders`).
+    column("origin", Type::String, false, true),
 ];
 
-const TABLES: [(&str, &[Column]); 2] = [(RUNS, RUN_TABLE), (INPUTS, INPUT_TABLE)];
+/// `_strata_segments`: the tables a relation stored as segments (a delta
+/// freeze, the snapshot of an `append` model) reads, in order. A relation
+/// that is a table of its own has no rows here.
+const SEGMENT_TABLE: &[Column] = &[
+    column("relation", Type::String, true, false),
+    column("ordinal", Type::Int64, true, false),
+    column("segment", Type::String, true, false),
+    column("row_count", Type::Int64, true, false),
+];
+
+const TABLES: [(&str, &[Column]); 3] = [
+    (RUNS, RUN_TABLE),
+    (INPUTS, INPUT_TABLE),
+    (SEGMENTS, SEGMENT_TABLE),
+];
 
 /// The columns of `_strata_runs`, in the order a run inserts them.
 pub(crate) fn run_columns() -> String {
@@ -76,19 +104,22 @@ pub(crate) fn run_columns() -> String {
 
 /// The statements creating the bookkeeping tables that are missing and
 /// adding the columns later releases added. An engine that cannot add
-/// columns gets each missing table with every column at once (NULL
-/// allowed), and nothing for a table it has: asking costs a round trip.
+/// columns if they are missing ([`Capabilities::add_columns`]: Spark) gets
+/// each missing table with every column at once (NULL allowed), and the
+/// columns a table it has lacks added by name (its tables described at
+/// once: each request is a round trip).
 fn ddl(wh: &Warehouse) -> Result<String, Failure> {
     let dialect = wh.dialect();
     let type_name = |ty: &Type| dialect.type_name(ty).map_err(Failure::Environment);
     let migrates = wh.capabilities().add_columns;
     let mut out = String::new();
-    for (table, columns) in TABLES {
-        let quoted = wh.ident(table);
-        if !migrates {
-            // An unreadable catalog is taken as missing: the statement
-            // itself then says what is wrong.
+    if !migrates {
+        // An unreadable catalog is taken as missing: the statement itself
+        // then says what is wrong.
+        let mut present = Vec::new();
+        for (table, columns) in TABLES {
             if wh.relation_exists(table).unwrap_or(false) {
+                present.push((table, columns));
                 continue;
             }
             let defs = columns
@@ -96,11 +127,30 @@ fn ddl(wh: &Warehouse) -> Result<String, Failure> {
                 .map(|c| Ok(format!("{} {}", c.name, type_name(&c.ty)?)))
                 .collect::<Result<Vec<_>, Failure>>()?;
             out.push_str(&format!(
-                "CREATE TABLE IF NOT EXISTS {quoted} ({});\n",
+                "CREATE TABLE IF NOT EXISTS {} ({});\n",
+                wh.ident(table),
                 defs.join(", ")
             ));
-            continue;
         }
+        let quoted: Vec<String> = present.iter().map(|(t, _)| wh.ident(t)).collect();
+        for ((table, columns), found) in present.iter().zip(wh.columns_each(&quoted)?) {
+            let missing = columns
+                .iter()
+                .filter(|c| !found.iter().any(|(n, _)| n.eq_ignore_ascii_case(c.name)))
+                .map(|c| Ok(format!("{} {}", c.name, type_name(&c.ty)?)))
+                .collect::<Result<Vec<_>, Failure>>()?;
+            if !missing.is_empty() {
+                out.push_str(&format!(
+                    "ALTER TABLE {} ADD COLUMNS ({});\n",
+                    wh.ident(table),
+                    missing.join(", ")
+                ));
+            }
+        }
+        return Ok(out);
+    }
+    for (table, columns) in TABLES {
+        let quoted = wh.ident(table);
         let defs = columns
             .iter()
             .filter(|c| !c.added)
@@ -167,7 +217,14 @@ mod tests {
                 .map(|(n, _)| n)
                 .collect()
         };
-        assert_eq!(names(INPUTS).last().map(String::as_str), Some("file"));
+        assert_eq!(
+            names(INPUTS)[4..].join(", "),
+            "file, frozen_as, append_column, append_max, origin"
+        );
+        assert_eq!(
+            names(SEGMENTS).join(", "),
+            "relation, ordinal, segment, row_count"
+        );
         assert_eq!(names(RUNS).join(", "), run_columns());
     }
 }
