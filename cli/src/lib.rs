@@ -23,6 +23,7 @@ pub use strata_plugin::{config, exit, outln};
 // The built-in plugins: linked here so that their commands and checks
 // register themselves (inventory).
 extern crate strata_docs;
+extern crate strata_import_dbt;
 extern crate strata_materialize;
 
 use std::ffi::OsString;

@@ -1,0 +1,99 @@
+//! The end of an import: the module files assembled, and the report's
+//! entry for each model and each join.
+
+use super::assemble::assemble;
+use super::lines::map_line;
+use super::{Import, Options, State};
+use crate::names;
+use crate::report::{JoinEntry, ModelEntry, Reason, Status};
+
+impl State<'_> {
+    /// The files and the report.
+    pub(super) fn finish(self, options: &Options) -> Import {
+        let State {
+            project,
+            mut report,
+            decls,
+            source_texts,
+            seed_paths,
+            by_name,
+            outcomes,
+            sql_of,
+            seed_tests,
+            seed_blocks,
+            ..
+        } = self;
+        let root_name = {
+            let base = format!("{}.strata", project.name);
+            if by_name.contains_key(project.name.as_str())
+                || project.name == "_sources"
+                || project.name == "_tests"
+                || names::refusal(&project.name).is_some()
+            {
+                "main.strata".to_string()
+            } else {
+                base
+            }
+        };
+        report.root = root_name.clone();
+        let out_dir = options
+            .output
+            .clone()
+            .unwrap_or_else(|| project.root.clone());
+        let (files, in_pipeline) = assemble(
+            project,
+            &outcomes,
+            &source_texts,
+            &seed_tests,
+            &seed_blocks,
+            &seed_paths,
+            &decls,
+            &root_name,
+            &out_dir,
+        );
+
+        for (i, m) in project.models.iter().enumerate() {
+            let o = &outcomes[i];
+            let status = o.status.unwrap_or(Status::NeedsReview);
+            let mut reasons = o.reasons.clone();
+            if status == Status::NeedsReview && reasons.is_empty() {
+                reasons.push(Reason::new("not converted", m.rel.clone(), 0));
+            }
+            report.models.push(ModelEntry {
+                name: m.name.clone(),
+                status,
+                reasons,
+                notes: o.notes.clone(),
+                file: m.rel.clone(),
+                strata_file: (status == Status::Converted).then(|| format!("{}.strata", m.name)),
+                helpers: o
+                    .plans
+                    .iter()
+                    .filter(|p| p.name != m.name)
+                    .map(|p| p.name.clone())
+                    .collect(),
+                in_pipeline: in_pipeline.contains(&m.name),
+                declared_as_source: o.declared_as_source,
+            });
+            for p in &o.plans {
+                for j in p.joins() {
+                    report.joins.push(JoinEntry {
+                        model: m.name.clone(),
+                        strata_model: p.name.clone(),
+                        kind: j.kind.keyword().trim_start_matches("join_").to_string(),
+                        left: p.from.clone(),
+                        right: j.input.clone(),
+                        keys: j.keys.as_ref().map(|k| k.right()).unwrap_or_default(),
+                        left_keys: j.keys.as_ref().map(|k| k.left()).unwrap_or_default(),
+                        promise: j.promise.map(|p| p.as_str().to_string()),
+                        evidence: j.evidence.clone(),
+                        file: m.rel.clone(),
+                        line: map_line(sql_of[i].as_deref().unwrap_or(""), &m.text, j.line).0,
+                    });
+                }
+            }
+        }
+        report.summarize();
+        Import { files, report }
+    }
+}

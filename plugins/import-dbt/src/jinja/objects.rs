@@ -1,0 +1,409 @@
+//! The objects a model's Jinja calls: each records what it learns (the
+//! relations a model reads, its config) in the render's [`Record`].
+
+use std::sync::Arc;
+
+use minijinja::value::{Kwargs, Object, ObjectRepr};
+use minijinja::{Error, ErrorKind, State, Value};
+use serde_json::{Map, Value as Json};
+
+use super::{refuse, Shared};
+
+/// A relation a model reads.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
+pub enum Dep {
+    /// `ref('name')`: a model, seed or snapshot.
+    Ref(String),
+    /// `source('source', 'table')`.
+    Source(String, String),
+}
+
+/// How a relation appears in the rendered SQL: a quoted identifier the
+/// SQL translator recognises (`"$ref$stg_orders"`), never confused with a
+/// CTE or a table of the same name.
+pub fn ref_marker(name: &str) -> String {
+    format!("\"$ref${}\"", name.replace('"', "\"\""))
+}
+
+pub fn source_marker(source: &str, table: &str) -> String {
+    format!(
+        "\"$source${}${}\"",
+        source.replace('"', "\"\""),
+        table.replace('"', "\"\"")
+    )
+}
+
+pub fn this_marker(name: &str) -> String {
+    format!("\"$this${}\"", name.replace('"', "\"\""))
+}
+
+/// A relation value (`ref(...)`, `source(...)`, `this`): renders as its
+/// marker, and has dbt's attributes.
+#[derive(Debug)]
+pub struct Relation {
+    marker: String,
+    identifier: String,
+    schema: String,
+}
+
+impl Relation {
+    pub fn model(name: &str) -> Relation {
+        Relation {
+            marker: this_marker(name),
+            identifier: name.to_string(),
+            schema: "main".into(),
+        }
+    }
+}
+
+impl Object for Relation {
+    fn repr(self: &Arc<Self>) -> ObjectRepr {
+        ObjectRepr::Plain
+    }
+
+    fn get_value(self: &Arc<Self>, key: &Value) -> Option<Value> {
+        Some(match key.as_str()? {
+            "identifier" | "name" | "table" => Value::from(self.identifier.clone()),
+            "schema" => Value::from(self.schema.clone()),
+            "database" => Value::from("main"),
+            _ => return None,
+        })
+    }
+
+    fn call_method(
+        self: &Arc<Self>,
+        _state: &State<'_, '_>,
+        method: &str,
+        _args: &[Value],
+    ) -> Result<Value, Error> {
+        match method {
+            "render" | "__str__" => Ok(Value::from_safe_string(self.marker.clone())),
+            _ => Err(Error::from(ErrorKind::UnknownMethod)),
+        }
+    }
+
+    fn render(self: &Arc<Self>, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.marker)
+    }
+}
+
+/// Split a call's arguments into positional ones and keyword arguments.
+fn split_args(args: &[Value]) -> (Vec<Value>, Option<Kwargs>) {
+    match args.last() {
+        Some(last) if last.is_kwargs() => (
+            args[..args.len() - 1].to_vec(),
+            Kwargs::try_from(last.clone()).ok(),
+        ),
+        _ => (args.to_vec(), None),
+    }
+}
+
+fn string_arg(v: Option<&Value>) -> Option<String> {
+    v.and_then(|v| v.as_str().map(str::to_string))
+}
+
+#[derive(Debug)]
+pub struct RefFn {
+    pub record: Shared,
+}
+
+impl Object for RefFn {
+    fn call(self: &Arc<Self>, _state: &State<'_, '_>, args: &[Value]) -> Result<Value, Error> {
+        let (pos, kwargs) = split_args(args);
+        // ref('name'), ref('package', 'name'), ref('name', v=2)
+        let name = match pos.len() {
+            1 => string_arg(pos.first()),
+            2 => string_arg(pos.get(1)),
+            _ => None,
+        };
+        let Some(name) = name else {
+            return Err(refuse(
+                &self.record,
+                "ref() takes a model name (and optionally its package first)".into(),
+            ));
+        };
+        if let Some(k) = &kwargs {
+            if k.has("v") || k.has("version") {
+                return Err(refuse(
+                    &self.record,
+                    format!(
+                        "ref('{name}') names a model version: versioned models are not converted"
+                    ),
+                ));
+            }
+        }
+        if let Ok(mut r) = self.record.lock() {
+            r.deps.push(Dep::Ref(name.clone()));
+        }
+        Ok(Value::from_object(Relation {
+            marker: ref_marker(&name),
+            identifier: name,
+            schema: "main".into(),
+        }))
+    }
+}
+
+#[derive(Debug)]
+pub struct SourceFn {
+    pub record: Shared,
+}
+
+impl Object for SourceFn {
+    fn call(self: &Arc<Self>, _state: &State<'_, '_>, args: &[Value]) -> Result<Value, Error> {
+        let (pos, _) = split_args(args);
+        let (Some(source), Some(table)) = (string_arg(pos.first()), string_arg(pos.get(1))) else {
+            return Err(refuse(
+                &self.record,
+                "source() takes a source name and a table name".into(),
+            ));
+        };
+        if let Ok(mut r) = self.record.lock() {
+            r.deps.push(Dep::Source(source.clone(), table.clone()));
+        }
+        Ok(Value::from_object(Relation {
+            marker: source_marker(&source, &table),
+            identifier: table,
+            schema: source,
+        }))
+    }
+}
+
+/// `config(...)` records; `config.get('key', default)` reads.
+#[derive(Debug)]
+pub struct ConfigFn {
+    pub record: Shared,
+}
+
+impl Object for ConfigFn {
+    fn call(self: &Arc<Self>, _state: &State<'_, '_>, args: &[Value]) -> Result<Value, Error> {
+        let (_, kwargs) = split_args(args);
+        if let Some(k) = kwargs {
+            if let Ok(mut r) = self.record.lock() {
+                for key in k.args() {
+                    let v: Value = k.peek(key).unwrap_or(Value::UNDEFINED);
+                    let json = serde_json::to_value(&v).unwrap_or(Json::Null);
+                    r.config.insert(key.to_string(), json);
+                }
+            }
+        }
+        Ok(Value::from(""))
+    }
+
+    fn call_method(
+        self: &Arc<Self>,
+        _state: &State<'_, '_>,
+        method: &str,
+        args: &[Value],
+    ) -> Result<Value, Error> {
+        match method {
+            "get" | "require" => {
+                let (pos, _) = split_args(args);
+                let key = string_arg(pos.first()).unwrap_or_default();
+                let found = self
+                    .record
+                    .lock()
+                    .ok()
+                    .and_then(|r| r.config.get(&key).cloned());
+                match (found, pos.get(1)) {
+                    (Some(v), _) => Ok(Value::from_serialize(v)),
+                    (None, Some(d)) => Ok(d.clone()),
+                    (None, None) if method == "get" => Ok(Value::from(())),
+                    (None, None) => Err(refuse(
+                        &self.record,
+                        format!("config.require('{key}'): the model sets no `{key}`"),
+                    )),
+                }
+            }
+            _ => Err(Error::from(ErrorKind::UnknownMethod)),
+        }
+    }
+}
+
+/// `var('name', default)`.
+#[derive(Debug)]
+pub struct VarFn {
+    pub vars: Arc<Map<String, Json>>,
+    pub record: Shared,
+}
+
+impl Object for VarFn {
+    fn call(self: &Arc<Self>, _state: &State<'_, '_>, args: &[Value]) -> Result<Value, Error> {
+        let (pos, _) = split_args(args);
+        let Some(name) = string_arg(pos.first()) else {
+            return Err(refuse(&self.record, "var() takes a variable name".into()));
+        };
+        match (self.vars.get(&name), pos.get(1)) {
+            (Some(v), _) => Ok(Value::from_serialize(v)),
+            (None, Some(d)) => Ok(d.clone()),
+            (None, None) => Err(refuse(
+                &self.record,
+                format!("var('{name}') is not set: give it in dbt_project.yml `vars:` or with --vars, or a default"),
+            )),
+        }
+    }
+
+    fn call_method(
+        self: &Arc<Self>,
+        _state: &State<'_, '_>,
+        method: &str,
+        args: &[Value],
+    ) -> Result<Value, Error> {
+        match method {
+            "has_var" => Ok(Value::from(
+                string_arg(args.first()).is_some_and(|n| self.vars.contains_key(&n)),
+            )),
+            _ => Err(Error::from(ErrorKind::UnknownMethod)),
+        }
+    }
+}
+
+/// The macro template's module, imported by the model as `__m`.
+/// (Kept in the render's temps by the model's prelude: a macro's own
+/// scope does not see the model's variables.)
+fn module(state: &State<'_, '_>) -> Option<Value> {
+    state.get_temp("__m").or_else(|| state.lookup("__m"))
+}
+
+/// `adapter`: `dispatch` resolves `<adapter>__name` then
+/// `default__name`; what asks the warehouse is refused.
+#[derive(Debug)]
+pub struct Adapter {
+    pub record: Shared,
+    pub adapter: String,
+}
+
+impl Object for Adapter {
+    fn call_method(
+        self: &Arc<Self>,
+        state: &State<'_, '_>,
+        method: &str,
+        args: &[Value],
+    ) -> Result<Value, Error> {
+        let (pos, kwargs) = split_args(args);
+        match method {
+            "dispatch" => {
+                let name = string_arg(pos.first()).unwrap_or_default();
+                let namespace = string_arg(pos.get(1)).or_else(|| {
+                    kwargs
+                        .as_ref()
+                        .and_then(|k| k.peek::<Option<String>>("macro_namespace").ok().flatten())
+                });
+                let prefix = match namespace.as_deref() {
+                    Some("dbt_utils") => "dbt_utils__",
+                    _ => "",
+                };
+                let mut candidates = vec![
+                    format!("{prefix}{}__{name}", self.adapter),
+                    format!("{prefix}duckdb__{name}"),
+                    format!("{prefix}default__{name}"),
+                ];
+                if namespace
+                    .as_deref()
+                    .is_some_and(|n| n == "dbt" || n == "dbt_utils")
+                {
+                    candidates.push(format!("{prefix}{name}"));
+                }
+                let m = module(state);
+                for c in &candidates {
+                    if let Some(v) = m.as_ref().and_then(|m| m.get_attr(c).ok()) {
+                        if !v.is_undefined() {
+                            return Ok(v);
+                        }
+                    }
+                }
+                Err(refuse(
+                    &self.record,
+                    format!(
+                        "adapter.dispatch('{name}'{}) finds no macro: none of {} is defined",
+                        namespace.map(|n| format!(", '{n}'")).unwrap_or_default(),
+                        candidates.join(", ")
+                    ),
+                ))
+            }
+            "quote" => Ok(Value::from(format!(
+                "\"{}\"",
+                string_arg(pos.first())
+                    .unwrap_or_default()
+                    .replace('"', "\"\"")
+            ))),
+            other => Err(refuse(
+                &self.record,
+                format!("adapter.{other}() asks the warehouse while compiling"),
+            )),
+        }
+    }
+}
+
+/// `dbt.<macro>(...)` and `dbt_utils.<macro>(...)`.
+#[derive(Debug)]
+pub struct Namespace {
+    pub record: Shared,
+    /// How this namespace's macros are named in the macro template.
+    pub prefix: &'static str,
+    pub package: &'static str,
+}
+
+impl Object for Namespace {
+    fn call_method(
+        self: &Arc<Self>,
+        state: &State<'_, '_>,
+        method: &str,
+        args: &[Value],
+    ) -> Result<Value, Error> {
+        let name = format!("{}{method}", self.prefix);
+        let found = module(state)
+            .and_then(|m| m.get_attr(&name).ok())
+            .filter(|v| !v.is_undefined());
+        match found {
+            Some(mac) => mac.call(state, args),
+            None => Err(refuse(
+                &self.record,
+                format!(
+                    "{}.{method}() is not provided by import-dbt (it provides dbt's cross-database macros and dbt_utils' plain-SQL ones: star, generate_surrogate_key, safe_divide, safe_add, safe_subtract, pivot)",
+                    self.package
+                ),
+            )),
+        }
+    }
+
+    fn get_value(self: &Arc<Self>, _key: &Value) -> Option<Value> {
+        None
+    }
+}
+
+/// A function that needs the warehouse while compiling.
+#[derive(Debug)]
+pub struct Refuses {
+    pub record: Shared,
+    pub what: &'static str,
+}
+
+impl Object for Refuses {
+    fn call(self: &Arc<Self>, _state: &State<'_, '_>, _args: &[Value]) -> Result<Value, Error> {
+        Err(refuse(&self.record, self.what.to_string()))
+    }
+}
+
+/// `exceptions.raise_compiler_error(msg)` / `exceptions.warn(msg)`.
+#[derive(Debug)]
+pub struct Exceptions {
+    pub record: Shared,
+}
+
+impl Object for Exceptions {
+    fn call_method(
+        self: &Arc<Self>,
+        _state: &State<'_, '_>,
+        method: &str,
+        args: &[Value],
+    ) -> Result<Value, Error> {
+        let msg = args.first().map(|v| v.to_string()).unwrap_or_default();
+        match method {
+            "warn" => Ok(Value::from("")),
+            _ => Err(refuse(
+                &self.record,
+                format!("the model's Jinja raises an error: {msg}"),
+            )),
+        }
+    }
+}

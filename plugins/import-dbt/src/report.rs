@@ -1,0 +1,446 @@
+//! The report of an import: per model `converted` or `needs_review` with
+//! reasons and places, per join its promise and evidence (the fan-out
+//! audit), per test what it became. Written as `IMPORT.md`, printed as a
+//! summary, or as JSON with `--format json`.
+
+use std::fmt::Write as _;
+
+use serde::Serialize;
+
+/// A reason with its place in the dbt project.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+pub struct Reason {
+    pub message: String,
+    pub file: String,
+    /// 1-based; 0 when unknown.
+    pub line: usize,
+}
+
+impl Reason {
+    pub fn new(message: impl Into<String>, file: impl Into<String>, line: usize) -> Reason {
+        Reason {
+            message: message.into(),
+            file: file.into(),
+            line,
+        }
+    }
+
+    fn place(&self) -> String {
+        if self.line > 0 {
+            format!("{}:{}", self.file, self.line)
+        } else {
+            self.file.clone()
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    Converted,
+    NeedsReview,
+    Disabled,
+}
+
+impl Status {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Converted => "converted",
+            Status::NeedsReview => "needs_review",
+            Status::Disabled => "disabled",
+        }
+    }
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct ModelEntry {
+    pub name: String,
+    pub status: Status,
+    /// Why it needs review (or is disabled).
+    pub reasons: Vec<Reason>,
+    /// What changed or was left out in a converted model.
+    pub notes: Vec<Reason>,
+    /// The dbt file.
+    pub file: String,
+    /// The strata file it is in (converted models).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub strata_file: Option<String>,
+    /// Helper models made from its CTEs and subqueries.
+    pub helpers: Vec<String>,
+    /// Whether the `seeds` pipeline runs it.
+    pub in_pipeline: bool,
+    /// Read by other models as a source of the table dbt builds (a model
+    /// that needs review but whose columns are known).
+    pub declared_as_source: bool,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct JoinEntry {
+    /// The dbt model.
+    pub model: String,
+    /// The strata model the join is in (the model, or a helper).
+    pub strata_model: String,
+    pub kind: String,
+    pub left: String,
+    pub right: String,
+    /// The joined side's key columns.
+    pub keys: Vec<String>,
+    /// The from side's key columns (of `left col == right col` pairs).
+    pub left_keys: Vec<String>,
+    pub promise: Option<String>,
+    pub evidence: String,
+    pub file: String,
+    pub line: usize,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct TestEntry {
+    /// The tested relation (model, seed or source, as strata names it).
+    pub relation: String,
+    pub column: Option<String>,
+    pub test: String,
+    /// `pin`, `test`, `failing_rows`, `warning` or `not_carried`.
+    pub carried_as: String,
+    pub detail: String,
+    pub file: String,
+    pub line: usize,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct SeedEntry {
+    pub name: String,
+    pub file: String,
+    pub columns: usize,
+    pub problems: Vec<String>,
+}
+
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct Summary {
+    pub models: usize,
+    pub converted: usize,
+    pub needs_review: usize,
+    pub disabled: usize,
+    pub joins: usize,
+    pub joins_with_promise: usize,
+    pub joins_without_evidence: usize,
+    pub tests: usize,
+    pub tests_carried: usize,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Report {
+    /// The root module (relative to the output directory).
+    pub root: String,
+    pub pipeline: String,
+    pub project: String,
+    /// The adapter the SQL was read as, and where that came from.
+    pub adapter: String,
+    pub adapter_from: String,
+    /// Whether the SQL came from `target/manifest.json`'s compiled code.
+    pub compiled_from_manifest: bool,
+    pub models: Vec<ModelEntry>,
+    pub joins: Vec<JoinEntry>,
+    pub tests: Vec<TestEntry>,
+    pub seeds: Vec<SeedEntry>,
+    /// Problems of the project as a whole (a macro file that does not
+    /// parse, unit tests not converted, ...).
+    pub notes: Vec<Reason>,
+    pub summary: Summary,
+}
+
+impl Report {
+    pub fn summarize(&mut self) {
+        let s = &mut self.summary;
+        s.models = self.models.len();
+        s.converted = self
+            .models
+            .iter()
+            .filter(|m| m.status == Status::Converted)
+            .count();
+        s.needs_review = self
+            .models
+            .iter()
+            .filter(|m| m.status == Status::NeedsReview)
+            .count();
+        s.disabled = self
+            .models
+            .iter()
+            .filter(|m| m.status == Status::Disabled)
+            .count();
+        s.joins = self.joins.len();
+        s.joins_with_promise = self.joins.iter().filter(|j| j.promise.is_some()).count();
+        s.joins_without_evidence = self
+            .joins
+            .iter()
+            .filter(|j| j.evidence.starts_with("no evidence"))
+            .count();
+        s.tests = self.tests.len();
+        s.tests_carried = self
+            .tests
+            .iter()
+            .filter(|t| t.carried_as != "not_carried")
+            .count();
+    }
+
+    /// The lines printed after an import.
+    pub fn summary_text(&self) -> String {
+        let s = &self.summary;
+        let mut out = String::new();
+        let _ = writeln!(
+            out,
+            "{} of {} models converted, {} need review{}",
+            s.converted,
+            s.models - s.disabled,
+            s.needs_review,
+            if s.disabled > 0 {
+                format!(" ({} disabled, skipped)", s.disabled)
+            } else {
+                String::new()
+            }
+        );
+        for m in self
+            .models
+            .iter()
+            .filter(|m| m.status == Status::NeedsReview)
+        {
+            for r in &m.reasons {
+                let _ = writeln!(
+                    out,
+                    "  needs review  {}: {}: {}",
+                    m.name,
+                    r.place(),
+                    r.message
+                );
+            }
+        }
+        let _ = writeln!(
+            out,
+            "{} joins: {} with a promise, {} without evidence (can repeat rows)",
+            s.joins, s.joins_with_promise, s.joins_without_evidence
+        );
+        // Every join when there are few; else the ones that can repeat
+        // rows (IMPORT.md lists them all).
+        let all = self.joins.len() <= 20;
+        for j in self
+            .joins
+            .iter()
+            .filter(|j| all || j.evidence.starts_with("no evidence"))
+        {
+            let _ = writeln!(
+                out,
+                "  {:<12}  {} {} {} on {}: {}",
+                j.promise.as_deref().unwrap_or("no promise"),
+                j.strata_model,
+                j.kind,
+                j.right,
+                if j.keys.is_empty() {
+                    "-".to_string()
+                } else {
+                    j.keys.join(", ")
+                },
+                j.evidence
+            );
+        }
+        if !all {
+            let _ = writeln!(
+                out,
+                "  ({} joins with a promise: see IMPORT.md or --format json)",
+                s.joins_with_promise
+            );
+        }
+        let _ = writeln!(out, "{} of {} tests carried", s.tests_carried, s.tests);
+        out
+    }
+
+    /// `IMPORT.md`.
+    pub fn markdown(&self) -> String {
+        let mut md = String::new();
+        let s = &self.summary;
+        let _ = writeln!(md, "# Import of the dbt project `{}`\n", self.project);
+        let _ = writeln!(
+            md,
+            "Written by `strata import-dbt`. Root module: `{}`; run it on the project's seeds with\n`strata run {} --pipeline {} -o warehouse.duckdb`.\n",
+            self.root, self.root, self.pipeline
+        );
+        let _ = writeln!(
+            md,
+            "SQL read as {} ({}){}.\n",
+            self.adapter,
+            self.adapter_from,
+            if self.compiled_from_manifest {
+                ", compiled SQL from target/manifest.json"
+            } else {
+                ", Jinja rendered by import-dbt"
+            }
+        );
+        let _ = writeln!(md, "## Summary\n");
+        let _ = writeln!(md, "| | |\n|---|---|");
+        let _ = writeln!(
+            md,
+            "| models converted | {} of {} |",
+            s.converted,
+            s.models - s.disabled
+        );
+        let _ = writeln!(md, "| models that need review | {} |", s.needs_review);
+        if s.disabled > 0 {
+            let _ = writeln!(md, "| disabled models (skipped) | {} |", s.disabled);
+        }
+        let _ = writeln!(md, "| joins | {} |", s.joins);
+        let _ = writeln!(md, "| joins with a promise | {} |", s.joins_with_promise);
+        let _ = writeln!(
+            md,
+            "| joins that can repeat rows (no evidence) | {} |",
+            s.joins_without_evidence
+        );
+        let _ = writeln!(
+            md,
+            "| tests carried | {} of {} |\n",
+            s.tests_carried, s.tests
+        );
+
+        let _ = writeln!(md, "## Fan-out audit\n");
+        let _ = writeln!(
+            md,
+            "Every join of every converted model: the promise written (checked by `strata run` on the data\nbefore anything is published) and the evidence it rests on. A join with no evidence can repeat\nthe rows of its left side.\n"
+        );
+        if self.joins.is_empty() {
+            let _ = writeln!(md, "No joins.\n");
+        } else {
+            let _ = writeln!(
+                md,
+                "| model | join | keys | promise | evidence |\n|---|---|---|---|---|"
+            );
+            for j in &self.joins {
+                let keys = if j.left_keys.is_empty() {
+                    j.keys.join(", ")
+                } else {
+                    format!("{} = {}", j.left_keys.join(", "), j.keys.join(", "))
+                };
+                let _ = writeln!(
+                    md,
+                    "| `{}` ({}) | {} `{}` | {} | {} | {} |",
+                    j.strata_model,
+                    place(&j.file, j.line),
+                    j.kind,
+                    j.right,
+                    cell(&keys),
+                    j.promise
+                        .as_deref()
+                        .map_or("—".to_string(), |p| format!("`{p}`")),
+                    cell(&j.evidence)
+                );
+            }
+            md.push('\n');
+        }
+
+        let _ = writeln!(md, "## Models\n");
+        let _ = writeln!(md, "| model | status | strata | notes |\n|---|---|---|---|");
+        for m in &self.models {
+            let mut notes: Vec<String> = m
+                .reasons
+                .iter()
+                .chain(&m.notes)
+                .map(|r| format!("{}: {}", place(&r.file, r.line), r.message))
+                .collect();
+            if !m.helpers.is_empty() {
+                notes.push(format!(
+                    "helper models: {}",
+                    m.helpers
+                        .iter()
+                        .map(|h| format!("`{h}`"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ));
+            }
+            if m.declared_as_source {
+                notes
+                    .push("read by the models downstream as a source: the table dbt builds".into());
+            }
+            if m.status == Status::Converted && !m.in_pipeline {
+                notes.push(format!(
+                    "not in the `{}` pipeline: it reads a source that is not a seed",
+                    self.pipeline
+                ));
+            }
+            let _ = writeln!(
+                md,
+                "| `{}` | {} | {} | {} |",
+                m.name,
+                m.status.as_str(),
+                m.strata_file
+                    .as_deref()
+                    .map_or("—".to_string(), |f| format!("`{f}`")),
+                cell(&notes.join("; "))
+            );
+        }
+        md.push('\n');
+
+        let _ = writeln!(md, "## Tests\n");
+        if self.tests.is_empty() {
+            let _ = writeln!(md, "No tests.\n");
+        } else {
+            let _ = writeln!(
+                md,
+                "| relation | column | test | became | where |\n|---|---|---|---|---|"
+            );
+            for t in &self.tests {
+                let _ = writeln!(
+                    md,
+                    "| `{}` | {} | `{}` | {} | {} |",
+                    t.relation,
+                    t.column
+                        .as_deref()
+                        .map_or("—".to_string(), |c| format!("`{c}`")),
+                    t.test,
+                    cell(&format!("{}: {}", t.carried_as.replace('_', " "), t.detail)),
+                    place(&t.file, t.line)
+                );
+            }
+            md.push('\n');
+        }
+
+        if !self.seeds.is_empty() {
+            let _ = writeln!(md, "## Seeds\n");
+            let _ = writeln!(
+                md,
+                "| seed | file | columns | problems |\n|---|---|---|---|"
+            );
+            for sd in &self.seeds {
+                let _ = writeln!(
+                    md,
+                    "| `{}` | {} | {} | {} |",
+                    sd.name,
+                    sd.file,
+                    sd.columns,
+                    if sd.problems.is_empty() {
+                        "—".to_string()
+                    } else {
+                        cell(&sd.problems.join("; "))
+                    }
+                );
+            }
+            md.push('\n');
+        }
+        if !self.notes.is_empty() {
+            let _ = writeln!(md, "## Notes\n");
+            for n in &self.notes {
+                let _ = writeln!(md, "* {}: {}", place(&n.file, n.line), n.message);
+            }
+            md.push('\n');
+        }
+        md
+    }
+}
+
+fn place(file: &str, line: usize) -> String {
+    if line > 0 {
+        format!("{file}:{line}")
+    } else {
+        file.to_string()
+    }
+}
+
+/// Text safe in a Markdown table cell.
+fn cell(s: &str) -> String {
+    s.replace('|', "\\|").replace('\n', " ")
+}

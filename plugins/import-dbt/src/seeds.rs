@@ -1,0 +1,185 @@
+//! Seed CSV files typed as strata will read them: `strata run` reads a
+//! pipeline's `from(path: "x.csv")` with DuckDB's `read_csv_auto`, so the
+//! columns are what DuckDB's CSV sniffer sees (in-process, the same
+//! DuckDB). A seed's `column_types` config is honoured where it agrees with
+//! that; where it does not, strata would read other values than dbt loads,
+//! and the models reading the seed are needs review.
+
+use std::path::Path;
+
+use serde_json::{Map, Value};
+use strata_lang::types::Type;
+
+use crate::project::SeedFile;
+use crate::types;
+
+/// A seed as strata will read it.
+#[derive(Clone, Debug)]
+pub struct Seed {
+    pub name: String,
+    pub rel: String,
+    /// Absolute path of the CSV file.
+    pub path: std::path::PathBuf,
+    pub columns: Vec<SeedColumn>,
+    /// Why the file cannot be read (then it has no columns).
+    pub problem: Option<String>,
+}
+
+#[derive(Clone, Debug)]
+pub struct SeedColumn {
+    pub name: String,
+    /// The strata type, or why there is none.
+    pub ty: Result<Type, String>,
+}
+
+/// Type every seed with one in-memory DuckDB.
+pub fn type_seeds(seeds: &[(SeedFile, Map<String, Value>)]) -> Vec<Seed> {
+    let conn = duckdb::Connection::open_in_memory();
+    seeds
+        .iter()
+        .map(|(file, config)| {
+            let mut seed = Seed {
+                name: file.name.clone(),
+                rel: file.rel.clone(),
+                path: file.path.clone(),
+                columns: Vec::new(),
+                problem: None,
+            };
+            let described = match &conn {
+                Ok(c) => describe(c, &file.path),
+                Err(e) => Err(format!("DuckDB cannot start: {e}")),
+            };
+            match described {
+                Ok(cols) => {
+                    let declared = config.get("column_types").and_then(Value::as_object);
+                    seed.columns = cols
+                        .into_iter()
+                        .map(|(name, sniffed)| {
+                            let ty = column_type(&name, &sniffed, declared);
+                            SeedColumn { name, ty }
+                        })
+                        .collect();
+                }
+                Err(why) => seed.problem = Some(why),
+            }
+            seed
+        })
+        .collect()
+}
+
+fn column_type(
+    name: &str,
+    sniffed: &str,
+    declared: Option<&Map<String, Value>>,
+) -> Result<Type, String> {
+    let read = types::from_warehouse(sniffed);
+    let Some(wanted) = declared.and_then(|d| {
+        d.iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(name))
+            .and_then(|(_, v)| v.as_str())
+    }) else {
+        return read;
+    };
+    let wanted_ty = types::from_warehouse(wanted)?;
+    match read {
+        Ok(r) if r == wanted_ty => Ok(r),
+        _ => Err(format!(
+            "column_types makes `{name}` {wanted}, but strata reads the file with DuckDB's CSV sniffer, which types it {sniffed}"
+        )),
+    }
+}
+
+/// The columns of a CSV file as `read_csv_auto` reads it, or why it cannot
+/// be read.
+fn describe(conn: &duckdb::Connection, path: &Path) -> Result<Vec<(String, String)>, String> {
+    if let Err(e) = std::fs::File::open(path) {
+        return Err(format!(
+            "cannot read {}: {}",
+            path.display(),
+            crate::error::io_reason(&e)
+        ));
+    }
+    let literal = format!("'{}'", path.to_string_lossy().replace('\'', "''"));
+    let run = |sql: &str| -> Result<Vec<(String, String)>, String> {
+        let mut stmt = conn.prepare(sql).map_err(|e| first_line(&e.to_string()))?;
+        let rows = stmt
+            .query_map([], |row| {
+                Ok((row.get::<_, String>(0)?, row.get::<_, String>(1)?))
+            })
+            .map_err(|e| first_line(&e.to_string()))?;
+        rows.collect::<Result<Vec<_>, _>>()
+            .map_err(|e| first_line(&e.to_string()))
+    };
+    let auto = run(&format!("DESCRIBE SELECT * FROM read_csv_auto({literal})"))
+        .map_err(|e| format!("DuckDB cannot read it as CSV: {e}"))?;
+    // dbt always reads the first row as the header; when the sniffer
+    // decides there is none, strata would see other column names.
+    if let Ok(with_header) = run(&format!(
+        "DESCRIBE SELECT * FROM read_csv({literal}, header = true)"
+    )) {
+        let a: Vec<&str> = auto.iter().map(|(n, _)| n.as_str()).collect();
+        let h: Vec<&str> = with_header.iter().map(|(n, _)| n.as_str()).collect();
+        if a != h {
+            return Err(format!(
+                "DuckDB's CSV sniffer does not read its first row as a header (it names the columns {}), so strata would not read dbt's columns ({})",
+                a.join(", "),
+                h.join(", ")
+            ));
+        }
+    }
+    Ok(auto)
+}
+
+fn first_line(s: &str) -> String {
+    s.lines().next().unwrap_or("").to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn types_as_the_sniffer_reads() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let path = dir.path().join("raw.csv");
+        std::fs::write(
+            &path,
+            "id,name,amount,day\n1,a,1.5,2024-01-02\n2,b,2.25,2024-01-03\n",
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        let file = SeedFile {
+            name: "raw".into(),
+            path: path.clone(),
+            rel: "seeds/raw.csv".into(),
+            fqn: vec!["p".into(), "raw".into()],
+        };
+        let mut config = Map::new();
+        config.insert(
+            "column_types".into(),
+            serde_json::json!({"name": "varchar", "id": "varchar"}),
+        );
+        let seeds = type_seeds(&[(file.clone(), config)]);
+        let cols: Vec<(&str, Result<Type, String>)> = seeds[0]
+            .columns
+            .iter()
+            .map(|c| (c.name.as_str(), c.ty.clone()))
+            .collect();
+        assert_eq!(cols[1], ("name", Ok(Type::String)));
+        assert_eq!(cols[2], ("amount", Ok(Type::Float64)));
+        assert_eq!(cols[3], ("day", Ok(Type::Date)));
+        assert!(cols[0]
+            .1
+            .as_ref()
+            .is_err_and(|e| e.contains("column_types")));
+        std::fs::write(&path, [0xff_u8, 0xfe, 0, 1, 2]).unwrap_or_else(|e| panic!("{e}"));
+        let missing = SeedFile {
+            path: dir.path().join("missing.csv"),
+            ..file
+        };
+        let seeds = type_seeds(&[(missing, Map::new())]);
+        assert!(seeds[0]
+            .problem
+            .as_deref()
+            .is_some_and(|p| p.contains("cannot read")));
+    }
+}

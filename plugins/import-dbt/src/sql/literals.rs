@@ -1,0 +1,72 @@
+//! SQL literals: strings, numbers (as strata's integer, decimal or float
+//! literal), and date parts as strata's units.
+
+use sqlparser::ast::{self as sql, Spanned};
+use strata_lang::types::Type;
+
+use super::translator::Typed;
+use super::{Refusal, R};
+use crate::plan::SExpr;
+
+pub(super) fn string_of(v: &sql::Value) -> Option<&str> {
+    match v {
+        sql::Value::SingleQuotedString(s)
+        | sql::Value::EscapedStringLiteral(s)
+        | sql::Value::TripleSingleQuotedString(s)
+        | sql::Value::NationalStringLiteral(s) => Some(s),
+        _ => None,
+    }
+}
+
+/// A SQL number as a strata literal.
+pub(super) fn number(text: &str, node: &impl Spanned) -> R<Typed> {
+    let clean = text.replace('_', "");
+    if let Ok(i) = clean.parse::<i64>() {
+        return Ok((SExpr::Int(i), Some(Type::Int64)));
+    }
+    if clean.chars().all(|c| c.is_ascii_digit()) {
+        return Err(Refusal::at(
+            format!("the number {text} does not fit in int64"),
+            node,
+        ));
+    }
+    let Ok(f) = clean.parse::<f64>() else {
+        return Err(Refusal::at(format!("the number {text}"), node));
+    };
+    if !f.is_finite() {
+        return Err(Refusal::at(format!("the number {text}"), node));
+    }
+    // DuckDB reads `1.5` as a DECIMAL literal; strata's float64 reads the
+    // same digits (the values computed with it may differ past 15 digits).
+    let mut t = if clean.contains(['e', 'E']) {
+        format!("{f}")
+    } else {
+        clean.clone()
+    };
+    if t.starts_with('.') {
+        t.insert(0, '0');
+    }
+    if t.ends_with('.') {
+        t.push('0');
+    }
+    if !t.contains('.') {
+        t.push_str(".0");
+    }
+    Ok((SExpr::Float(t), Some(Type::Float64)))
+}
+
+/// A date part written in SQL (`'day'`, `day`, `'days'`) as strata's unit.
+pub(super) fn unit(text: &str) -> Option<&'static str> {
+    match text.trim().trim_matches('\'').to_ascii_lowercase().as_str() {
+        "year" | "years" | "y" | "yr" | "yrs" => Some("year"),
+        "quarter" | "quarters" => Some("quarter"),
+        "month" | "months" | "mon" | "mons" => Some("month"),
+        "week" | "weeks" | "w" => Some("week"),
+        "day" | "days" | "d" | "dayofmonth" => Some("day"),
+        _ => None,
+    }
+}
+
+pub(super) fn datetime_field_unit(f: &sql::DateTimeField) -> Option<&'static str> {
+    unit(&f.to_string())
+}

@@ -1,0 +1,160 @@
+use std::collections::{BTreeMap, BTreeSet};
+
+use strata_lang::types::Type;
+
+use super::*;
+
+fn rel(cols: &[(&str, Type)], is_model: bool) -> RelInfo {
+    RelInfo {
+        columns: cols
+            .iter()
+            .map(|(n, t)| ColInfo {
+                name: (*n).into(),
+                ty: Some(t.clone()),
+            })
+            .collect(),
+        is_model,
+    }
+}
+
+fn known() -> BTreeMap<String, RelInfo> {
+    let mut k = BTreeMap::new();
+    k.insert(
+        "orders".into(),
+        rel(
+            &[
+                ("id", Type::Int64),
+                ("customer_id", Type::Int64),
+                ("amount", Type::Int64),
+                ("ordered_on", Type::Date),
+                ("status", Type::String),
+            ],
+            false,
+        ),
+    );
+    k.insert(
+        "customers".into(),
+        rel(&[("id", Type::Int64), ("name", Type::String)], true),
+    );
+    k
+}
+
+fn translate_model(sql_text: &str) -> R<Vec<String>> {
+    let k = known();
+    let taken = BTreeSet::new();
+    let resolve = |parts: &[String]| match parts {
+        [one] => {
+            let n = one.trim_start_matches("$ref$").to_string();
+            if k.contains_key(&n) {
+                Named::Relation(n)
+            } else {
+                Named::Unknown(format!("unknown `{one}`"))
+            }
+        }
+        _ => Named::Unknown("unknown".into()),
+    };
+    let cx = Context {
+        model: "m",
+        known: &k,
+        taken: &taken,
+        resolve: &resolve,
+        duckdb: true,
+    };
+    let d = dialect("duckdb");
+    translate(sql_text, d.as_ref(), &cx).map(|t| t.plans.iter().map(|p| p.to_text()).collect())
+}
+
+fn one(sql_text: &str) -> String {
+    match translate_model(sql_text) {
+        Ok(v) => v.join("\n"),
+        Err(r) => panic!("refused: {r:?}"),
+    }
+}
+
+#[test]
+fn ctes_that_alias_are_inlined_and_the_last_is_the_model() {
+    let t = one("with o as (select * from \"$ref$orders\"), final as (select id as order_id, amount / 100 as amount from o) select * from final");
+    assert_eq!(
+        t,
+        "model m {\n  from orders\n  select { order_id = orders.id, amount = orders.amount / 100 }\n}\n"
+    );
+}
+
+#[test]
+fn grouping_joins_and_helpers() {
+    let t = one("with per as (select customer_id, count(*) as n, sum(amount) as total from \"$ref$orders\" group by 1) select c.id, c.name, per.n from \"$ref$customers\" c left join per on c.id = per.customer_id");
+    assert!(t.contains("model m__per {\n  from orders\n  group { orders.customer_id } (\n    aggregate { n = count(), total = sum(orders.amount) }\n  )\n}"), "{t}");
+    assert!(
+        t.contains("join_left m__per on customers.id == m__per.customer_id"),
+        "{t}"
+    );
+}
+
+#[test]
+fn post_aggregate_expressions_use_a_grouped_helper() {
+    let t = one("select status, sum(amount) * 2 as twice from \"$ref$orders\" group by status having count(*) > 1");
+    assert!(t.contains("model m__grouped {"), "{t}");
+    assert!(t.contains("filter agg_2 > 1"), "{t}");
+    assert!(
+        t.contains("select { status = m__grouped.status, twice = m__grouped.agg_1 * 2 }"),
+        "{t}"
+    );
+}
+
+#[test]
+fn null_in_between_case_and_dates() {
+    let t = one("select id, case when amount is null then 0 when amount between 1 and 5 then 1 else 2 end as bucket, status in ('a', 'b') as ab, ordered_on >= '2024-01-01' as recent from \"$ref$orders\"");
+    assert!(t.contains("bucket = case(not coalesce(orders.amount == orders.amount, false), 0, orders.amount >= 1 and orders.amount <= 5, 1, 2)"), "{t}");
+    assert!(
+        t.contains("ab = orders.status == \"a\" or orders.status == \"b\""),
+        "{t}"
+    );
+    assert!(
+        t.contains("recent = orders.ordered_on >= cast(\"2024-01-01\", \"date\")"),
+        "{t}"
+    );
+    let t = one("select id, ordered_on + interval 3 day as later, concat(status, id) as s from \"$ref$orders\"");
+    assert!(
+        t.contains("later = cast(date_add(orders.ordered_on, days: 3), \"timestamp\")"),
+        "{t}"
+    );
+    assert!(t.contains("s = concat(coalesce(orders.status, \"\"), coalesce(cast(orders.id, \"string\"), \"\"))"), "{t}");
+}
+
+#[test]
+fn exists_becomes_a_semi_join_and_not_in_is_refused() {
+    let t = one("select id from \"$ref$orders\" o where exists (select 1 from \"$ref$customers\" c where c.id = o.customer_id) and amount > 0");
+    assert!(
+        t.contains("join_semi customers on customers.id == orders.customer_id"),
+        "{t}"
+    );
+    assert!(t.contains("filter orders.amount > 0"), "{t}");
+    let r = translate_model("select id from \"$ref$orders\" where customer_id not in (select id from \"$ref$customers\")");
+    assert!(r.is_err_and(|r| r.message.contains("NOT EXISTS")));
+}
+
+#[test]
+fn stars_unions_and_windows() {
+    let t = one("select * exclude (status) from \"$ref$orders\"");
+    assert!(t.contains("select { id = orders.id, customer_id = orders.customer_id, amount = orders.amount, ordered_on = orders.ordered_on }"), "{t}");
+    let t = one("select id from \"$ref$orders\" union all select id from \"$ref$customers\"");
+    assert!(t.contains("union all"), "{t}");
+    let t = one("select id, row_number() over (partition by customer_id order by ordered_on desc) as rn from \"$ref$orders\"");
+    assert!(t.contains("rn = row_number() over (partition_by: [orders.customer_id], sort: [orders.ordered_on desc])"), "{t}");
+}
+
+#[test]
+fn refusals_name_the_line() {
+    let r = translate_model("select id,\n  round(amount) as r\nfrom \"$ref$orders\"");
+    let r = r.err().unwrap_or_else(|| panic!("round() translated"));
+    assert!(r.message.contains("round"), "{r:?}");
+    assert_eq!(r.line, 2);
+    let r = translate_model("select id from\n\"$ref$nope\"");
+    assert!(r.is_err_and(|r| r.line == 2));
+    let r = translate_model("select id frm x");
+    assert!(r.is_err_and(|r| r.message.starts_with("SQL syntax error")));
+    let r = translate_model(
+        "select a.id from \"$ref$orders\" a full outer join \"$ref$customers\" c on a.id = c.id",
+    );
+    assert!(r.is_err_and(|r| r.message.contains("FULL OUTER")));
+}

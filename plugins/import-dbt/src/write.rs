@@ -1,0 +1,76 @@
+//! Writing an import to its directory: the modules, `strata.toml` and
+//! `IMPORT.md`. A directory that already has files is refused unless the
+//! caller forces it; then the files an import writes (`*.strata` at its
+//! top, `strata.toml`, `IMPORT.md`) are replaced and nothing else is
+//! touched.
+
+use std::path::Path;
+
+use crate::error::{io_reason, Failure};
+use crate::import::Import;
+
+/// The project file written beside the modules.
+pub const STRATA_TOML: &str = "# Written by `strata import-dbt`.\n\
+[lints]\n\
+# dbt models have neither an owner nor, unless their tests give one, a\n\
+# contract: the imported ones keep dbt's shape.\n\
+W001 = \"allow\"\n\
+W002 = \"allow\"\n";
+
+/// Write `import` into `dir` (created when missing).
+pub fn write(import: &Import, dir: &Path, force: bool) -> Result<(), Failure> {
+    if dir.exists() && !dir.is_dir() {
+        return Err(Failure::usage(format!(
+            "{} is a file, not a directory: give -o a directory to write the modules to",
+            dir.display()
+        )));
+    }
+    if dir.is_dir() {
+        let entries = std::fs::read_dir(dir).map_err(|e| Failure::unreadable(dir, &e))?;
+        let mut ours = Vec::new();
+        let mut any = false;
+        for entry in entries {
+            let entry = entry.map_err(|e| Failure::unreadable(dir, &e))?;
+            any = true;
+            let path = entry.path();
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if path.is_file()
+                && (name.ends_with(".strata") || name == "IMPORT.md" || name == "strata.toml")
+            {
+                ours.push(path);
+            }
+        }
+        if any && !force {
+            return Err(Failure::usage(format!(
+                "{} is not empty: write to a new directory, or pass --force to replace the files an import writes there",
+                dir.display()
+            )));
+        }
+        for p in ours {
+            std::fs::remove_file(&p).map_err(|e| {
+                Failure::environment(format!("cannot remove {}: {}", p.display(), io_reason(&e)))
+            })?;
+        }
+    }
+    std::fs::create_dir_all(dir).map_err(|e| {
+        Failure::environment(format!(
+            "cannot create {}: {}",
+            dir.display(),
+            io_reason(&e)
+        ))
+    })?;
+    let mut all: Vec<(String, String)> = import.files.clone();
+    all.push(("strata.toml".into(), STRATA_TOML.into()));
+    all.push(("IMPORT.md".into(), import.report.markdown()));
+    for (name, text) in all {
+        let path = dir.join(&name);
+        std::fs::write(&path, text).map_err(|e| {
+            Failure::environment(format!(
+                "cannot write {}: {}",
+                path.display(),
+                io_reason(&e)
+            ))
+        })?;
+    }
+    Ok(())
+}

@@ -1,0 +1,1 @@
+select id from {{ ref('cycle_b') }}

@@ -1,0 +1,4 @@
+select
+    id,
+    {{ triple('amount') }} as amount_thrice
+from {{ ref('raw_good') }}

@@ -1,0 +1,1 @@
+select id, name from {{ ref('raw_broken') }}

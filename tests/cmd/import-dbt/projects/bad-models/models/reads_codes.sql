@@ -1,0 +1,1 @@
+select id, code from {{ ref('raw_codes') }}

@@ -1,0 +1,2 @@
+select id
+from {{ ref('no_such_model') }}

@@ -1,0 +1,3 @@
+select id,
+from {{ ref('raw_good') }}
+where amount >

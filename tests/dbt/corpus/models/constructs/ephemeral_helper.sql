@@ -1,0 +1,2 @@
+{{ config(materialized='ephemeral') }}
+select customer_id, country from {{ ref('stg_customers') }}

@@ -1,0 +1,4 @@
+-- Needs review: QUALIFY.
+select order_id, customer_id, ordered_on
+from {{ ref('stg_orders') }}
+qualify row_number() over (partition by customer_id order by ordered_on desc) = 1
