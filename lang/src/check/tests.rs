@@ -441,10 +441,10 @@ fn fixture_errors_have_codes_at_their_spans() {
     );
     assert_eq!(e.len(), 2, "{e:?}");
     assert_eq!(e[1].0, "E110");
-    assert_eq!(e[1].2, "cc");
+    assert_eq!(e[1].2, "payments");
     assert_eq!(
         e[1].1,
-        "the test gives rows for 'cc', which model 'm' does not read"
+        "the test gives rows for 'payments', which model 'm' does not read"
     );
     assert_eq!(e[0].0, "E111");
     assert_eq!(e[0].2, "\"x\"");
