@@ -1,0 +1,166 @@
+//! The corpus imported: snapshots of the strata and the report, `strata check` on it, and determinism.
+
+use super::*;
+
+#[test]
+fn corpus_snapshot_check_and_determinism() {
+    let tmp = corpus_copy();
+    let report = import_corpus(tmp.path(), "out");
+    let again = import_corpus(tmp.path(), "out2");
+    assert_eq!(report, again, "the same project imports to the same report");
+    let snapshot = root().join("tests/dbt/snapshots/corpus");
+    let written: BTreeMap<String, String> = walk(&tmp.path().join("out"))
+        .into_iter()
+        .map(|p| {
+            let rel = p
+                .strip_prefix(tmp.path().join("out"))
+                .unwrap_or_else(|e| panic!("{e}"))
+                .to_string_lossy()
+                .into_owned();
+            let t = std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+            (rel, t)
+        })
+        .collect();
+    for (rel, t) in &written {
+        let other = tmp.path().join("out2").join(rel);
+        assert_eq!(
+            std::fs::read_to_string(&other).ok().as_deref(),
+            Some(t.as_str()),
+            "{rel} differs between two imports"
+        );
+    }
+    let mut report_text = serde_json::to_string_pretty(&report).unwrap_or_default();
+    report_text.push('\n');
+    let mut expected = written.clone();
+    expected.insert("report.json".into(), report_text);
+    if std::env::var_os("STRATA_BLESS").is_some() {
+        let _ = std::fs::remove_dir_all(&snapshot);
+        for (rel, t) in &expected {
+            let p = snapshot.join(rel);
+            if let Some(parent) = p.parent() {
+                std::fs::create_dir_all(parent).unwrap_or_else(|e| panic!("{e}"));
+            }
+            std::fs::write(&p, t).unwrap_or_else(|e| panic!("{e}"));
+        }
+    }
+    let on_disk: BTreeMap<String, String> = walk(&snapshot)
+        .into_iter()
+        .map(|p| {
+            let rel = p
+                .strip_prefix(&snapshot)
+                .unwrap_or_else(|e| panic!("{e}"))
+                .to_string_lossy()
+                .into_owned();
+            (rel, std::fs::read_to_string(&p).unwrap_or_default())
+        })
+        .collect();
+    let names = |m: &BTreeMap<String, String>| m.keys().cloned().collect::<Vec<_>>();
+    assert_eq!(
+        names(&expected),
+        names(&on_disk),
+        "the files written (STRATA_BLESS=1 rewrites the snapshots)"
+    );
+    for (rel, t) in &expected {
+        assert_eq!(
+            on_disk.get(rel),
+            Some(t),
+            "{rel} differs from tests/dbt/snapshots/corpus/{rel} (STRATA_BLESS=1 rewrites the snapshots)"
+        );
+    }
+
+    // The modules check clean.
+    let o = strata(&["check", "out"], tmp.path());
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}{}",
+        text(&o.stdout),
+        text(&o.stderr)
+    );
+
+    // What the corpus is there to show.
+    let status = |m: &str| -> String {
+        report["models"]
+            .as_array()
+            .and_then(|ms| ms.iter().find(|x| x["name"] == m))
+            .map(|x| x["status"].as_str().unwrap_or("").to_string())
+            .unwrap_or_else(|| panic!("no model {m} in the report"))
+    };
+    for m in [
+        "stg_customers",
+        "stg_orders",
+        "stg_payments",
+        "customers",
+        "orders",
+        "post_aggregate",
+        "exists_semi",
+        "not_exists_anti",
+        "union_all_model",
+        "window_rank",
+        "star_models",
+        "vars_and_env",
+        "self_join",
+        "pivot_methods",
+    ] {
+        assert_eq!(status(m), "converted", "{m}");
+    }
+    for m in [
+        "uses_run_query",
+        "uses_round",
+        "full_outer",
+        "not_in_subquery",
+        "qualify_latest",
+        "extract_year",
+        "reserved_column",
+        "cross_join",
+        "surrogate_key",
+        "sql_error",
+        "right_join",
+        "string_agg_model",
+        "reads_review",
+    ] {
+        assert_eq!(status(m), "needs_review", "{m}");
+    }
+    assert_eq!(status("disabled_model"), "disabled");
+    let summary = &report["summary"];
+    assert!(
+        summary["converted"].as_u64().unwrap_or(0) >= 40,
+        "{summary}"
+    );
+    // The fan-out audit: customers' joins rest on group-by evidence, a
+    // join on a repeated key has none.
+    let joins = report["joins"].as_array().cloned().unwrap_or_default();
+    let join = |model: &str, right: &str| {
+        joins
+            .iter()
+            .find(|j| j["strata_model"] == model && j["right"] == right)
+            .cloned()
+            .unwrap_or_else(|| panic!("no join {model} -> {right}: {joins:?}"))
+    };
+    let j = join("customers", "customers__customer_orders");
+    assert_eq!(j["promise"], "one_to_one", "{j}");
+    assert!(
+        j["evidence"]
+            .as_str()
+            .unwrap_or("")
+            .contains("grouped by customer_id"),
+        "{j}"
+    );
+    let j = join("payments_per_order", "stg_payments");
+    assert_eq!(j["promise"], serde_json::Value::Null);
+    assert!(
+        j["evidence"]
+            .as_str()
+            .unwrap_or("")
+            .starts_with("no evidence: this join can repeat rows"),
+        "{j}"
+    );
+    let j = join("countries_seen", "distinct_countries");
+    assert!(
+        j["evidence"]
+            .as_str()
+            .unwrap_or("")
+            .contains("select distinct"),
+        "{j}"
+    );
+}
