@@ -18,7 +18,8 @@
 //! debug build), `STRATA_FUZZ_SEED` (the first case's seed; case `i` uses
 //! seed `STRATA_FUZZ_SEED + i`). A failing input is written to
 //! `<target dir>/fuzz-failures/seed-<seed>.strata`; reproduce it with
-//! `STRATA_FUZZ_SEED=<seed> STRATA_FUZZ_CASES=1`.
+//! `STRATA_FUZZ_SEED=<seed> STRATA_FUZZ_CASES=1`, which saves the input
+//! there before running it (so also when the case aborts the process).
 //!
 //! A stack overflow aborts the process and cannot be caught, so cases run in
 //! threads named after their seeds (the abort message names the thread), and
@@ -447,6 +448,7 @@ fn fuzz_front_end_never_panics() {
         let (from, to) = (first_seed + chunk_start, first_seed + chunk_end - 1);
         let (programs, current) = (programs.clone(), current.clone());
         let budget = MAX_FAILURES - failures.len();
+        let single = cases == 1;
         let (chunk_failures, chunk_ran, chunk_deep) =
             on_thread(format!("fuzz-seeds-{from}-to-{to}"), move || {
                 let mut found = Vec::new();
@@ -455,6 +457,11 @@ fn fuzz_front_end_never_panics() {
                 for seed in from..=to {
                     current.store(seed, Ordering::Relaxed);
                     let (text, deep) = generate(seed, &programs);
+                    if single {
+                        // A stack overflow on a rayon worker aborts without
+                        // the seed: a single case keeps its input first.
+                        save_failure(&format!("seed-{seed}"), &text);
+                    }
                     let result = if deep {
                         let input = text.clone();
                         on_thread(format!("fuzz-seed-{seed}"), move || run_case(seed, &input))

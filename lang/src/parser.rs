@@ -7,7 +7,8 @@
 //! next top-level declaration keyword and goes on, so one run reports the
 //! first error of every broken declaration; `take 5..10` works; a join's
 //! `expect` word gets a did-you-mean hint; nesting deeper than
-//! [`MAX_DEPTH`] is an error instead of a stack overflow.
+//! [`MAX_DEPTH`], or an expression of more than [`MAX_OPERATORS`] binary
+//! operators, is an error instead of a stack overflow.
 
 mod decl;
 mod expr;
@@ -31,6 +32,13 @@ use crate::span::{FileId, Span};
 
 /// How deeply expressions, types and model values may nest.
 pub const MAX_DEPTH: u32 = 200;
+
+/// How many binary operators one expression (a column's value, a filter, a
+/// join condition) may hold. A chain `a + b + c ...` nests one level per
+/// operator in the tree every later pass walks recursively, so this and
+/// [`MAX_DEPTH`] together bound the tree's height (the checker's tasks run on
+/// rayon threads of 2 MiB stacks).
+pub const MAX_OPERATORS: u32 = 1_000;
 
 /// Parse one file. Declarations that parsed are kept even when others failed;
 /// the diagnostics (lex and parse errors) are in source order.
@@ -133,6 +141,7 @@ fn parse_part(file: FileId, text: &str, start: usize, end: Option<usize>) -> Opt
         // Recovery looks back no further than the token before `start`.
         p.forget_before(start.saturating_sub(1));
         p.depth = 0;
+        p.exprs = 0;
         match p.top_decl() {
             Ok(d) => decls.push(d),
             Err(fail) => {
@@ -264,6 +273,10 @@ pub(crate) struct Parser<'a> {
     /// Span of the last consumed token.
     prev: Span,
     depth: u32,
+    /// Expressions entered and not yet left: 0 outside any expression.
+    exprs: u32,
+    /// Binary operators so far in the outermost expression being parsed.
+    operators: u32,
     /// Errors that do not stop the declaration's parse (a repeated key).
     errors: Vec<Diagnostic>,
 }
@@ -282,6 +295,8 @@ impl<'a> Parser<'a> {
             pos: 0,
             prev: Span::new(file, start, start),
             depth: 0,
+            exprs: 0,
+            operators: 0,
             errors: Vec::new(),
         };
         p.lex_to(LOOKAHEAD);

@@ -1,6 +1,6 @@
 //! Expressions: precedence climbing over prefix operators and primaries.
 
-use super::{Lazy, PResult, Parser};
+use super::{Lazy, PResult, Parser, MAX_OPERATORS};
 use crate::ast::*;
 use crate::lexer::TokenKind;
 
@@ -8,7 +8,12 @@ impl Parser<'_> {
     /// A full expression.
     pub(super) fn expr(&mut self) -> PResult<Expr> {
         self.enter()?;
+        if self.exprs == 0 {
+            self.operators = 0;
+        }
+        self.exprs += 1;
         let r = self.binary(1);
+        self.exprs -= 1;
         self.leave();
         r
     }
@@ -50,6 +55,14 @@ impl Parser<'_> {
         while let Some(op) = self.peek_binop() {
             if op.precedence() < min {
                 break;
+            }
+            self.operators += 1;
+            if self.operators > MAX_OPERATORS {
+                let tok = self.peek().clone();
+                return Err(self.fail_at(
+                    &tok,
+                    format!("expression too long (more than {MAX_OPERATORS} operators)"),
+                ));
             }
             let op_span = self.bump();
             let rhs = self.binary(op.precedence() + 1)?;

@@ -1723,6 +1723,31 @@ fn nesting_limit() {
     assert!(parse_expr(F, &"(".repeat(10_000)).is_err());
 }
 
+#[test]
+fn operator_limit() {
+    let chain = |n: usize| vec!["x"; n + 1].join(" + ");
+    // Each column's value counts on its own.
+    ok(&format!(
+        "model m {{ select {{ a = {0}, b = {0} }} filter {0} }}",
+        chain(1_000)
+    ));
+    let text = format!("model m {{ filter {} }}", chain(1_001));
+    let d = errs(&text);
+    assert_eq!(d.len(), 1);
+    assert_eq!(
+        d[0].message,
+        "expression too long (more than 1000 operators)"
+    );
+    // On the operator past the limit.
+    assert_eq!(d[0].span.start as usize, text.rfind('+').unwrap());
+    // Operators in parentheses and arguments count toward the outer one.
+    let nested = format!("model m {{ filter f({}) + ({}) }}", chain(600), chain(600));
+    assert_eq!(
+        errs(&nested)[0].message,
+        "expression too long (more than 1000 operators)"
+    );
+}
+
 const SAMPLE: &str = r#"import shared.dims
 # comment
 source shipments(ns: "logistics", dataset: "shipments") {
