@@ -327,13 +327,34 @@ fn value_text(v: &duckdb::types::Value) -> Option<String> {
     })
 }
 
-/// The lock holder DuckDB names in its error (`... held in <cmd> (PID n)`).
+/// The lock holder DuckDB names in its error (`... held in <cmd> (PID n)
+/// by user u`). The command may hold parentheses itself (a rebuilt
+/// program is `/path/prog (deleted)`): the name runs to the `(PID n)`.
 fn holder(msg: &str) -> String {
     if let Some(i) = msg.find("held in ") {
         let rest = &msg[i + "held in ".len()..];
-        if let Some(j) = rest.find(')') {
+        let end = rest
+            .find("(PID ")
+            .and_then(|p| rest[p..].find(')').map(|j| p + j))
+            .or_else(|| rest.find(')'));
+        if let Some(j) = end {
             return format!("held by {}", &rest[..=j]);
         }
     }
     "held by another process".to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::holder;
+
+    #[test]
+    fn the_holder_is_named_with_its_pid() {
+        let msg = "IO Error: Could not set lock on file \"wh.duckdb\": Conflicting lock is held in /usr/bin/strata (PID 42) by user root.";
+        assert_eq!(holder(msg), "held by /usr/bin/strata (PID 42)");
+        // A program rebuilt while it runs is named `... (deleted)`.
+        let msg = "Conflicting lock is held in /t/deps/e2e-1 (deleted) (PID 7) by user root.";
+        assert_eq!(holder(msg), "held by /t/deps/e2e-1 (deleted) (PID 7)");
+        assert_eq!(holder("Could not set lock"), "held by another process");
+    }
 }
