@@ -71,20 +71,7 @@ model plain { from orders join_left customers on orders.customer_id == customers
             .as_str(),
     );
     write(&dir, "customers.csv", CUSTOMERS_DUP);
-    let o = wh.strata(&[
-        "run",
-        "m.strata",
-        "-o",
-        "wh.duckdb",
-        "--format",
-        "json",
-        "--source",
-        "orders=orders.csv",
-        "--source",
-        "customers=customers.csv",
-    ]);
-    assert_exit(&o, 0);
-    let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
+    let v = run_json(&wh);
     assert_eq!(v["cardinality"]["queries_executed"], 0);
     assert_eq!(v["cardinality"]["checks"], 0);
     // Duplicates in the dimension fan out, as the unannotated join says:
@@ -273,20 +260,7 @@ model joined {
 }
 "#,
     );
-    let o = wh.strata(&[
-        "run",
-        "m.strata",
-        "-o",
-        "wh.duckdb",
-        "--format",
-        "json",
-        "--source",
-        "orders=orders.csv",
-        "--source",
-        "customers=customers.csv",
-    ]);
-    assert_exit(&o, 0);
-    let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
+    let v = run_json(&wh);
     let c = &v["cardinality"];
     assert_eq!(c["checks"], 3, "{c}");
     assert_eq!(c["queries_executed"], 1, "{c}");
@@ -398,4 +372,23 @@ fn sampled_runs_are_recorded_and_replayed_with_their_sample(kind: Kind) {
         out.contains("cardinality: 1 check; 1 duplicate-group query executed; 0 proven earlier in this run; 1 sampled"),
         "{out}"
     );
+}
+
+/// `strata run m.strata --format json` with orders.csv and customers.csv
+/// as the sources; it must succeed; its JSON report.
+fn run_json(wh: &Wh) -> serde_json::Value {
+    let o = wh.strata(&[
+        "run",
+        "m.strata",
+        "-o",
+        "wh.duckdb",
+        "--format",
+        "json",
+        "--source",
+        "orders=orders.csv",
+        "--source",
+        "customers=customers.csv",
+    ]);
+    assert_exit(&o, 0);
+    serde_json::from_slice(&o.stdout).expect("json")
 }
