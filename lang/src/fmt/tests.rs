@@ -251,17 +251,6 @@ fn every_repository_strata_file() {
     eprintln!("formatted {checked} of {} files", files.len());
 }
 
-/// Development aid: `STRATA_FMT_FILE=path cargo test -p strata-lang fmt::tests::show -- --ignored --nocapture`.
-#[test]
-#[ignore]
-fn show() {
-    let Ok(path) = std::env::var("STRATA_FMT_FILE") else {
-        return;
-    };
-    let src = std::fs::read_to_string(path).unwrap_or_default();
-    print!("{}", formatted(&src));
-}
-
 // -------------------------------------------------------------------------
 // Declarations
 
