@@ -348,4 +348,103 @@ fn metrics_parse_as_prometheus_and_json(kind: Kind) {
         text(&o)
     );
     assert_eq!(wh.query("SELECT COUNT(*) FROM _strata_runs"), runs_before);
+
+    // `test --metrics-file`: the same writer, command "test", branch
+    // "test"; parsed the same way.
+    let mut a = vec!["test", "orders.strata", "enriched", "-o", "wh.duckdb"];
+    a.extend(&ENRICHED_FROM_CSV[4..]);
+    a.extend(["--metrics-file", "test.prom"]);
+    assert_exit(&wh.strata(&a), 0);
+    let parse = std::process::Command::new(&python)
+        .current_dir(&dir)
+        .args([
+            "-c",
+            "from prometheus_client.parser import text_string_to_metric_families as p\n\
+             for f in p(open('test.prom').read()):\n\
+             \x20   for s in f.samples:\n\
+             \x20       print(s.name, s.labels['command'], s.labels['branch'], s.labels.get('model', '-'), float(s.value))\n",
+        ])
+        .output()
+        .expect("python");
+    assert!(
+        parse.status.success(),
+        "{}",
+        String::from_utf8_lossy(&parse.stderr)
+    );
+    let samples = String::from_utf8_lossy(&parse.stdout).to_string();
+    for line in [
+        "strata_run_success test test - 1.0",
+        "strata_model_rows test test enriched 4.0",
+    ] {
+        assert!(samples.lines().any(|l| l == line), "{line} in\n{samples}");
+    }
+    let o = wh.strata(&[
+        "test",
+        "orders.strata",
+        "-o",
+        "wh.duckdb",
+        "--metrics-file",
+        "no/such/dir/t.prom",
+    ]);
+    assert_exit(&o, 4);
+    assert!(
+        text(&o).contains("cannot write the metrics file"),
+        "{}",
+        text(&o)
+    );
+}
+
+on_duckdb_and_postgres!(run_gc_keep_overrides_the_project,);
+
+/// `run --gc --gc-keep N --gc-keep-days D` (the reference's names):
+/// override `[gc] keep` and `keep-days` of strata.toml for that run.
+fn run_gc_keep_overrides_the_project(kind: Kind) {
+    let dir = seed_dir("gc-keep");
+    let Some(wh) = Wh::new(kind, &dir) else {
+        return;
+    };
+    write(&dir, "strata.toml", "[gc]\nkeep = 5\nkeep-days = 0\n");
+    let run = |extra: &[&str]| {
+        let mut a = vec!["run"];
+        a.extend(ENRICHED_FROM_CSV);
+        a.extend(extra);
+        wh.strata(&a)
+    };
+    // Three runs on main, each on other orders.
+    for n in 1..=3 {
+        write(
+            &dir,
+            "orders.csv",
+            &format!("order_id,customer_id,amount\n{n},10,1.0\n"),
+        );
+        assert_exit(&run(&[]), 0);
+    }
+    let kept =
+        |o: &std::process::Output| json(o)["gc"]["kept_runs"].as_array().expect("kept").len();
+    // The project keeps 5: all three stay.
+    write(
+        &dir,
+        "orders.csv",
+        "order_id,customer_id,amount\n4,10,1.0\n",
+    );
+    assert_eq!(kept(&run(&["--gc", "--format", "json"])), 4);
+    // --gc-keep 2 overrides it.
+    write(
+        &dir,
+        "orders.csv",
+        "order_id,customer_id,amount\n5,10,1.0\n",
+    );
+    let o = run(&[
+        "--gc",
+        "--gc-keep",
+        "2",
+        "--gc-keep-days",
+        "0",
+        "--format",
+        "json",
+    ]);
+    assert_exit(&o, 0);
+    assert_eq!(kept(&o), 2, "{}", text(&o));
+    // Without --gc the flags are a usage error.
+    assert_exit(&run(&["--gc-keep", "2"]), 2);
 }

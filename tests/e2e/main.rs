@@ -16,7 +16,8 @@
 //! One file per verb (`run`, `cardinality`, `test_replay`, `timeline`,
 //! `plan`, `incremental`; `delta`: freezes and gc as the warehouse grows,
 //! `delta_history`: over an older warehouse, killed midway;
-//! `history`: timings, verify, status, profile, backfill, metrics)
+//! `history`: timings, verify, status, profile, backfill, metrics;
+//! `lineage_events`: OpenLineage events)
 //! and one for what differs by engine (`engines`),
 //! over what they share (`support`): a test is `<verb>::<test>::<engine>`.
 
@@ -38,6 +39,7 @@ mod engines;
 mod fixtures;
 mod history;
 mod incremental;
+mod lineage_events;
 mod plan;
 mod run;
 mod test_replay;

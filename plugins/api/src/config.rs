@@ -64,6 +64,22 @@ pub struct ProjectConfig {
     /// `[sources.NAME]`: how a run freezes each source it names (a source
     /// of no module here is no error: one project file serves many).
     pub sources: BTreeMap<String, SourceConfig>,
+    /// `[openlineage]`: where `run` sends OpenLineage events by default.
+    pub openlineage: Option<OpenLineageConfig>,
+}
+
+/// The `[openlineage]` table: one of `url` (an `http(s)://` endpoint) or
+/// `file` (JSON lines appended; relative to the project file).
+#[derive(Clone, Debug, PartialEq, Eq, Default, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct OpenLineageConfig {
+    pub url: Option<String>,
+    pub file: Option<String>,
+    /// The environment variable holding the API key (sent as a bearer
+    /// token; never printed).
+    pub api_key_env: Option<String>,
+    /// The jobs' namespace (default `strata`).
+    pub namespace: Option<String>,
 }
 
 /// The `[gc]` table.
@@ -131,6 +147,7 @@ struct RawConfig {
     gc: GcConfig,
     #[serde(default)]
     sources: BTreeMap<String, SourceConfig>,
+    openlineage: Option<OpenLineageConfig>,
 }
 
 #[derive(Deserialize, Default)]
@@ -238,6 +255,14 @@ pub fn parse(text: &str, path: &Path) -> Result<ProjectConfig, ConfigError> {
             )));
         }
     }
+    if let Some(ol) = &raw.openlineage {
+        if ol.url.is_some() == ol.file.is_some() {
+            return Err(ConfigError::Invalid(format!(
+                "invalid {}: [openlineage] needs exactly one of url (an http(s):// endpoint) or file (JSON lines)",
+                path.display()
+            )));
+        }
+    }
     Ok(ProjectConfig {
         path: Some(path.to_path_buf()),
         lints: raw.lints,
@@ -247,6 +272,7 @@ pub fn parse(text: &str, path: &Path) -> Result<ProjectConfig, ConfigError> {
         targets: raw.targets,
         gc: raw.gc,
         sources: raw.sources,
+        openlineage: raw.openlineage,
     })
 }
 
@@ -291,6 +317,15 @@ mod tests {
             Some("SPARK_TOKEN")
         );
         assert_eq!(t.targets["local"].url, "dev.duckdb");
+        let ol = parse_ok("[openlineage]\nurl = \"http://m:5000\"\napi-key-env = \"OL_KEY\"\n");
+        let ol = ol.openlineage.expect("[openlineage]");
+        assert_eq!(ol.api_key_env.as_deref(), Some("OL_KEY"));
+        assert!(parse(
+            "[openlineage]\nurl = \"http://m\"\nfile = \"e.jsonl\"\n",
+            Path::new("strata.toml")
+        )
+        .is_err());
+        assert!(parse("[openlineage]\n", Path::new("strata.toml")).is_err());
         assert!(parse(
             "[targets.x]\nurl = \"u\"\npassword = \"p\"\n",
             Path::new("strata.toml")

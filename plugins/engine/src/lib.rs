@@ -31,7 +31,7 @@ pub use self::postgres::{tls, PgTarget, Postgres};
 pub use self::spark::{Spark, SparkTarget};
 pub use failure::{DataFailure, Failure};
 pub use origin::{FileFormat, Origin};
-pub use target::Target;
+pub use target::{redact, Target};
 
 /// How many sample values a failed check shows (duplicated keys, values
 /// outside an enum, ...).

@@ -8,11 +8,14 @@ use strata_lifecycle::inputs;
 use strata_plugin::{Format, Host};
 
 use crate::args::{source_policies, CardinalityArgs, WarehouseArgs};
-use crate::report::report_failure;
+use crate::openlineage::{self, OpenLineageArgs};
+use crate::report::{report_error, report_failure};
 use crate::run::print_report;
 
 #[derive(Debug, clap::Args)]
-#[command(after_help = "Manual: docs/lifecycle.md#backfill, in the strata source tree.")]
+#[command(
+    after_help = "Manual: docs/lifecycle.md#backfill, docs/openlineage.md (--openlineage), in the strata source tree."
+)]
 pub struct BackfillArgs {
     /// The module file.
     #[arg(value_name = "FILE")]
@@ -44,6 +47,8 @@ pub struct BackfillArgs {
     pub warehouse: WarehouseArgs,
     #[command(flatten)]
     pub cardinality: CardinalityArgs,
+    #[command(flatten)]
+    pub openlineage: OpenLineageArgs,
     /// Extra directory where `import a.b` looks for a/b.strata (repeatable).
     #[arg(long, value_name = "DIR")]
     pub search_dir: Vec<PathBuf>,
@@ -57,6 +62,15 @@ pub fn backfill(args: BackfillArgs, host: &dyn Host) -> i32 {
         Ok(c) => c,
         Err(code) => return code,
     };
+    let lineage = match args
+        .openlineage
+        .emitter(&args.file, None)
+        .and_then(|e| e.map(|e| e.start().map(|()| e)).transpose())
+    {
+        Ok(e) => e,
+        Err(f) => return report_error(host, f, args.format),
+    };
+    let mut used = None;
     let result = (|| {
         let sources = args
             .sources
@@ -86,10 +100,18 @@ pub fn backfill(args: BackfillArgs, host: &dyn Host) -> i32 {
             sample_rows,
             source_policies(&args.file)?,
         )?;
+        used = Some(opts.clone());
         let report = strata_lifecycle::run(&*wh, &checked.module, &opts, progress.as_ref())?;
         Ok((report, opts))
     })();
-    match result {
+    let sent = openlineage::finish(
+        lineage.as_ref(),
+        &checked.module,
+        used.as_ref(),
+        &args.warehouse,
+        result.as_ref().map(|(r, _)| r),
+    );
+    let code = match result {
         Ok((report, opts)) => {
             let (of, reason) = opts.backfill.clone().unwrap_or_default();
             let header = format!(
@@ -102,5 +124,6 @@ pub fn backfill(args: BackfillArgs, host: &dyn Host) -> i32 {
             strata_plugin::exit::OK
         }
         Err(f) => report_failure(host, f, &checked, args.format, "backfill"),
-    }
+    };
+    openlineage::exit_code(sent, code)
 }

@@ -80,9 +80,15 @@ pub fn gc(args: GcArgs, host: &dyn Host) -> i32 {
     }
 }
 
-/// Run `gc` after a successful run (`run --gc`), with the project settings.
-pub fn after_run(wh: &Warehouse, module: &Path) -> Result<Collection, Failure> {
-    let (keep, compact) = keep(None, None, false, module)?;
+/// Run `gc` after a successful run (`run --gc`): `--gc-keep` and
+/// `--gc-keep-days` when given, else the project settings.
+pub fn after_run(
+    wh: &Warehouse,
+    module: &Path,
+    runs: Option<usize>,
+    days: Option<u64>,
+) -> Result<Collection, Failure> {
+    let (keep, compact) = keep(runs, days, false, module)?;
     strata_lifecycle::gc::gc(wh, keep, true, compact)
 }
 

@@ -10,6 +10,7 @@ mod branches;
 mod fixtures;
 mod gc;
 mod metrics;
+mod openlineage;
 mod plan;
 mod profile;
 mod replay;

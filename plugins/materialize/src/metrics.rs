@@ -37,6 +37,8 @@ pub struct Outcome<'a> {
     pub seconds: f64,
     pub report: Option<&'a RunReport>,
     pub failure: Option<&'a Failure>,
+    /// `test`: the fixture tests that passed and failed (counted as checks).
+    pub fixtures: (usize, usize),
 }
 
 impl MetricsArgs {
@@ -89,10 +91,15 @@ fn passed(o: &Outcome) -> usize {
         .iter()
         .filter(|l| l.trim_start().starts_with("ok "))
         .count()
+        + o.fixtures.0
 }
 
 fn failed(o: &Outcome) -> usize {
-    usize::from(matches!(o.failure, Some(Failure::Data(_))))
+    usize::from(matches!(o.failure, Some(Failure::Data(_)))) + o.fixtures.1
+}
+
+fn success(o: &Outcome) -> bool {
+    o.failure.is_none() && o.fixtures.1 == 0
 }
 
 /// A label value as the exposition format escapes it.
@@ -120,7 +127,7 @@ fn prometheus(o: &Outcome) -> String {
     family(
         "strata_run_success",
         "1 when the run published (or the test passed), 0 when it failed.",
-        one(u8::from(o.failure.is_none()).to_string()),
+        one(u8::from(success(o)).to_string()),
     );
     family(
         "strata_run_duration_seconds",
@@ -129,7 +136,7 @@ fn prometheus(o: &Outcome) -> String {
     );
     family(
         "strata_checks_passed",
-        "Pins, join cardinality checks and tests that passed.",
+        "Pins, join cardinality checks, tests and fixture tests that passed.",
         one(passed(o).to_string()),
     );
     family(
@@ -198,7 +205,7 @@ fn json(o: &Outcome) -> serde_json::Value {
         "command": o.command,
         "module": o.module.display().to_string(),
         "branch": o.branch,
-        "success": o.failure.is_none(),
+        "success": success(o),
         "duration_seconds": o.seconds,
         "checks_passed": passed(o),
         "checks_failed": failed(o),
@@ -240,6 +247,7 @@ mod tests {
             seconds: 0.25,
             report: Some(&report),
             failure: None,
+            fixtures: (0, 0),
         };
         let text = prometheus(&o);
         assert!(text.contains("strata_model_rows{command=\"run\",module=\"m.strata\",branch=\"main\",model=\"a\\\"b\"} 7\n"), "{text}");

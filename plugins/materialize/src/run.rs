@@ -12,12 +12,13 @@ use crate::args::{run_options, CardinalityArgs, SelectArgs, WarehouseArgs};
 use crate::fixtures as fixture_report;
 use crate::gc::{after_run, collection_json, print_collection};
 use crate::metrics::{MetricsArgs, Outcome};
+use crate::openlineage::{self, OpenLineageArgs};
 use crate::report::{cardinality_json, print_pins, report_error, report_failure};
 use strata_lifecycle::fixtures::{self, FixtureRun};
 
 #[derive(Debug, clap::Args)]
 #[command(
-    after_help = "Manual: docs/lifecycle.md (the run, its checks, what it keeps), docs/engines.md (warehouses and targets), docs/cardinality.md, in the strata source tree."
+    after_help = "Manual: docs/lifecycle.md (the run, its checks, what it keeps), docs/engines.md (warehouses and targets), docs/cardinality.md, docs/metrics.md (--metrics-file), docs/openlineage.md (--openlineage), docs/reference-options.md (the reference's --freshness and --seed), in the strata source tree."
 )]
 pub struct RunArgs {
     #[command(flatten)]
@@ -47,8 +48,18 @@ pub struct RunArgs {
     /// `[gc]` settings of strata.toml).
     #[arg(long)]
     pub gc: bool,
+    /// With --gc: keep the last N runs of each branch (overrides `[gc]
+    /// keep` of strata.toml; default 10).
+    #[arg(long, value_name = "N", requires = "gc")]
+    pub gc_keep: Option<usize>,
+    /// With --gc: also keep every run started less than D days ago
+    /// (overrides `[gc] keep-days`; default 30).
+    #[arg(long, value_name = "D", requires = "gc")]
+    pub gc_keep_days: Option<u64>,
     #[command(flatten)]
     pub metrics: MetricsArgs,
+    #[command(flatten)]
+    pub openlineage: OpenLineageArgs,
     /// Output format: human or json.
     #[arg(long, value_enum, default_value_t = Format::Human)]
     pub format: Format,
@@ -75,7 +86,8 @@ but missing is an error, as is a module with neither fixture tests nor data.
 Exit codes: 0 every test passed; 1 module errors; 2 usage; 3 a test or check failed;
 4 environment (the named warehouse or its data is missing, a database error).
 
-Manual: docs/fixtures.md and docs/lifecycle.md, in the strata source tree.";
+Manual: docs/fixtures.md, docs/lifecycle.md, docs/metrics.md (--metrics-file) and
+docs/reference-options.md (the reference's --fixtures and --seed), in the strata source tree.";
 
 #[derive(Debug, clap::Args)]
 #[command(after_help = "Manual: docs/lifecycle.md, in the strata source tree.")]
@@ -100,6 +112,8 @@ pub struct TestArgs {
     /// report shows it) contains TEXT; the data phase is not filtered.
     #[arg(long, value_name = "TEXT")]
     pub filter: Option<String>,
+    #[command(flatten)]
+    pub metrics: MetricsArgs,
     /// Output format: human or json.
     #[arg(long, value_enum, default_value_t = Format::Human)]
     pub format: Format,
@@ -189,7 +203,16 @@ pub fn run(args: RunArgs, host: &dyn Host) -> i32 {
     if let Err(f) = args.metrics.check_writable() {
         return crate::report::report_error(host, f, args.format);
     }
+    let lineage = match args
+        .openlineage
+        .emitter(&args.select.file, args.select.pipeline.as_deref())
+        .and_then(|e| e.map(|e| e.start().map(|()| e)).transpose())
+    {
+        Ok(e) => e,
+        Err(f) => return report_error(host, f, args.format),
+    };
     let started = std::time::Instant::now();
+    let mut used = None;
     let result = (|| {
         let sample_rows = args.cardinality.sample_rows(&args.select.file)?;
         let mut opts = run_options(&args.select, sample_rows)?;
@@ -197,11 +220,17 @@ pub fn run(args: RunArgs, host: &dyn Host) -> i32 {
         opts.stage_only = args.stage_only;
         opts.only_stale = args.only_stale;
         opts.full_refresh = args.full_refresh;
+        used = Some(opts.clone());
         let wh = args.warehouse.open(&args.select.file)?;
         let progress = host.progress();
         let report = strata_lifecycle::run(&*wh, &checked.module, &opts, progress.as_ref())?;
         let collected = match args.gc {
-            true => Some(after_run(&*wh, &args.select.file)?),
+            true => Some(after_run(
+                &*wh,
+                &args.select.file,
+                args.gc_keep,
+                args.gc_keep_days,
+            )?),
             false => None,
         };
         Ok((report, collected))
@@ -213,11 +242,19 @@ pub fn run(args: RunArgs, host: &dyn Host) -> i32 {
         seconds: started.elapsed().as_secs_f64(),
         report: result.as_ref().ok().map(|(r, _)| r),
         failure: result.as_ref().err(),
+        fixtures: (0, 0),
     };
     if let Err(f) = args.metrics.write(&outcome) {
         return crate::report::report_error(host, f, args.format);
     }
-    match result {
+    let sent = openlineage::finish(
+        lineage.as_ref(),
+        &checked.module,
+        used.as_ref(),
+        &args.warehouse,
+        result.as_ref().map(|(r, _)| r),
+    );
+    let code = match result {
         Ok((report, _)) if report.run_id.is_empty() => {
             match args.format {
                 Format::Human => {
@@ -254,7 +291,8 @@ pub fn run(args: RunArgs, host: &dyn Host) -> i32 {
             exit::OK
         }
         Err(f) => report_failure(host, f, &checked, args.format, "run"),
-    }
+    };
+    openlineage::exit_code(sent, code)
 }
 
 pub fn test(args: TestArgs, host: &dyn Host) -> i32 {
@@ -264,6 +302,10 @@ pub fn test(args: TestArgs, host: &dyn Host) -> i32 {
         Err(code) => return code,
     };
     let module = &checked.module;
+    if let Err(f) = args.metrics.check_writable() {
+        return report_error(host, f, args.format);
+    }
+    let started = std::time::Instant::now();
     let opts = match args
         .cardinality
         .sample_rows(&args.select.file)
@@ -306,6 +348,24 @@ pub fn test(args: TestArgs, host: &dyn Host) -> i32 {
     } else {
         data_phase(&args, module, &opts, ran > 0, host)
     };
+    let outcome = Outcome {
+        command: "test",
+        module: &args.select.file,
+        branch: "test",
+        seconds: started.elapsed().as_secs_f64(),
+        report: match &data {
+            Data::Ran(r) => Some(r),
+            _ => None,
+        },
+        failure: match &data {
+            Data::Failed(f) => Some(f),
+            _ => None,
+        },
+        fixtures: (ran - failed, failed),
+    };
+    if let Err(f) = args.metrics.write(&outcome) {
+        return report_error(host, f, args.format);
+    }
     finish_test(&args, &checked, fixtures.as_ref(), data, host)
 }
 
