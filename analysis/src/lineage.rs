@@ -4,6 +4,7 @@
 //! turns the downstream consumers into the E030 gate.
 
 use std::collections::BTreeSet;
+use std::fmt::Write as _;
 
 use serde::Serialize;
 use strata_lang::{Diagnostic, Span};
@@ -223,6 +224,85 @@ pub fn change_diagnostic(lineage: &Lineage, span: Span) -> Option<Diagnostic> {
              (`strata lineage FILE NODE.COLUMN` lists them)",
         ),
     )
+}
+
+/// `node.column`, as the text and dot renderings name a column.
+pub fn column_name(c: &ColumnId) -> String {
+    format!("{}.{}", c.node.name, c.column)
+}
+
+impl Lineage {
+    /// One edge a line, then the other reads (`strata lineage`).
+    pub fn text(&self) -> String {
+        let l = self;
+        let mut out = String::new();
+        let way = match l.direction {
+            Direction::Downstream => "downstream",
+            Direction::Upstream => "upstream",
+        };
+        let _ = writeln!(
+            out,
+            "{} ({}), {way}:",
+            column_name(&l.column),
+            l.column.node.kind.as_str()
+        );
+        if l.edges.is_empty() {
+            let _ = writeln!(out, "  no column edges");
+        }
+        for e in &l.edges {
+            let _ = writeln!(
+                out,
+                "  {} -> {}  ({})",
+                column_name(&e.from),
+                column_name(&e.to),
+                e.how
+            );
+        }
+        if !l.uses.is_empty() {
+            let _ = writeln!(out, "also read by:");
+            for u in &l.uses {
+                let _ = writeln!(
+                    out,
+                    "  {} {} reads {} ({})",
+                    u.reader.kind.as_str(),
+                    u.reader.name,
+                    column_name(&u.column),
+                    u.how
+                );
+            }
+        }
+        out
+    }
+
+    /// Graphviz dot: the column bold, its edges, the other reads dashed.
+    pub fn dot(&self) -> String {
+        let l = self;
+        let q = |s: &str| format!("\"{}\"", s.replace('\\', "\\\\").replace('"', "\\\""));
+        let mut out = String::from("digraph lineage {\n  rankdir=LR;\n  node [fontname=\"Helvetica\", shape=box];\n  edge [fontname=\"Helvetica\", fontsize=10];\n");
+        let _ = writeln!(out, "  {} [style=bold];", q(&column_name(&l.column)));
+        for e in &l.edges {
+            let _ = writeln!(
+                out,
+                "  {} -> {} [label={}];",
+                q(&column_name(&e.from)),
+                q(&column_name(&e.to)),
+                q(e.how)
+            );
+        }
+        for u in &l.uses {
+            let reader = u.reader.to_string();
+            let _ = writeln!(out, "  {} [shape=ellipse];", q(&reader));
+            let _ = writeln!(
+                out,
+                "  {} -> {} [label={}, style=dashed];",
+                q(&column_name(&u.column)),
+                q(&reader),
+                q(u.how)
+            );
+        }
+        out.push_str("}\n");
+        out
+    }
 }
 
 #[cfg(test)]

@@ -3,10 +3,9 @@
 //! --change SRC:COL`, the reference's E030 gate on changing a source
 //! column (with a second file: `strata diff`).
 
-use std::fmt::Write as _;
 use std::path::PathBuf;
 
-use strata_analysis::graph::{ColumnId, Graph};
+use strata_analysis::graph::Graph;
 use strata_analysis::lineage::{self, Direction, Lineage};
 
 use crate::exit;
@@ -71,72 +70,6 @@ pub struct LineageDiffArgs {
     pub search_dir: Vec<PathBuf>,
 }
 
-fn name(c: &ColumnId) -> String {
-    format!("{}.{}", c.node.name, c.column)
-}
-
-fn text(l: &Lineage) -> String {
-    let mut out = String::new();
-    let way = match l.direction {
-        Direction::Downstream => "downstream",
-        Direction::Upstream => "upstream",
-    };
-    let _ = writeln!(
-        out,
-        "{} ({}), {way}:",
-        name(&l.column),
-        l.column.node.kind.as_str()
-    );
-    if l.edges.is_empty() {
-        let _ = writeln!(out, "  no column edges");
-    }
-    for e in &l.edges {
-        let _ = writeln!(out, "  {} -> {}  ({})", name(&e.from), name(&e.to), e.how);
-    }
-    if !l.uses.is_empty() {
-        let _ = writeln!(out, "also read by:");
-        for u in &l.uses {
-            let _ = writeln!(
-                out,
-                "  {} {} reads {} ({})",
-                u.reader.kind.as_str(),
-                u.reader.name,
-                name(&u.column),
-                u.how
-            );
-        }
-    }
-    out
-}
-
-fn dot(l: &Lineage) -> String {
-    let q = |s: &str| format!("\"{}\"", s.replace('\\', "\\\\").replace('"', "\\\""));
-    let mut out = String::from("digraph lineage {\n  rankdir=LR;\n  node [fontname=\"Helvetica\", shape=box];\n  edge [fontname=\"Helvetica\", fontsize=10];\n");
-    let _ = writeln!(out, "  {} [style=bold];", q(&name(&l.column)));
-    for e in &l.edges {
-        let _ = writeln!(
-            out,
-            "  {} -> {} [label={}];",
-            q(&name(&e.from)),
-            q(&name(&e.to)),
-            q(e.how)
-        );
-    }
-    for u in &l.uses {
-        let reader = u.reader.to_string();
-        let _ = writeln!(out, "  {} [shape=ellipse];", q(&reader));
-        let _ = writeln!(
-            out,
-            "  {} -> {} [label={}, style=dashed];",
-            q(&name(&u.column)),
-            q(&reader),
-            q(u.how)
-        );
-    }
-    out.push_str("}\n");
-    out
-}
-
 /// Check the module and follow `spec`; the error is the exit code.
 fn traced(
     file: &std::path::Path,
@@ -171,9 +104,9 @@ pub fn run(args: LineageArgs) -> i32 {
         Err(code) => return code,
     };
     match args.format {
-        LineageFormat::Text => render::print_text(text(&l).trim_end()),
+        LineageFormat::Text => render::print_text(l.text().trim_end()),
         LineageFormat::Json => render::print_json(&l),
-        LineageFormat::Dot => render::print_text(dot(&l).trim_end()),
+        LineageFormat::Dot => render::print_text(l.dot().trim_end()),
     }
     exit::OK
 }
@@ -208,14 +141,14 @@ pub fn run_diff(args: LineageDiffArgs) -> i32 {
     let diagnostic = lineage::change_diagnostic(&l, span);
     if args.json {
         render::print_json(&serde_json::json!({
-            "change": name(&l.column),
+            "change": lineage::column_name(&l.column),
             "lineage": l,
             "consumers": l.consumers(),
             "breaking": diagnostic.is_some(),
             "diagnostics": diagnostic.iter().map(|d| render::json_diagnostic(&checked.sources, d)).collect::<Vec<_>>(),
         }));
     } else {
-        render::print_text(text(&l).trim_end());
+        render::print_text(l.text().trim_end());
     }
     match diagnostic {
         Some(d) => {

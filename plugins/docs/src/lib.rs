@@ -9,6 +9,7 @@
 //! the column lineage. The same module always gives the same bytes.
 
 mod comments;
+pub mod drawing;
 mod history;
 mod html;
 mod layout;

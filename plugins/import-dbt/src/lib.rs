@@ -17,6 +17,7 @@ mod command;
 pub mod error;
 pub mod evidence;
 pub mod import;
+pub mod init;
 pub mod jinja;
 pub mod names;
 pub mod plan;
