@@ -11,7 +11,8 @@
 //!   `$STRATA_DBT`, else `~/.cache/strata-dbt/bin/dbt`, as `.ci/run`
 //!   installs it) runs once for the whole corpus; missing, the test is
 //!   skipped with a message, and fails under `CI`;
-//! * 1,000 mutated models import without a panic.
+//! * 1,000 mutated models import without a panic;
+//! * `strata init --from-dbt` writes a project whose printed run command runs.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -105,3 +106,4 @@ fn import_corpus_with(tmp: &Path, out: &str, flags: &[&str]) -> serde_json::Valu
 mod corpus;
 mod dbt_rows;
 mod fuzz;
+mod init;
