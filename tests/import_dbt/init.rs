@@ -11,7 +11,12 @@ fn init_from_dbt_writes_a_project_that_runs() {
     let dbt = dbt.to_str().expect("utf-8 path");
     let o = strata(&["init", "proj", "--from-dbt", dbt], tmp.path());
     let out = String::from_utf8_lossy(&o.stdout).to_string();
-    assert_eq!(o.status.code(), Some(0), "{out}{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{out}{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
     let proj = tmp.path().join("proj");
     for f in ["strata.toml", "IMPORT.md", ".gitignore", "_sources.strata"] {
         assert!(proj.join(f).is_file(), "{f} written:\n{out}");
@@ -23,7 +28,9 @@ fn init_from_dbt_writes_a_project_that_runs() {
         .lines()
         .find_map(|l| l.trim().strip_prefix("strata run "))
         .unwrap_or_else(|| panic!("a run command is printed:\n{out}"));
-    let args: Vec<&str> = std::iter::once("run").chain(run_line.split_whitespace()).collect();
+    let args: Vec<&str> = std::iter::once("run")
+        .chain(run_line.split_whitespace())
+        .collect();
     let o = strata(&args, &proj);
     assert_eq!(
         o.status.code(),
@@ -39,9 +46,17 @@ fn init_from_dbt_writes_a_project_that_runs() {
     let o = strata(&["init", "proj", "--from-dbt", dbt], tmp.path());
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("overwrites nothing"));
-    assert_eq!(std::fs::read_to_string(proj.join("IMPORT.md")).expect("IMPORT.md"), before);
+    assert_eq!(
+        std::fs::read_to_string(proj.join("IMPORT.md")).expect("IMPORT.md"),
+        before
+    );
     // A dbt project that is not there: exit 4, nothing written.
     let o = strata(&["init", "other", "--from-dbt", "no-such-dbt"], tmp.path());
-    assert_eq!(o.status.code(), Some(4), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(
+        o.status.code(),
+        Some(4),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
     assert!(!tmp.path().join("other/strata.toml").exists());
 }
