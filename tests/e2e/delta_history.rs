@@ -9,6 +9,7 @@ use crate::support::*;
 on_every_engine!(
     a_warehouse_from_before_delta_freezes_grows_by_deltas,
     a_delta_run_or_gc_killed_midway_loses_nothing,
+    a_killed_run_rerun_on_another_chain_reads_only_its_own,
 );
 
 /// Two runs as a release before delta freezes made them (full copies and
@@ -192,6 +193,103 @@ fn a_delta_run_or_gc_killed_midway_loses_nothing(kind: Kind) {
         wh.query("SELECT * FROM v_ev_all ORDER BY id"),
         events.expected()
     );
+}
+
+/// A run killed at its last moment (on Spark, which cannot delete rows,
+/// its freeze and `append` snapshot stay recorded as chains over run 2's
+/// segments), then a rollback to run 1 and a `gc` that drops run 2: the
+/// same run again is a delta over run 1's freeze, another chain for the
+/// same relations. Each reads only its last chain: the views hold every
+/// row once, the next run's delta adds one segment to it, every kept run
+/// replays.
+fn a_killed_run_rerun_on_another_chain_reads_only_its_own(kind: Kind) {
+    let dir = workdir("delta-rechained");
+    let Some(wh) = Wh::new(kind, &dir) else {
+        return;
+    };
+    write(&dir, "m.strata", MODULE);
+    write(
+        &dir,
+        "strata.toml",
+        "[sources.events]\nappend-column = \"id\"\n",
+    );
+    let mut events = Events {
+        wh: &wh,
+        rows: Vec::new(),
+    };
+    events.reload(&[(1, "a", 10), (2, "b", 20)]);
+    froze(&wh, &[]);
+    let first = last_run(&wh);
+    events.append(&[(3, "c", 30)]);
+    froze(&wh, &[]);
+    let second = last_run(&wh);
+    events.append(&[(4, "d", 40)]);
+    let last_moment = if kind == Kind::Spark {
+        "BEFORE_PUBLISH"
+    } else {
+        "BEFORE_COMMIT"
+    };
+    kill_at_failpoint(&wh, last_moment, &["run", "m.strata", "-o", "wh.duckdb"]);
+    // (On Spark the killed command's lock is taken over after 45 s.)
+    let wait = ["--lock-timeout", "120"];
+    let o = wh.strata(
+        &[
+            &["rollback", "m.strata", &first, "-o", "wh.duckdb"][..],
+            &wait,
+        ]
+        .concat(),
+    );
+    assert_exit(&o, 0);
+    let o = wh.strata(&[
+        "gc",
+        "-o",
+        "wh.duckdb",
+        "--keep",
+        "1",
+        "--keep-days",
+        "0",
+        "--apply",
+    ]);
+    assert_exit(&o, 0);
+    let t = text(&o);
+    assert!(
+        t.contains(&format!("  dropped  seg_input_{second}_events")),
+        "{t}"
+    );
+    assert_eq!(
+        froze(&wh, &[]).as_deref(),
+        Some("  froze events: +2 rows (delta; 4 rows in 2 segments)")
+    );
+    let rerun = last_run(&wh);
+    // The same run id: on Spark its freeze is recorded twice, two chains.
+    let recordings = if kind == Kind::Spark { "2" } else { "1" };
+    assert_eq!(
+        wh.query(&format!(
+            "SELECT COUNT(DISTINCT generation) FROM _strata_segments WHERE relation = 'input_{rerun}_events'"
+        )),
+        [recordings]
+    );
+    for view in ["v_ev_all", "v_ev_append"] {
+        assert_eq!(
+            wh.query(&format!("SELECT * FROM {view} ORDER BY id")),
+            events.expected(),
+            "{view}"
+        );
+    }
+    events.append(&[(5, "e", 50)]);
+    assert_eq!(
+        froze(&wh, &[]).as_deref(),
+        Some("  froze events: +1 row (delta; 5 rows in 3 segments)")
+    );
+    for view in ["v_ev_all", "v_ev_append"] {
+        assert_eq!(
+            wh.query(&format!("SELECT * FROM {view} ORDER BY id")),
+            events.expected(),
+            "{view}"
+        );
+    }
+    assert_replays(&wh, &rerun, "delta");
+    assert_replays(&wh, &last_run(&wh), "delta");
 }
 
 /// Run the module (with `extra` arguments): the line it printed for

@@ -243,6 +243,10 @@ pub fn freeze(
         }
         _ => work.replace_table(&quoted, &format!("SELECT * FROM {relation}"))?,
     }
+    if append.is_some() {
+        // (A killed run may have recorded this freeze as a delta.)
+        segments::own(wh, &table, rows)?;
+    }
     record.file = copy.as_deref();
     frozen::record(wh, &record)?;
     Ok(note)

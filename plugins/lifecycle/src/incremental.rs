@@ -99,6 +99,11 @@ pub(crate) fn build_merged(
     let long = known.get(base).is_some_and(|s| s.len() >= MAX_SEGMENTS);
     if !(share && inc.merge_keys.is_empty()) || long {
         work.replace_table(&wh.ident(table), &merge.sql)?;
+        if long {
+            // (A killed run may have recorded this snapshot as segments.)
+            let rows = wh.count(&format!("SELECT COUNT(*) FROM {}", wh.ident(table)))?;
+            segments::own(wh, table, rows)?;
+        }
         let line = match long {
             true => format!(
                 "{} (a table: {base} reads {MAX_SEGMENTS} segments, a new chain starts)",

@@ -88,12 +88,18 @@ const INPUT_TABLE: &[Column] = &[
 
 /// `_strata_segments`: the tables a relation stored as segments (a delta
 /// freeze, the snapshot of an `append` model) reads, in order. A relation
-/// that is a table of its own has no rows here.
+/// that is a table of its own has no rows here (or, recorded again as a
+/// table of its own, itself as its one segment).
 const SEGMENT_TABLE: &[Column] = &[
     column("relation", Type::String, true, false),
     column("ordinal", Type::Int64, true, false),
     column("segment", Type::String, true, false),
     column("row_count", Type::Int64, true, false),
+    // Which recording of the relation this row belongs to (1, 2, ...):
+    // the greatest one is its chain. A relation is recorded again where
+    // its earlier rows cannot be deleted (Spark: a killed run's freeze,
+    // rerun after a gc forced another chain). NULL (an older release): 0.
+    column("generation", Type::Int64, false, true),
 ];
 
 const TABLES: [(&str, &[Column]); 3] = [
@@ -229,7 +235,7 @@ mod tests {
         );
         assert_eq!(
             names(SEGMENTS).join(", "),
-            "relation, ordinal, segment, row_count"
+            "relation, ordinal, segment, row_count, generation"
         );
         assert_eq!(names(RUNS).join(", "), run_columns());
     }

@@ -19,30 +19,62 @@ pub struct Segment {
     pub rows: i64,
 }
 
-/// The segments of every relation stored as segments, in order.
+/// The segments of every relation stored as segments, in order: of each
+/// relation, its last recording (the greatest `generation`), read by
+/// `ordinal`. A relation last recorded as itself is a table of its own
+/// again and is left out.
 pub fn all(wh: &Warehouse) -> Result<BTreeMap<String, Vec<Segment>>, Failure> {
     let rows = wh.rows(&format!(
-        "SELECT relation, ordinal, segment, row_count FROM {}",
+        "SELECT relation, ordinal, segment, row_count, generation FROM {}",
         wh.ident(SEGMENTS)
     ))?;
-    let mut by: BTreeMap<String, BTreeMap<i64, Segment>> = BTreeMap::new();
+    let mut recorded = Vec::with_capacity(rows.len());
     for r in rows {
         let cell = |i: usize| r.get(i).cloned().flatten();
-        let (Some(relation), Some(position), Some(table)) = (cell(0), cell(1), cell(2)) else {
+        let (Some(relation), Some(ordinal), Some(table)) = (cell(0), cell(1), cell(2)) else {
             continue;
         };
-        let position: i64 = position.parse().unwrap_or(0);
-        let rows = cell(3).and_then(|n| n.parse().ok()).unwrap_or(0);
-        // A relation recorded twice (a run repeated on Spark, whose rows
-        // cannot be deleted) has the same segments each time.
-        by.entry(relation)
-            .or_default()
-            .insert(position, Segment { table, rows });
+        let number = |i: usize| cell(i).and_then(|n| n.parse::<i64>().ok()).unwrap_or(0);
+        recorded.push(Recorded {
+            relation,
+            generation: number(4),
+            ordinal: number(1),
+            segment: Segment {
+                table,
+                rows: number(3),
+            },
+        });
     }
-    Ok(by
-        .into_iter()
-        .map(|(r, s)| (r, s.into_values().collect()))
-        .collect())
+    Ok(chains(recorded))
+}
+
+/// A row of `_strata_segments`.
+struct Recorded {
+    relation: String,
+    generation: i64,
+    ordinal: i64,
+    segment: Segment,
+}
+
+/// Each relation's chain from its rows, in whatever order the engine gave
+/// them (Spark has none): the last recording's, by ordinal.
+fn chains(recorded: Vec<Recorded>) -> BTreeMap<String, Vec<Segment>> {
+    let mut last: BTreeMap<String, (i64, BTreeMap<i64, Segment>)> = BTreeMap::new();
+    for r in recorded {
+        let entry = last
+            .entry(r.relation)
+            .or_insert_with(|| (r.generation, BTreeMap::new()));
+        if r.generation > entry.0 {
+            *entry = (r.generation, BTreeMap::new());
+        }
+        if r.generation == entry.0 {
+            entry.1.insert(r.ordinal, r.segment);
+        }
+    }
+    last.into_iter()
+        .map(|(relation, (_, chain))| (relation, chain.into_values().collect::<Vec<_>>()))
+        .filter(|(relation, chain)| !matches!(chain.as_slice(), [one] if one.table == *relation))
+        .collect()
 }
 
 /// The segments of `relation`: those recorded, else the relation itself
@@ -78,17 +110,20 @@ pub fn intact(
     Ok(true)
 }
 
-/// Record that `relation` reads `segments`, in order.
+/// Record that `relation` reads `segments`, in order, as its newest
+/// recording (one more than any before: where rows cannot be deleted, a
+/// relation made again after a killed run keeps its earlier rows).
 pub fn record(wh: &Warehouse, relation: &str, segments: &[Segment]) -> Result<(), Failure> {
     if segments.is_empty() {
         return Ok(());
     }
-    let values: Vec<String> = segments
+    let quoted = wh.ident(SEGMENTS);
+    let rows: Vec<String> = segments
         .iter()
         .enumerate()
         .map(|(i, s)| {
             format!(
-                "({}, {i}, {}, {})",
+                "SELECT {} AS relation, CAST({i} AS BIGINT) AS ordinal, {} AS segment, CAST({} AS BIGINT) AS row_count",
                 wh.string(relation),
                 wh.string(&s.table),
                 s.rows
@@ -96,10 +131,37 @@ pub fn record(wh: &Warehouse, relation: &str, segments: &[Segment]) -> Result<()
         })
         .collect();
     wh.exec(&format!(
-        "INSERT INTO {} (relation, ordinal, segment, row_count) VALUES {}",
-        wh.ident(SEGMENTS),
-        values.join(", ")
+        "INSERT INTO {quoted} (relation, ordinal, segment, row_count, generation) \
+         SELECT v.relation, v.ordinal, v.segment, v.row_count, g.n FROM ({}) AS v \
+         CROSS JOIN (SELECT COALESCE(MAX(generation), 0) + 1 AS n FROM {quoted} WHERE relation = {}) AS g",
+        rows.join(" UNION ALL "),
+        wh.string(relation)
     ))
+}
+
+/// `relation`, just written as a table of its own, is its own storage
+/// again: where rows cannot be deleted and a killed run recorded it as
+/// segments, a newer recording says so (itself, its one segment).
+pub fn own(wh: &Warehouse, relation: &str, rows: i64) -> Result<(), Failure> {
+    if wh.capabilities().row_deletes {
+        return Ok(());
+    }
+    let recorded = wh.count(&format!(
+        "SELECT COUNT(*) FROM {} WHERE relation = {}",
+        wh.ident(SEGMENTS),
+        wh.string(relation)
+    ))?;
+    if recorded == 0 {
+        return Ok(());
+    }
+    record(
+        wh,
+        relation,
+        &[Segment {
+            table: relation.to_string(),
+            rows,
+        }],
+    )
 }
 
 /// Forget the segments of a relation that was dropped (where rows can be
@@ -127,4 +189,63 @@ pub fn union(wh: &Warehouse, segments: &[Segment]) -> String {
         parts.join(" UNION ALL "),
         wh.ident("_strata_union")
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(relation: &str, generation: i64, ordinal: i64, table: &str) -> Recorded {
+        Recorded {
+            relation: relation.to_string(),
+            generation,
+            ordinal,
+            segment: Segment {
+                table: table.to_string(),
+                rows: 1,
+            },
+        }
+    }
+
+    fn tables(chains: &BTreeMap<String, Vec<Segment>>, relation: &str) -> Vec<String> {
+        chains[relation].iter().map(|s| s.table.clone()).collect()
+    }
+
+    /// A relation recorded twice (a killed run's chain, then its rerun's
+    /// after a gc) reads its last recording only, whatever the row order;
+    /// rows of an older release (generation 0) are the first recording.
+    #[test]
+    fn the_last_recording_of_a_relation_is_its_chain_in_any_row_order() {
+        let rows = || {
+            vec![
+                row("in_r", 1, 2, "seg_r"),
+                row("in_r", 2, 1, "seg_r"),
+                row("in_r", 1, 0, "in_1"),
+                row("in_r", 2, 0, "in_1"),
+                row("in_r", 1, 1, "seg_2"),
+                row("old", 0, 1, "seg_old"),
+                row("old", 0, 0, "base"),
+            ]
+        };
+        for reversed in [false, true] {
+            let mut recorded = rows();
+            if reversed {
+                recorded.reverse();
+            }
+            let chains = chains(recorded);
+            assert_eq!(tables(&chains, "in_r"), ["in_1", "seg_r"]);
+            assert_eq!(tables(&chains, "old"), ["base", "seg_old"]);
+        }
+    }
+
+    /// A relation last recorded as itself is a table of its own again.
+    #[test]
+    fn a_relation_recorded_as_itself_is_its_own_storage() {
+        let chains = chains(vec![
+            row("in_r", 1, 0, "in_1"),
+            row("in_r", 1, 1, "seg_r"),
+            row("in_r", 2, 0, "in_r"),
+        ]);
+        assert!(!chains.contains_key("in_r"));
+    }
 }
