@@ -31,7 +31,7 @@ pub fn all(wh: &Warehouse) -> Result<BTreeMap<String, Vec<Segment>>, Failure> {
     let mut recorded = Vec::with_capacity(rows.len());
     for r in rows {
         let cell = |i: usize| r.get(i).cloned().flatten();
-        let (Some(relation), Some(ordinal), Some(table)) = (cell(0), cell(1), cell(2)) else {
+        let (Some(relation), Some(table)) = (cell(0), cell(2)) else {
             continue;
         };
         let number = |i: usize| cell(i).and_then(|n| n.parse::<i64>().ok()).unwrap_or(0);
