@@ -67,6 +67,7 @@ model enriched_inc {
 
 JOIN = ("SELECT o.order_id, c.country FROM orders o "
         "LEFT JOIN customers c ON o.customer_id = c.customer_id")
+LAST_TIMINGS = "SELECT timings FROM _strata_runs ORDER BY started_at DESC LIMIT 1"
 CHECK = ("SELECT COUNT(*) FROM (SELECT 1 FROM customers WHERE customer_id IS NOT NULL "
          "GROUP BY customer_id HAVING COUNT(*) > 1) t")
 
@@ -115,6 +116,16 @@ class DuckDbSide:
         t0 = time.perf_counter()
         self.exec(statements)
         return time.perf_counter() - t0
+
+    def last_timings(self):
+        """What the last run recorded it cost (None before the column)."""
+        con = duckdb.connect(self.path, read_only=True)
+        try:
+            row = con.execute(LAST_TIMINGS).fetchone()
+        except duckdb.Error:
+            row = None
+        con.close()
+        return row[0] if row else None
 
     def fresh_copy_size(self, work):
         """The size of the same tables written afresh (no free blocks)."""
@@ -169,6 +180,12 @@ class PgSide:
         t0 = time.perf_counter()
         self.exec(statements)
         return time.perf_counter() - t0
+
+    def last_timings(self):
+        try:
+            return self.psql(LAST_TIMINGS).strip() or None
+        except subprocess.CalledProcessError:
+            return None
 
     def fresh_copy_size(self, _work):
         return self.size()
@@ -281,6 +298,7 @@ def scenario_run(a, engine, scenario, src, work, pg_args):
         print(f"  {scenario} run {i:2d}: ours {t_ours:.3f} s, bare {t_bare:.3f} s "
               f"({t_ours / t_bare:.2f}x), warehouse {mb(ours.size())}; {froze}", file=sys.stderr)
     after_runs = ours.size()
+    split = breakdown(ours.last_timings())
     t_gc, gc_out = timed([a.strata, "gc", "-o", target, "--apply", "--format", "json"], work)
     after_gc = ours.size()
     gc_json = json.loads(gc_out)
@@ -307,8 +325,21 @@ def scenario_run(a, engine, scenario, src, work, pg_args):
         "after_runs": after_runs, "after_gc": after_gc, "gc_s": t_gc,
         "after_compact": after_compact, "compact_s": t_compact,
         "one_copy": one_copy, "kept": kept, "sources": sources,
+        "split": split,
         "growth": (rows[-1]["size"] - rows[0]["size"]) / max(1, len(rows) - 1),
     }
+
+
+def breakdown(timings):
+    """The last run's time: its models' builds, their checks, and the rest
+    (content hashes, freezes, snapshots' views, bookkeeping)."""
+    if not timings:
+        return None
+    t = json.loads(timings)
+    build = sum(m.get("build_ms", 0) for m in t.get("models", []))
+    checks = sum(c.get("ms", 0) for m in t.get("models", []) for c in m.get("checks", []))
+    total = t.get("total_ms", 0)
+    return f"{total:.0f} ms: build {build:.0f}, checks {checks:.0f}, the rest {total - build - checks:.0f}"
 
 
 def main():
@@ -359,6 +390,9 @@ def main():
         print(f"| {r['model']} ({r['scenario']}) | {r['first']:.2f} s | {r['ours']:.3f} s | {r['bare']:.3f} s | "
               f"{r['ratio']:.2f}x | {mb(r['after_runs'])} | {mb(r['growth'])} | {mb(r['after_gc'])} | "
               f"{mb(r['one_copy'])} | {r['after_gc'] / r['one_copy']:.2f}x | {compact} | {need_ratio} |")
+    for r in results:
+        if r["split"]:
+            print(f"\n{r['model']}, the last run: {r['split']}")
 
 
 if __name__ == "__main__":
