@@ -6,8 +6,9 @@
 # database per test, as a runner without the shared database would pay).
 # Prints a markdown table: median wall time of RUNS runs, per test.
 #
-# env: STRATA (our binary), N (tests, default 1000), RUNS (default 5),
-#      ONE_BY_ONE (single-test runs, default 20)
+# env: STRATA (our binary), BASE (an earlier binary, optional: timed in the
+#      same runs, alternating, side by side), N (tests, default 1000),
+#      RUNS (default 5), ONE_BY_ONE (single-test runs, default 20)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 : "${CARGO_TARGET_DIR:=/root/.cache/strata-target}"
@@ -17,7 +18,9 @@ RUNS=${RUNS:-5}
 ONE_BY_ONE=${ONE_BY_ONE:-20}
 OUT=bench/out/fixtures
 mkdir -p "$OUT"
+BASE=${BASE:-}
 [ -x "$STRATA" ] || { echo "error: $STRATA not found (cargo build --release --workspace)" >&2; exit 2; }
+[ -z "$BASE" ] || [ -x "$BASE" ] || { echo "error: BASE=$BASE is not an executable" >&2; exit 2; }
 
 python3 - "$N" "$OUT/fixtures.strata" <<'PY'
 import sys
@@ -51,21 +54,26 @@ median() { sort -n | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a
 now() { date +%s.%N; }
 
 cd "$OUT"
-all=()
+# The binaries timed: label and path.
+bins=("this build" "$STRATA")
+[ -z "$BASE" ] || bins=("this build" "$STRATA" "BASE ($(basename "$BASE"))" "$BASE")
+timed() { local t0; t0=$(now); "$@" >/dev/null; echo "$(now) - $t0" | bc; }
+declare -A all one
 for _ in $(seq "$RUNS"); do
-  t0=$(now)
-  "$STRATA" test fixtures.strata --only fixtures >/dev/null
-  all+=("$(echo "$(now) - $t0" | bc)")
+  for ((b = 0; b < ${#bins[@]}; b += 2)); do
+    all[$b]+="$(timed "${bins[b+1]}" test fixtures.strata --only fixtures) "
+  done
 done
-one=()
 for i in $(seq 0 $((ONE_BY_ONE - 1))); do
-  t0=$(now)
-  "$STRATA" test fixtures.strata --only fixtures --filter "\"generated $i\"" >/dev/null
-  one+=("$(echo "$(now) - $t0" | bc)")
+  for ((b = 0; b < ${#bins[@]}; b += 2)); do
+    one[$b]+="$(timed "${bins[b+1]}" test fixtures.strata --only fixtures --filter "\"generated $i\"") "
+  done
 done
-m_all=$(printf '%s\n' "${all[@]}" | median)
-m_one=$(printf '%s\n' "${one[@]}" | median)
-echo "| run | tests | median wall s | ms per test |"
-echo "|---|---:|---:|---:|"
-printf '| one `strata test` (one in-memory DuckDB) | %d | %.2f | %.2f |\n' "$N" "$m_all" "$(echo "$m_all * 1000 / $N" | bc -l)"
-printf '| a `strata test --filter` per test (median of %d) | 1 | %.2f | %.2f |\n' "$ONE_BY_ONE" "$m_one" "$(echo "$m_one * 1000" | bc -l)"
+echo "| binary | run | tests | median wall s | ms per test |"
+echo "|---|---|---:|---:|---:|"
+for ((b = 0; b < ${#bins[@]}; b += 2)); do
+  m_all=$(printf '%s\n' ${all[$b]} | median)
+  m_one=$(printf '%s\n' ${one[$b]} | median)
+  printf '| %s | one `strata test` (one in-memory DuckDB) | %d | %.2f | %.2f |\n' "${bins[b]}" "$N" "$m_all" "$(echo "$m_all * 1000 / $N" | bc -l)"
+  printf '| %s | a `strata test --filter` per test (median of %d) | 1 | %.2f | %.2f |\n' "${bins[b]}" "$ONE_BY_ONE" "$m_one" "$(echo "$m_one * 1000" | bc -l)"
+done

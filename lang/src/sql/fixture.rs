@@ -1,6 +1,7 @@
-//! The SQL of a fixture test's literal rows: a table per input, typed as
-//! the input declares its columns, that the model's lowered query then
-//! reads exactly as it reads a warehouse table.
+//! The SQL of a fixture test's literal rows: a query of typed literal rows
+//! per input, typed as the input declares its columns, that the model's
+//! lowered query then reads (as a subquery) exactly as it reads a
+//! warehouse table.
 
 use crate::ast::{FixtureValue, FixtureValueKind};
 use crate::ir::{Column, FixtureTable};
@@ -8,19 +9,34 @@ use crate::types::Type;
 
 use super::dialect::{Dialect, Unsupported};
 
-/// `CREATE TABLE <table> (..); INSERT INTO <table> VALUES (..), ..;` for
-/// the rows of `t` (`table` quoted). Every column of the relation is
-/// created with its declared type; a column the rows do not give holds
-/// NULL, or its type's zero value ([`zero_value`]) when it is `nonnull`.
-pub fn fixture_table_sql(d: Dialect, table: &str, t: &FixtureTable) -> Result<String, Unsupported> {
-    let mut defs = Vec::with_capacity(t.columns.len());
+/// `SELECT CAST(v."c" AS T) AS "c", .. FROM (VALUES (..), ..) AS v("c", ..)`:
+/// the rows of `t` as one query, with no table to create. Every column of
+/// the relation has its declared type; a column the rows do not give
+/// holds NULL, or its type's zero value ([`zero_value`]) when it is
+/// `nonnull`. With `ordinal`, a last BIGINT column of that name numbers
+/// the rows from 0 in the order they are written. No rows: the same
+/// columns, no row.
+pub fn fixture_rows_sql(
+    d: Dialect,
+    t: &FixtureTable,
+    ordinal: Option<&str>,
+) -> Result<String, Unsupported> {
+    let mut names: Vec<String> = t.columns.iter().map(|c| d.ident(&c.name)).collect();
+    let mut types = Vec::with_capacity(t.columns.len() + 1);
     for c in &t.columns {
-        defs.push(format!("{} {}", d.ident(&c.name), column_type(d, &c.ty)?));
+        types.push(column_type(d, &c.ty)?);
     }
-    let mut sql = format!("CREATE TABLE {table} ({})", defs.join(", "));
+    if let Some(o) = ordinal {
+        names.push(d.ident(o));
+        types.push(d.type_name(&Type::Int64)?);
+    }
     if t.rows.is_empty() {
-        sql.push(';');
-        return Ok(sql);
+        let items: Vec<String> = names
+            .iter()
+            .zip(&types)
+            .map(|(n, ty)| format!("CAST(NULL AS {ty}) AS {n}"))
+            .collect();
+        return Ok(format!("SELECT {} WHERE 1 = 0", items.join(", ")));
     }
     // The column each position of a row gives, per column.
     let mut given_at: Vec<Option<usize>> = vec![None; t.columns.len()];
@@ -33,21 +49,31 @@ pub fn fixture_table_sql(d: Dialect, table: &str, t: &FixtureTable) -> Result<St
         .map(|c| missing_value(d, c))
         .collect::<Result<_, _>>()?;
     let mut rows = Vec::with_capacity(t.rows.len());
-    for row in &t.rows {
-        let mut cells = Vec::with_capacity(t.columns.len());
+    for (r, row) in t.rows.iter().enumerate() {
+        let mut cells = Vec::with_capacity(names.len());
         for (i, c) in t.columns.iter().enumerate() {
             cells.push(match given_at[i].and_then(|k| row.get(k)) {
-                Some(v) => value_sql(d, v, &c.ty)?,
+                Some(v) => cell_sql(d, v, &c.ty)?,
                 None => defaults[i].clone(),
             });
         }
+        if ordinal.is_some() {
+            cells.push(r.to_string());
+        }
         rows.push(format!("({})", cells.join(", ")));
     }
-    sql.push_str(&format!(
-        ";\nINSERT INTO {table} VALUES {};",
-        rows.join(",\n  ")
-    ));
-    Ok(sql)
+    // The outer casts type a column whose cells are all an untyped NULL.
+    let items: Vec<String> = names
+        .iter()
+        .zip(&types)
+        .map(|(n, ty)| format!("CAST(v.{n} AS {ty}) AS {n}"))
+        .collect();
+    Ok(format!(
+        "SELECT {} FROM (VALUES {}) AS v({})",
+        items.join(", "),
+        rows.join(", "),
+        names.join(", ")
+    ))
 }
 
 /// The physical type of a fixture column: a column of no known type (an
@@ -66,7 +92,7 @@ fn missing_value(d: Dialect, c: &Column) -> Result<String, Unsupported> {
         return Ok("NULL".into());
     }
     let zero = zero_value(&c.ty);
-    value_sql(d, &zero, &c.ty)
+    cell_sql(d, &zero, &c.ty)
 }
 
 /// The zero value of a type, which a `nonnull` column a fixture leaves out
@@ -93,8 +119,27 @@ pub fn zero_value(ty: &Type) -> FixtureValue {
 
 /// A value as SQL, cast to `ty` (the checker made sure it fits).
 pub fn value_sql(d: Dialect, v: &FixtureValue, ty: &Type) -> Result<String, Unsupported> {
-    let raw = match (&v.kind, ty) {
-        (_, Type::Unknown) => return Ok("NULL".into()),
+    if ty.is_unknown() {
+        return Ok("NULL".into());
+    }
+    d.cast(&literal_sql(d, v, ty)?, ty)
+}
+
+/// A value of a row of `VALUES`: the bare literal, which the query's
+/// column cast types (DuckDB parses every token of a statement: a cast per
+/// cell would cost more than the rows); a list keeps its casts, so that its
+/// elements have their type.
+fn cell_sql(d: Dialect, v: &FixtureValue, ty: &Type) -> Result<String, Unsupported> {
+    match (&v.kind, ty) {
+        (_, Type::Unknown) => Ok("NULL".into()),
+        (FixtureValueKind::List(_), _) => value_sql(d, v, ty),
+        _ => literal_sql(d, v, ty),
+    }
+}
+
+/// The literal of a value, uncast.
+fn literal_sql(d: Dialect, v: &FixtureValue, ty: &Type) -> Result<String, Unsupported> {
+    Ok(match (&v.kind, ty) {
         (FixtureValueKind::Int(i), _) => i.to_string(),
         (FixtureValueKind::Float(text), _) => text.replace('_', ""),
         (FixtureValueKind::Str(s), _) => d.string(s),
@@ -110,8 +155,7 @@ pub fn value_sql(d: Dialect, v: &FixtureValue, ty: &Type) -> Result<String, Unsu
         (FixtureValueKind::List(_), other) => {
             return Err(format!("a list does not fit a column of type {other}"))
         }
-    };
-    d.cast(&raw, ty)
+    })
 }
 
 #[cfg(test)]
@@ -159,20 +203,23 @@ mod tests {
             ]],
             row_spans: vec![Default::default()],
         };
-        let sql = fixture_table_sql(Dialect::DuckDb, "\"t\"", &t).expect("sql");
+        let sql = fixture_rows_sql(Dialect::DuckDb, &t, None).expect("sql");
         assert_eq!(
             sql,
-            "CREATE TABLE \"t\" (\"id\" BIGINT, \"note\" VARCHAR, \"day\" DATE, \"tags\" VARCHAR[]);\n\
-             INSERT INTO \"t\" VALUES (CAST(-7 AS BIGINT), NULL, CAST('1970-01-01' AS DATE), CAST([CAST('a''b' AS VARCHAR)] AS VARCHAR[]));"
+            "SELECT CAST(v.\"id\" AS BIGINT) AS \"id\", CAST(v.\"note\" AS VARCHAR) AS \"note\", \
+             CAST(v.\"day\" AS DATE) AS \"day\", CAST(v.\"tags\" AS VARCHAR[]) AS \"tags\" \
+             FROM (VALUES (-7, NULL, '1970-01-01', CAST([CAST('a''b' AS VARCHAR)] AS VARCHAR[]))) \
+             AS v(\"id\", \"note\", \"day\", \"tags\")"
         );
         let empty = FixtureTable {
             rows: Vec::new(),
             ..t
         };
-        let sql = fixture_table_sql(Dialect::Postgres, "\"t\"", &empty).expect("sql");
+        let sql = fixture_rows_sql(Dialect::Postgres, &empty, Some("#")).expect("sql");
         assert_eq!(
             sql,
-            "CREATE TABLE \"t\" (\"id\" BIGINT, \"note\" TEXT, \"day\" DATE, \"tags\" TEXT[]);"
+            "SELECT CAST(NULL AS BIGINT) AS \"id\", CAST(NULL AS TEXT) AS \"note\", CAST(NULL AS DATE) AS \"day\", \
+             CAST(NULL AS TEXT[]) AS \"tags\", CAST(NULL AS BIGINT) AS \"#\" WHERE 1 = 0"
         );
     }
 }

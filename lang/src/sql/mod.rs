@@ -24,7 +24,7 @@ mod dialect;
 mod fixture;
 
 pub use dialect::Dialect;
-pub use fixture::{fixture_table_sql, value_sql, zero_value};
+pub use fixture::{fixture_rows_sql, value_sql, zero_value};
 
 use strata_codes as codes;
 

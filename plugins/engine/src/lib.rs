@@ -148,8 +148,10 @@ pub trait Engine {
         ty: &Type,
     ) -> Result<Option<(String, Option<String>)>, Failure>;
 
-    /// Create or replace `table` as the rows of `select`.
-    fn replace_table(&self, table: &str, select: &str) -> Result<(), Failure>;
+    /// Create or replace `table` as the rows of `select`; the rows it
+    /// holds when the engine reports them with the statement (DuckDB), so
+    /// that no count needs a query of its own.
+    fn replace_table(&self, table: &str, select: &str) -> Result<Option<i64>, Failure>;
     /// Create or repoint `view` at `relation` (both quoted), whatever the
     /// columns of the view before.
     fn replace_view(&self, view: &str, relation: &str) -> Result<(), Failure>;

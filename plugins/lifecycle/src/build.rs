@@ -200,7 +200,7 @@ pub(crate) fn build_one(
             checking.report.push(line);
             known_rows = n;
         } else {
-            work.replace_table(&quoted, &select)?;
+            known_rows = work.replace_table(&quoted, &select)?;
         }
         build_ms = ms_since(started);
     }

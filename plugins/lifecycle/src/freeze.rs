@@ -241,7 +241,9 @@ pub fn freeze(
             let read = wh.read(source, &Origin::File(copy.clone()))?;
             wh.replace_view(&quoted, &read)?;
         }
-        _ => work.replace_table(&quoted, &format!("SELECT * FROM {relation}"))?,
+        _ => {
+            work.replace_table(&quoted, &format!("SELECT * FROM {relation}"))?;
+        }
     }
     if append.is_some() {
         // (A killed run may have recorded this freeze as a delta.)

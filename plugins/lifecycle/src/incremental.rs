@@ -114,8 +114,10 @@ pub(crate) fn build_merged(
         return Ok((line, None));
     }
     let new = segment(table);
-    work.replace_table(&wh.ident(&new), &merge.new_rows)?;
-    let added = wh.count(&format!("SELECT COUNT(*) FROM {}", wh.ident(&new)))?;
+    let added = match work.replace_table(&wh.ident(&new), &merge.new_rows)? {
+        Some(n) => n,
+        None => wh.count(&format!("SELECT COUNT(*) FROM {}", wh.ident(&new)))?,
+    };
     let mut parts = segments::of(&known, base, || {
         wh.count(&format!("SELECT COUNT(*) FROM {}", wh.ident(base)))
     })?;

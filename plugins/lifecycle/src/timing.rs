@@ -148,7 +148,7 @@ impl Engine for Counted<'_> {
         self.add(1);
         self.inner.first_unconvertible(relation, column, ty)
     }
-    fn replace_table(&self, table: &str, select: &str) -> Result<(), Failure> {
+    fn replace_table(&self, table: &str, select: &str) -> Result<Option<i64>, Failure> {
         self.add(1);
         self.inner.replace_table(table, select)
     }

@@ -20,6 +20,8 @@ pub struct Work<'w> {
     /// Tables and views created in it (`TABLE` or `VIEW`, quoted name),
     /// on an engine without transactions.
     created: RefCell<Vec<(&'static str, String)>>,
+    /// On a scratch database: nothing to undo, nothing to keep.
+    scratch: bool,
 }
 
 impl<'w> Work<'w> {
@@ -32,7 +34,21 @@ impl<'w> Work<'w> {
             wh,
             transactions,
             created: RefCell::default(),
+            scratch: false,
         })
+    }
+
+    /// Work on a scratch database whose contents nobody keeps (the fixture
+    /// tests' in-memory DuckDB): no transaction, nothing remembered to
+    /// undo, so it costs no statement of its own; whatever it creates, the
+    /// next unit of work replaces.
+    pub fn scratch(wh: &'w Warehouse) -> Work<'w> {
+        Work {
+            wh,
+            transactions: false,
+            created: RefCell::default(),
+            scratch: true,
+        }
     }
 
     /// The warehouse it works on.
@@ -41,13 +57,16 @@ impl<'w> Work<'w> {
     }
 
     /// Create or replace `table` (quoted) as the rows of `select`; a
-    /// failure drops it again.
-    pub fn replace_table(&self, table: &str, select: &str) -> Result<(), Failure> {
-        self.wh.replace_table(table, select)?;
-        if !self.transactions {
+    /// failure drops it again. Its rows, when the engine reports them
+    /// ([`Engine::replace_table`]).
+    ///
+    /// [`Engine::replace_table`]: strata_engine::Engine::replace_table
+    pub fn replace_table(&self, table: &str, select: &str) -> Result<Option<i64>, Failure> {
+        let rows = self.wh.replace_table(table, select)?;
+        if !self.transactions && !self.scratch {
             self.created.borrow_mut().push(("TABLE", table.to_string()));
         }
-        Ok(())
+        Ok(rows)
     }
 
     /// Create or replace `view` (quoted) reading `relation`; a failure
@@ -55,7 +74,7 @@ impl<'w> Work<'w> {
     /// repointed last, never dropped.)
     pub fn replace_view(&self, view: &str, relation: &str) -> Result<(), Failure> {
         self.wh.replace_view(view, relation)?;
-        if !self.transactions {
+        if !self.transactions && !self.scratch {
             self.created.borrow_mut().push(("VIEW", view.to_string()));
         }
         Ok(())

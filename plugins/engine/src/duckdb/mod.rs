@@ -251,8 +251,15 @@ impl Engine for DuckDb {
         }))
     }
 
-    fn replace_table(&self, table: &str, select: &str) -> Result<(), Failure> {
-        self.exec(&format!("CREATE OR REPLACE TABLE {table} AS\n{select}"))
+    fn replace_table(&self, table: &str, select: &str) -> Result<Option<i64>, Failure> {
+        // CREATE TABLE AS reports the rows it inserted.
+        let sql = format!("CREATE OR REPLACE TABLE {table} AS\n{select}");
+        let rows = self
+            .conn
+            .borrow()
+            .execute(&sql, [])
+            .map_err(|e| db_error(e, &sql))?;
+        Ok(i64::try_from(rows).ok())
     }
 
     fn replace_view(&self, view: &str, relation: &str) -> Result<(), Failure> {

@@ -301,13 +301,14 @@ impl Engine for Postgres {
         Ok(Some((value, row)))
     }
 
-    fn replace_table(&self, table: &str, select: &str) -> Result<(), Failure> {
+    fn replace_table(&self, table: &str, select: &str) -> Result<Option<i64>, Failure> {
         // No CREATE OR REPLACE TABLE. CASCADE drops the views that read
         // an earlier table of this name: the run that rebuilds it repoints
         // its views in the same transaction.
         self.exec(&format!(
             "DROP TABLE IF EXISTS {table} CASCADE; CREATE TABLE {table} AS\n{select}"
-        ))
+        ))?;
+        Ok(None)
     }
 
     fn replace_view(&self, view: &str, relation: &str) -> Result<(), Failure> {

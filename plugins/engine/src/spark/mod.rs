@@ -319,7 +319,7 @@ impl Engine for Spark {
             .map(|v| (v, None)))
     }
 
-    fn replace_table(&self, table: &str, select: &str) -> Result<(), Failure> {
+    fn replace_table(&self, table: &str, select: &str) -> Result<Option<i64>, Failure> {
         // No CREATE OR REPLACE TABLE for the catalog's default (parquet)
         // tables; the table takes the catalog's default format.
         self.create(
@@ -329,6 +329,7 @@ impl Engine for Spark {
                 format!("CREATE TABLE {table} AS\n{select}"),
             ],
         )
+        .map(|()| None)
     }
 
     fn replace_view(&self, view: &str, relation: &str) -> Result<(), Failure> {
