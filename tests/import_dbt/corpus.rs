@@ -78,6 +78,11 @@ fn corpus_snapshot_check_and_determinism() {
         text(&o.stderr)
     );
 
+    // dbt unit tests: fixture tests that run with no warehouse, the one
+    // dbt fails failing too; what cannot be carried is reported, each with
+    // its reason.
+    unit_tests(tmp.path(), &report);
+
     // What the corpus is there to show.
     let status = |m: &str| -> String {
         report["models"]
@@ -162,5 +167,79 @@ fn corpus_snapshot_check_and_determinism() {
             .unwrap_or("")
             .contains("select distinct"),
         "{j}"
+    );
+}
+
+/// The unit tests of the corpus: carried as fixture tests (dict, csv
+/// inline and from a fixture file) that `strata test --only fixtures` runs
+/// and passes, the one expecting a wrong row failing; a `sql` format,
+/// `overrides` and a model that needs review reported as not carried.
+fn unit_tests(tmp: &Path, report: &serde_json::Value) {
+    let entry = |name: &str| -> serde_json::Value {
+        report["tests"]
+            .as_array()
+            .and_then(|ts| ts.iter().find(|t| t["test"] == format!("unit test {name}")))
+            .cloned()
+            .unwrap_or_else(|| panic!("no unit test {name} in the report"))
+    };
+    for name in [
+        "unknown_country_when_customer_missing",
+        "amounts_as_csv",
+        "wrong_country_fails",
+        "cents_to_amount_and_lower_status",
+    ] {
+        let e = entry(name);
+        assert_eq!(e["carried_as"], "fixture", "{e}");
+    }
+    for (name, why) in [
+        ("customers_given_as_sql", "format sql"),
+        ("with_overrides", "`overrides` (vars)"),
+        ("test_rounding", "`uses_round` needs review"),
+    ] {
+        let e = entry(name);
+        assert_eq!(e["carried_as"], "not_carried", "{e}");
+        assert!(e["detail"].as_str().unwrap_or("").contains(why), "{e}");
+    }
+    let root = format!("out/{}", report["root"].as_str().unwrap_or(""));
+    let o = strata(
+        &["test", &root, "--only", "fixtures", "--format", "json"],
+        tmp,
+    );
+    let out: serde_json::Value = serde_json::from_slice(&o.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}{}", text(&o.stdout), text(&o.stderr)));
+    assert_eq!(o.status.code(), Some(3), "{out}");
+    let results: Vec<(String, bool)> = out["fixtures"]["tests"]
+        .as_array()
+        .map(|ts| {
+            ts.iter()
+                .map(|t| {
+                    (
+                        t["label"].as_str().unwrap_or("").to_string(),
+                        t["ok"].as_bool().unwrap_or(false),
+                    )
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    let mut results = results;
+    results.sort();
+    assert_eq!(
+        results,
+        [
+            ("orders_with_customer \"amounts_as_csv\"".to_string(), true),
+            (
+                "orders_with_customer \"unknown_country_when_customer_missing\"".to_string(),
+                true
+            ),
+            (
+                "orders_with_customer \"wrong_country_fails\"".to_string(),
+                false
+            ),
+            (
+                "stg_orders \"cents_to_amount_and_lower_status\"".to_string(),
+                true
+            ),
+        ],
+        "{out}"
     );
 }

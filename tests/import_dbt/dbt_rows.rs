@@ -3,7 +3,7 @@
 use super::*;
 
 /// dbt, when installed.
-fn dbt() -> Option<PathBuf> {
+pub(super) fn dbt() -> Option<PathBuf> {
     let path = match std::env::var_os("STRATA_DBT") {
         Some(p) => PathBuf::from(p),
         None => {
@@ -22,21 +22,26 @@ fn dbt() -> Option<PathBuf> {
     }
 }
 
-fn run_dbt(dbt: &Path, args: &[&str], cwd: &Path) {
-    let o = Command::new(dbt)
-        .args(args)
-        .args(["--profiles-dir", "."])
-        .current_dir(cwd)
-        .env("DBT_SEND_ANONYMOUS_USAGE_STATS", "false")
-        .env_remove("STRATA_CORPUS_REGION")
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run dbt: {e}"));
+pub(super) fn run_dbt(dbt: &Path, args: &[&str], cwd: &Path) {
+    let o = dbt_command(dbt, args, cwd);
     assert!(
         o.status.success(),
         "dbt {args:?} failed:\n{}{}",
         text(&o.stdout),
         text(&o.stderr)
     );
+}
+
+/// Run dbt in the corpus; its output, whatever its exit code.
+pub(super) fn dbt_command(dbt: &Path, args: &[&str], cwd: &Path) -> std::process::Output {
+    Command::new(dbt)
+        .args(args)
+        .args(["--profiles-dir", "."])
+        .current_dir(cwd)
+        .env("DBT_SEND_ANONYMOUS_USAGE_STATS", "false")
+        .env_remove("STRATA_CORPUS_REGION")
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run dbt: {e}"))
 }
 
 /// A relation's column names and rows, every value as text (sorted rows).

@@ -11,6 +11,8 @@
 //!   `$STRATA_DBT`, else `~/.cache/strata-dbt/bin/dbt`, as `.ci/run`
 //!   installs it) runs once for the whole corpus; missing, the test is
 //!   skipped with a message, and fails under `CI`;
+//! * the dbt unit tests carried as fixture tests pass and fail in
+//!   `strata test` as they do in `dbt test` (`unit_tests.rs`);
 //! * 1,000 mutated models import without a panic;
 //! * `strata init --from-dbt` writes a project whose printed run command runs.
 
@@ -107,3 +109,4 @@ mod corpus;
 mod dbt_rows;
 mod fuzz;
 mod init;
+mod unit_tests;

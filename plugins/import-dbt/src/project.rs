@@ -31,6 +31,9 @@ pub struct Project {
     pub macros: Vec<MacroFile>,
     /// Singular data tests (`.sql` under the test paths).
     pub singular_tests: Vec<ModelFile>,
+    /// The test paths (`test-paths:`, relative to the root): unit tests'
+    /// CSV fixture files are under their `fixtures/`.
+    pub test_paths: Vec<String>,
     pub props: Properties,
     /// `{% docs name %}` blocks of the `.md` files under the model paths.
     pub docs: BTreeMap<String, String>,
@@ -214,6 +217,7 @@ impl Project {
             vars,
             models_config: doc.get("models").cloned().unwrap_or(Value::Null),
             seeds_config: doc.get("seeds").cloned().unwrap_or(Value::Null),
+            test_paths: test_paths.clone(),
             ..Project::default()
         };
 

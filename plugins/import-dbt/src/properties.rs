@@ -108,12 +108,14 @@ pub struct SourceTable {
     pub loc: Loc,
 }
 
-/// A `unit_tests:` entry (reported, not converted).
+/// A `unit_tests:` entry: its name, model, and the entry itself (`given`,
+/// `expect`, `overrides`: read by `import::unit`).
 #[derive(Clone, Debug)]
 pub struct UnitTest {
     pub name: String,
     pub model: String,
     pub loc: Loc,
+    pub raw: Value,
 }
 
 impl Properties {
@@ -201,6 +203,7 @@ impl Properties {
                     model: str_field(u, "model").unwrap_or("?").to_string(),
                     name,
                     loc: Loc::new(rel, line),
+                    raw: u.clone(),
                 });
             }
         }

@@ -99,7 +99,8 @@ pub struct TestEntry {
     pub relation: String,
     pub column: Option<String>,
     pub test: String,
-    /// `pin`, `test`, `failing_rows`, `warning` or `not_carried`.
+    /// `pin`, `test`, `failing_rows`, `warning`, `fixture` (a dbt unit
+    /// test) or `not_carried`.
     pub carried_as: String,
     pub detail: String,
     pub file: String,

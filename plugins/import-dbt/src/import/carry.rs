@@ -1,7 +1,7 @@
 //! The tests of seeds, sources and models carried over: as contract pins,
 //! `expect ... in ...` tests, or models of their failing rows expected
 //! empty (singular tests too); what cannot be carried is reported, never
-//! dropped (dbt unit tests included).
+//! dropped (dbt unit tests: `unit`).
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -295,17 +295,6 @@ impl State<'_> {
                 file: t.rel.clone(),
                 line: 1,
             });
-        }
-        for u in &project.props.unit_tests {
-            report.tests.push(TestEntry {
-            relation: u.model.clone(),
-            column: None,
-            test: format!("unit test {}", u.name),
-            carried_as: "not_carried".into(),
-            detail: "dbt unit tests (given rows, expected rows) are not converted yet: write it as a strata fixture test (docs/fixtures.md)".into(),
-            file: u.loc.file.clone(),
-            line: u.loc.line,
-        });
         }
     }
 }

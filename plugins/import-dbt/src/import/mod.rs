@@ -1,7 +1,8 @@
 //! The import, start to end: read the project, type its seeds and
 //! sources (`inputs`), render every model and order them (`models`),
 //! translate each (its helpers first) and check it with strata's checker
-//! (`translate`), carry its tests (`carry`, `specs`, `contract`), and
+//! (`translate`), carry its tests (`carry`, `specs`, `contract`; dbt unit
+//! tests as fixture tests: `unit`), and
 //! assemble the module files (`assemble`) and the report (`entries`).
 
 mod assemble;
@@ -13,6 +14,7 @@ mod lines;
 mod models;
 mod specs;
 mod translate;
+mod unit;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
@@ -196,6 +198,7 @@ fn import_once(options: &Options, forced: &BTreeMap<String, String>) -> Result<I
     let order = st.order_models();
     st.translate_models(&order, forced);
     st.carry_tests(&renderer);
+    st.carry_unit_tests();
     Ok(st.finish(options))
 }
 
