@@ -4,7 +4,8 @@
 # one `strata test --only fixtures`, which runs them all on one in-memory
 # DuckDB, beside ONE_BY_ONE runs of a single test each (a process and a
 # database per test, as a runner without the shared database would pay).
-# Prints a markdown table: median wall time of RUNS runs, per test.
+# Prints a markdown table: median wall and CPU (user + system) time of RUNS
+# runs, per test (CPU time says more than wall time on a loaded machine).
 #
 # env: STRATA (our binary), BASE (an earlier binary, optional: timed in the
 #      same runs, alternating, side by side), N (tests, default 1000),
@@ -51,13 +52,16 @@ open(path, "w").write("".join(out))
 PY
 
 median() { sort -n | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
-now() { date +%s.%N; }
 
 cd "$OUT"
 # The binaries timed: label and path.
 bins=("this build" "$STRATA")
 [ -z "$BASE" ] || bins=("this build" "$STRATA" "BASE ($(basename "$BASE"))" "$BASE")
-timed() { local t0; t0=$(now); "$@" >/dev/null; echo "$(now) - $t0" | bc; }
+# "wall,cpu" seconds of one run.
+timed() {
+  /usr/bin/time -f "%e %U %S" -o time.out "$@" >/dev/null
+  awk '{printf "%s,%s", $1, $2 + $3}' time.out
+}
 declare -A all one
 for _ in $(seq "$RUNS"); do
   for ((b = 0; b < ${#bins[@]}; b += 2)); do
@@ -69,11 +73,12 @@ for i in $(seq 0 $((ONE_BY_ONE - 1))); do
     one[$b]+="$(timed "${bins[b+1]}" test fixtures.strata --only fixtures --filter "\"generated $i\"") "
   done
 done
-echo "| binary | run | tests | median wall s | ms per test |"
-echo "|---|---|---:|---:|---:|"
+col() { printf '%s\n' $1 | cut -d, -f"$2" | median; }
+echo "| binary | run | tests | median wall s | median CPU s | CPU ms per test |"
+echo "|---|---|---:|---:|---:|---:|"
 for ((b = 0; b < ${#bins[@]}; b += 2)); do
-  m_all=$(printf '%s\n' ${all[$b]} | median)
-  m_one=$(printf '%s\n' ${one[$b]} | median)
-  printf '| %s | one `strata test` (one in-memory DuckDB) | %d | %.2f | %.2f |\n' "${bins[b]}" "$N" "$m_all" "$(echo "$m_all * 1000 / $N" | bc -l)"
-  printf '| %s | a `strata test --filter` per test (median of %d) | 1 | %.2f | %.2f |\n' "${bins[b]}" "$ONE_BY_ONE" "$m_one" "$(echo "$m_one * 1000" | bc -l)"
+  printf '| %s | one `strata test` (one in-memory DuckDB) | %d | %.2f | %.2f | %.1f |\n' "${bins[b]}" "$N" \
+    "$(col "${all[$b]}" 1)" "$(col "${all[$b]}" 2)" "$(echo "$(col "${all[$b]}" 2) * 1000 / $N" | bc -l)"
+  printf '| %s | a `strata test --filter` per test (median of %d) | 1 | %.2f | %.2f | %.1f |\n' "${bins[b]}" "$ONE_BY_ONE" \
+    "$(col "${one[$b]}" 1)" "$(col "${one[$b]}" 2)" "$(echo "$(col "${one[$b]}" 2) * 1000" | bc -l)"
 done
