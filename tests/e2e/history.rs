@@ -265,7 +265,7 @@ fn backfill_corrects_a_run_from_its_frozen_inputs(kind: Kind) {
     assert_exit(&empty, 2);
 }
 
-on_duckdb_and_postgres!(metrics_parse_as_prometheus_and_json,);
+on_every_engine!(metrics_parse_as_prometheus_and_json,);
 
 /// `--metrics-file`: the Prometheus text parses with prometheus_client's
 /// parser, one sample per model; a failing run still writes its metrics
