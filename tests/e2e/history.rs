@@ -287,24 +287,12 @@ fn metrics_parse_as_prometheus_and_json(kind: Kind) {
         wh.strata(&a)
     };
     assert_exit(&run(&["enriched", "--metrics-file", "run.prom"]), 0);
-    let parse = std::process::Command::new(&python)
-        .current_dir(&dir)
-        .args([
-            "-c",
-            "from prometheus_client.parser import text_string_to_metric_families as p\n\
-             import sys\n\
-             for f in p(open('run.prom').read()):\n\
-             \x20   for s in f.samples:\n\
-             \x20       print(s.name, s.labels.get('model', '-'), s.labels.get('check', '-'), float(s.value))\n",
-        ])
-        .output()
-        .expect("python");
-    assert!(
-        parse.status.success(),
-        "{}",
-        String::from_utf8_lossy(&parse.stderr)
+    let samples = prometheus_samples(
+        &python,
+        &dir,
+        "run.prom",
+        "s.name, s.labels.get('model', '-'), s.labels.get('check', '-'), float(s.value)",
     );
-    let samples = String::from_utf8_lossy(&parse.stdout).to_string();
     for line in [
         "strata_run_success - - 1.0",
         "strata_checks_failed - - 0.0",
@@ -355,23 +343,12 @@ fn metrics_parse_as_prometheus_and_json(kind: Kind) {
     a.extend(&ENRICHED_FROM_CSV[4..]);
     a.extend(["--metrics-file", "test.prom"]);
     assert_exit(&wh.strata(&a), 0);
-    let parse = std::process::Command::new(&python)
-        .current_dir(&dir)
-        .args([
-            "-c",
-            "from prometheus_client.parser import text_string_to_metric_families as p\n\
-             for f in p(open('test.prom').read()):\n\
-             \x20   for s in f.samples:\n\
-             \x20       print(s.name, s.labels['command'], s.labels['branch'], s.labels.get('model', '-'), float(s.value))\n",
-        ])
-        .output()
-        .expect("python");
-    assert!(
-        parse.status.success(),
-        "{}",
-        String::from_utf8_lossy(&parse.stderr)
+    let samples = prometheus_samples(
+        &python,
+        &dir,
+        "test.prom",
+        "s.name, s.labels['command'], s.labels['branch'], s.labels.get('model', '-'), float(s.value)",
     );
-    let samples = String::from_utf8_lossy(&parse.stdout).to_string();
     for line in [
         "strata_run_success test test - 1.0",
         "strata_model_rows test test enriched 4.0",
@@ -447,4 +424,27 @@ fn run_gc_keep_overrides_the_project(kind: Kind) {
     assert_eq!(kept(&o), 2, "{}", text(&o));
     // Without --gc the flags are a usage error.
     assert_exit(&run(&["--gc-keep", "2"]), 2);
+}
+
+/// The samples of a Prometheus text file as prometheus_client's parser
+/// reads them, a line each: `fields` is the Python tuple printed per sample
+/// `s`. The parse must succeed.
+fn prometheus_samples(python: &str, dir: &std::path::Path, file: &str, fields: &str) -> String {
+    let script = format!(
+        "from prometheus_client.parser import text_string_to_metric_families as p\n\
+         for f in p(open('{file}').read()):\n\
+         \x20   for s in f.samples:\n\
+         \x20       print({fields})\n"
+    );
+    let parse = std::process::Command::new(python)
+        .current_dir(dir)
+        .args(["-c", &script])
+        .output()
+        .expect("python");
+    assert!(
+        parse.status.success(),
+        "{}",
+        String::from_utf8_lossy(&parse.stderr)
+    );
+    String::from_utf8_lossy(&parse.stdout).to_string()
 }
