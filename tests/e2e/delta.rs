@@ -432,24 +432,13 @@ fn a_source_frozen_by_hash_is_read_in_place_and_replay_refuses_when_it_changed(k
     );
 
     // Nothing was stored for it: gc drops the first run's snapshot only.
-    let o = wh.strata(&[
-        "gc",
-        "-o",
-        "wh.duckdb",
-        "--keep",
-        "1",
-        "--keep-days",
-        "0",
-        "--apply",
-    ]);
-    assert_exit(&o, 0);
+    let t = wh.gc_keep_last_run();
     assert!(
-        text(&o).contains("gc: dropped 1 table (2 rows")
-            && text(&o).contains(&format!(
+        t.contains("gc: dropped 1 table (2 rows")
+            && t.contains(&format!(
                 "  dropped  snap_{first}_ev_all  (snapshot of ev_all, 2 rows"
             )),
-        "{}",
-        text(&o)
+        "{t}"
     );
     assert_replays(&wh, &second, "hash");
     // The source is the user's: loaded again (dropped and created), the

@@ -85,18 +85,7 @@ fn a_warehouse_from_before_delta_freezes_grows_by_deltas(kind: Kind) {
     for (id, how) in [(&first, "copy"), (&second, "copy"), (&third, "delta")] {
         assert_replays(&wh, id, how);
     }
-    let o = wh.strata(&[
-        "gc",
-        "-o",
-        "wh.duckdb",
-        "--keep",
-        "1",
-        "--keep-days",
-        "0",
-        "--apply",
-    ]);
-    assert_exit(&o, 0);
-    let t = text(&o);
+    let t = wh.gc_keep_last_run();
     assert!(
         t.contains(&format!("  dropped  input_{first}_events")),
         "{t}"
@@ -249,18 +238,7 @@ fn a_killed_run_rerun_on_another_chain_reads_only_its_own(kind: Kind) {
             "  froze events: reused input_{first}_events (same content)"
         ))
     );
-    let o = wh.strata(&[
-        "gc",
-        "-o",
-        "wh.duckdb",
-        "--keep",
-        "1",
-        "--keep-days",
-        "0",
-        "--apply",
-    ]);
-    assert_exit(&o, 0);
-    let t = text(&o);
+    let t = wh.gc_keep_last_run();
     assert!(
         t.contains(&format!("  dropped  seg_input_{second}_events")),
         "{t}"

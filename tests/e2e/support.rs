@@ -120,6 +120,23 @@ impl Wh {
         o
     }
 
+    /// `gc --keep 1 --keep-days 0 --apply`: only the last run of each
+    /// branch is kept. It must succeed; its output.
+    pub fn gc_keep_last_run(&self) -> String {
+        let o = self.strata(&[
+            "gc",
+            "-o",
+            "wh.duckdb",
+            "--keep",
+            "1",
+            "--keep-days",
+            "0",
+            "--apply",
+        ]);
+        assert_exit(&o, 0);
+        text(&o)
+    }
+
     /// Where the warehouse is, as `Target::parse` reads it.
     pub fn at(&self) -> String {
         match self.kind {
