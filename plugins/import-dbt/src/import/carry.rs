@@ -20,7 +20,7 @@ use crate::plan::ModelPlan;
 use crate::project::{ModelFile, Project, TestSpec};
 use crate::promises::{self, Carried, Pin};
 use crate::report::{Reason, Status, TestEntry};
-use crate::sql::{self, ColInfo, RelInfo};
+use crate::sql::{self, RelInfo};
 
 impl State<'_> {
     /// Tests: of seeds, sources and models.
@@ -368,19 +368,7 @@ fn failing_rows(
     for p in &plans {
         if let Some(c) = cols.get(&p.name) {
             decls.insert(p.name.clone(), Decl::Model(c.clone()));
-            known.insert(
-                p.name.clone(),
-                RelInfo {
-                    columns: c
-                        .iter()
-                        .map(|c| ColInfo {
-                            name: c.name.to_string(),
-                            ty: Some(c.ty.clone()),
-                        })
-                        .collect(),
-                    is_model: true,
-                },
-            );
+            known.insert(p.name.clone(), RelInfo::checked_model(c));
         }
         taken.insert(p.name.clone());
     }

@@ -149,19 +149,7 @@ impl State<'_> {
                     for p in &plans {
                         let Some(c) = cols.get(&p.name) else { continue };
                         decls.insert(p.name.clone(), Decl::Model(c.clone()));
-                        known.insert(
-                            p.name.clone(),
-                            RelInfo {
-                                columns: c
-                                    .iter()
-                                    .map(|c| ColInfo {
-                                        name: c.name.to_string(),
-                                        ty: Some(c.ty.clone()),
-                                    })
-                                    .collect(),
-                                is_model: true,
-                            },
-                        );
+                        known.insert(p.name.clone(), RelInfo::checked_model(c));
                         taken.insert(p.name.clone());
                     }
                     outcomes[i].columns = cols.get(&m.name).cloned().unwrap_or_default();

@@ -46,6 +46,22 @@ pub struct RelInfo {
     pub is_model: bool,
 }
 
+impl RelInfo {
+    /// A model as the checker typed it.
+    pub fn checked_model(columns: &[strata_lang::ir::Column]) -> RelInfo {
+        RelInfo {
+            columns: columns
+                .iter()
+                .map(|c| ColInfo {
+                    name: c.name.to_string(),
+                    ty: Some(c.ty.clone()),
+                })
+                .collect(),
+            is_model: true,
+        }
+    }
+}
+
 /// Why a model is not converted: a message and the SQL line (0: unknown).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Refusal {
