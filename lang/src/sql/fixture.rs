@@ -9,58 +9,68 @@ use crate::types::Type;
 
 use super::dialect::{Dialect, Unsupported};
 
-/// `SELECT CAST(v."c" AS T) AS "c", .. FROM (VALUES (..), ..) AS v("c", ..)`:
-/// the rows of `t` as one query, with no table to create. Every column of
-/// the relation has its declared type; a column the rows do not give
-/// holds NULL, or its type's zero value ([`zero_value`]) when it is
-/// `nonnull`. With `ordinal`, a last BIGINT column of that name numbers
-/// the rows from 0 in the order they are written. No rows: the same
-/// columns, no row.
+/// `SELECT CAST(v."tag" AS BIGINT) AS "tag", CAST(v."c" AS T) AS "c", ..
+/// FROM (VALUES (..), ..) AS v("tag", "c", ..)`: the rows of several
+/// tables of one relation (the same columns: each test's rows of one
+/// input) as one query, each row led by the number its table is given in
+/// `tables`. Every column of the relation has its declared type; a column
+/// the rows do not give holds NULL, or its type's zero value
+/// ([`zero_value`]) when it is `nonnull`. With `ordinal`, a last BIGINT
+/// column of that name numbers each table's rows from 0 in the order they
+/// are written. No rows: the same columns, no row.
 pub fn fixture_rows_sql(
     d: Dialect,
-    t: &FixtureTable,
+    tables: &[(i64, &FixtureTable)],
+    tag: &str,
     ordinal: Option<&str>,
 ) -> Result<String, Unsupported> {
-    let mut names: Vec<String> = t.columns.iter().map(|c| d.ident(&c.name)).collect();
-    let mut types = Vec::with_capacity(t.columns.len() + 1);
-    for c in &t.columns {
+    let Some((_, first)) = tables.first() else {
+        return Err("no rows to write".into());
+    };
+    let columns = &first.columns;
+    let mut names = vec![d.ident(tag)];
+    let mut types = vec![d.type_name(&Type::Int64)?];
+    for c in columns {
+        names.push(d.ident(&c.name));
         types.push(column_type(d, &c.ty)?);
     }
     if let Some(o) = ordinal {
         names.push(d.ident(o));
         types.push(d.type_name(&Type::Int64)?);
     }
-    if t.rows.is_empty() {
+    let defaults: Vec<String> = columns
+        .iter()
+        .map(|c| missing_value(d, c))
+        .collect::<Result<_, _>>()?;
+    let mut rows = Vec::new();
+    for (number, t) in tables {
+        // The column each position of a row gives, per column.
+        let mut given_at: Vec<Option<usize>> = vec![None; columns.len()];
+        for (k, &i) in t.given.iter().enumerate() {
+            given_at[i] = Some(k);
+        }
+        for (r, row) in t.rows.iter().enumerate() {
+            let mut cells = Vec::with_capacity(names.len());
+            cells.push(number.to_string());
+            for (i, c) in columns.iter().enumerate() {
+                cells.push(match given_at[i].and_then(|k| row.get(k)) {
+                    Some(v) => cell_sql(d, v, &c.ty)?,
+                    None => defaults[i].clone(),
+                });
+            }
+            if ordinal.is_some() {
+                cells.push(r.to_string());
+            }
+            rows.push(format!("({})", cells.join(", ")));
+        }
+    }
+    if rows.is_empty() {
         let items: Vec<String> = names
             .iter()
             .zip(&types)
             .map(|(n, ty)| format!("CAST(NULL AS {ty}) AS {n}"))
             .collect();
         return Ok(format!("SELECT {} WHERE 1 = 0", items.join(", ")));
-    }
-    // The column each position of a row gives, per column.
-    let mut given_at: Vec<Option<usize>> = vec![None; t.columns.len()];
-    for (k, &i) in t.given.iter().enumerate() {
-        given_at[i] = Some(k);
-    }
-    let defaults: Vec<String> = t
-        .columns
-        .iter()
-        .map(|c| missing_value(d, c))
-        .collect::<Result<_, _>>()?;
-    let mut rows = Vec::with_capacity(t.rows.len());
-    for (r, row) in t.rows.iter().enumerate() {
-        let mut cells = Vec::with_capacity(names.len());
-        for (i, c) in t.columns.iter().enumerate() {
-            cells.push(match given_at[i].and_then(|k| row.get(k)) {
-                Some(v) => cell_sql(d, v, &c.ty)?,
-                None => defaults[i].clone(),
-            });
-        }
-        if ordinal.is_some() {
-            cells.push(r.to_string());
-        }
-        rows.push(format!("({})", cells.join(", ")));
     }
     // The outer casts type a column whose cells are all an untyped NULL.
     let items: Vec<String> = names
@@ -203,23 +213,49 @@ mod tests {
             ]],
             row_spans: vec![Default::default()],
         };
-        let sql = fixture_rows_sql(Dialect::DuckDb, &t, None).expect("sql");
+        let sql = fixture_rows_sql(Dialect::DuckDb, &[(4, &t)], "t", None).expect("sql");
         assert_eq!(
             sql,
-            "SELECT CAST(v.\"id\" AS BIGINT) AS \"id\", CAST(v.\"note\" AS VARCHAR) AS \"note\", \
+            "SELECT CAST(v.\"t\" AS BIGINT) AS \"t\", CAST(v.\"id\" AS BIGINT) AS \"id\", \
+             CAST(v.\"note\" AS VARCHAR) AS \"note\", \
              CAST(v.\"day\" AS DATE) AS \"day\", CAST(v.\"tags\" AS VARCHAR[]) AS \"tags\" \
-             FROM (VALUES (-7, NULL, '1970-01-01', CAST([CAST('a''b' AS VARCHAR)] AS VARCHAR[]))) \
-             AS v(\"id\", \"note\", \"day\", \"tags\")"
+             FROM (VALUES (4, -7, NULL, '1970-01-01', CAST([CAST('a''b' AS VARCHAR)] AS VARCHAR[]))) \
+             AS v(\"t\", \"id\", \"note\", \"day\", \"tags\")"
         );
         let empty = FixtureTable {
             rows: Vec::new(),
-            ..t
+            ..t.clone()
         };
-        let sql = fixture_rows_sql(Dialect::Postgres, &empty, Some("#")).expect("sql");
+        let sql = fixture_rows_sql(Dialect::Postgres, &[(0, &empty)], "t", Some("#")).expect("sql");
         assert_eq!(
             sql,
-            "SELECT CAST(NULL AS BIGINT) AS \"id\", CAST(NULL AS TEXT) AS \"note\", CAST(NULL AS DATE) AS \"day\", \
-             CAST(NULL AS TEXT[]) AS \"tags\", CAST(NULL AS BIGINT) AS \"#\" WHERE 1 = 0"
+            "SELECT CAST(NULL AS BIGINT) AS \"t\", CAST(NULL AS BIGINT) AS \"id\", CAST(NULL AS TEXT) AS \"note\", \
+             CAST(NULL AS DATE) AS \"day\", CAST(NULL AS TEXT[]) AS \"tags\", CAST(NULL AS BIGINT) AS \"#\" WHERE 1 = 0"
+        );
+        // Several tests' rows of one relation: each led by its number,
+        // numbered from 0 within its own table.
+        let two = FixtureTable {
+            given: vec![0],
+            rows: vec![
+                vec![value(FixtureValueKind::Int(1))],
+                vec![value(FixtureValueKind::Int(2))],
+            ],
+            row_spans: vec![Default::default(); 2],
+            ..t.clone()
+        };
+        let sql = fixture_rows_sql(
+            Dialect::DuckDb,
+            &[(0, &empty), (7, &two), (9, &t)],
+            "t",
+            Some("o"),
+        )
+        .expect("sql");
+        assert!(
+            sql.contains(
+                "(VALUES (7, 1, NULL, '1970-01-01', NULL, 0), (7, 2, NULL, '1970-01-01', NULL, 1), \
+                 (9, -7, NULL, '1970-01-01', CAST([CAST('a''b' AS VARCHAR)] AS VARCHAR[]), 0))"
+            ),
+            "{sql}"
         );
     }
 }

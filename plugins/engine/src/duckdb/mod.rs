@@ -18,7 +18,13 @@ pub struct DuckDb {
     conn: RefCell<Connection>,
     /// As the user named it (for messages).
     path: String,
+    /// Whether statements are kept prepared by their text ([`DuckDb::scratch`]).
+    keep_statements: bool,
 }
+
+/// How many prepared statements a scratch database keeps: those of a few
+/// dozen models' fixture tests (a handful each).
+const KEPT_STATEMENTS: usize = 256;
 
 impl DuckDb {
     /// Open (or create) the file. Another writer holding it is waited for
@@ -38,6 +44,39 @@ impl DuckDb {
         DuckDb::open_with(path, lock_timeout, true)
     }
 
+    /// A scratch database in memory for many small statements that repeat
+    /// (the fixture tests run a model's statements once per test, on other
+    /// rows): one thread, as a hand-off to DuckDB's workers costs more than
+    /// a statement over a few rows, and every statement [`Engine::rows`]
+    /// and [`Engine::replace_table`] run kept prepared by its text, so that
+    /// running it again is not parsed again (bench/fixtures.sh).
+    pub fn scratch() -> Result<DuckDb, Failure> {
+        let db = DuckDb::open(":memory:", Duration::ZERO)?;
+        db.exec("SET threads = 1")?;
+        db.conn
+            .borrow()
+            .set_prepared_statement_cache_capacity(KEPT_STATEMENTS);
+        Ok(DuckDb {
+            keep_statements: true,
+            ..db
+        })
+    }
+
+    /// Run `f` on `sql` prepared: kept by its text on a scratch database.
+    fn with_statement<T>(
+        &self,
+        sql: &str,
+        f: impl FnOnce(&mut duckdb::Statement) -> Result<T, duckdb::Error>,
+    ) -> Result<T, Failure> {
+        let conn = self.conn.borrow();
+        let done = if self.keep_statements {
+            conn.prepare_cached(sql).and_then(|mut s| f(&mut s))
+        } else {
+            conn.prepare(sql).and_then(|mut s| f(&mut s))
+        };
+        done.map_err(|e| db_error(e, sql))
+    }
+
     fn open_with(path: &str, lock_timeout: Duration, read_only: bool) -> Result<DuckDb, Failure> {
         let start = Instant::now();
         loop {
@@ -55,6 +94,7 @@ impl DuckDb {
                     return Ok(DuckDb {
                         conn: RefCell::new(conn),
                         path: path.to_string(),
+                        keep_statements: false,
                     })
                 }
                 Err(e) => e.to_string(),
@@ -126,21 +166,20 @@ impl Engine for DuckDb {
     }
 
     fn rows(&self, sql: &str) -> Result<Rows, Failure> {
-        let err = |e: duckdb::Error| db_error(e, sql);
-        let conn = self.conn.borrow();
-        let mut stmt = conn.prepare(sql).map_err(err)?;
-        let mut rows = stmt.query([]).map_err(err)?;
-        let mut out = Vec::new();
-        while let Some(row) = rows.next().map_err(err)? {
-            let n = row.as_ref().column_count();
-            let mut cells = Vec::with_capacity(n);
-            for i in 0..n {
-                let v: duckdb::types::Value = row.get(i).map_err(err)?;
-                cells.push(value_text(&v));
+        self.with_statement(sql, |stmt| {
+            let mut rows = stmt.query([])?;
+            let mut out = Vec::new();
+            while let Some(row) = rows.next()? {
+                let n = row.as_ref().column_count();
+                let mut cells = Vec::with_capacity(n);
+                for i in 0..n {
+                    let v: duckdb::types::Value = row.get(i)?;
+                    cells.push(value_text(&v));
+                }
+                out.push(cells);
             }
-            out.push(cells);
-        }
-        Ok(out)
+            Ok(out)
+        })
     }
 
     fn begin(&self) -> Result<(), Failure> {
@@ -254,11 +293,7 @@ impl Engine for DuckDb {
     fn replace_table(&self, table: &str, select: &str) -> Result<Option<i64>, Failure> {
         // CREATE TABLE AS reports the rows it inserted.
         let sql = format!("CREATE OR REPLACE TABLE {table} AS\n{select}");
-        let rows = self
-            .conn
-            .borrow()
-            .execute(&sql, [])
-            .map_err(|e| db_error(e, &sql))?;
+        let rows = self.with_statement(&sql, |stmt| stmt.execute([]))?;
         Ok(i64::try_from(rows).ok())
     }
 
