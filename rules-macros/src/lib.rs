@@ -1,7 +1,7 @@
 //! `#[rule(CODE)]`: documents a strata diagnostic code and registers it in
 //! the rule registry of the `strata-rules` crate.
 //!
-//! ```ignore
+//! ```text
 //! /// Unknown column.
 //! ///
 //! /// ## What it means
