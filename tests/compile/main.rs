@@ -55,7 +55,7 @@ use strata_lang::sql::Dialect;
 #[path = "../support/tools.rs"]
 #[allow(dead_code)] // each test file uses its own part of the shared helpers
 mod tools;
-use tools::{python, root, unavailable, STRATA};
+use tools::{root, STRATA};
 #[path = "../support/pg.rs"]
 mod pg;
 use pg::{pg, Pg};

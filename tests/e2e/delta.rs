@@ -48,6 +48,19 @@ pub(crate) struct Events<'w> {
     pub rows: Vec<(i64, &'static str, i64)>,
 }
 
+/// What the delta tests declare: `events` frozen by its `id` column.
+pub(crate) const APPEND_COLUMN: &str = "[sources.events]\nappend-column = \"id\"\n";
+
+impl<'w> Events<'w> {
+    /// No rows yet: the first `reload` makes the table.
+    pub fn new(wh: &'w Wh) -> Events<'w> {
+        Events {
+            wh,
+            rows: Vec::new(),
+        }
+    }
+}
+
 impl Events<'_> {
     fn exec(&self, sql: &str) {
         self.wh
@@ -142,15 +155,8 @@ fn delta_freezes_only_when_the_older_rows_are_unchanged(kind: Kind) {
         return;
     };
     write(&dir, "m.strata", MODULE);
-    write(
-        &dir,
-        "strata.toml",
-        "[sources.events]\nappend-column = \"id\"\n",
-    );
-    let mut events = Events {
-        wh: &wh,
-        rows: Vec::new(),
-    };
+    write(&dir, "strata.toml", APPEND_COLUMN);
+    let mut events = Events::new(&wh);
     let published = |m: &str| wh.query(&format!("SELECT * FROM v_{m} ORDER BY id, amount"));
     let mut runs: Vec<(String, &str)> = Vec::new();
 
@@ -388,10 +394,7 @@ fn a_source_frozen_by_hash_is_read_in_place_and_replay_refuses_when_it_changed(k
         &MODULE[..MODULE.find("model ev_append").expect("ev_append")],
     );
     write(&dir, "strata.toml", "[sources.events]\nfreeze = \"hash\"\n");
-    let mut events = Events {
-        wh: &wh,
-        rows: Vec::new(),
-    };
+    let mut events = Events::new(&wh);
     events.reload(&[(1, "a", 10), (2, "b", 20)]);
     assert_eq!(
         froze_line(&wh),

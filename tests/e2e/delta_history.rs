@@ -3,7 +3,7 @@
 //! deltas from its last copy on, and a run or `gc` killed at its worst
 //! moment loses nothing (the next run is a delta, every kept run replays).
 
-use crate::delta::{assert_replays, last_run, Events, MODULE};
+use crate::delta::{assert_replays, last_run, Events, APPEND_COLUMN, MODULE};
 use crate::support::*;
 
 on_every_engine!(
@@ -25,10 +25,7 @@ fn a_warehouse_from_before_delta_freezes_grows_by_deltas(kind: Kind) {
         return;
     };
     write(&dir, "m.strata", MODULE);
-    let mut events = Events {
-        wh: &wh,
-        rows: Vec::new(),
-    };
+    let mut events = Events::new(&wh);
     events.reload(&[(1, "a", 10), (2, "b", 20)]);
     assert_eq!(froze(&wh, &[]), None);
     let first = last_run(&wh);
@@ -49,11 +46,7 @@ fn a_warehouse_from_before_delta_freezes_grows_by_deltas(kind: Kind) {
         w.exec("DROP TABLE _strata_segments")
             .expect("drop segments");
     }
-    write(
-        &dir,
-        "strata.toml",
-        "[sources.events]\nappend-column = \"id\"\n",
-    );
+    write(&dir, "strata.toml", APPEND_COLUMN);
     events.append(&[(4, "d", 40), (5, "e", 50)]);
     assert_eq!(
         froze(&wh, &[]).as_deref(),
@@ -111,15 +104,8 @@ fn a_delta_run_or_gc_killed_midway_loses_nothing(kind: Kind) {
         return;
     };
     write(&dir, "m.strata", MODULE);
-    write(
-        &dir,
-        "strata.toml",
-        "[sources.events]\nappend-column = \"id\"\n",
-    );
-    let mut events = Events {
-        wh: &wh,
-        rows: Vec::new(),
-    };
+    write(&dir, "strata.toml", APPEND_COLUMN);
+    let mut events = Events::new(&wh);
     events.reload(&[(1, "a", 10), (2, "b", 20)]);
     froze(&wh, &[]);
     events.append(&[(3, "c", 30)]);
@@ -157,16 +143,7 @@ fn a_delta_run_or_gc_killed_midway_loses_nothing(kind: Kind) {
         assert_replays(&wh, id, if id == &runs[0] { "copy" } else { "delta" });
     }
 
-    let gc = [
-        "gc",
-        "-o",
-        "wh.duckdb",
-        "--keep",
-        "1",
-        "--keep-days",
-        "0",
-        "--apply",
-    ];
+    let gc = GC_KEEP_LAST_RUN;
     kill_at_failpoint(&wh, "BEFORE_COMMIT", &gc);
     // (replay --execute takes the writer lock: after the gc that waits.)
     let o = wh.strata(&[&gc[..], &wait[..]].concat());
@@ -198,15 +175,8 @@ fn a_killed_run_rerun_on_another_chain_reads_only_its_own(kind: Kind) {
         return;
     };
     write(&dir, "m.strata", MODULE);
-    write(
-        &dir,
-        "strata.toml",
-        "[sources.events]\nappend-column = \"id\"\n",
-    );
-    let mut events = Events {
-        wh: &wh,
-        rows: Vec::new(),
-    };
+    write(&dir, "strata.toml", APPEND_COLUMN);
+    let mut events = Events::new(&wh);
     let first_rows = [(1, "a", 10), (2, "b", 20)];
     let ev_all = ["ev_all"];
     events.reload(&first_rows);

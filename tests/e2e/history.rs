@@ -275,11 +275,9 @@ fn metrics_parse_as_prometheus_and_json(kind: Kind) {
     let Some(wh) = Wh::new(kind, &dir) else {
         return;
     };
-    let python = crate::tools::python();
-    if !crate::tools::python_imports(&python, &["prometheus_client"]) {
-        crate::tools::unavailable("prometheus_client (PyPI) is not installed");
+    let Some(python) = crate::tools::python_with(&["prometheus_client"]) else {
         return;
-    }
+    };
     let run = |extra: &[&str]| {
         let mut a = vec!["run", "orders.strata", "-o", "wh.duckdb"];
         a.extend(&ENRICHED_FROM_CSV[4..]);

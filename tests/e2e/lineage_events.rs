@@ -62,11 +62,11 @@ fn run_events_validate_and_reach_a_receiver(kind: Kind) {
     let Some(wh) = Wh::new(kind, &dir) else {
         return;
     };
-    let python = crate::tools::python();
-    if !crate::tools::python_imports(&python, &["jsonschema", "referencing", "rfc3986_validator"]) {
-        crate::tools::unavailable("jsonschema and rfc3986-validator (PyPI) are not installed");
+    let Some(python) =
+        crate::tools::python_with(&["jsonschema", "referencing", "rfc3986_validator"])
+    else {
         return;
-    }
+    };
     assert_exit(&strata(&dir, &["init", "."]), 0);
     let (url, got) = receiver();
     let key = "ol-secret-key-5eb1";

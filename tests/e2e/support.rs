@@ -67,6 +67,19 @@ pub struct Wh {
     pub arg: String,
 }
 
+/// `gc --keep 1 --keep-days 0 --apply`: only the last run of each branch
+/// is kept.
+pub const GC_KEEP_LAST_RUN: [&str; 8] = [
+    "gc",
+    "-o",
+    "wh.duckdb",
+    "--keep",
+    "1",
+    "--keep-days",
+    "0",
+    "--apply",
+];
+
 impl Wh {
     /// `None` (after a skip message; a failure under CI) when the engine's
     /// server is not installed.
@@ -120,19 +133,9 @@ impl Wh {
         o
     }
 
-    /// `gc --keep 1 --keep-days 0 --apply`: only the last run of each
-    /// branch is kept. It must succeed; its output.
+    /// [`GC_KEEP_LAST_RUN`]. It must succeed; its output.
     pub fn gc_keep_last_run(&self) -> String {
-        let o = self.strata(&[
-            "gc",
-            "-o",
-            "wh.duckdb",
-            "--keep",
-            "1",
-            "--keep-days",
-            "0",
-            "--apply",
-        ]);
+        let o = self.strata(&GC_KEEP_LAST_RUN);
         assert_exit(&o, 0);
         text(&o)
     }

@@ -171,20 +171,7 @@ fn rollback_gc_and_branches_over_several_runs(kind: Kind) {
             "{listed}"
         );
     }
-    kill_at_failpoint(
-        &wh,
-        last_moment,
-        &[
-            "gc",
-            "-o",
-            "wh.duckdb",
-            "--keep",
-            "1",
-            "--keep-days",
-            "0",
-            "--apply",
-        ],
-    );
+    kill_at_failpoint(&wh, last_moment, &GC_KEEP_LAST_RUN);
     assert_eq!(
         gc(&["--lock-timeout", "120"])["dropped"]
             .as_array()
@@ -370,19 +357,7 @@ model enriched {
         assert!(listing.contains("(file of no input, "), "{listing}");
         assert_eq!(stored().len(), 4, "only listed:\n{listing}");
     }
-    assert_exit(
-        &wh.strata(&[
-            "gc",
-            "-o",
-            "wh.duckdb",
-            "--keep",
-            "1",
-            "--keep-days",
-            "0",
-            "--apply",
-        ]),
-        0,
-    );
+    wh.gc_keep_last_run();
     if kind == Kind::DuckDb {
         assert_eq!(stored().len(), 2, "{:?}", stored());
     }

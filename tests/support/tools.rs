@@ -42,14 +42,21 @@ pub fn python() -> String {
     "python3".into()
 }
 
-/// Whether `python` can import every module named.
-pub fn python_imports(python: &str, modules: &[&str]) -> bool {
-    std::process::Command::new(python)
+/// The Python interpreter ([`python`]) when it can import every module
+/// named; otherwise `None`, the test being [`unavailable`].
+pub fn python_with(modules: &[&str]) -> Option<String> {
+    let python = python();
+    let imports = std::process::Command::new(&python)
         .args(["-c", &format!("import {}", modules.join(", "))])
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
         .status()
-        .is_ok_and(|s| s.success())
+        .is_ok_and(|s| s.success());
+    if imports {
+        return Some(python);
+    }
+    unavailable(&format!("`{python}` cannot import {}", modules.join(", ")));
+    None
 }
 
 /// The reference implementation's CLI (strata-lang 0.1.6): `$STRATA_LANG`,
