@@ -18,7 +18,7 @@ pub mod sarif;
 pub mod text;
 pub mod version;
 
-pub use strata_plugin::{config, exit, outln};
+pub use strata_plugin::{config, exit, outln, project};
 
 // The built-in plugins: linked here so that their commands and checks
 // register themselves (inventory).
@@ -50,6 +50,11 @@ pub struct Cli {
     /// found on PATH.
     #[arg(long)]
     pub list: bool,
+    /// Run as if strata was started in DIR (as `git -C` and `make -C`):
+    /// the project, relative paths and the default warehouse are found
+    /// from there. Only before the command (`strata -C DIR run`).
+    #[arg(short = 'C', value_name = "DIR")]
+    pub directory: Option<std::path::PathBuf>,
     #[command(subcommand)]
     pub command: Option<Command>,
 }
@@ -188,9 +193,10 @@ pub enum Command {
     /// its seed data, a .gitignore for warehouses.
     ///
     /// Writes into DIR (default: the current directory), refusing to
-    /// overwrite a file that exists. The project runs at once:
-    /// `strata run DIR/shop.strata --pipeline local`. With --from-dbt, the
-    /// module is imported from a dbt project instead.
+    /// overwrite a file that exists. The project runs at once: in DIR,
+    /// `strata run` and `strata test` (strata.toml names the module, its
+    /// target and its pipeline). With --from-dbt, the module is imported
+    /// from a dbt project instead.
     #[command(
         display_order = 0,
         after_help = "Manual: docs/init.md, in the strata source tree."
@@ -288,7 +294,10 @@ where
     I: IntoIterator<Item = T>,
     T: Into<std::ffi::OsString> + Clone,
 {
-    let args: Vec<OsString> = args.into_iter().map(Into::into).collect();
+    let mut args: Vec<OsString> = args.into_iter().map(Into::into).collect();
+    if let Err(code) = change_directory(&mut args) {
+        return code;
+    }
     if let Some(cli) = parse_built_in(&args) {
         return run_cli(cli);
     }
@@ -324,6 +333,35 @@ where
     run_cli(cli)
 }
 
+/// `strata -C DIR ...` (`-CDIR`, `-C=DIR`): go to DIR and take the option
+/// out of `args`, so that every command runs there; a directory that
+/// cannot be entered is an environment error (exit 4).
+fn change_directory(args: &mut Vec<OsString>) -> Result<(), i32> {
+    let Some(first) = args.get(1).and_then(|a| a.to_str()) else {
+        return Ok(());
+    };
+    let (dir, taken) = match first {
+        "-C" => match args.get(2) {
+            Some(d) => (d.clone(), 2),
+            // Let clap say that the option needs a value.
+            None => return Ok(()),
+        },
+        other => match other.strip_prefix("-C") {
+            Some(d) if !d.is_empty() => (OsString::from(d.strip_prefix('=').unwrap_or(d)), 1),
+            _ => return Ok(()),
+        },
+    };
+    if let Err(e) = std::env::set_current_dir(&dir) {
+        eprintln!(
+            "error: cannot change to directory {}: {e}",
+            dir.to_string_lossy()
+        );
+        return Err(exit::ENVIRONMENT);
+    }
+    args.drain(1..1 + taken);
+    Ok(())
+}
+
 /// The command line `args` as parsed by the one built-in command it names,
 /// when it parses: [`Cli::command`] builds every command's arguments, a
 /// third of a millisecond at each start. Anything else (no such command,
@@ -347,6 +385,7 @@ fn parse_built_in(args: &[OsString]) -> Option<Cli> {
     let command = Command::from_arg_matches(&matches).ok()?;
     Some(Cli {
         list: false,
+        directory: None,
         command: Some(command),
     })
 }
@@ -420,6 +459,8 @@ mod tests {
             &["build", "dir", "--format", "json"],
             &["compile", "a.strata", "--dialect", "duckdb"],
             &["fmt", "--check", "a.strata"],
+            &["check"],
+            &["fmt", "--check"],
         ];
         for line in lines {
             let args: Vec<OsString> = std::iter::once("strata")
@@ -440,7 +481,6 @@ mod tests {
             &["check", "--help"],
             &["check", "--version"],
             &["check", "--no-such-flag", "a.strata"],
-            &["check"],
             &["--list"],
             &["explain", "E040"],
             &["run", "a.strata"],

@@ -1,5 +1,6 @@
 //! `strata init DIR --from-dbt PATH`: a dbt project becomes a project that
-//! runs at once (`--target local` from the strata.toml init writes), and a
+//! runs at once (`strata run` and `strata test`: the strata.toml init
+//! writes names the root module, its pipeline and its target), and a
 //! directory that holds a project already is refused, untouched.
 
 use super::{root, strata};
@@ -23,22 +24,25 @@ fn init_from_dbt_writes_a_project_that_runs() {
     }
     let toml = std::fs::read_to_string(proj.join("strata.toml")).expect("strata.toml");
     assert!(toml.contains("[targets.local]"), "{toml}");
-    // The command it prints runs: the root module on the seeds.
-    let run_line = out
+    assert!(toml.contains("[project]"), "{toml}");
+    // The commands it prints run as printed: `strata run` and `strata
+    // test`, the root module on the seeds, with no arguments.
+    let next: Vec<&str> = out
         .lines()
-        .find_map(|l| l.trim().strip_prefix("strata run "))
-        .unwrap_or_else(|| panic!("a run command is printed:\n{out}"));
-    let args: Vec<&str> = std::iter::once("run")
-        .chain(run_line.split_whitespace())
+        .filter_map(|l| l.trim().strip_prefix("strata "))
         .collect();
-    let o = strata(&args, &proj);
-    assert_eq!(
-        o.status.code(),
-        Some(0),
-        "{}{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    );
+    assert_eq!(next, ["run", "test"], "the next steps:\n{out}");
+    for line in next {
+        let args: Vec<&str> = line.split_whitespace().collect();
+        let o = strata(&args, &proj);
+        assert_eq!(
+            o.status.code(),
+            Some(0),
+            "strata {line}: {}{}",
+            String::from_utf8_lossy(&o.stdout),
+            String::from_utf8_lossy(&o.stderr)
+        );
+    }
     assert!(proj.join("warehouse.duckdb").is_file());
 
     // Again into the same directory: refused, nothing changed.

@@ -15,9 +15,11 @@ use crate::text::columns_text;
 
 #[derive(Debug, clap::Args)]
 pub struct BuildArgs {
-    /// The module file (or a directory of module files).
+    /// The module file (or a directory of module files). Default: the
+    /// project's module (strata.toml in the current directory or above); a
+    /// first MODEL is then not a file.
     #[arg(value_name = "FILE")]
-    pub file: PathBuf,
+    pub file: Option<PathBuf>,
     /// Only these models (default: all). Unknown names are a usage error.
     #[arg(value_name = "MODEL")]
     pub models: Vec<String>,
@@ -51,12 +53,13 @@ struct JsonModel<'a> {
     joins: Vec<JsonJoin<'a>>,
 }
 
-pub fn run(args: BuildArgs) -> i32 {
-    let results = match check_roots(
-        std::slice::from_ref(&args.file),
-        &args.search_dir,
-        args.format,
-    ) {
+pub fn run(mut args: BuildArgs) -> i32 {
+    let file = match crate::project::module_and_models(args.file.take(), &mut args.models, "build")
+    {
+        Ok(file) => file,
+        Err(code) => return code,
+    };
+    let results = match check_roots(std::slice::from_ref(&file), &args.search_dir, args.format) {
         Ok(r) => r,
         Err(code) => return code,
     };

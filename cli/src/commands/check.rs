@@ -20,7 +20,9 @@ use crate::text::{contract_columns, declared_pins, pins, write_columns, Declared
 pub struct CheckArgs {
     /// Module files, or directories (every *.strata file under them). Each
     /// file is checked as the root of its own module, with its imports.
-    #[arg(required = true, value_name = "PATH")]
+    /// Default: the project's modules (strata.toml in the current directory
+    /// or above: its `[project] modules`, or the .strata files beside it).
+    #[arg(value_name = "PATH")]
     pub paths: Vec<PathBuf>,
     /// Extra directory where `import a.b` looks for a/b.strata (repeatable).
     #[arg(long, value_name = "DIR")]
@@ -144,7 +146,11 @@ pub fn run(args: CheckArgs) -> i32 {
     if let Err(code) = args.levels.validate() {
         return code;
     }
-    let mut results = match check_roots(&args.paths, &args.search_dir, args.format) {
+    let paths = match crate::project::modules_or_project(&args.paths, "check") {
+        Ok(p) => p,
+        Err(code) => return code,
+    };
+    let mut results = match check_roots(&paths, &args.search_dir, args.format) {
         Ok(r) => r,
         Err(code) => return code,
     };

@@ -12,9 +12,10 @@ use crate::render::{self, Format};
 
 #[derive(Debug, clap::Args)]
 pub struct CompileArgs {
-    /// The module file.
+    /// The module file. Default: the project's module (strata.toml in the
+    /// current directory or above); a first MODEL is then not a file.
     #[arg(value_name = "FILE")]
-    pub file: PathBuf,
+    pub file: Option<PathBuf>,
     /// Only these models (default: all), in dependency order.
     #[arg(value_name = "MODEL")]
     pub models: Vec<String>,
@@ -29,12 +30,13 @@ pub struct CompileArgs {
     pub format: Format,
 }
 
-pub fn run(args: CompileArgs) -> i32 {
-    let results = match check_roots(
-        std::slice::from_ref(&args.file),
-        &args.search_dir,
-        args.format,
-    ) {
+pub fn run(mut args: CompileArgs) -> i32 {
+    let file =
+        match crate::project::module_and_models(args.file.take(), &mut args.models, "compile") {
+            Ok(file) => file,
+            Err(code) => return code,
+        };
+    let results = match check_roots(std::slice::from_ref(&file), &args.search_dir, args.format) {
         Ok(r) => r,
         Err(code) => return code,
     };

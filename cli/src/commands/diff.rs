@@ -29,8 +29,9 @@ pub enum DiffFormat {
 /// The arguments of `strata diff` (its help is on [`crate::Command::Diff`]).
 #[derive(Debug, clap::Args)]
 pub struct DiffArgs {
-    /// OLD and NEW module root files; with --base, only NEW.
-    #[arg(value_name = "FILE", required = true, num_args = 1..=2)]
+    /// OLD and NEW module root files; with --base, only NEW (default: the
+    /// project's module, strata.toml in the current directory or above).
+    #[arg(value_name = "FILE", num_args = 1..=2)]
     pub files: Vec<PathBuf>,
     /// Read the old version from git at this revision (a branch, tag or
     /// commit): the module's file and its imports as they were there.
@@ -179,6 +180,10 @@ pub fn run(args: DiffArgs) -> i32 {
     let (old_file, new_file) = match (&args.base, args.files.as_slice()) {
         (None, [old, new]) => (Some(old.clone()), new.clone()),
         (Some(_), [new]) => (None, new.clone()),
+        (Some(_), []) => match crate::project::module_or_project(None, "diff --base REV") {
+            Ok(new) => (None, new),
+            Err(code) => return code,
+        },
         (None, _) => {
             eprintln!("error: diff compares two files (OLD NEW), or one with --base REV");
             return exit::USAGE;

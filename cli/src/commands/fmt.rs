@@ -22,8 +22,9 @@ errors are printed) or, with --check, when a file would be reformatted;
 Manual: docs/language.md, in the strata source tree.")]
 pub struct FmtArgs {
     /// Files to format, or directories (every *.strata file under them,
-    /// recursively, in sorted order).
-    #[arg(required = true, value_name = "PATH")]
+    /// recursively, in sorted order). Default: the directory of the project
+    /// (strata.toml in the current directory or above).
+    #[arg(value_name = "PATH")]
     pub paths: Vec<PathBuf>,
     /// Change nothing: report each file that is not formatted
     /// (`would reformat: PATH` on stderr) and exit 1 if there is any.
@@ -57,7 +58,11 @@ pub fn run(args: FmtArgs) -> i32 {
         (_, true) => Mode::Write,
         _ => Mode::Print,
     };
-    let files = match crate::inputs::expand_paths(&args.paths) {
+    let paths = match crate::project::paths_or_project_dir(&args.paths, "fmt") {
+        Ok(p) => p,
+        Err(code) => return code,
+    };
+    let files = match crate::inputs::expand_paths(&paths) {
         Ok(f) => f,
         Err(e) => {
             eprintln!("error: {e}");

@@ -24,9 +24,10 @@ pub enum GraphFormat {
 /// The arguments of `strata graph` (its help is on [`crate::Command::Graph`]).
 #[derive(Debug, clap::Args)]
 pub struct GraphArgs {
-    /// The module's root file.
+    /// The module's root file. Default: the project's module (strata.toml
+    /// in the current directory or above); a first MODEL is then not a file.
     #[arg(value_name = "FILE")]
-    pub file: PathBuf,
+    pub file: Option<PathBuf>,
     /// Only these models, with everything upstream and downstream of them
     /// (default: the whole module).
     #[arg(value_name = "MODEL")]
@@ -43,12 +44,17 @@ pub struct GraphArgs {
     pub format: GraphFormat,
 }
 
-pub fn run(args: GraphArgs) -> i32 {
-    let checked = match check_valid(&args.file, &args.search_dir, "graph") {
+pub fn run(mut args: GraphArgs) -> i32 {
+    let file = match crate::project::module_and_models(args.file.take(), &mut args.models, "graph")
+    {
+        Ok(file) => file,
+        Err(code) => return code,
+    };
+    let checked = match check_valid(&file, &args.search_dir, "graph") {
         Ok(c) => c,
         Err(code) => return code,
     };
-    if let Err(code) = require_models(&checked.module, &args.models, &args.file) {
+    if let Err(code) = require_models(&checked.module, &args.models, &file) {
         return code;
     }
     let mut graph = Graph::of(&checked.module);

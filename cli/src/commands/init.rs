@@ -24,13 +24,13 @@ pub struct InitArgs {
 
 pub fn run(args: InitArgs) -> i32 {
     let shown = args.dir.display();
-    let (files, next) = match &args.from_dbt {
+    let files: Vec<String> = match &args.from_dbt {
         Some(dbt) => match init::from_dbt(&args.dir, dbt) {
             Ok(i) => {
                 print!("{}", i.report.summary_text());
                 let mut files: Vec<String> = i.files.iter().map(|(f, _)| f.clone()).collect();
                 files.extend(["IMPORT.md", ".gitignore"].map(String::from));
-                (files, (i.report.root, i.report.pipeline))
+                files
             }
             Err(f) => {
                 eprintln!("error: {}", f.message);
@@ -38,10 +38,7 @@ pub fn run(args: InitArgs) -> i32 {
             }
         },
         None => match init::write_example(&args.dir) {
-            Ok(()) => (
-                init::FILES.iter().map(|(f, _)| f.to_string()).collect(),
-                ("orders.strata".to_string(), "local".to_string()),
-            ),
+            Ok(()) => init::FILES.iter().map(|(f, _)| f.to_string()).collect(),
             Err(f) => {
                 eprintln!("error: {}", f.message);
                 return f.code;
@@ -54,10 +51,8 @@ pub fn run(args: InitArgs) -> i32 {
     if args.dir != Path::new(".") {
         println!("  cd {shown}");
     }
-    println!("  strata check {}", next.0);
-    println!(
-        "  strata run {} --pipeline {} --target local",
-        next.0, next.1
-    );
+    // strata.toml names the module, its target and its pipeline.
+    println!("  strata run");
+    println!("  strata test");
     exit::OK
 }

@@ -25,13 +25,14 @@ pub enum LineageFormat {
 /// The arguments of `strata lineage`.
 #[derive(Debug, clap::Args)]
 pub struct LineageArgs {
-    /// The module's root file.
+    /// The module's root file. Default: the project's module (strata.toml
+    /// in the current directory or above).
     #[arg(value_name = "FILE")]
-    pub file: PathBuf,
-    /// The column: MODEL.COLUMN, SOURCE.COLUMN or CONTRACT.COLUMN
-    /// (`SOURCE:COLUMN` also works).
+    pub file: Option<PathBuf>,
+    /// The column (required): MODEL.COLUMN, SOURCE.COLUMN or
+    /// CONTRACT.COLUMN (`SOURCE:COLUMN` also works).
     #[arg(value_name = "COLUMN")]
-    pub column: String,
+    pub column: Option<String>,
     /// Follow it downstream: every column computed from it, transitively,
     /// and every other read (filters, join keys, contracts, tests). The
     /// default.
@@ -93,13 +94,16 @@ pub fn run(args: LineageArgs) -> i32 {
         true => Direction::Upstream,
         false => Direction::Downstream,
     };
-    let (_, _, l) = match traced(
-        &args.file,
-        &args.search_dir,
-        &args.column,
-        direction,
-        "lineage",
-    ) {
+    let (file, column) =
+        match crate::project::module_then(args.file.clone(), args.column.clone(), "lineage") {
+            Ok((file, Some(column))) => (file, column),
+            Ok((_, None)) => {
+                eprintln!("error: `strata lineage` needs the COLUMN to follow (MODEL.COLUMN)");
+                return exit::USAGE;
+            }
+            Err(code) => return code,
+        };
+    let (_, _, l) = match traced(&file, &args.search_dir, &column, direction, "lineage") {
         Ok(t) => t,
         Err(code) => return code,
     };

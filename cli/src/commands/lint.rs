@@ -16,7 +16,9 @@ use crate::render::{self, Format};
 pub struct LintArgs {
     /// Module files, or directories (every *.strata file under them). Each
     /// file is linted as the root of its own module, with its imports.
-    #[arg(required = true, value_name = "PATH")]
+    /// Default: the project's modules (strata.toml in the current directory
+    /// or above: its `[project] modules`, or the .strata files beside it).
+    #[arg(value_name = "PATH")]
     pub paths: Vec<PathBuf>,
     /// Extra directory where `import a.b` looks for a/b.strata (repeatable).
     #[arg(long, value_name = "DIR")]
@@ -64,7 +66,11 @@ pub fn run(args: LintArgs) -> i32 {
     if let Err(code) = args.levels.validate() {
         return code;
     }
-    let mut results = match check_roots(&args.paths, &args.search_dir, args.format.plain()) {
+    let paths = match crate::project::modules_or_project(&args.paths, "lint") {
+        Ok(p) => p,
+        Err(code) => return code,
+    };
+    let mut results = match check_roots(&paths, &args.search_dir, args.format.plain()) {
         Ok(r) => r,
         Err(code) => return code,
     };

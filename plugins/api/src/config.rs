@@ -3,6 +3,12 @@
 //! the settings they need from [`ProjectConfig`].
 //!
 //! ```toml
+//! [project]               # what `strata run`, `check`, ... work on when no module is named
+//! modules = ["shop.strata"]   # the modules' root files (default: the .strata files beside this file)
+//! default-target = "local"    # the warehouse (default: the only [targets.NAME])
+//! default-pipeline = "local"  # each module's pipeline (default: the module's only pipeline)
+//! pipelines = { "other.strata" = "nightly" }  # a module's own default pipeline
+//!
 //! [lints]                 # rule code (or `warnings`, `all`) = allow | warn | deny
 //! W002 = "allow"
 //! W007 = "deny"
@@ -13,6 +19,7 @@
 //!
 //! [run]
 //! cardinality-sample-rows = 1000000
+//! only-stale = true       # `strata run` rebuilds only stale models (`--rebuild`: all)
 //!
 //! [gc]                    # what `strata gc` (and `run --gc`) keeps
 //! keep = 10               # the last 10 runs of each branch
@@ -57,6 +64,9 @@ pub struct ProjectConfig {
     pub path_rules: bool,
     /// `[run] cardinality-sample-rows`.
     pub cardinality_sample_rows: Option<u64>,
+    /// `[run] only-stale`: `strata run` rebuilds only the stale models (as
+    /// `--only-stale`), so a run with nothing changed rebuilds nothing.
+    pub only_stale: bool,
     /// `[targets.NAME]`: named warehouses (`--target NAME`).
     pub targets: BTreeMap<String, TargetConfig>,
     /// `[gc]`: what `strata gc` keeps when its flags do not say.
@@ -66,6 +76,31 @@ pub struct ProjectConfig {
     pub sources: BTreeMap<String, SourceConfig>,
     /// `[openlineage]`: where `run` sends OpenLineage events by default.
     pub openlineage: Option<OpenLineageConfig>,
+    /// `[project]`: the modules, target and pipelines commands use when the
+    /// command line names none.
+    pub project: ProjectSection,
+}
+
+/// The `[project]` table: what a command works on when the command line
+/// names no module, target or pipeline.
+#[derive(Clone, Debug, PartialEq, Eq, Default, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct ProjectSection {
+    /// The modules' root files, relative to the project file. Default: the
+    /// `.strata` files in its directory.
+    #[serde(default)]
+    pub modules: Vec<String>,
+    /// The `[targets.NAME]` used when neither `-o`, `--target` nor
+    /// `$STRATA_WAREHOUSE` names a warehouse. Default: the only target.
+    pub default_target: Option<String>,
+    /// The pipeline a module runs with when `--pipeline` names none (when
+    /// the module has one of that name). Default: the module's only
+    /// pipeline.
+    pub default_pipeline: Option<String>,
+    /// A module's own default pipeline, by its file (relative to the
+    /// project file).
+    #[serde(default)]
+    pub pipelines: BTreeMap<String, String>,
 }
 
 /// The `[openlineage]` table: one of `url` (an `http(s)://` endpoint) or
@@ -148,6 +183,8 @@ struct RawConfig {
     #[serde(default)]
     sources: BTreeMap<String, SourceConfig>,
     openlineage: Option<OpenLineageConfig>,
+    #[serde(default)]
+    project: ProjectSection,
 }
 
 #[derive(Deserialize, Default)]
@@ -162,6 +199,7 @@ struct RawRules {
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 struct RawRun {
     cardinality_sample_rows: Option<u64>,
+    only_stale: Option<bool>,
 }
 
 /// Why a project file could not be used.
@@ -191,7 +229,8 @@ impl ConfigError {
 }
 
 /// The nearest `strata.toml` in `start` (a module file or a directory) or
-/// one of its ancestors.
+/// one of its ancestors, as a canonical path (`a/../strata.toml` is
+/// `strata.toml`).
 pub fn find(start: &Path) -> Option<PathBuf> {
     let start = std::path::absolute(start).unwrap_or_else(|_| start.to_path_buf());
     let dir = if start.is_dir() {
@@ -202,6 +241,7 @@ pub fn find(start: &Path) -> Option<PathBuf> {
     dir.ancestors()
         .map(|d| d.join(FILE_NAME))
         .find(|p| p.is_file())
+        .map(|p| std::fs::canonicalize(&p).unwrap_or(p))
 }
 
 /// The project settings for a module file or directory: the nearest
@@ -263,16 +303,28 @@ pub fn parse(text: &str, path: &Path) -> Result<ProjectConfig, ConfigError> {
             )));
         }
     }
+    if let Some(t) = &raw.project.default_target {
+        if !raw.targets.contains_key(t) {
+            let known: Vec<&str> = raw.targets.keys().map(String::as_str).collect();
+            return Err(ConfigError::Invalid(format!(
+                "invalid {}: [project] default-target = \"{t}\" names no [targets.{t}] (targets: {})",
+                path.display(),
+                if known.is_empty() { "none".to_string() } else { known.join(", ") }
+            )));
+        }
+    }
     Ok(ProjectConfig {
         path: Some(path.to_path_buf()),
         lints: raw.lints,
         external_rules: raw.rules.external,
         path_rules: raw.rules.path_discovery.unwrap_or(false),
         cardinality_sample_rows: raw.run.cardinality_sample_rows,
+        only_stale: raw.run.only_stale.unwrap_or(false),
         targets: raw.targets,
         gc: raw.gc,
         sources: raw.sources,
         openlineage: raw.openlineage,
+        project: raw.project,
     })
 }
 
@@ -282,6 +334,85 @@ impl ProjectConfig {
     pub fn dir(&self) -> Option<&Path> {
         self.path.as_deref().and_then(Path::parent)
     }
+
+    /// The target a command uses when the command line names none:
+    /// `[project] default-target`, else the only `[targets.NAME]`.
+    pub fn default_target(&self) -> Option<&str> {
+        match &self.project.default_target {
+            Some(t) => Some(t),
+            None if self.targets.len() == 1 => self.targets.keys().next().map(String::as_str),
+            None => None,
+        }
+    }
+
+    /// The project's modules (their root files): `[project] modules`, else
+    /// the `.strata` files beside the project file, by name. Empty without
+    /// a project file; an error names a listed module that is not there.
+    pub fn modules(&self) -> Result<Vec<PathBuf>, ConfigError> {
+        let (Some(path), Some(dir)) = (&self.path, self.dir()) else {
+            return Ok(Vec::new());
+        };
+        if !self.project.modules.is_empty() {
+            return self
+                .project
+                .modules
+                .iter()
+                .map(|m| {
+                    let file = dir.join(m);
+                    match file.is_file() {
+                        true => Ok(file),
+                        false => Err(ConfigError::Invalid(format!(
+                            "{}: [project] modules names {m}, which is not a file in {}",
+                            path.display(),
+                            dir.display()
+                        ))),
+                    }
+                })
+                .collect();
+        }
+        let entries = std::fs::read_dir(dir)
+            .map_err(|e| ConfigError::Unreadable(format!("cannot read {}: {e}", dir.display())))?;
+        let mut found: Vec<PathBuf> = entries
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| p.extension().is_some_and(|x| x == "strata") && p.is_file())
+            .collect();
+        found.sort();
+        Ok(found)
+    }
+
+    /// The pipeline `--pipeline` defaults to for `module` (one of the
+    /// module's `pipelines`): its `[project] pipelines` entry, else
+    /// `default-pipeline` when the module has it, else the module's only
+    /// pipeline. `None` without a project file: outside a project a module
+    /// runs without a pipeline unless told.
+    pub fn default_pipeline(&self, module: &Path, pipelines: &[&str]) -> Option<String> {
+        let dir = self.dir()?;
+        let own = self
+            .project
+            .pipelines
+            .iter()
+            .find(|(file, _)| same_file(&dir.join(file), module));
+        if let Some((_, p)) = own {
+            return Some(p.clone());
+        }
+        match &self.project.default_pipeline {
+            Some(p) if pipelines.contains(&p.as_str()) => Some(p.clone()),
+            _ if pipelines.len() == 1 => pipelines.first().map(|p| p.to_string()),
+            _ => None,
+        }
+    }
+}
+
+/// Whether two paths name the same file (compared as absolute paths,
+/// symbolic links resolved when they exist).
+fn same_file(a: &Path, b: &Path) -> bool {
+    let canon = |p: &Path| {
+        std::fs::canonicalize(p)
+            .or_else(|_| std::path::absolute(p))
+            .unwrap_or_else(|_| p.to_path_buf())
+    };
+    canon(a) == canon(b)
 }
 
 #[cfg(test)]
@@ -380,6 +511,72 @@ mod tests {
                 other => panic!("{bad:?} gave {other:?}"),
             }
         }
+    }
+
+    #[test]
+    fn the_project_table_names_modules_target_and_pipelines() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = dir.path().join(FILE_NAME);
+        for f in ["b.strata", "a.strata", "notes.md"] {
+            std::fs::write(dir.path().join(f), "").expect("write");
+        }
+        // Defaults: the .strata files beside it, by name; the only target;
+        // a module's only pipeline.
+        let c = parse("[targets.local]\nurl = \"w.duckdb\"\n", &path).expect("valid");
+        let modules = c.modules().expect("modules");
+        assert_eq!(
+            modules,
+            vec![dir.path().join("a.strata"), dir.path().join("b.strata")]
+        );
+        assert_eq!(c.default_target(), Some("local"));
+        let a = dir.path().join("a.strata");
+        assert_eq!(c.default_pipeline(&a, &["local"]).as_deref(), Some("local"));
+        assert_eq!(c.default_pipeline(&a, &["local", "prod"]), None);
+        assert_eq!(c.default_pipeline(&a, &[]), None);
+        // Two targets and no default-target: none.
+        let two = parse(
+            "[targets.a]\nurl = \"a.duckdb\"\n[targets.b]\nurl = \"b.duckdb\"\n",
+            &path,
+        )
+        .expect("valid");
+        assert_eq!(two.default_target(), None);
+        // Said in [project].
+        let c = parse(
+            "[project]\nmodules = [\"b.strata\"]\ndefault-target = \"b\"\ndefault-pipeline = \"prod\"\npipelines = { \"a.strata\" = \"nightly\" }\n[targets.a]\nurl = \"a.duckdb\"\n[targets.b]\nurl = \"b.duckdb\"\n",
+            &path,
+        )
+        .expect("valid");
+        assert_eq!(
+            c.modules().expect("modules"),
+            vec![dir.path().join("b.strata")]
+        );
+        assert_eq!(c.default_target(), Some("b"));
+        let b = dir.path().join("b.strata");
+        assert_eq!(
+            c.default_pipeline(&b, &["local", "prod"]).as_deref(),
+            Some("prod")
+        );
+        assert_eq!(c.default_pipeline(&b, &["local"]).as_deref(), Some("local"));
+        assert_eq!(
+            c.default_pipeline(&a, &["local", "prod"]).as_deref(),
+            Some("nightly")
+        );
+        // Outside a project (no file): no modules, no default pipeline.
+        let none = ProjectConfig::default();
+        assert!(none.modules().expect("none").is_empty());
+        assert_eq!(none.default_pipeline(&a, &["local"]), None);
+        // A listed module that is not there, a default target that names
+        // no target: errors naming the file.
+        let missing = parse("[project]\nmodules = [\"c.strata\"]\n", &path).expect("valid");
+        assert!(
+            matches!(missing.modules(), Err(ConfigError::Invalid(m)) if m.contains("c.strata"))
+        );
+        assert!(matches!(
+            parse("[project]\ndefault-target = \"prod\"\n", &path),
+            Err(ConfigError::Invalid(m)) if m.contains("default-target") && m.contains("strata.toml")
+        ));
+        assert!(parse("[project]\nmodule = [\"a.strata\"]\n", &path).is_err());
+        assert!(parse_ok("[run]\nonly-stale = true\n").only_stale);
     }
 
     #[test]

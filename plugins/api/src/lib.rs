@@ -10,12 +10,14 @@
 //!
 //! Also here, so that plugins and the CLI agree on them: the exit codes
 //! ([`exit`]), the `--format` choice and stdout helpers ([`output`]), and
-//! the one reader of the project file `strata.toml` ([`config`]).
+//! the one reader of the project file `strata.toml` ([`config`]), and the
+//! project a command works on when it names no module ([`project`]).
 
 pub mod config;
 pub mod dialect;
 pub mod exit;
 pub mod output;
+pub mod project;
 
 use std::path::{Path, PathBuf};
 

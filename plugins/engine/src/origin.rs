@@ -40,4 +40,14 @@ impl Origin {
             Origin::File(p) => format!("file {}", p.display()),
         }
     }
+
+    /// The origin [`Origin::describe`] described (as a run records its
+    /// overrides).
+    pub fn from_description(text: &str) -> Option<Origin> {
+        if let Some(t) = text.strip_prefix("table ") {
+            return Some(Origin::Table(t.to_string()));
+        }
+        text.strip_prefix("file ")
+            .map(|p| Origin::File(PathBuf::from(p)))
+    }
 }

@@ -10,9 +10,19 @@ use crate::{import, Failure, Import, Options};
 
 const STRATA_TOML: &str = r#"# strata project settings (docs/init.md lists every table).
 
+# What `strata run`, `strata test`, `strata check`, ... use in this directory
+# (or below it) when the command line names no module, target or pipeline.
+[project]
+modules = ["orders.strata"]  # default: the .strata files beside this file
+default-target = "local"     # default: the only [targets.NAME]
+default-pipeline = "local"   # default: a module's only pipeline
+
 # Warehouses `--target NAME` names. The DuckDB path is relative to this file.
 [targets.local]
 url = "warehouse.duckdb"
+
+[run]
+only-stale = true  # `strata run` rebuilds only what changed (`--rebuild`: everything)
 
 [lints]
 # W002 = "allow"   # models without an owner are fine here
@@ -23,10 +33,12 @@ keep = 5           # `strata gc` keeps the last 5 runs of each branch
 
 const GITIGNORE: &str = "# DuckDB warehouses and their write-ahead logs\n*.duckdb\n*.duckdb.wal\n# Spark's local warehouse\nspark-warehouse/\nmetastore_db/\n";
 
-const MODULE: &str = r#"# Orders joined to their customer. Run it:
+const MODULE: &str = r#"# Orders joined to their customer. In this directory (strata.toml names
+# the module, its target and its pipeline), run it and test it:
 #
-#   strata run orders.strata --pipeline local --target local
-#   strata replay orders.strata --target local
+#   strata run
+#   strata test
+#   strata replay      # the runs so far
 #
 # `expect many_to_one` promises each order matches at most one customer:
 # every run checks it in the warehouse and publishes nothing if it fails.
@@ -55,25 +67,23 @@ model orders_by_customer -> contract Order {
   owner: "analytics"
   from orders
   join_left customers on orders.customer_id == customers.customer_id expect many_to_one
-  select {
-    order_id = order_id,
-    amount = amount,
-    country = coalesce(customers.country, "unknown"),
-  }
+  select { order_id = order_id, amount = amount, country = coalesce(customers.country, "unknown") }
 }
 
 model revenue_by_country {
   owner: "analytics"
   from orders_by_customer
-  group { country } ( aggregate { orders = count(), revenue = sum(amount) } )
+  group { country } (
+    aggregate { orders = count(), revenue = sum(amount) }
+  )
 }
 
 pipeline local {
   env: dev
   models: [orders_by_customer, revenue_by_country]
   sources: {
-    orders: from(path: "data/orders.csv"),
-    customers: from(path: "data/customers.csv"),
+    orders: from(path: "data/orders.csv")
+    customers: from(path: "data/customers.csv")
   }
 }
 
@@ -158,7 +168,7 @@ pub fn from_dbt(dir: &Path, dbt: &Path) -> Result<Import, Failure> {
     write(&result, dir, true)?;
     let toml = format!(
         "{}\n# The warehouse `--target local` names (relative to this file).\n[targets.local]\nurl = \"warehouse.duckdb\"\n",
-        crate::write::STRATA_TOML
+        crate::write::strata_toml(&result.report.root, &result.report.pipeline)
     );
     write_file(dir, "strata.toml", &toml)?;
     write_file(dir, ".gitignore", GITIGNORE)?;
@@ -174,6 +184,10 @@ mod tests {
     fn the_example_module_is_clean() {
         let checked = strata_rules::check_module_text("orders.strata", MODULE);
         assert!(checked.diagnostics.is_empty(), "{:#?}", checked.diagnostics);
+        // In `strata fmt`'s canonical form: `fmt --check` passes on a new
+        // project.
+        let formatted = strata_lang::fmt::format_source(strata_lang::FileId(0), MODULE);
+        assert_eq!(formatted.as_deref().ok(), Some(MODULE));
         assert!(strata_plugin::config::parse(STRATA_TOML, Path::new("strata.toml")).is_ok());
     }
 

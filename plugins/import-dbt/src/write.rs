@@ -10,12 +10,25 @@ use crate::error::{io_reason, Failure};
 use crate::import::Import;
 
 /// The project file written beside the modules.
-pub const STRATA_TOML: &str = "# Written by `strata import-dbt`.\n\
+pub fn strata_toml(root: &str, pipeline: &str) -> String {
+    // TOML strings as JSON writes them (its escapes are TOML's).
+    let quoted = |s: &str| serde_json::Value::from(s).to_string();
+    let (root, pipeline_name) = (quoted(root), quoted(pipeline));
+    format!(
+        "# Written by `strata import-dbt`.\n\
+[project]\n\
+# The root module (it imports the others), run with its `{pipeline}` pipeline\n\
+# by `strata run` and `strata test` in this directory.\n\
+modules = [{root}]\n\
+default-pipeline = {pipeline_name}\n\
+\n\
 [lints]\n\
 # dbt models have neither an owner nor, unless their tests give one, a\n\
 # contract: the imported ones keep dbt's shape.\n\
 W001 = \"allow\"\n\
-W002 = \"allow\"\n";
+W002 = \"allow\"\n"
+    )
+}
 
 /// Write `import` into `dir` (created when missing).
 pub fn write(import: &Import, dir: &Path, force: bool) -> Result<(), Failure> {
@@ -60,7 +73,10 @@ pub fn write(import: &Import, dir: &Path, force: bool) -> Result<(), Failure> {
         ))
     })?;
     let mut all: Vec<(String, String)> = import.files.clone();
-    all.push(("strata.toml".into(), STRATA_TOML.into()));
+    all.push((
+        "strata.toml".into(),
+        strata_toml(&import.report.root, &import.report.pipeline),
+    ));
     all.push(("IMPORT.md".into(), import.report.markdown()));
     for (name, text) in all {
         let path = dir.join(&name);

@@ -72,6 +72,7 @@ pub fn options(
             false => b.models.clone(),
         },
         pipeline: None,
+        named_models_only: false,
         sources,
         branch: b.branch.clone().unwrap_or_else(|| old.branch.clone()),
         stage_only: b.stage_only,

@@ -10,7 +10,7 @@ use strata_lang::ir;
 
 use crate::content::{self, Scanned, SourcePolicy};
 use crate::inputs;
-use crate::select::{find_pipeline, select_models, sources_read};
+use crate::select::{selected, sources_read};
 use crate::Progress;
 
 /// What to run.
@@ -22,6 +22,10 @@ pub struct RunOptions {
     pub models: Vec<String>,
     /// The pipeline selecting models and source overrides.
     pub pipeline: Option<String>,
+    /// When models are named, they alone are selected: the pipeline (a
+    /// project's default, not named on the command line) gives only its
+    /// source overrides.
+    pub named_models_only: bool,
     /// `--source NAME=TABLE_OR_FILE` overrides.
     pub sources: Vec<(String, Origin)>,
     pub branch: String,
@@ -62,8 +66,7 @@ pub(crate) fn prepare<'m>(
     module: &'m ir::Module,
     opts: &RunOptions,
 ) -> Result<Prepared<'m>, Failure> {
-    let pipeline = find_pipeline(module, opts.pipeline.as_deref())?;
-    let models = select_models(module, &opts.models, pipeline)?;
+    let (pipeline, models) = selected(module, opts)?;
     let module_dir = opts
         .module_path
         .parent()

@@ -5,6 +5,8 @@
 use std::collections::{BTreeSet, HashMap};
 
 use strata_engine::Failure;
+
+use crate::RunOptions;
 use strata_lang::ir::{self, InputKind};
 
 /// The models to build: the selection (pipeline models or names) with their
@@ -56,6 +58,19 @@ pub fn select_models<'m>(
 }
 
 /// Find the pipeline by name.
+/// The pipeline a run reads its sources through and the models it
+/// selects: those named (with their upstream models) and the pipeline's,
+/// or, with [`RunOptions::named_models_only`] and models named, those
+/// named alone.
+pub fn selected<'m>(
+    module: &'m ir::Module,
+    opts: &RunOptions,
+) -> Result<(Option<&'m ir::Pipeline>, Vec<&'m ir::Model>), Failure> {
+    let pipeline = find_pipeline(module, opts.pipeline.as_deref())?;
+    let selecting = pipeline.filter(|_| !opts.named_models_only || opts.models.is_empty());
+    Ok((pipeline, select_models(module, &opts.models, selecting)?))
+}
+
 pub fn find_pipeline<'m>(
     module: &'m ir::Module,
     name: Option<&str>,

@@ -96,8 +96,7 @@ pub fn missing_data(
     module: &ir::Module,
     opts: &RunOptions,
 ) -> Result<Option<String>, Failure> {
-    let pipeline = crate::select::find_pipeline(module, opts.pipeline.as_deref())?;
-    let models = crate::select::select_models(module, &opts.models, pipeline)?;
+    let (pipeline, models) = crate::select::selected(module, opts)?;
     let module_dir = opts
         .module_path
         .parent()

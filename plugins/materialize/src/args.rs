@@ -18,7 +18,9 @@ pub struct WarehouseArgs {
     /// server as `sc://HOST:PORT/;token=T;user_id=U?schema=DB` (database
     /// default `default`). The password comes from the URL, else
     /// `PGPASSWORD`; it and the token are never printed or recorded.
-    /// Default: `$STRATA_WAREHOUSE`, else `strata.duckdb`.
+    /// Default: `$STRATA_WAREHOUSE`, else the project's default target
+    /// (strata.toml's `[project] default-target`, or its only target), else
+    /// `strata.duckdb`.
     #[arg(long, short = 'o', value_name = "PATH_OR_URL")]
     pub warehouse: Option<String>,
     /// The warehouse `[targets.NAME]` of the nearest strata.toml names
@@ -33,42 +35,26 @@ pub struct WarehouseArgs {
 
 impl WarehouseArgs {
     /// The warehouse named by `--warehouse`, `--target` (in the strata.toml
-    /// nearest `module`), `$STRATA_WAREHOUSE`, or the default file.
+    /// nearest `module`), `$STRATA_WAREHOUSE`, the project's default target
+    /// (`[project] default-target`, or its only `[targets.NAME]`), or the
+    /// default file.
     pub fn target(&self, module: &Path) -> Result<Target, Failure> {
         if let Some(w) = &self.warehouse {
             return Target::parse(w, None);
         }
         if let Some(name) = &self.target {
             let project = config::discover(module).map_err(config_failure)?;
-            let Some(t) = project.targets.get(name) else {
-                let known: Vec<&str> = project.targets.keys().map(String::as_str).collect();
-                let hint = strata_lang::suggest::closest(name, known.iter().copied())
-                    .map(|s| format!(" (did you mean `{s}`?)"))
-                    .unwrap_or_default();
-                let place = project
-                    .path
-                    .as_ref()
-                    .map_or("no strata.toml was found".to_string(), |p| {
-                        format!("{} has no [targets.{name}]", p.display())
-                    });
-                return Err(Failure::Usage(format!(
-                    "unknown target '{name}': {place}{hint}"
-                )));
-            };
-            let mut url = t.url.clone();
-            if let (Target::DuckDb(path), Some(dir)) = (Target::parse(&url, None)?, project.dir()) {
-                if path != ":memory:" && Path::new(&path).is_relative() {
-                    url = dir.join(path).display().to_string();
-                }
-            }
-            // The secret's variable: the password's (PostgreSQL) or the
-            // token's (Spark Connect).
-            let secret_env = t.password_env.as_deref().or(t.token_env.as_deref());
-            return Target::parse(&url, secret_env);
+            return named_target(&project, name);
         }
-        match std::env::var("STRATA_WAREHOUSE") {
-            Ok(w) if !w.is_empty() => Target::parse(&w, None),
-            _ => Ok(Target::DuckDb("strata.duckdb".into())),
+        if let Ok(w) = std::env::var("STRATA_WAREHOUSE") {
+            if !w.is_empty() {
+                return Target::parse(&w, None);
+            }
+        }
+        let project = config::discover(module).map_err(config_failure)?;
+        match project.default_target() {
+            Some(name) => named_target(&project, name),
+            None => Ok(Target::DuckDb("strata.duckdb".into())),
         }
     }
 
@@ -86,6 +72,55 @@ impl WarehouseArgs {
     }
 }
 
+/// The warehouse of `[targets.NAME]`: its URL (a DuckDB path relative to
+/// the project file) and the variable holding its secret.
+fn named_target(project: &config::ProjectConfig, name: &str) -> Result<Target, Failure> {
+    let Some(t) = project.targets.get(name) else {
+        let known: Vec<&str> = project.targets.keys().map(String::as_str).collect();
+        let hint = strata_lang::suggest::closest(name, known.iter().copied())
+            .map(|s| format!(" (did you mean `{s}`?)"))
+            .unwrap_or_default();
+        let place = project
+            .path
+            .as_ref()
+            .map_or("no strata.toml was found".to_string(), |p| {
+                format!("{} has no [targets.{name}]", p.display())
+            });
+        return Err(Failure::Usage(format!(
+            "unknown target '{name}': {place}{hint}"
+        )));
+    };
+    let mut url = t.url.clone();
+    if let (Target::DuckDb(path), Some(dir)) = (Target::parse(&url, None)?, project.dir()) {
+        if path != ":memory:" && Path::new(&path).is_relative() {
+            url = dir.join(path).display().to_string();
+        }
+    }
+    // The secret's variable: the password's (PostgreSQL) or the
+    // token's (Spark Connect).
+    let secret_env = t.password_env.as_deref().or(t.token_env.as_deref());
+    Target::parse(&url, secret_env)
+}
+
+/// The module file and run id of `[FILE] RUN_ID` (`rollback`, `backfill`):
+/// the file may be left out inside a project; the run id may not. On
+/// failure the error is printed and the exit code returned.
+pub(crate) fn required_run_id(
+    file: Option<PathBuf>,
+    run_id: Option<String>,
+    command: &str,
+) -> Result<(PathBuf, String), i32> {
+    match strata_plugin::project::module_then(file, run_id, command)? {
+        (file, Some(run_id)) => Ok((file, run_id)),
+        (_, None) => {
+            eprintln!(
+                "error: `strata {command}` needs the RUN_ID of the run (`strata replay` lists them)"
+            );
+            Err(strata_plugin::exit::USAGE)
+        }
+    }
+}
+
 pub(crate) fn config_failure(e: ConfigError) -> Failure {
     match e {
         ConfigError::Invalid(m) => Failure::Usage(m),
@@ -96,13 +131,19 @@ pub(crate) fn config_failure(e: ConfigError) -> Failure {
 /// Options selecting what to materialize.
 #[derive(Debug, Clone, clap::Args)]
 pub struct SelectArgs {
-    /// The module file.
+    /// The module file. Default: the project's module (`[project] modules`
+    /// of the strata.toml in the current directory or above, or the one
+    /// .strata file beside it).
     #[arg(value_name = "FILE")]
-    pub file: PathBuf,
-    /// Only these models (and the models they read); default: all.
+    pub file: Option<PathBuf>,
+    /// Only these models (and the models they read); default: all. In a
+    /// project the module file may be left out: a first name that is not a
+    /// file is a model.
     #[arg(value_name = "MODEL")]
     pub models: Vec<String>,
-    /// Use this pipeline's model selection and source overrides.
+    /// Use this pipeline's model selection and source overrides. Default,
+    /// in a project: strata.toml's `[project] pipelines` entry for the
+    /// module, else `default-pipeline`, else the module's only pipeline.
     #[arg(long, value_name = "NAME")]
     pub pipeline: Option<String>,
     /// Read a source from a table or a .csv/.parquet/.json file instead of
@@ -112,6 +153,74 @@ pub struct SelectArgs {
     /// Extra directory where `import a.b` looks for a/b.strata (repeatable).
     #[arg(long, value_name = "DIR")]
     pub search_dir: Vec<PathBuf>,
+}
+
+/// What a warehouse command works on, its defaults applied: the module
+/// file (named, or the project's), the models, the pipeline (named, or the
+/// project's default for the module) and the source overrides.
+#[derive(Debug, Clone)]
+pub struct Selection {
+    pub file: PathBuf,
+    pub models: Vec<String>,
+    pub pipeline: Option<String>,
+    /// Whether `--pipeline` named the pipeline (not the project's default).
+    pub pipeline_named: bool,
+    pub sources: Vec<String>,
+    pub search_dir: Vec<PathBuf>,
+    /// The settings of the module's strata.toml (the defaults without one).
+    pub project: config::ProjectConfig,
+}
+
+impl SelectArgs {
+    /// The module file and models, with the project's module when the
+    /// command line names none (a first argument that is neither a file
+    /// nor a `.strata` path is then a model). On failure the error is
+    /// printed and the exit code returned.
+    pub fn resolve(self, command: &str) -> Result<Selection, i32> {
+        let SelectArgs {
+            file,
+            mut models,
+            pipeline,
+            sources,
+            search_dir,
+        } = self;
+        let file = strata_plugin::project::module_and_models(file, &mut models, command)?;
+        let project = config::discover(&file).map_err(|e| {
+            eprintln!("error: {}", e.message());
+            e.exit_code()
+        })?;
+        Ok(Selection {
+            project,
+            file,
+            models,
+            pipeline_named: pipeline.is_some(),
+            pipeline,
+            sources,
+            search_dir,
+        })
+    }
+
+    /// [`SelectArgs::resolve`], then the module checked (its errors
+    /// reported) and the project's default pipeline applied.
+    pub fn checked(
+        self,
+        command: &str,
+        host: &dyn strata_plugin::Host,
+        format: strata_plugin::Format,
+    ) -> Result<(Selection, strata_lang::Checked), i32> {
+        let mut select = self.resolve(command)?;
+        let checked = host.checked_module(&select.file, &select.search_dir, format)?;
+        if select.pipeline.is_none() {
+            let names: Vec<&str> = checked
+                .module
+                .pipelines
+                .iter()
+                .map(|p| p.name.as_str())
+                .collect();
+            select.pipeline = select.project.default_pipeline(&select.file, &names);
+        }
+        Ok((select, checked))
+    }
 }
 
 /// Options of the runtime join cardinality checks.
@@ -154,36 +263,35 @@ impl CardinalityArgs {
     }
 }
 
-/// How each source is frozen: `[sources.NAME]` of the strata.toml that
-/// governs `file`.
+/// How each source is frozen: `[sources.NAME]` of a project's strata.toml.
 pub fn source_policies(
-    file: &std::path::Path,
-) -> Result<std::collections::BTreeMap<String, content::SourcePolicy>, Failure> {
-    Ok(config::discover(file)
-        .map_err(config_failure)?
+    project: &config::ProjectConfig,
+) -> std::collections::BTreeMap<String, content::SourcePolicy> {
+    project
         .sources
-        .into_iter()
+        .iter()
         .map(|(name, s)| {
             let policy = content::SourcePolicy {
-                append_column: s.append_column,
+                append_column: s.append_column.clone(),
                 by_hash: s.freeze == config::Freeze::Hash,
             };
-            (name, policy)
+            (name.clone(), policy)
         })
-        .collect())
+        .collect()
 }
 
-pub fn run_options(select: &SelectArgs, sample_rows: Option<u64>) -> Result<RunOptions, Failure> {
+pub fn run_options(select: &Selection, sample_rows: Option<u64>) -> Result<RunOptions, Failure> {
     let sources = select
         .sources
         .iter()
         .map(|s| inputs::parse_source_flag(s))
         .collect::<Result<Vec<_>, _>>()?;
-    let policies = source_policies(&select.file)?;
+    let policies = source_policies(&select.project);
     Ok(RunOptions {
         module_path: select.file.clone(),
         models: select.models.clone(),
         pipeline: select.pipeline.clone(),
+        named_models_only: !select.pipeline_named,
         sources,
         branch: "main".into(),
         stage_only: false,

@@ -7,22 +7,26 @@ use strata_lifecycle::backfill::{self, Backfill};
 use strata_lifecycle::inputs;
 use strata_plugin::{Format, Host};
 
-use crate::args::{source_policies, CardinalityArgs, WarehouseArgs};
+use crate::args::{
+    config_failure, required_run_id, source_policies, CardinalityArgs, WarehouseArgs,
+};
 use crate::openlineage::{self, OpenLineageArgs};
 use crate::report::{report_error, report_failure};
 use crate::run::print_report;
+use strata_plugin::config;
 
 #[derive(Debug, clap::Args)]
 #[command(
     after_help = "Manual: docs/lifecycle.md#backfill, docs/openlineage.md (--openlineage), in the strata source tree."
 )]
 pub struct BackfillArgs {
-    /// The module file.
+    /// The module file. Default: the project's module (strata.toml in the
+    /// current directory or above).
     #[arg(value_name = "FILE")]
-    pub file: PathBuf,
-    /// The run to correct (an id or a unique prefix of one).
+    pub file: Option<PathBuf>,
+    /// The run to correct (required): an id or a unique prefix of one.
     #[arg(value_name = "RUN_ID")]
-    pub run_id: String,
+    pub run_id: Option<String>,
     /// Only these models (and the models they read); default: the run's.
     #[arg(value_name = "MODEL")]
     pub models: Vec<String>,
@@ -58,13 +62,17 @@ pub struct BackfillArgs {
 }
 
 pub fn backfill(args: BackfillArgs, host: &dyn Host) -> i32 {
-    let checked = match host.checked_module(&args.file, &args.search_dir, args.format) {
+    let (file, run_id) = match required_run_id(args.file.clone(), args.run_id.clone(), "backfill") {
+        Ok(f) => f,
+        Err(code) => return code,
+    };
+    let checked = match host.checked_module(&file, &args.search_dir, args.format) {
         Ok(c) => c,
         Err(code) => return code,
     };
     let lineage = match args
         .openlineage
-        .emitter(&args.file, None)
+        .emitter(&file, None)
         .and_then(|e| e.map(|e| e.start().map(|()| e)).transpose())
     {
         Ok(e) => e,
@@ -78,7 +86,7 @@ pub fn backfill(args: BackfillArgs, host: &dyn Host) -> i32 {
             .map(|s| inputs::parse_source_flag(s))
             .collect::<Result<Vec<_>, _>>()?;
         let b = Backfill {
-            run: args.run_id.clone(),
+            run: run_id.clone(),
             reason: args.reason.clone(),
             sources,
             models: args
@@ -90,15 +98,15 @@ pub fn backfill(args: BackfillArgs, host: &dyn Host) -> i32 {
             branch: args.branch.clone(),
             stage_only: args.stage_only,
         };
-        let sample_rows = args.cardinality.sample_rows(&args.file)?;
-        let wh = args.warehouse.open(&args.file)?;
+        let sample_rows = args.cardinality.sample_rows(&file)?;
+        let wh = args.warehouse.open(&file)?;
         let progress = host.progress();
         let opts = backfill::options(
             &*wh,
             &b,
-            &args.file,
+            &file,
             sample_rows,
-            source_policies(&args.file)?,
+            source_policies(&config::discover(&file).map_err(config_failure)?),
         )?;
         used = Some(opts.clone());
         let report = strata_lifecycle::run(&*wh, &checked.module, &opts, progress.as_ref())?;

@@ -23,15 +23,14 @@ pub struct PlanArgs {
 
 /// `strata plan`: what `run --only-stale` would rebuild, and why.
 pub fn plan(args: PlanArgs, host: &dyn Host) -> i32 {
-    let checked = match host.checked_module(&args.select.file, &args.select.search_dir, args.format)
-    {
+    let (select, checked) = match args.select.clone().checked("plan", host, args.format) {
         Ok(c) => c,
         Err(code) => return code,
     };
     let result = (|| {
-        let mut opts = run_options(&args.select, None)?;
+        let mut opts = run_options(&select, None)?;
         opts.branch = args.branch.clone();
-        let wh = args.warehouse.open(&args.select.file)?;
+        let wh = args.warehouse.open(&select.file)?;
         let progress = host.progress();
         strata_lifecycle::plan::plan_run(&*wh, &checked.module, &opts, progress.as_ref())
     })();

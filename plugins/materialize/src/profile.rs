@@ -33,30 +33,29 @@ pub struct ProfileArgs {
 }
 
 pub fn profile(args: ProfileArgs, host: &dyn Host) -> i32 {
-    let options = LoadOptions {
-        search_dirs: args.select.search_dir.clone(),
-        ..LoadOptions::default()
-    };
-    let p = compile_profile(
-        std::slice::from_ref(&args.select.file),
-        &options,
-        args.dialect.dialect(),
-    );
     // Errors are reported as every command reports them.
-    let checked = match host.checked_module(&args.select.file, &args.select.search_dir, args.format)
-    {
+    let (select, checked) = match args.select.clone().checked("profile", host, args.format) {
         Ok(c) => c,
         Err(code) => return code,
     };
+    let options = LoadOptions {
+        search_dirs: select.search_dir.clone(),
+        ..LoadOptions::default()
+    };
+    let p = compile_profile(
+        std::slice::from_ref(&select.file),
+        &options,
+        args.dialect.dialect(),
+    );
     let run = match args.run {
         false => None,
         true => {
             let result = (|| {
-                let sample_rows = args.cardinality.sample_rows(&args.select.file)?;
-                let mut opts = run_options(&args.select, sample_rows)?;
+                let sample_rows = args.cardinality.sample_rows(&select.file)?;
+                let mut opts = run_options(&select, sample_rows)?;
                 opts.branch = "profile".into();
                 opts.stage_only = true;
-                let wh = args.warehouse.open(&args.select.file)?;
+                let wh = args.warehouse.open(&select.file)?;
                 let progress = host.progress();
                 strata_lifecycle::run(&*wh, &checked.module, &opts, progress.as_ref())
             })();
@@ -68,7 +67,7 @@ pub fn profile(args: ProfileArgs, host: &dyn Host) -> i32 {
     };
     match args.format {
         Format::Json => print_json(&serde_json::json!({
-            "module": args.select.file.display().to_string(),
+            "module": select.file.display().to_string(),
             "dialect": args.dialect.dialect().name(),
             "compile": p,
             "compile_total_ms": p.total_ms(),
@@ -77,7 +76,7 @@ pub fn profile(args: ProfileArgs, host: &dyn Host) -> i32 {
         Format::Human => {
             outln!(
                 "profile {}: {} file(s), {} sources, {} models (SQL for {})",
-                args.select.file.display(),
+                select.file.display(),
                 p.files,
                 p.sources,
                 p.models,

@@ -13,9 +13,10 @@ use crate::report::{cardinality_json, print_pins, report_failure, timing_lines};
 #[derive(Debug, clap::Args)]
 #[command(after_help = "Manual: docs/lifecycle.md, in the strata source tree.")]
 pub struct ReplayArgs {
-    /// The module file.
+    /// The module file. Default: the project's module (strata.toml in the
+    /// current directory or above).
     #[arg(value_name = "FILE")]
-    pub file: std::path::PathBuf,
+    pub file: Option<std::path::PathBuf>,
     /// A run id (or a unique prefix of one); without it, list the runs.
     #[arg(value_name = "RUN_ID")]
     pub run_id: Option<String>,
@@ -41,13 +42,25 @@ pub struct ReplayArgs {
     pub format: Format,
 }
 
-pub fn run(args: ReplayArgs, host: &dyn Host) -> i32 {
-    let checked = match host.checked_module(&args.file, &args.search_dir, args.format) {
+pub fn run(mut args: ReplayArgs, host: &dyn Host) -> i32 {
+    let file =
+        match strata_plugin::project::module_then(args.file.take(), args.run_id.take(), "replay") {
+            Ok((file, run_id)) => {
+                args.run_id = run_id;
+                file
+            }
+            Err(code) => return code,
+        };
+    if args.run_id.is_some() && (args.verify.is_some() || args.last.is_some()) {
+        eprintln!("error: a RUN_ID cannot be used with --verify or --last");
+        return exit::USAGE;
+    }
+    let checked = match host.checked_module(&file, &args.search_dir, args.format) {
         Ok(c) => c,
         Err(code) => return code,
     };
     let result = (|| {
-        let wh = args.warehouse.open(&args.file)?;
+        let wh = args.warehouse.open(&file)?;
         if let Some(prefix) = &args.verify {
             let record = history::find(&*wh, prefix)?;
             let v = verify::verify(&checked.module, &record);

@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use strata_plugin::{exit, outln, print_json, Format, Host};
 
-use crate::args::WarehouseArgs;
+use crate::args::{required_run_id, WarehouseArgs};
 use crate::report::report_error;
 
 #[derive(Debug, clap::Args)]
@@ -12,12 +12,14 @@ use crate::report::report_error;
 pub struct RollbackArgs {
     /// The module file (its strata.toml names `--target`s; it is recorded
     /// with the rollback).
+    /// Default: the project's module (strata.toml in the current directory
+    /// or above).
     #[arg(value_name = "FILE")]
-    pub file: PathBuf,
-    /// The run to go back to: its id, or a unique prefix of it (`strata
-    /// replay FILE` lists them).
+    pub file: Option<PathBuf>,
+    /// The run to go back to (required): its id, or a unique prefix of it
+    /// (`strata replay` lists them).
     #[arg(value_name = "RUN_ID")]
-    pub run_id: String,
+    pub run_id: Option<String>,
     /// Only these models of the run (repeatable); default: every model it
     /// built.
     #[arg(long = "model", value_name = "NAME")]
@@ -30,12 +32,16 @@ pub struct RollbackArgs {
 }
 
 pub fn rollback(args: RollbackArgs, host: &dyn Host) -> i32 {
+    let (file, run_id) = match required_run_id(args.file.clone(), args.run_id.clone(), "rollback") {
+        Ok(f) => f,
+        Err(code) => return code,
+    };
     let result = (|| {
-        let wh = args.warehouse.open(&args.file)?;
+        let wh = args.warehouse.open(&file)?;
         strata_lifecycle::rollback::rollback(
             &*wh,
-            &args.file.display().to_string(),
-            &args.run_id,
+            &file.display().to_string(),
+            &run_id,
             &args.models,
         )
     })();

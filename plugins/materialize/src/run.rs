@@ -8,7 +8,7 @@ use strata_lifecycle::RunReport;
 use strata_plugin::Host;
 use strata_plugin::{exit, outln, print_json, Format};
 
-use crate::args::{run_options, CardinalityArgs, SelectArgs, WarehouseArgs};
+use crate::args::{run_options, CardinalityArgs, SelectArgs, Selection, WarehouseArgs};
 use crate::fixtures as fixture_report;
 use crate::gc::{after_run, collection_json, print_collection};
 use crate::metrics::{MetricsArgs, Outcome};
@@ -36,9 +36,14 @@ pub struct RunArgs {
     pub stage_only: bool,
     /// Rebuild only the models that are stale (see `strata plan`) and
     /// those downstream of them; a fresh model keeps the snapshot its live
-    /// view shows, and its checks are not run again.
-    #[arg(long)]
+    /// view shows, and its checks are not run again. The default when
+    /// strata.toml says `[run] only-stale = true`.
+    #[arg(long, conflicts_with = "rebuild")]
     pub only_stale: bool,
+    /// Rebuild every selected model, stale or not (overrides strata.toml's
+    /// `[run] only-stale = true`).
+    #[arg(long)]
+    pub rebuild: bool,
     /// Build incremental models (`merge_strategy: append|upsert`) in full
     /// from their inputs, instead of merging their new rows into the
     /// snapshot their live view shows.
@@ -195,8 +200,7 @@ fn skipped_json(report: &RunReport) -> serde_json::Value {
 }
 
 pub fn run(args: RunArgs, host: &dyn Host) -> i32 {
-    let checked = match host.checked_module(&args.select.file, &args.select.search_dir, args.format)
-    {
+    let (select, checked) = match args.select.clone().checked("run", host, args.format) {
         Ok(c) => c,
         Err(code) => return code,
     };
@@ -205,7 +209,7 @@ pub fn run(args: RunArgs, host: &dyn Host) -> i32 {
     }
     let lineage = match args
         .openlineage
-        .emitter(&args.select.file, args.select.pipeline.as_deref())
+        .emitter(&select.file, select.pipeline.as_deref())
         .and_then(|e| e.map(|e| e.start().map(|()| e)).transpose())
     {
         Ok(e) => e,
@@ -214,20 +218,20 @@ pub fn run(args: RunArgs, host: &dyn Host) -> i32 {
     let started = std::time::Instant::now();
     let mut used = None;
     let result = (|| {
-        let sample_rows = args.cardinality.sample_rows(&args.select.file)?;
-        let mut opts = run_options(&args.select, sample_rows)?;
+        let sample_rows = args.cardinality.sample_rows(&select.file)?;
+        let mut opts = run_options(&select, sample_rows)?;
         opts.branch = args.branch.clone();
         opts.stage_only = args.stage_only;
-        opts.only_stale = args.only_stale;
+        opts.only_stale = args.only_stale || (select.project.only_stale && !args.rebuild);
         opts.full_refresh = args.full_refresh;
         used = Some(opts.clone());
-        let wh = args.warehouse.open(&args.select.file)?;
+        let wh = args.warehouse.open(&select.file)?;
         let progress = host.progress();
         let report = strata_lifecycle::run(&*wh, &checked.module, &opts, progress.as_ref())?;
         let collected = match args.gc {
             true => Some(after_run(
                 &*wh,
-                &args.select.file,
+                &select.file,
                 args.gc_keep,
                 args.gc_keep_days,
             )?),
@@ -237,7 +241,7 @@ pub fn run(args: RunArgs, host: &dyn Host) -> i32 {
     })();
     let outcome = Outcome {
         command: "run",
-        module: &args.select.file,
+        module: &select.file,
         branch: &args.branch,
         seconds: started.elapsed().as_secs_f64(),
         report: result.as_ref().ok().map(|(r, _)| r),
@@ -296,8 +300,7 @@ pub fn run(args: RunArgs, host: &dyn Host) -> i32 {
 }
 
 pub fn test(args: TestArgs, host: &dyn Host) -> i32 {
-    let checked = match host.checked_module(&args.select.file, &args.select.search_dir, args.format)
-    {
+    let (select, checked) = match args.select.clone().checked("test", host, args.format) {
         Ok(c) => c,
         Err(code) => return code,
     };
@@ -308,8 +311,8 @@ pub fn test(args: TestArgs, host: &dyn Host) -> i32 {
     let started = std::time::Instant::now();
     let opts = match args
         .cardinality
-        .sample_rows(&args.select.file)
-        .and_then(|rows| run_options(&args.select, rows))
+        .sample_rows(&select.file)
+        .and_then(|rows| run_options(&select, rows))
     {
         Ok(mut o) => {
             o.full_refresh = args.full_refresh;
@@ -346,11 +349,11 @@ pub fn test(args: TestArgs, host: &dyn Host) -> i32 {
             if failed == 1 { "" } else { "s" }
         ))
     } else {
-        data_phase(&args, module, &opts, ran > 0, host)
+        data_phase(&args, &select, module, &opts, ran > 0, host)
     };
     let outcome = Outcome {
         command: "test",
-        module: &args.select.file,
+        module: &select.file,
         branch: "test",
         seconds: started.elapsed().as_secs_f64(),
         report: match &data {
@@ -378,13 +381,14 @@ enum Data {
 }
 
 /// Whether the command line (or the environment) names the data to test:
-/// a warehouse, a pipeline or a source override.
-fn data_named(args: &TestArgs) -> bool {
+/// a warehouse, a pipeline (or the project's default pipeline) or a source
+/// override.
+fn data_named(args: &TestArgs, select: &Selection) -> bool {
     args.warehouse.warehouse.is_some()
         || args.warehouse.target.is_some()
         || std::env::var("STRATA_WAREHOUSE").is_ok_and(|w| !w.is_empty())
-        || args.select.pipeline.is_some()
-        || !args.select.sources.is_empty()
+        || select.pipeline.is_some()
+        || !select.sources.is_empty()
 }
 
 /// Materialize into the `test` branch and run the declarative tests; with
@@ -392,14 +396,15 @@ fn data_named(args: &TestArgs) -> bool {
 /// there (or lacks the sources) skips this instead of failing.
 fn data_phase(
     args: &TestArgs,
+    select: &Selection,
     module: &strata_lang::ir::Module,
     opts: &strata_lifecycle::RunOptions,
     fixtures_ran: bool,
     host: &dyn Host,
 ) -> Data {
-    let may_skip = fixtures_ran && args.only.is_none() && !data_named(args);
+    let may_skip = fixtures_ran && args.only.is_none() && !data_named(args, select);
     let result = (|| {
-        let target = args.warehouse.target(&args.select.file)?;
+        let target = args.warehouse.target(&select.file)?;
         if may_skip {
             if let strata_lifecycle::Target::DuckDb(path) = &target {
                 if path != ":memory:" && !std::path::Path::new(path).exists() {
@@ -409,7 +414,7 @@ fn data_phase(
                 }
             }
         }
-        let wh = args.warehouse.open(&args.select.file)?;
+        let wh = args.warehouse.open(&select.file)?;
         if may_skip {
             if let Some(why) = strata_lifecycle::test::missing_data(&*wh, module, opts)? {
                 return Ok(Err(format!("no data to read: {why}")));

@@ -86,24 +86,51 @@ fn print_wrapped(indent: &str, text: &str) {
     }
 }
 
+/// Where the last run of `module` (by its file name) on `branch` read its
+/// sources from, as source overrides: empty when no run overrode any.
+fn last_sources(
+    runs: &[RunRecord],
+    module: &std::path::Path,
+    branch: &str,
+) -> Vec<(String, strata_lifecycle::Origin)> {
+    let name = module.file_name();
+    runs.iter()
+        .rev()
+        .filter(|r| !r.is_rollback() && r.branch == branch)
+        .find(|r| std::path::Path::new(&r.module).file_name() == name)
+        .map(|r| {
+            r.overrides
+                .iter()
+                .filter_map(|(s, o)| {
+                    Some((s.clone(), strata_lifecycle::Origin::from_description(o)?))
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
 pub fn status(args: StatusArgs, host: &dyn Host) -> i32 {
-    let checked = match host.checked_module(&args.select.file, &args.select.search_dir, args.format)
-    {
+    let (select, checked) = match args.select.clone().checked("status", host, args.format) {
         Ok(c) => c,
         Err(code) => return code,
     };
     let module = &checked.module;
     let gathered = (|| -> Result<(Freshness, Vec<RunRecord>, String), Failure> {
-        let wh = args.warehouse.open(&args.select.file)?;
-        let mut opts = run_options(&args.select, None)?;
+        let wh = args.warehouse.open(&select.file)?;
+        let mut opts = run_options(&select, None)?;
         opts.branch = args.branch.clone();
+        let mut runs = history::list(&*wh)?;
+        if opts.pipeline.is_none() && opts.sources.is_empty() {
+            // Nothing says where the sources are: read them where the last
+            // run of this module on the branch read them.
+            opts.sources = last_sources(&runs, &select.file, &args.branch);
+        }
         let freshness =
             strata_lifecycle::plan::plan_run(&*wh, module, &opts, &strata_lifecycle::NoProgress)
                 .map_err(|f| match f {
                     Failure::Usage(m) | Failure::Environment(m) => m,
                     Failure::Data(d) => d.diagnostic.message,
                 });
-        let mut runs = history::list(&*wh)?;
         runs.drain(..runs.len().saturating_sub(args.runs));
         runs.reverse();
         Ok((freshness, runs, wh.name().to_string()))
@@ -118,7 +145,7 @@ pub fn status(args: StatusArgs, host: &dyn Host) -> i32 {
         |m: &str| -> Option<&Verdict> { freshness.as_ref().ok()?.iter().find(|v| v.model == m) };
     match args.format {
         Format::Json => print_json(&serde_json::json!({
-            "module": args.select.file.display().to_string(),
+            "module": select.file.display().to_string(),
             "warehouse": warehouse,
             "branch": args.branch,
             "freshness_error": freshness.as_ref().err(),
@@ -150,7 +177,7 @@ pub fn status(args: StatusArgs, host: &dyn Host) -> i32 {
                 "",
                 &format!(
                     "{}: {} models, {} sources; warehouse {warehouse} (branch {})",
-                    args.select.file.display(),
+                    select.file.display(),
                     module.models.len(),
                     module.sources.len(),
                     args.branch
