@@ -118,6 +118,7 @@ fn module(file: &Path) -> strata_lang::ir::Module {
     checked.module
 }
 
+mod catalog;
 mod cli;
 mod duckdb_fixtures;
 mod exec;
@@ -147,6 +148,7 @@ macro_rules! exec_fixtures {
 }
 
 exec_fixtures!(
+    catalog_functions,
     chained,
     dates,
     dedup,

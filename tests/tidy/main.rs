@@ -112,6 +112,7 @@ fn plugin_declared_codes() -> BTreeMap<String, PathBuf> {
 mod codes;
 mod explanations;
 mod first_steps;
+mod functions;
 mod manual;
 mod selftest;
 mod trycmd;

@@ -141,12 +141,12 @@ pub fn completions(a: &Analysis, text: &str, offset: usize) -> Vec<Completion> {
                 for a in strata_lang::parser::ATTRS {
                     items.push(item(&format!("{a}:"), CompletionKind::Attribute, None));
                 }
-                for f in strata_lang::catalog::FUNCTIONS {
+                for f in strata_lang::catalog::functions() {
                     let kind = if f.aggregate { "aggregate" } else { "function" };
                     items.push(item(
                         f.name,
                         CompletionKind::Function,
-                        Some(format!("{kind}: {}", f.arity_text())),
+                        Some(format!("{kind}: {} — {}", f.signature, f.summary)),
                     ));
                 }
             }

@@ -16,6 +16,8 @@ pub fn hover(a: &Analysis, offset: usize) -> Option<String> {
         parts.push(t);
     } else if let Some(o) = a.index().at(a.file, offset) {
         parts.extend(describe_target(a, &o.target));
+    } else if let Some(f) = function_at(a.text(a.file), offset) {
+        parts.push(format!("`{}`: {}", f.signature, f.summary));
     }
     for d in a.checked.diagnostics.iter().filter(|d| {
         d.span.file == a.file && (d.span.start as usize) <= offset && offset <= d.span.end as usize
@@ -33,6 +35,26 @@ pub fn hover(a: &Analysis, offset: usize) -> Option<String> {
         return None;
     }
     Some(parts.join("\n---\n"))
+}
+
+/// The catalog function whose name is under `offset`, when a `(` follows
+/// it (a call).
+fn function_at(text: &str, offset: usize) -> Option<&'static strata_lang::catalog::Function> {
+    let word = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    let start = text
+        .get(..offset)?
+        .rfind(|c: char| !word(c))
+        .map_or(0, |i| i + 1);
+    let end = offset
+        + text
+            .get(offset..)?
+            .find(|c: char| !word(c))
+            .unwrap_or(text.len() - offset);
+    let after = text.get(end..)?.trim_start();
+    match after.starts_with('(') {
+        true => strata_lang::catalog::lookup(text.get(start..end)?),
+        false => None,
+    }
 }
 
 fn column_line(c: &ir::Column) -> String {
@@ -151,4 +173,26 @@ fn describe_expect(a: &Analysis, offset: usize) -> Option<String> {
         ));
     }
     Some(text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::function_at;
+
+    #[test]
+    fn a_function_name_before_its_parenthesis() {
+        let text = "  x = round(amount, 2) + upper (s) + round";
+        let at = |needle: &str| text.find(needle).unwrap_or(0) + 1;
+        assert_eq!(
+            function_at(text, at("round(")).map(|f| f.name),
+            Some("round")
+        );
+        assert_eq!(
+            function_at(text, at("upper")).map(|f| f.name),
+            Some("upper")
+        );
+        // Not a call, or not a function.
+        assert!(function_at(text, text.len() - 1).is_none());
+        assert!(function_at(text, at("amount")).is_none());
+    }
 }

@@ -363,10 +363,9 @@ impl ModelChecker<'_> {
                 call.name.span,
                 format!("unknown function '{name}'"),
             );
-            if let Some(s) = crate::suggest::closest(
-                name,
-                catalog::FUNCTIONS.iter().map(|f| f.name).chain(["cast"]),
-            ) {
+            if let Some(s) =
+                crate::suggest::closest(name, catalog::functions().map(|f| f.name).chain(["cast"]))
+            {
                 d = d.with_help(format!("did you mean `{s}`?"));
             }
             self.error(d);
@@ -401,10 +400,17 @@ impl ModelChecker<'_> {
                 return None;
             }
             if !func.window {
+                let windowed: Vec<&str> = catalog::functions()
+                    .filter(|f| f.window)
+                    .map(|f| f.name)
+                    .collect();
                 self.error(Diagnostic::new(
                     &codes::E065,
                     w.span,
-                    format!("{name}() is not a window function: only count, sum, avg, max, min, row_number, rank, dense_rank, lag, lead, first_value and last_value take over(...)"),
+                    format!(
+                        "{name}() is not a window function: only {} take over(...)",
+                        windowed.join(", ")
+                    ),
                 ));
                 return None;
             }
@@ -512,11 +518,14 @@ impl ModelChecker<'_> {
         let star_count =
             name == "count" && nargs == 1 && matches!(call.args[0].value.kind, ExprKind::Star);
         if nargs < func.min_args || func.max_args.is_some_and(|m| nargs > m) {
-            self.error(Diagnostic::new(
-                &codes::E062,
-                span,
-                format!("{name}() {}", func.arity_text()),
-            ));
+            self.error(
+                Diagnostic::new(
+                    &codes::E062,
+                    span,
+                    format!("{name}() {}", func.arity_text()),
+                )
+                .with_help(format!("{}: {}", func.signature, func.summary)),
+            );
             return None;
         }
         if name == "json_build" && !nargs.is_multiple_of(2) {
@@ -638,6 +647,29 @@ impl ModelChecker<'_> {
                 }
                 let nullable = !has_else || values.iter().any(|v| v.nullable);
                 return self.unified(values.into_iter(), nullable, span, "case() value type");
+            }
+            "greatest" | "least" => {
+                // Nulls are skipped: null only when every argument is.
+                let nullable = args.iter().all(|a| a.nullable);
+                return self.unified(
+                    args.iter(),
+                    nullable,
+                    span,
+                    &format!("{name}() argument type"),
+                );
+            }
+            "mod" => {
+                for (i, a) in args.iter().enumerate() {
+                    if !a.ty.is_unknown() && !a.ty.is_numeric_arg() {
+                        self.kind_error(name, i, ArgKind::Num, &a.ty, arg_span(i));
+                        return None;
+                    }
+                }
+                let ty = match arithmetic(BinOp::Mod, &args[0].ty, &args[1].ty) {
+                    Ok(t) => t,
+                    Err(_) => Type::Unknown,
+                };
+                return Some(Ty::new(ty, any_null));
             }
             "array_agg" => {
                 let t = &args[0].ty;
@@ -765,11 +797,11 @@ impl ModelChecker<'_> {
             }
             return Some(Ty::new(args[0].ty.clone(), any_null));
         }
-        if name == "date_trunc" || name == "date_diff" {
-            let (unit_index, units) = if name == "date_trunc" {
-                (1, catalog::DATE_TRUNC_UNITS)
-            } else {
-                (2, catalog::DATE_DIFF_UNITS)
+        if matches!(name, "date_trunc" | "date_diff" | "date_part") {
+            let (unit_index, units) = match name {
+                "date_trunc" => (1, catalog::DATE_TRUNC_UNITS),
+                "date_part" => (1, catalog::DATE_PART_UNITS),
+                _ => (2, catalog::DATE_DIFF_UNITS),
             };
             for (i, a) in args.iter().enumerate().take(unit_index) {
                 if !a.ty.is_unknown() && !a.ty.is_temporal() {
@@ -795,6 +827,9 @@ impl ModelChecker<'_> {
                     ),
                 ));
                 return None;
+            }
+            if name == "date_part" {
+                return Some(Ty::new(Type::Int64, args[0].nullable));
             }
             if name == "date_trunc" {
                 return Some(Ty::new(args[0].ty.clone(), args[0].nullable));
@@ -902,6 +937,10 @@ impl ModelChecker<'_> {
         Some(match func.returns {
             Returns::Int64NonNull => Ty::new(Type::Int64, false),
             Returns::Int64A1 => Ty::new(Type::Int64, a1.nullable),
+            Returns::Int64Any => Ty::new(Type::Int64, any_null),
+            Returns::Float64Any => Ty::new(Type::Float64, any_null),
+            Returns::DateA1 => Ty::new(Type::Date, a1.nullable),
+            Returns::DateAny => Ty::new(Type::Date, any_null),
             Returns::Int64Nullable => Ty::new(Type::Int64, true),
             Returns::Float64A1 => Ty::new(Type::Float64, a1.nullable),
             Returns::StringA1 => Ty::new(Type::String, a1.nullable),
@@ -1044,6 +1083,7 @@ fn kind_accepts(kind: ArgKind, t: &Type) -> bool {
         ArgKind::Temporal => t.is_temporal(),
         ArgKind::Json => *t == Type::Json,
         ArgKind::Array => matches!(t, Type::Array(_)),
+        ArgKind::Bool => *t == Type::Bool,
     }
 }
 

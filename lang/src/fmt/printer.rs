@@ -1296,7 +1296,9 @@ impl<'a> Printer<'a> {
                     match &a.value.kind {
                         // The unit slots of date_trunc/date_diff take a bare word.
                         ExprKind::Str(s)
-                            if a.name.is_none() && is_unit_slot(name, i) && lits::is_ident(s) =>
+                            if a.name.is_none()
+                                && crate::catalog::is_unit_slot(name, i)
+                                && lits::is_ident(s) =>
                         {
                             parts.push(Doc::text(s.clone()))
                         }
@@ -1385,10 +1387,6 @@ fn is_nil(d: &Doc) -> bool {
         Doc::Text(s) => s.is_empty(),
         _ => false,
     }
-}
-
-fn is_unit_slot(func: &str, index: usize) -> bool {
-    (func == "date_trunc" && index == 1) || (func == "date_diff" && index == 2)
 }
 
 /// A float as written; a rebuilt text only for nodes made without one.

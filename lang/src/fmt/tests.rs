@@ -565,6 +565,14 @@ fn literals_calls_and_windows() {
         "date_trunc(d, month) < date_trunc(d, year) and date_diff(a, b, day) > 1",
     );
     expr_check(
+        r#"date_part(ts , "isodow") + date_part(d, year)"#,
+        "date_part(ts, isodow) + date_part(d, year)",
+    );
+    expr_check(
+        "round( x , 2 ) + mod(i, 3) + greatest(a, b, 0)",
+        "round(x, 2) + mod(i, 3) + greatest(a, b, 0)",
+    );
+    expr_check(
         "row_number() over (sort: [a desc, b], partition_by: [k]) > 1",
         "row_number() over (sort: [a desc, b], partition_by: [k]) > 1",
     );

@@ -274,11 +274,7 @@ impl Parser<'_> {
         args.shrink_to_fit();
         // Unit slots: a bare name as date_trunc's 2nd or date_diff's 3rd
         // argument is the unit's name, not a column.
-        let slot = match name.name.as_str() {
-            "date_trunc" => Some(1),
-            "date_diff" => Some(2),
-            _ => None,
-        };
+        let slot = crate::catalog::lookup(&name.name).and_then(|f| f.unit_slot);
         if let Some(arg) = slot.and_then(|i| args.get_mut(i)) {
             if arg.name.is_none() {
                 if let ExprKind::Column {

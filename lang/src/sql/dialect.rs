@@ -1,6 +1,7 @@
-//! What differs between warehouses: quoting, literals, type names and the
-//! functions whose spelling or semantics differ. Each difference lives here
-//! once; the lowering in `sql/mod.rs` is shared by every dialect.
+//! What differs between warehouses: quoting, literals, type names, date
+//! arithmetic. Each difference lives here once; the lowering in
+//! `sql/mod.rs` is shared by every dialect, and each function's SQL is its
+//! catalog entry's (`catalog/`).
 
 use crate::ir::TExpr;
 use crate::types::Type;
@@ -17,7 +18,7 @@ pub enum Dialect {
 /// Why a dialect cannot express something (becomes an E070 diagnostic).
 pub type Unsupported = String;
 
-fn unsupported<T>(d: Dialect, what: &str) -> Result<T, Unsupported> {
+pub(crate) fn unsupported<T>(d: Dialect, what: &str) -> Result<T, Unsupported> {
     Err(format!("{} cannot express {what}", d.name()))
 }
 
@@ -232,214 +233,14 @@ impl Dialect {
         format!("(CAST({a} AS {f}) / {b})")
     }
 
-    /// A scalar, aggregate or window function call (the `OVER` clause is
-    /// added by the caller). `args` are rendered SQL; `targs` their typed
-    /// expressions; `ty` the result type.
-    pub fn call(
+    /// `d` plus `n` of `unit` (`date_add`/`date_sub`), of type `ty`.
+    pub(crate) fn date_add(
         self,
-        name: &str,
-        distinct: bool,
-        args: &[String],
-        targs: &[TExpr],
-        unit: Option<&str>,
+        d: &str,
+        n: &str,
+        unit: &str,
         ty: &Type,
     ) -> Result<String, Unsupported> {
-        use Dialect::*;
-        let a = |i: usize| args.get(i).cloned().unwrap_or_default();
-        let list = args.join(", ");
-        let str_type = self.type_name(&Type::String)?;
-        Ok(match name {
-            "count" if distinct => format!("COUNT(DISTINCT {})", a(0)),
-            "count" if args.is_empty() || a(0) == "*" => "COUNT(*)".into(),
-            "count" => format!("COUNT({})", a(0)),
-            "sum" | "avg" | "min" | "max" => format!("{}({})", name.to_uppercase(), a(0)),
-            "array_agg" if self == Spark => format!("COLLECT_LIST({})", a(0)),
-            "array_agg" => format!("ARRAY_AGG({})", a(0)),
-            "row_number" | "rank" | "dense_rank" => format!("{}()", name.to_uppercase()),
-            "lag" | "lead" | "first_value" | "last_value" => {
-                format!("{}({list})", name.to_uppercase())
-            }
-            "coalesce" => format!("COALESCE({list})"),
-            "if" => format!("CASE WHEN {} THEN {} ELSE {} END", a(0), a(1), a(2)),
-            "case" => {
-                let mut s = String::from("CASE");
-                for pair in args.chunks(2) {
-                    match pair {
-                        [c, v] => s.push_str(&format!(" WHEN {c} THEN {v}")),
-                        [e] => s.push_str(&format!(" ELSE {e}")),
-                        _ => {}
-                    }
-                }
-                s.push_str(" END");
-                s
-            }
-            "upper" | "lower" | "trim" | "ltrim" | "rtrim" | "length" | "replace" | "lpad"
-            | "rpad" | "left" | "right" => format!("{}({list})", name.to_uppercase()),
-            "concat" => {
-                let parts: Vec<String> = args
-                    .iter()
-                    .zip(targs)
-                    .map(|(s, t)| {
-                        if t.ty == Type::String {
-                            s.clone()
-                        } else {
-                            format!("CAST({s} AS {str_type})")
-                        }
-                    })
-                    .collect();
-                format!("({})", parts.join(" || "))
-            }
-            "substring" => format!("SUBSTR({list})"),
-            "regexp_replace" => match self {
-                DuckDb | Postgres => format!("REGEXP_REPLACE({}, {}, {}, 'g')", a(0), a(1), a(2)),
-                _ => format!("REGEXP_REPLACE({list})"),
-            },
-            "startswith" => match self {
-                Snowflake | Spark => format!("STARTSWITH({list})"),
-                _ => format!("STARTS_WITH({list})"),
-            },
-            "split_part" => match self {
-                BigQuery => format!("SPLIT({}, {})[SAFE_ORDINAL({})]", a(0), a(1), a(2)),
-                _ => format!("SPLIT_PART({list})"),
-            },
-            "like" => format!("({} LIKE {})", a(0), a(1)),
-            "rlike" => match self {
-                DuckDb => format!("REGEXP_MATCHES({}, {})", a(0), a(1)),
-                Postgres => format!("({} ~ {})", a(0), a(1)),
-                BigQuery => format!("REGEXP_CONTAINS({}, {})", a(0), a(1)),
-                Snowflake => format!("(REGEXP_INSTR({}, {}) > 0)", a(0), a(1)),
-                Spark => format!("({} RLIKE {})", a(0), a(1)),
-            },
-            "date_add" | "date_sub" => {
-                let unit = unit.unwrap_or("days");
-                let n = if name == "date_sub" {
-                    format!("(-{})", a(1))
-                } else {
-                    a(1)
-                };
-                self.date_add(&a(0), &n, unit, ty)?
-            }
-            "date_trunc" => {
-                let unit = unit_of(targs.get(1));
-                self.date_trunc(&a(0), &unit, ty)?
-            }
-            "date_diff" => {
-                let unit = unit_of(targs.get(2));
-                self.date_diff(&a(0), &a(1), &unit)?
-            }
-            "array_construct" | "list" => self.array_literal(&list),
-            "array_length" => match self {
-                DuckDb => format!("LEN({})", a(0)),
-                Postgres => format!("CARDINALITY({})", a(0)),
-                BigQuery => format!("ARRAY_LENGTH({})", a(0)),
-                Snowflake | Spark => format!("ARRAY_SIZE({})", a(0)),
-            },
-            "array_contains" => match self {
-                DuckDb => format!("LIST_CONTAINS({}, {})", a(0), a(1)),
-                Postgres => format!("({} = ANY({}))", a(1), a(0)),
-                BigQuery => format!("({} IN UNNEST({}))", a(1), a(0)),
-                Snowflake => format!("ARRAY_CONTAINS(CAST({} AS VARIANT), {})", a(1), a(0)),
-                Spark => format!("ARRAY_CONTAINS({}, {})", a(0), a(1)),
-            },
-            "array_get" => match self {
-                DuckDb | Postgres => format!("({})[({}) + 1]", a(0), a(1)),
-                BigQuery => format!("{}[SAFE_OFFSET({})]", a(0), a(1)),
-                Snowflake => format!("{}[{}]", a(0), a(1)),
-                // 1-based; NULL past the end, as the others.
-                Spark => format!("TRY_ELEMENT_AT({}, ({}) + 1)", a(0), a(1)),
-            },
-            "array_concat" => match self {
-                DuckDb => format!("LIST_CONCAT({list})"),
-                Postgres => format!("ARRAY_CAT({list})"),
-                BigQuery => format!("ARRAY_CONCAT({list})"),
-                Snowflake => format!("ARRAY_CAT({list})"),
-                Spark => format!("CONCAT({list})"),
-            },
-            "array_append" => match self {
-                DuckDb => format!("LIST_APPEND({list})"),
-                Postgres => format!("ARRAY_APPEND({list})"),
-                BigQuery => format!("ARRAY_CONCAT({}, [{}])", a(0), a(1)),
-                Snowflake | Spark => format!("ARRAY_APPEND({list})"),
-            },
-            "array_prepend" => match self {
-                DuckDb => format!("LIST_PREPEND({list})"),
-                Postgres => format!("ARRAY_PREPEND({list})"),
-                BigQuery => format!("ARRAY_CONCAT([{}], {})", a(0), a(1)),
-                Snowflake | Spark => format!("ARRAY_PREPEND({}, {})", a(1), a(0)),
-            },
-            "array_remove" => match self {
-                DuckDb => format!("LIST_FILTER({}, __x -> __x <> {})", a(0), a(1)),
-                Postgres => format!("ARRAY_REMOVE({list})"),
-                BigQuery => format!(
-                    "ARRAY(SELECT __x FROM UNNEST({}) AS __x WHERE __x != {})",
-                    a(0),
-                    a(1)
-                ),
-                Snowflake => format!("ARRAY_REMOVE({}, CAST({} AS VARIANT))", a(0), a(1)),
-                Spark => format!("ARRAY_REMOVE({list})"),
-            },
-            "array_index_of" => match self {
-                DuckDb => format!("(LIST_POSITION({}, {}) - 1)", a(0), a(1)),
-                Postgres => format!("(ARRAY_POSITION({}, {}) - 1)", a(0), a(1)),
-                Snowflake => format!("ARRAY_POSITION(CAST({} AS VARIANT), {})", a(1), a(0)),
-                // 1-based with 0 for "not there"; the others give NULL.
-                Spark => format!("(NULLIF(ARRAY_POSITION({}, {}), 0) - 1)", a(0), a(1)),
-                BigQuery => return unsupported(self, "array_index_of()"),
-            },
-            "array_sort" => match self {
-                DuckDb => format!("LIST_SORT({})", a(0)),
-                BigQuery => format!(
-                    "ARRAY(SELECT __x FROM UNNEST({}) AS __x ORDER BY __x)",
-                    a(0)
-                ),
-                Snowflake | Spark => format!("ARRAY_SORT({})", a(0)),
-                Postgres => return unsupported(self, "array_sort()"),
-            },
-            "json_get" | "json_value" => {
-                let path = json_key_path(self, targs.get(1), &a(1));
-                let text = name == "json_value";
-                match self {
-                    DuckDb if text => format!("JSON_EXTRACT_STRING({}, {path})", a(0)),
-                    DuckDb => format!("JSON_EXTRACT({}, {path})", a(0)),
-                    Postgres if text => format!("({} ->> {})", a(0), a(1)),
-                    Postgres => format!("({} -> {})", a(0), a(1)),
-                    BigQuery if text => format!("JSON_VALUE({}, {path})", a(0)),
-                    BigQuery => format!("JSON_QUERY({}, {path})", a(0)),
-                    Snowflake if text => format!("CAST(GET({}, {}) AS VARCHAR)", a(0), a(1)),
-                    Snowflake => format!("GET({}, {})", a(0), a(1)),
-                    Spark => format!("GET_JSON_OBJECT({}, {path})", a(0)),
-                }
-            }
-            "json_path" => match self {
-                DuckDb => format!("JSON_EXTRACT({}, {})", a(0), a(1)),
-                Postgres => format!(
-                    "JSONB_PATH_QUERY_FIRST(CAST({} AS JSONB), CAST({} AS JSONPATH))",
-                    a(0),
-                    a(1)
-                ),
-                BigQuery => format!("JSON_QUERY({}, {})", a(0), a(1)),
-                Spark => format!("GET_JSON_OBJECT({}, {})", a(0), a(1)),
-                Snowflake => return unsupported(self, "json_path() with a JSONPath"),
-            },
-            "json_is_null" => match self {
-                DuckDb => format!("(JSON_TYPE({}) = 'NULL')", a(0)),
-                Postgres => format!("(JSON_TYPEOF({}) = 'null')", a(0)),
-                BigQuery => format!("(JSON_TYPE({}) = 'null')", a(0)),
-                Snowflake => format!("IS_NULL_VALUE({})", a(0)),
-                Spark => format!("(TRIM({}) = 'null')", a(0)),
-            },
-            "json_build" => match self {
-                DuckDb => format!("JSON_OBJECT({list})"),
-                Postgres => format!("JSON_BUILD_OBJECT({list})"),
-                BigQuery => format!("JSON_OBJECT({list})"),
-                Snowflake => format!("OBJECT_CONSTRUCT({list})"),
-                Spark => format!("TO_JSON(NAMED_STRUCT({list}))"),
-            },
-            other => return unsupported(self, &format!("{other}()")),
-        })
-    }
-
-    fn date_add(self, d: &str, n: &str, unit: &str, ty: &Type) -> Result<String, Unsupported> {
         use Dialect::*;
         let (amount, single) = match unit {
             "years" => (n.to_string(), "YEAR"),
@@ -462,7 +263,7 @@ impl Dialect {
         })
     }
 
-    fn date_trunc(self, d: &str, unit: &str, ty: &Type) -> Result<String, Unsupported> {
+    pub(crate) fn date_trunc(self, d: &str, unit: &str, ty: &Type) -> Result<String, Unsupported> {
         use Dialect::*;
         let t = self.type_name(ty)?;
         Ok(match self {
@@ -484,7 +285,7 @@ impl Dialect {
     }
 
     /// Number of `unit` boundaries between `a` and `b` (`b - a`).
-    fn date_diff(self, a: &str, b: &str, unit: &str) -> Result<String, Unsupported> {
+    pub(crate) fn date_diff(self, a: &str, b: &str, unit: &str) -> Result<String, Unsupported> {
         use Dialect::*;
         let unit = if unit == "weeks" { "week" } else { unit };
         Ok(match self {
@@ -543,7 +344,7 @@ impl Dialect {
 
 /// The unit word of `date_trunc`/`date_diff` (the parser turns a bare word
 /// into a string literal).
-fn unit_of(e: Option<&TExpr>) -> String {
+pub(crate) fn unit_of(e: Option<&TExpr>) -> String {
     match e.map(|e| &e.kind) {
         Some(crate::ir::TExprKind::Lit(crate::ir::Literal::Str(s))) => s.clone(),
         _ => "day".to_string(),
@@ -551,7 +352,7 @@ fn unit_of(e: Option<&TExpr>) -> String {
 }
 
 /// `'$.key'` for a literal key, else a concatenation.
-fn json_key_path(d: Dialect, key: Option<&TExpr>, rendered: &str) -> String {
+pub(crate) fn json_key_path(d: Dialect, key: Option<&TExpr>, rendered: &str) -> String {
     match key.map(|e| &e.kind) {
         Some(crate::ir::TExprKind::Lit(crate::ir::Literal::Str(k))) => d.string(&format!("$.{k}")),
         _ => format!("('$.' || {rendered})"),

@@ -20,7 +20,7 @@ macro_rules! cat {
     };
 }
 
-mod dialect;
+pub(crate) mod dialect;
 mod fixture;
 
 pub use dialect::Dialect;
@@ -1018,15 +1018,20 @@ impl Lower<'_> {
                 let rendered = rendered?;
                 let kind = rendered.iter().map(|(_, k)| *k).max().unwrap_or(Kind::Row);
                 let args: Vec<String> = rendered.into_iter().map(|(s, _)| s).collect();
-                let call = self.d.call(
-                    &c.name,
-                    c.distinct,
-                    &args,
-                    &c.args,
-                    c.unit.as_deref(),
-                    &e.ty,
+                let Some(func) = func else {
+                    return Err(format!("{} cannot express {}()", self.d.name(), c.name));
+                };
+                let call = func.render(
+                    self.d,
+                    &crate::catalog::SqlCall {
+                        distinct: c.distinct,
+                        args: &args,
+                        targs: &c.args,
+                        unit: c.unit.as_deref(),
+                        ty: &e.ty,
+                    },
                 )?;
-                let is_agg = crate::catalog::lookup(&c.name).is_some_and(|f| f.aggregate);
+                let is_agg = func.aggregate;
                 match &c.window {
                     Some(w) => {
                         let mut parts = Vec::new();

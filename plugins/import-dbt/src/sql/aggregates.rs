@@ -3,8 +3,15 @@
 
 use sqlparser::ast::{self as sql};
 
-/// Aggregate functions strata has.
-pub(super) const AGGREGATES: &[&str] = &["count", "sum", "avg", "mean", "min", "max"];
+/// Aggregate functions strata has under these names.
+const AGGREGATES: &[&str] = &["count", "sum", "avg", "mean", "min", "max"];
+
+/// Whether DuckDB's function `name` is an aggregate strata has: one of
+/// [`AGGREGATES`], or a catalog aggregate DuckDB computes alike.
+pub(super) fn is_strata_aggregate(name: &str) -> bool {
+    AGGREGATES.contains(&name)
+        || strata_lang::catalog::lookup_sql(name).is_some_and(|f| f.aggregate && f.duckdb_same)
+}
 
 /// Aggregate functions DuckDB has that strata does not (a call to one is
 /// refused, and it still makes the SELECT a grouped one).
@@ -16,22 +23,14 @@ pub(super) const OTHER_AGGREGATES: &[&str] = &[
     "arbitrary",
     "first",
     "last",
-    "stddev",
-    "stddev_samp",
     "stddev_pop",
     "variance",
     "var_samp",
     "var_pop",
-    "median",
     "mode",
     "quantile",
     "quantile_cont",
     "quantile_disc",
-    "bool_and",
-    "bool_or",
-    "every",
-    "count_if",
-    "countif",
     "approx_count_distinct",
     "product",
     "bit_and",
@@ -81,7 +80,7 @@ pub fn is_aggregate_call(e: &sql::Expr) -> bool {
     match e {
         sql::Expr::Function(f) if f.over.is_none() => {
             let n = function_name(f);
-            AGGREGATES.contains(&n.as_str()) || OTHER_AGGREGATES.contains(&n.as_str())
+            is_strata_aggregate(&n) || OTHER_AGGREGATES.contains(&n.as_str())
         }
         sql::Expr::Nested(inner) => is_aggregate_call(inner),
         _ => false,

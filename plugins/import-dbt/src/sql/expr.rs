@@ -353,11 +353,18 @@ impl Translator<'_> {
                     e,
                 ))
             }
-            E::Extract { field, .. } => {
-                return Err(Refusal::at(
-                    format!("EXTRACT({field} ...) has no strata equivalent (the language has date_trunc, date_diff and date_add)"),
-                    e,
-                ))
+            E::Extract { field, expr, .. } => {
+                let Some(unit) = part_unit(&field.to_string()) else {
+                    return Err(Refusal::at(
+                        format!("EXTRACT({field} ...): strata's date_part has year, quarter, month, day, dayofyear, week (ISO), isodow, hour, minute and second"),
+                        e,
+                    ));
+                };
+                let (x, _) = self.expr(expr, inputs, mode)?;
+                (
+                    SExpr::call("date_part", vec![x, SExpr::col(None, unit)]),
+                    Some(Type::Int64),
+                )
             }
             E::Interval(_) => {
                 return Err(Refusal::at(

@@ -79,10 +79,10 @@ impl Translator<'_> {
                 (args, distinct, star)
             }
         };
-        let aggregate = AGGREGATES.contains(&name.as_str());
+        let aggregate = is_strata_aggregate(&name);
         if OTHER_AGGREGATES.contains(&name.as_str()) {
             return Err(Refusal::at(
-                format!("the aggregate {name}() has no strata equivalent (strata has count, sum, avg, min and max)"),
+                format!("the aggregate {name}() has no strata equivalent (strata has count, sum, avg, min, max, count_if, bool_and, bool_or, median and stddev)"),
                 e,
             ));
         }
@@ -286,6 +286,65 @@ impl Translator<'_> {
                     ty => (call, ty),
                 }
             }
+            "date_part" | "datepart" => {
+                want(2, 2)?;
+                let u = match &plain[0] {
+                    SExpr::Str(s) => part_unit(s),
+                    _ => None,
+                };
+                let Some(u) = u else {
+                    return Err(Refusal::at(
+                        "date_part of a part strata's date_part has not (year, quarter, month, day, dayofyear, week, isodow, hour, minute, second)",
+                        e,
+                    ));
+                };
+                (
+                    SExpr::call("date_part", vec![plain[1].clone(), SExpr::col(None, u)]),
+                    Some(Type::Int64),
+                )
+            }
+            "year" | "quarter" | "month" | "day" | "dayofyear" | "weekofyear" | "isodow"
+            | "hour" | "minute" | "second"
+                if count == 1 =>
+            {
+                let u = part_unit(&name).unwrap_or("year");
+                (
+                    SExpr::call("date_part", vec![plain.remove(0), SExpr::col(None, u)]),
+                    Some(Type::Int64),
+                )
+            }
+            "greatest" | "least" => {
+                want(2, usize::MAX)?;
+                let types: Vec<&Type> = xs.iter().filter_map(|x| x.1.as_ref()).collect();
+                if types.windows(2).any(|w| w[0] != w[1]) {
+                    return Err(Refusal::at(
+                        format!("{name}() of values of different types"),
+                        e,
+                    ));
+                }
+                (
+                    SExpr::call(&name, plain),
+                    types.first().map(|t| (*t).clone()),
+                )
+            }
+            "mod" | "fmod" => {
+                want(2, 2)?;
+                let ty = match (&xs[0].1, &xs[1].1) {
+                    (Some(Type::Int64), Some(Type::Int64)) => Type::Int64,
+                    (Some(Type::Float64), Some(Type::Int64 | Type::Float64))
+                    | (Some(Type::Int64), Some(Type::Float64)) => Type::Float64,
+                    _ => {
+                        return Err(Refusal::at(
+                            format!("{name}() of values that are not int64 or float64"),
+                            e,
+                        ))
+                    }
+                };
+                (
+                    SExpr::bin(Op::Mod, plain[0].clone(), plain[1].clone()),
+                    Some(ty),
+                )
+            }
             "date_diff" | "datediff" => {
                 want(3, 3)?;
                 let u = match &plain[0] {
@@ -312,12 +371,30 @@ impl Translator<'_> {
                     Some(Type::Int64),
                 )
             }
-            other => {
-                return Err(Refusal::at(
-                    format!("the function {other}() has no strata equivalent"),
-                    e,
-                ))
-            }
+            other => match strata_lang::catalog::lookup_sql(other).filter(|f| f.duckdb_same) {
+                Some(func) => {
+                    want(func.min_args, func.max_args.unwrap_or(usize::MAX))?;
+                    let ty = func.returns.type_for(arg_ty.as_ref());
+                    // A decimal result: DuckDB may give it another scale.
+                    if matches!(ty, Some(Type::Decimal(..))) {
+                        return Err(Refusal::at(
+                            format!("{other}() of a decimal (DuckDB may give its result another scale than strata)"),
+                            e,
+                        ));
+                    }
+                    if func.aggregate && f.over.is_none() {
+                        let x = with_filter(plain.remove(0), filter);
+                        plain.insert(0, x);
+                    }
+                    (SExpr::call(func.name, plain), ty)
+                }
+                None => {
+                    return Err(Refusal::at(
+                        format!("the function {other}() has no strata equivalent"),
+                        e,
+                    ))
+                }
+            },
         };
         let Some(over) = &f.over else {
             return Ok((call, ty));

@@ -67,6 +67,25 @@ pub(super) fn unit(text: &str) -> Option<&'static str> {
     }
 }
 
+/// The `date_part` unit of a DuckDB date part (`EXTRACT(part FROM d)`,
+/// `date_part('part', d)`), when strata's gives the same number: DuckDB's
+/// `week` is the ISO week and its `second` the whole seconds, as strata's.
+pub(super) fn part_unit(text: &str) -> Option<&'static str> {
+    match text.trim().trim_matches('\'').to_ascii_lowercase().as_str() {
+        "year" | "years" | "y" | "yr" | "yrs" => Some("year"),
+        "quarter" | "quarters" => Some("quarter"),
+        "month" | "months" | "mon" | "mons" => Some("month"),
+        "day" | "days" | "d" | "dayofmonth" => Some("day"),
+        "doy" | "dayofyear" => Some("dayofyear"),
+        "week" | "weeks" | "w" | "weekofyear" => Some("isoweek"),
+        "isodow" => Some("isodow"),
+        "hour" | "hours" | "h" | "hr" | "hrs" => Some("hour"),
+        "minute" | "minutes" | "m" | "min" | "mins" => Some("minute"),
+        "second" | "seconds" | "s" | "sec" | "secs" => Some("second"),
+        _ => None,
+    }
+}
+
 pub(super) fn datetime_field_unit(f: &sql::DateTimeField) -> Option<&'static str> {
     unit(&f.to_string())
 }

@@ -145,10 +145,27 @@ fn stars_unions_and_windows() {
 
 #[test]
 fn refusals_name_the_line() {
-    let r = translate_model("select id,\n  round(amount) as r\nfrom \"$ref$orders\"");
-    let r = r.err().unwrap_or_else(|| panic!("round() translated"));
-    assert!(r.message.contains("round"), "{r:?}");
+    let r = translate_model("select id,\n  initcap(status) as r\nfrom \"$ref$orders\"");
+    let r = r.err().unwrap_or_else(|| panic!("initcap() translated"));
+    assert!(r.message.contains("initcap"), "{r:?}");
     assert_eq!(r.line, 2);
+    // The catalog's functions DuckDB computes alike translate.
+    let t = one("select id, round(amount, 1) as r, md5(status) as h from \"$ref$orders\"");
+    assert!(t.contains("r = round(orders.amount, 1)"), "{t}");
+    assert!(t.contains("h = md5(orders.status)"), "{t}");
+    let t = one("select extract(year from ordered_on) as y, date_part('isodow', ordered_on) as w, month(ordered_on) as m, greatest(id, 0) as g, mod(id, 3) as r from \"$ref$orders\"");
+    for want in [
+        "y = date_part(orders.ordered_on, year)",
+        "w = date_part(orders.ordered_on, isodow)",
+        "m = date_part(orders.ordered_on, month)",
+        "g = greatest(orders.id, 0)",
+        "r = orders.id % 3",
+    ] {
+        assert!(t.contains(want), "{want} in {t}");
+    }
+    // DuckDB's dow counts from Sunday 0: strata has isodow only.
+    let r = translate_model("select extract(dow from ordered_on) as d from \"$ref$orders\"");
+    assert!(r.is_err_and(|r| r.message.contains("EXTRACT(DOW")));
     let r = translate_model("select id from\n\"$ref$nope\"");
     assert!(r.is_err_and(|r| r.line == 2));
     let r = translate_model("select id frm x");

@@ -1,2 +1,2 @@
--- Needs review: it reads a model that needs review.
+-- Reads uses_round, which converts since the catalog has round().
 select order_id, amount_rounded from {{ ref('uses_round') }}

@@ -1,0 +1,199 @@
+//! Aggregates: one value per group (`group { .. } ( aggregate { .. } )`),
+//! or per row over a window when they also take `over (...)`.
+
+use super::ArgKind::*;
+use super::Returns::*;
+use super::{Family, Function, Sql, SqlCall, SCALAR};
+use crate::sql::dialect::{unsupported, Dialect, Unsupported};
+
+const AGG: Function = Function {
+    family: Family::Aggregate,
+    aggregate: true,
+    window: true,
+    ..SCALAR
+};
+
+fn count(_: Dialect, c: &SqlCall) -> Result<String, Unsupported> {
+    Ok(if c.distinct {
+        format!("COUNT(DISTINCT {})", c.a(0))
+    } else if c.args.is_empty() || c.a(0) == "*" {
+        "COUNT(*)".into()
+    } else {
+        format!("COUNT({})", c.a(0))
+    })
+}
+
+fn array_agg(d: Dialect, c: &SqlCall) -> Result<String, Unsupported> {
+    Ok(match d {
+        Dialect::Spark => format!("COLLECT_LIST({})", c.a(0)),
+        _ => format!("ARRAY_AGG({})", c.a(0)),
+    })
+}
+
+fn bool_and(d: Dialect, c: &SqlCall) -> Result<String, Unsupported> {
+    Ok(match d {
+        Dialect::BigQuery => format!("LOGICAL_AND({})", c.a(0)),
+        Dialect::Snowflake => format!("BOOLAND_AGG({})", c.a(0)),
+        Dialect::DuckDb | Dialect::Postgres | Dialect::Spark => format!("BOOL_AND({})", c.a(0)),
+    })
+}
+
+fn bool_or(d: Dialect, c: &SqlCall) -> Result<String, Unsupported> {
+    Ok(match d {
+        Dialect::BigQuery => format!("LOGICAL_OR({})", c.a(0)),
+        Dialect::Snowflake => format!("BOOLOR_AGG({})", c.a(0)),
+        Dialect::DuckDb | Dialect::Postgres | Dialect::Spark => format!("BOOL_OR({})", c.a(0)),
+    })
+}
+
+/// The rows where the condition holds (NULL counts as false), as every
+/// engine counts `CASE` values that are not NULL.
+fn count_if(_: Dialect, c: &SqlCall) -> Result<String, Unsupported> {
+    Ok(format!("COUNT(CASE WHEN {} THEN 1 END)", c.a(0)))
+}
+
+fn median(d: Dialect, c: &SqlCall) -> Result<String, Unsupported> {
+    let x = c.a(0);
+    Ok(match d {
+        Dialect::DuckDb | Dialect::Spark | Dialect::Snowflake => {
+            format!("CAST(MEDIAN({x}) AS DOUBLE)")
+        }
+        Dialect::Postgres => {
+            format!("PERCENTILE_CONT(0.5) WITHIN GROUP (ORDER BY {x})")
+        }
+        // Its PERCENTILE_CONT is a window function only.
+        Dialect::BigQuery => return unsupported(d, "median() as an aggregate"),
+    })
+}
+
+fn stddev(d: Dialect, c: &SqlCall) -> Result<String, Unsupported> {
+    let t = d.type_name(&crate::types::Type::Float64)?;
+    Ok(format!("CAST(STDDEV_SAMP({}) AS {t})", c.a(0)))
+}
+
+pub(super) const FUNCTIONS: &[Function] = &[
+    Function {
+        name: "count",
+        example: "count()",
+        min_args: 0,
+        kinds: &[Any],
+        returns: Int64NonNull,
+        signature: "count() / count(x) / count(distinct x)",
+        summary: "the rows of the group; with x, those where x is not null; with distinct, the distinct non-null values",
+        sql: Sql::By(count),
+        ..AGG
+    },
+    Function {
+        name: "sum",
+        example: "sum(i)",
+        kinds: &[Num],
+        returns: SameA1,
+        signature: "sum(x)",
+        summary: "the sum of the non-null values (null when there is none)",
+        sql: Sql::Same("SUM"),
+        ..AGG
+    },
+    Function {
+        name: "avg",
+        example: "avg(f)",
+        kinds: &[Num],
+        returns: Float64A1,
+        signature: "avg(x)",
+        summary: "the mean of the non-null values, as float64",
+        sql: Sql::Same("AVG"),
+        sql_aliases: &["mean"],
+        ..AGG
+    },
+    Function {
+        name: "max",
+        example: "max(s)",
+        kinds: &[Any],
+        returns: SameA1,
+        signature: "max(x)",
+        summary: "the greatest non-null value",
+        sql: Sql::Same("MAX"),
+        ..AGG
+    },
+    Function {
+        name: "min",
+        example: "min(dt)",
+        kinds: &[Any],
+        returns: SameA1,
+        signature: "min(x)",
+        summary: "the least non-null value",
+        sql: Sql::Same("MIN"),
+        ..AGG
+    },
+    Function {
+        name: "array_agg",
+        example: "array_agg(i)",
+        window: false,
+        kinds: &[Any],
+        returns: Special,
+        signature: "array_agg(x)",
+        summary: "the values of the group as an array (nulls included)",
+        sql: Sql::By(array_agg),
+        sql_aliases: &["collect_list"],
+        ..AGG
+    },
+    Function {
+        name: "bool_and",
+        example: "bool_and(b)",
+        kinds: &[Bool],
+        returns: BoolNullable,
+        signature: "bool_and(condition)",
+        summary: "whether the condition holds on every non-null row (null when there is none)",
+        sql: Sql::By(bool_and),
+        sql_aliases: &["every", "logical_and", "booland_agg"],
+        duckdb_same: true,
+        ..AGG
+    },
+    Function {
+        name: "bool_or",
+        example: "bool_or(b)",
+        kinds: &[Bool],
+        returns: BoolNullable,
+        signature: "bool_or(condition)",
+        summary: "whether the condition holds on some non-null row (null when there is none)",
+        sql: Sql::By(bool_or),
+        sql_aliases: &["logical_or", "boolor_agg"],
+        duckdb_same: true,
+        ..AGG
+    },
+    Function {
+        name: "count_if",
+        example: "count_if(i > 0)",
+        kinds: &[Bool],
+        returns: Int64NonNull,
+        signature: "count_if(condition)",
+        summary: "the rows where the condition holds (a null condition does not count)",
+        sql: Sql::By(count_if),
+        sql_aliases: &["countif"],
+        duckdb_same: true,
+        ..AGG
+    },
+    Function {
+        name: "median",
+        example: "median(f)",
+        window: false,
+        kinds: &[Num],
+        returns: Float64A1,
+        signature: "median(x)",
+        summary: "the median of the non-null values, interpolated between the two middle ones, as float64",
+        sql: Sql::By(median),
+        duckdb_same: true,
+        ..AGG
+    },
+    Function {
+        name: "stddev",
+        example: "stddev(f)",
+        kinds: &[Num],
+        returns: Float64A1,
+        signature: "stddev(x)",
+        summary: "the sample standard deviation of the non-null values (null for fewer than two), as float64",
+        sql: Sql::By(stddev),
+        sql_aliases: &["stddev_samp"],
+        duckdb_same: true,
+        ..AGG
+    },
+];

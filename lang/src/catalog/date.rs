@@ -1,0 +1,186 @@
+//! Dates and timestamps: arithmetic by calendar units, truncation,
+//! differences, parts, and dates made from parts.
+
+use super::ArgKind::*;
+use super::Returns::*;
+use super::{Family, Function, Sql, SqlCall, SCALAR};
+use crate::sql::dialect::{unit_of, unsupported, Dialect, Unsupported};
+use crate::types::Type;
+
+const DATE: Function = Function {
+    family: Family::Date,
+    ..SCALAR
+};
+
+fn date_add(d: Dialect, c: &SqlCall) -> Result<String, Unsupported> {
+    d.date_add(c.a(0), c.a(1), c.unit.unwrap_or("days"), c.ty)
+}
+
+fn date_sub(d: Dialect, c: &SqlCall) -> Result<String, Unsupported> {
+    d.date_add(
+        c.a(0),
+        &format!("(-{})", c.a(1)),
+        c.unit.unwrap_or("days"),
+        c.ty,
+    )
+}
+
+fn date_trunc(d: Dialect, c: &SqlCall) -> Result<String, Unsupported> {
+    d.date_trunc(c.a(0), &unit_of(c.targs.get(1)), c.ty)
+}
+
+fn date_diff(d: Dialect, c: &SqlCall) -> Result<String, Unsupported> {
+    d.date_diff(c.a(0), c.a(1), &unit_of(c.targs.get(2)))
+}
+
+/// One part of a date or timestamp as int64 (`DATE_PART_UNITS`).
+fn date_part(d: Dialect, c: &SqlCall) -> Result<String, Unsupported> {
+    let x = c.a(0);
+    let unit = unit_of(c.targs.get(1));
+    let int = d.type_name(&Type::Int64)?;
+    let ts = || d.cast(x, &Type::Timestamp);
+    let part = match (unit.as_str(), d) {
+        ("year" | "quarter" | "month" | "day", _) => {
+            format!("EXTRACT({} FROM {x})", unit.to_uppercase())
+        }
+        // Whole seconds (PostgreSQL and Spark give the fraction too); the
+        // time parts of a date are 0.
+        ("hour" | "minute" | "second", _) => {
+            format!("FLOOR(EXTRACT({} FROM {}))", unit.to_uppercase(), ts()?)
+        }
+        ("dayofyear", Dialect::Postgres) => format!("EXTRACT(DOY FROM {x})"),
+        ("dayofyear", Dialect::BigQuery) => format!("EXTRACT(DAYOFYEAR FROM {x})"),
+        ("dayofyear", _) => format!("DAYOFYEAR({x})"),
+        ("isoweek", Dialect::DuckDb | Dialect::Postgres) => format!("EXTRACT(WEEK FROM {x})"),
+        ("isoweek", Dialect::Spark) => format!("WEEKOFYEAR({x})"),
+        ("isoweek", Dialect::BigQuery) => format!("EXTRACT(ISOWEEK FROM {x})"),
+        ("isoweek", Dialect::Snowflake) => format!("WEEKISO({x})"),
+        // Monday 1 to Sunday 7.
+        ("isodow", Dialect::DuckDb) => format!("ISODOW({x})"),
+        ("isodow", Dialect::Postgres) => format!("EXTRACT(ISODOW FROM {x})"),
+        ("isodow", Dialect::Spark) => format!("(WEEKDAY({x}) + 1)"),
+        ("isodow", Dialect::BigQuery) => format!("(MOD(EXTRACT(DAYOFWEEK FROM {x}) + 5, 7) + 1)"),
+        ("isodow", Dialect::Snowflake) => format!("DAYOFWEEKISO({x})"),
+        (other, _) => return unsupported(d, &format!("date_part() of '{other}'")),
+    };
+    Ok(format!("CAST({part} AS {int})"))
+}
+
+fn make_date(d: Dialect, c: &SqlCall) -> Result<String, Unsupported> {
+    Ok(match d {
+        Dialect::DuckDb | Dialect::Spark => format!("MAKE_DATE({})", c.list()),
+        Dialect::Postgres => format!(
+            "MAKE_DATE(CAST({} AS INTEGER), CAST({} AS INTEGER), CAST({} AS INTEGER))",
+            c.a(0),
+            c.a(1),
+            c.a(2)
+        ),
+        Dialect::BigQuery => format!("DATE({})", c.list()),
+        Dialect::Snowflake => format!("DATE_FROM_PARTS({})", c.list()),
+    })
+}
+
+fn last_day(d: Dialect, c: &SqlCall) -> Result<String, Unsupported> {
+    let day = d.cast(c.a(0), &Type::Date)?;
+    Ok(match d {
+        Dialect::Postgres => format!(
+            "CAST(DATE_TRUNC('month', {day}) + INTERVAL '1 month' - INTERVAL '1 day' AS DATE)"
+        ),
+        Dialect::DuckDb | Dialect::BigQuery | Dialect::Snowflake | Dialect::Spark => {
+            format!("LAST_DAY({day})")
+        }
+    })
+}
+
+pub(super) const FUNCTIONS: &[Function] = &[
+    Function {
+        name: "date_add",
+        example: "date_add(dt, days: 1)",
+        min_args: 2,
+        max_args: Some(2),
+        kinds: &[Temporal, Any],
+        returns: SameAny,
+        signature: "date_add(d, days: n)",
+        summary: "d plus n years, quarters, months, weeks or days (the keyword says which)",
+        sql: Sql::By(date_add),
+        ..DATE
+    },
+    Function {
+        name: "date_sub",
+        example: "date_sub(ts, months: 1)",
+        min_args: 2,
+        max_args: Some(2),
+        kinds: &[Temporal, Any],
+        returns: SameAny,
+        signature: "date_sub(d, days: n)",
+        summary: "d minus n years, quarters, months, weeks or days (the keyword says which)",
+        sql: Sql::By(date_sub),
+        ..DATE
+    },
+    Function {
+        name: "date_trunc",
+        example: "date_trunc(ts, month)",
+        min_args: 2,
+        max_args: Some(2),
+        kinds: &[Temporal, Any],
+        returns: SameA1,
+        signature: "date_trunc(d, unit)",
+        summary: "d truncated to the start of its year, quarter, month, (ISO) week or day",
+        sql: Sql::By(date_trunc),
+        unit_slot: Some(1),
+        ..DATE
+    },
+    Function {
+        name: "date_diff",
+        example: "date_diff(dt, dt, day)",
+        min_args: 3,
+        max_args: Some(3),
+        kinds: &[Temporal, Temporal, Any],
+        returns: Special,
+        signature: "date_diff(a, b, unit)",
+        summary: "the year, quarter, month, week or day boundaries crossed from a to b",
+        sql: Sql::By(date_diff),
+        unit_slot: Some(2),
+        sql_aliases: &["datediff"],
+        ..DATE
+    },
+    Function {
+        name: "date_part",
+        example: "date_part(ts, isodow)",
+        min_args: 2,
+        max_args: Some(2),
+        kinds: &[Temporal, Any],
+        returns: Int64A1,
+        signature: "date_part(d, unit)",
+        summary: "d's year, quarter, month, day, dayofyear, isoweek, isodow (Monday 1), hour, minute or second, as int64",
+        sql: Sql::By(date_part),
+        unit_slot: Some(1),
+        sql_aliases: &["extract"],
+        ..DATE
+    },
+    Function {
+        name: "make_date",
+        example: "make_date(i, 1, 1)",
+        min_args: 3,
+        max_args: Some(3),
+        kinds: &[Int, Int, Int],
+        returns: DateAny,
+        signature: "make_date(year, month, day)",
+        summary: "the date of the year, month and day",
+        sql: Sql::By(make_date),
+        sql_aliases: &["date_from_parts"],
+        duckdb_same: true,
+        ..DATE
+    },
+    Function {
+        name: "last_day",
+        example: "last_day(dt)",
+        kinds: &[Temporal],
+        returns: DateA1,
+        signature: "last_day(d)",
+        summary: "the last day of d's month, as a date",
+        sql: Sql::By(last_day),
+        duckdb_same: true,
+        ..DATE
+    },
+];
