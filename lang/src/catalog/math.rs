@@ -15,15 +15,6 @@ const NUM: Function = Function {
     ..SCALAR
 };
 
-/// `NAME(args)` cast to the call's result type.
-fn typed(d: Dialect, c: &SqlCall, name: &str) -> Result<String, Unsupported> {
-    Ok(format!(
-        "CAST({name}({}) AS {})",
-        c.list(),
-        d.type_name(c.ty)?
-    ))
-}
-
 /// Half away from zero, as DuckDB, Spark, BigQuery and Snowflake round
 /// (PostgreSQL rounds a double half to even: it rounds a NUMERIC here).
 fn round(d: Dialect, c: &SqlCall) -> Result<String, Unsupported> {
@@ -38,18 +29,6 @@ fn round(d: Dialect, c: &SqlCall) -> Result<String, Unsupported> {
             format!("CAST(ROUND({}, {digits}) AS {t})", c.a(0))
         }
     })
-}
-
-fn floor(d: Dialect, c: &SqlCall) -> Result<String, Unsupported> {
-    typed(d, c, "FLOOR")
-}
-
-fn ceil(d: Dialect, c: &SqlCall) -> Result<String, Unsupported> {
-    typed(d, c, "CEIL")
-}
-
-fn abs(d: Dialect, c: &SqlCall) -> Result<String, Unsupported> {
-    typed(d, c, "ABS")
 }
 
 /// Toward zero.
@@ -84,38 +63,12 @@ fn modulo(d: Dialect, c: &SqlCall) -> Result<String, Unsupported> {
     Ok(d.modulo(c.a(0), c.a(1), float))
 }
 
-/// `NAME(args)` as float64.
-fn float(d: Dialect, c: &SqlCall, name: &str) -> Result<String, Unsupported> {
-    let args: Vec<String> = c
-        .args
-        .iter()
-        .map(|a| d.cast(a, &Type::Float64))
-        .collect::<Result<_, _>>()?;
-    Ok(format!("{name}({})", args.join(", ")))
-}
-
-fn power(d: Dialect, c: &SqlCall) -> Result<String, Unsupported> {
-    float(d, c, "POWER")
-}
-
-fn sqrt(d: Dialect, c: &SqlCall) -> Result<String, Unsupported> {
-    float(d, c, "SQRT")
-}
-
-fn exp(d: Dialect, c: &SqlCall) -> Result<String, Unsupported> {
-    float(d, c, "EXP")
-}
-
-fn ln(d: Dialect, c: &SqlCall) -> Result<String, Unsupported> {
-    float(d, c, "LN")
-}
-
 /// The base-10 logarithm (DuckDB's and PostgreSQL's `log(x)`).
 fn log10(d: Dialect, c: &SqlCall) -> Result<String, Unsupported> {
     match d {
         Dialect::Snowflake => Ok(format!("LOG(10, {})", d.cast(c.a(0), &Type::Float64)?)),
         Dialect::DuckDb | Dialect::Postgres | Dialect::BigQuery | Dialect::Spark => {
-            float(d, c, "LOG10")
+            Ok(format!("LOG10({})", d.cast(c.a(0), &Type::Float64)?))
         }
     }
 }
@@ -138,7 +91,7 @@ pub(super) const FUNCTIONS: &[Function] = &[
         example: "floor(f)",
         signature: "floor(x)",
         summary: "the greatest whole number not above x, in x's type",
-        sql: Sql::By(floor),
+        sql: Sql::SameTyped("FLOOR"),
         duckdb_same: true,
         ..NUM
     },
@@ -147,7 +100,7 @@ pub(super) const FUNCTIONS: &[Function] = &[
         example: "ceil(d)",
         signature: "ceil(x)",
         summary: "the least whole number not below x, in x's type",
-        sql: Sql::By(ceil),
+        sql: Sql::SameTyped("CEIL"),
         sql_aliases: &["ceiling"],
         duckdb_same: true,
         ..NUM
@@ -167,7 +120,7 @@ pub(super) const FUNCTIONS: &[Function] = &[
         example: "abs(i)",
         signature: "abs(x)",
         summary: "the absolute value of x, in x's type",
-        sql: Sql::By(abs),
+        sql: Sql::SameTyped("ABS"),
         duckdb_same: true,
         ..NUM
     },
@@ -203,7 +156,7 @@ pub(super) const FUNCTIONS: &[Function] = &[
         returns: Float64Any,
         signature: "power(x, y)",
         summary: "x raised to the power y, as float64",
-        sql: Sql::By(power),
+        sql: Sql::SameOnFloats("POWER"),
         sql_aliases: &["pow"],
         duckdb_same: true,
         ..NUM
@@ -214,7 +167,7 @@ pub(super) const FUNCTIONS: &[Function] = &[
         returns: Float64A1,
         signature: "sqrt(x)",
         summary: "the square root of x, as float64",
-        sql: Sql::By(sqrt),
+        sql: Sql::SameOnFloats("SQRT"),
         duckdb_same: true,
         ..NUM
     },
@@ -224,7 +177,7 @@ pub(super) const FUNCTIONS: &[Function] = &[
         returns: Float64A1,
         signature: "exp(x)",
         summary: "e raised to the power x, as float64",
-        sql: Sql::By(exp),
+        sql: Sql::SameOnFloats("EXP"),
         duckdb_same: true,
         ..NUM
     },
@@ -234,7 +187,7 @@ pub(super) const FUNCTIONS: &[Function] = &[
         returns: Float64A1,
         signature: "ln(x)",
         summary: "the natural logarithm of x, as float64",
-        sql: Sql::By(ln),
+        sql: Sql::SameOnFloats("LN"),
         duckdb_same: true,
         ..NUM
     },

@@ -203,6 +203,11 @@ impl SqlCall<'_> {
 pub enum Sql {
     /// `NAME(args)` in every dialect.
     Same(&'static str),
+    /// `CAST(NAME(args) AS <the call's type>)` in every dialect (where
+    /// engines widen or narrow the result).
+    SameTyped(&'static str),
+    /// `NAME(args)` with every argument cast to float64, in every dialect.
+    SameOnFloats(&'static str),
     /// Written per dialect (an exhaustive match: every dialect says how,
     /// or why it cannot).
     By(fn(Dialect, &SqlCall) -> Result<String, Unsupported>),
@@ -354,6 +359,19 @@ impl Function {
     pub fn render(&self, d: Dialect, call: &SqlCall) -> Result<String, Unsupported> {
         match self.sql {
             Sql::Same(name) => Ok(format!("{name}({})", call.list())),
+            Sql::SameTyped(name) => Ok(format!(
+                "CAST({name}({}) AS {})",
+                call.list(),
+                d.type_name(call.ty)?
+            )),
+            Sql::SameOnFloats(name) => {
+                let args: Vec<String> = call
+                    .args
+                    .iter()
+                    .map(|a| d.cast(a, &Type::Float64))
+                    .collect::<Result<_, _>>()?;
+                Ok(format!("{name}({})", args.join(", ")))
+            }
             Sql::By(f) => f(d, call),
         }
     }
@@ -378,7 +396,7 @@ mod tests {
                 f.signature
             );
             assert!(!f.summary.is_empty(), "{} has no summary", f.name);
-            if let Sql::Same(sql) = f.sql {
+            if let Sql::Same(sql) | Sql::SameTyped(sql) | Sql::SameOnFloats(sql) = f.sql {
                 assert!(!sql.is_empty(), "{} has no SQL", f.name);
             }
             for alias in f.sql_aliases {
