@@ -253,13 +253,9 @@ fn parse_sample_rows(text: &str) -> Result<u64, String> {
 impl CardinalityArgs {
     /// The row bound: the flag, else the project setting of the module's
     /// strata.toml, else none (exact).
-    pub fn sample_rows(&self, module: &Path) -> Result<Option<u64>, Failure> {
-        if self.cardinality_sample_rows.is_some() {
-            return Ok(self.cardinality_sample_rows);
-        }
-        config::discover(module)
-            .map(|c| c.cardinality_sample_rows)
-            .map_err(config_failure)
+    pub fn sample_rows(&self, project: &config::ProjectConfig) -> Option<u64> {
+        self.cardinality_sample_rows
+            .or(project.cardinality_sample_rows)
     }
 }
 

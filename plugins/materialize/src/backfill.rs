@@ -98,15 +98,15 @@ pub fn backfill(args: BackfillArgs, host: &dyn Host) -> i32 {
             branch: args.branch.clone(),
             stage_only: args.stage_only,
         };
-        let sample_rows = args.cardinality.sample_rows(&file)?;
+        let project = config::discover(&file).map_err(config_failure)?;
         let wh = args.warehouse.open(&file)?;
         let progress = host.progress();
         let opts = backfill::options(
             &*wh,
             &b,
             &file,
-            sample_rows,
-            source_policies(&config::discover(&file).map_err(config_failure)?),
+            args.cardinality.sample_rows(&project),
+            source_policies(&project),
         )?;
         used = Some(opts.clone());
         let report = strata_lifecycle::run(&*wh, &checked.module, &opts, progress.as_ref())?;

@@ -51,7 +51,7 @@ pub fn profile(args: ProfileArgs, host: &dyn Host) -> i32 {
         false => None,
         true => {
             let result = (|| {
-                let sample_rows = args.cardinality.sample_rows(&select.file)?;
+                let sample_rows = args.cardinality.sample_rows(&select.project);
                 let mut opts = run_options(&select, sample_rows)?;
                 opts.branch = "profile".into();
                 opts.stage_only = true;

@@ -218,7 +218,7 @@ pub fn run(args: RunArgs, host: &dyn Host) -> i32 {
     let started = std::time::Instant::now();
     let mut used = None;
     let result = (|| {
-        let sample_rows = args.cardinality.sample_rows(&select.file)?;
+        let sample_rows = args.cardinality.sample_rows(&select.project);
         let mut opts = run_options(&select, sample_rows)?;
         opts.branch = args.branch.clone();
         opts.stage_only = args.stage_only;
@@ -309,11 +309,7 @@ pub fn test(args: TestArgs, host: &dyn Host) -> i32 {
         return report_error(host, f, args.format);
     }
     let started = std::time::Instant::now();
-    let opts = match args
-        .cardinality
-        .sample_rows(&select.file)
-        .and_then(|rows| run_options(&select, rows))
-    {
+    let opts = match run_options(&select, args.cardinality.sample_rows(&select.project)) {
         Ok(mut o) => {
             o.full_refresh = args.full_refresh;
             o

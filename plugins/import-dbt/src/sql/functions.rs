@@ -288,11 +288,7 @@ impl Translator<'_> {
             }
             "date_part" | "datepart" => {
                 want(2, 2)?;
-                let u = match &plain[0] {
-                    SExpr::Str(s) => part_unit(s),
-                    _ => None,
-                };
-                let Some(u) = u else {
+                let Some(u) = unit_literal(&plain[0], part_unit) else {
                     return Err(Refusal::at(
                         "date_part of a part strata's date_part has not (year, quarter, month, day, dayofyear, week, isodow, hour, minute, second)",
                         e,
@@ -347,11 +343,7 @@ impl Translator<'_> {
             }
             "date_diff" | "datediff" => {
                 want(3, 3)?;
-                let u = match &plain[0] {
-                    SExpr::Str(s) => unit(s),
-                    _ => None,
-                };
-                let Some(u) = u else {
+                let Some(u) = unit_literal(&plain[0], unit) else {
                     return Err(Refusal::at(
                         "date_diff in a part other than year, quarter, month, week or day",
                         e,
@@ -454,5 +446,13 @@ impl Translator<'_> {
             other => other,
         };
         Ok((call, ty))
+    }
+}
+
+/// The unit a string literal names, as `read` reads it (`'year'`).
+fn unit_literal(x: &SExpr, read: fn(&str) -> Option<&'static str>) -> Option<&'static str> {
+    match x {
+        SExpr::Str(s) => read(s),
+        _ => None,
     }
 }
