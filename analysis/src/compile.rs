@@ -88,7 +88,7 @@ fn compile_models(columns: &sql::ModuleColumns, models: &[&ir::Model], d: Dialec
         errors: Vec::new(),
     };
     for m in models {
-        match sql::lower_model_with(columns, m, d, &rel) {
+        match sql::lower_model_with(columns, m, d, &rel, None) {
             Ok(select) => part.views.push(View {
                 model: m.name.clone(),
                 view: view_name(&m.name),

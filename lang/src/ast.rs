@@ -256,6 +256,12 @@ pub enum JoinKind {
     Inner,
     Anti,
     Semi,
+    /// Every row of the joined input, with the matching from-side rows.
+    Right,
+    /// Every row of both sides, matched where the condition holds.
+    Full,
+    /// Every row paired with every row: no condition.
+    Cross,
 }
 
 impl JoinKind {
@@ -266,6 +272,9 @@ impl JoinKind {
             JoinKind::Inner => "join_inner",
             JoinKind::Anti => "join_anti",
             JoinKind::Semi => "join_semi",
+            JoinKind::Right => "join_right",
+            JoinKind::Full => "join_full",
+            JoinKind::Cross => "join_cross",
         }
     }
 
@@ -276,7 +285,46 @@ impl JoinKind {
             JoinKind::Inner => "inner",
             JoinKind::Anti => "anti",
             JoinKind::Semi => "semi",
+            JoinKind::Right => "right",
+            JoinKind::Full => "full",
+            JoinKind::Cross => "cross",
         }
+    }
+
+    /// Every kind, in the order the docs and the grammar list them.
+    pub const ALL: [JoinKind; 7] = [
+        JoinKind::Left,
+        JoinKind::Inner,
+        JoinKind::Right,
+        JoinKind::Full,
+        JoinKind::Cross,
+        JoinKind::Anti,
+        JoinKind::Semi,
+    ];
+
+    /// The kind a `join_<kind>` keyword names.
+    pub fn from_keyword(word: &str) -> Option<JoinKind> {
+        JoinKind::ALL.into_iter().find(|k| k.keyword() == word)
+    }
+
+    /// Whether the join can repeat rows of the from side (and so can take a
+    /// cardinality promise): not anti, semi or cross.
+    pub fn can_promise(self) -> bool {
+        matches!(
+            self,
+            JoinKind::Left | JoinKind::Inner | JoinKind::Right | JoinKind::Full
+        )
+    }
+
+    /// Whether the from side's (and earlier joins') columns become nullable:
+    /// a right or full join keeps joined rows that match nothing.
+    pub fn nulls_from_side(self) -> bool {
+        matches!(self, JoinKind::Right | JoinKind::Full)
+    }
+
+    /// Whether the joined input's columns become nullable.
+    pub fn nulls_joined_side(self) -> bool {
+        matches!(self, JoinKind::Left | JoinKind::Full)
     }
 }
 
@@ -303,14 +351,15 @@ pub struct Expect {
     pub span: Span,
 }
 
-/// `join_<kind> input on expr [expect card]`
+/// `join_<kind> input on expr [expect card]` (`join_cross input`: no `on`).
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct JoinClause {
     pub kind: JoinKind,
     /// Span of the `join_<kind>` keyword.
     pub keyword_span: Span,
     pub input: Ident,
-    pub on: Expr,
+    /// The condition; `None` only for `join_cross`.
+    pub on: Option<Expr>,
     pub expect: Option<Expect>,
 }
 

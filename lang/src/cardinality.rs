@@ -129,8 +129,11 @@ pub fn analyze(
     if matches!(join.kind, JoinKind::Anti | JoinKind::Semi) {
         return Err(vec![ShapeViolation::AntiSemi]);
     }
+    let Some(on) = &join.on else {
+        return Err(vec![ShapeViolation::Cross]);
+    };
     let mut w = Walk::default();
-    walk(&join.on, sides, &mut w);
+    walk(on, sides, &mut w);
     if !w.violations.is_empty() {
         return Err(w.violations);
     }

@@ -115,6 +115,8 @@ pub struct JoinKeys {
 pub enum ShapeViolation {
     /// `expect` on an anti or semi join.
     AntiSemi,
+    /// `expect` on a cross join (it has no keys).
+    Cross,
     /// An `==` conjunct that references the right side outside a plain column
     /// (`o.cid == c.cid + 1`, `upper(c.w) == o.s`, `c.a == c.b`).
     Exotic {
@@ -550,11 +552,12 @@ pub enum Step {
     From {
         input: usize,
     },
-    /// `join` is the index into `Model::joins`.
+    /// `join` is the index into `Model::joins`; `on` is `None` for a cross
+    /// join.
     Join {
         input: usize,
         join: usize,
-        on: TExpr,
+        on: Option<TExpr>,
     },
     /// A WHERE predicate (outside a group body).
     Filter(TExpr),
@@ -603,8 +606,8 @@ impl Step {
     /// The expressions this step evaluates, in source order.
     pub fn exprs(&self) -> Vec<&TExpr> {
         match self {
-            Step::Join { on: e, .. }
-            | Step::Filter(e)
+            Step::Join { on, .. } => on.iter().collect(),
+            Step::Filter(e)
             | Step::Let { expr: e, .. }
             | Step::Output { expr: e, .. }
             | Step::Having(e)

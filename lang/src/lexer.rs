@@ -35,6 +35,9 @@ pub const KEYWORDS: &[&str] = &[
     "from",
     "join_left",
     "join_inner",
+    "join_right",
+    "join_full",
+    "join_cross",
     "join_anti",
     "join_semi",
     "on",
@@ -682,7 +685,7 @@ mod tests {
 
     #[test]
     fn keyword_lists() {
-        assert_eq!(KEYWORDS.len(), 57);
+        assert_eq!(KEYWORDS.len(), 60);
         assert_eq!(TYPE_KEYWORDS.len(), 11);
         for k in KEYWORDS {
             assert!(!TYPE_KEYWORDS.contains(k));

@@ -7,6 +7,7 @@ use crate::support::*;
 on_every_engine!(
     one_to_one_names_the_left_table_when_it_repeats,
     composite_null_and_reserved_word_keys,
+    right_full_and_cross_joins_and_full_one_to_one_counts_both_sides,
 );
 
 on_duckdb_and_postgres!(
@@ -44,6 +45,112 @@ fn one_to_one_names_the_left_table_when_it_repeats(kind: Kind) {
         "{out}"
     );
     assert!(out.contains("e.g. customer_id=10 (2 rows)"), "{out}");
+}
+
+/// `join_right`, `join_full` and `join_cross` publish the rows the engine's
+/// own joins give; a `join_full ... expect one_to_one` fails the run, with
+/// nothing published, when either side repeats a key.
+fn right_full_and_cross_joins_and_full_one_to_one_counts_both_sides(kind: Kind) {
+    let dir = workdir("full-join");
+    let Some(wh) = Wh::new(kind, &dir) else {
+        return;
+    };
+    write(
+        &dir,
+        "m.strata",
+        r#"source l(ns: "a") { columns: { k: int64, a: string } }
+source r(ns: "a") { columns: { k: int64, b: string } }
+model full_one {
+  from l
+  join_full r on l.k == r.k expect one_to_one
+  select { lk = l.k, rk = r.k, a = a, b = r.b }
+}
+model right_many {
+  from l
+  join_right r on l.k == r.k expect many_to_one
+  select { lk = l.k, b = r.b }
+}
+model crossed {
+  from l
+  join_cross r
+  select { a = a, b = r.b }
+}
+"#,
+    );
+    write(
+        &dir,
+        "l.csv",
+        "k,a
+1,x
+2,y
+3,z
+",
+    );
+    write(
+        &dir,
+        "l_dup.csv",
+        "k,a
+1,x
+2,y
+2,w
+",
+    );
+    write(
+        &dir,
+        "r.csv",
+        "k,b
+2,p
+3,q
+4,s
+",
+    );
+    write(
+        &dir,
+        "r_dup.csv",
+        "k,b
+2,p
+3,q
+3,t
+",
+    );
+    let run = |l: &str, r: &str| {
+        wh.strata(&[
+            "run",
+            "m.strata",
+            "-o",
+            "wh.duckdb",
+            "--source",
+            &format!("l={l}"),
+            "--source",
+            &format!("r={r}"),
+        ])
+    };
+    let ok = run("l.csv", "r.csv");
+    assert_exit(&ok, 0);
+    for line in [
+        "  ok  full_one full r: one_to_one (r unique on k)",
+        "  ok  full_one full r: one_to_one (l unique on k)",
+        "  ok  right_many right r: many_to_one (r unique on k, proven earlier in this run by check [full_one full r])",
+    ] {
+        assert!(text(&ok).contains(line), "{line}\n{}", text(&ok));
+    }
+    let full = "SELECT lk, rk, a, b FROM v_full_one ORDER BY coalesce(lk, rk)";
+    assert_eq!(wh.query(full), ["1||x|", "2|2|y|p", "3|3|z|q", "|4||s"]);
+    assert_eq!(
+        wh.query("SELECT lk, b FROM v_right_many ORDER BY b"),
+        ["2|p", "3|q", "|s"]
+    );
+    assert_eq!(wh.query("SELECT COUNT(*) FROM v_crossed"), ["9"]);
+    // A repeated key on either side fails the promise; the live rows stay.
+    for (l, r, failing) in [("l_dup.csv", "r.csv", "l"), ("l.csv", "r_dup.csv", "r")] {
+        let bad = run(l, r);
+        assert_exit(&bad, 3);
+        let expected = format!(
+            "join cardinality FAILED [full_one full r]: expected one_to_one but {failing} has 1 duplicate key groups (k)"
+        );
+        assert!(text(&bad).contains(&expected), "{expected}\n{}", text(&bad));
+        assert_eq!(wh.query(full).len(), 4, "nothing was published");
+    }
 }
 
 fn unannotated_joins_run_no_check_query(kind: Kind) {

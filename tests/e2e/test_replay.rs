@@ -3,7 +3,10 @@
 
 use crate::support::*;
 
-on_every_engine!(test_command_and_replay,);
+on_every_engine!(
+    test_command_and_replay,
+    a_run_reading_the_clock_records_it_and_replays_it_the_next_day,
+);
 
 on_duckdb_and_postgres!(
     a_warehouse_from_before_sampling_is_upgraded,
@@ -86,6 +89,111 @@ fn test_command_and_replay(kind: Kind) {
         "{}",
         text(&o)
     );
+}
+
+/// `current_date()` and `current_timestamp()` read the run's clock (`--now`
+/// fixes it): the run id hashes as much of it as the models read, the run
+/// records it, `replay --execute` reads it again another day, and a new
+/// day makes a `current_date()` model stale.
+fn a_run_reading_the_clock_records_it_and_replays_it_the_next_day(kind: Kind) {
+    let dir = seed_dir("clock");
+    let Some(wh) = Wh::new(kind, &dir) else {
+        return;
+    };
+    write(
+        &dir,
+        "c.strata",
+        r#"source orders(ns: "a") { columns: { order_id: int64, customer_id: int64, amount: float64 } }
+model dated {
+  from orders
+  select { order_id = order_id, day = current_date(), age = date_diff(make_date(2026, 1, 1), current_date(), day) }
+}
+model stamped {
+  from orders
+  select { order_id = order_id, stamp = current_timestamp() }
+}
+"#,
+    );
+    let run = |model: &str, now: &str| {
+        let o = wh.strata(&[
+            "run",
+            "c.strata",
+            model,
+            "-o",
+            "wh.duckdb",
+            "--source",
+            "orders=orders.csv",
+            "--now",
+            now,
+            "--format",
+            "json",
+        ]);
+        assert_exit(&o, 0);
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
+        v["run_id"].as_str().expect("run id").to_string()
+    };
+    let dated = "SELECT DISTINCT day, age FROM v_dated";
+    let first = run("dated", "2026-12-07T08:00:00Z");
+    assert_eq!(wh.query(dated), ["2026-12-07|340"]);
+    // Later the same day: the same rows, the same run id.
+    assert_eq!(run("dated", "2026-12-07T23:59:59Z"), first);
+    // The next day: a new run id and new rows; `plan` says why.
+    let next = run("dated", "2026-12-08");
+    assert_ne!(next, first);
+    assert_eq!(wh.query(dated), ["2026-12-08|341"]);
+    let plan = wh.strata(&[
+        "plan",
+        "c.strata",
+        "dated",
+        "-o",
+        "wh.duckdb",
+        "--source",
+        "orders=orders.csv",
+    ]);
+    assert!(
+        text(&plan).contains("reads current_date(), and the date changed since its snapshot"),
+        "{}",
+        text(&plan)
+    );
+    // Replayed today, the first run computes its own day's rows again.
+    let exec = wh.strata(&[
+        "replay",
+        "c.strata",
+        &first[..8],
+        "--execute",
+        "-o",
+        "wh.duckdb",
+    ]);
+    assert_exit(&exec, 0);
+    assert!(
+        text(&exec).contains("outputs equal the recorded snapshots"),
+        "{}",
+        text(&exec)
+    );
+    // current_timestamp() is the whole time, to the microsecond.
+    let at = run("stamped", "2026-12-07T10:30:00.25+01:00");
+    assert_ne!(run("stamped", "2026-12-07T10:30:01+01:00"), at);
+    assert_eq!(
+        wh.query("SELECT COUNT(*) FROM v_stamped WHERE stamp = TIMESTAMP '2026-12-07 09:30:01'"),
+        ["4"]
+    );
+    let recorded = |id: &str| {
+        wh.query(&format!(
+            "SELECT clock FROM _strata_runs WHERE run_id = '{id}'"
+        ))
+    };
+    assert_eq!(recorded(&at), ["2026-12-07 09:30:00.250000"]);
+    // The same day's second run recorded its own time (its rows are the
+    // first's: only the date is read).
+    let mut both = recorded(&first);
+    both.sort();
+    assert_eq!(
+        both,
+        ["2026-12-07 08:00:00.000000", "2026-12-07 23:59:59.000000"]
+    );
+    let bad = wh.strata(&["run", "c.strata", "--now", "tomorrow", "-o", "wh.duckdb"]);
+    assert_exit(&bad, 2);
+    assert!(text(&bad).contains("got 'tomorrow'"), "{}", text(&bad));
 }
 
 /// A warehouse whose run history predates the `sampling` column: opening

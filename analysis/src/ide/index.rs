@@ -224,7 +224,9 @@ impl Builder<'_> {
                 ItemKind::Join(j) => {
                     let node = self.input_node(&j.input.name);
                     self.push(&j.input, Target::Node(node), false);
-                    self.expr(&j.on, scope);
+                    if let Some(on) = &j.on {
+                        self.expr(on, scope);
+                    }
                 }
                 ItemKind::SetOp { input, .. } => {
                     let node = self.input_node(&input.name);

@@ -6,7 +6,6 @@ use std::time::Duration;
 
 use serde::Serialize;
 use strata_external::rules as external_rules;
-use strata_lang::ast::JoinKind;
 use strata_lang::ir::{self, Column};
 use strata_lang::{diag::sort_diagnostics, Checked};
 
@@ -237,9 +236,7 @@ fn print_report(root: &Path, c: &Checked, external: &[String]) {
         .map(|m| {
             m.joins
                 .iter()
-                .filter(|j| {
-                    j.expect.is_some() && matches!(j.kind, JoinKind::Left | JoinKind::Inner)
-                })
+                .filter(|j| j.expect.is_some() && j.kind.can_promise())
                 .count()
         })
         .sum();

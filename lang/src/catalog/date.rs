@@ -92,7 +92,55 @@ fn last_day(d: Dialect, c: &SqlCall) -> Result<String, Unsupported> {
     })
 }
 
+/// The engine's own clock, in UTC as a run's is, where no run gives one
+/// (`strata compile`); a run writes its start instead
+/// ([`crate::sql::Clock`]). (DuckDB's `CURRENT_DATE` needs its ICU
+/// extension; its UTC timestamp does not.)
+fn utc_now(d: Dialect) -> String {
+    match d {
+        Dialect::DuckDb => "CAST(get_current_timestamp() AS TIMESTAMP)".into(),
+        Dialect::Postgres => "(CURRENT_TIMESTAMP AT TIME ZONE 'UTC')".into(),
+        Dialect::Spark => "to_utc_timestamp(current_timestamp(), current_timezone())".into(),
+        Dialect::BigQuery => "CURRENT_DATETIME('UTC')".into(),
+        Dialect::Snowflake => "SYSDATE()".into(),
+    }
+}
+
+fn current_date(d: Dialect, _: &SqlCall) -> Result<String, Unsupported> {
+    d.cast(&utc_now(d), &Type::Date)
+}
+
+fn current_timestamp(d: Dialect, _: &SqlCall) -> Result<String, Unsupported> {
+    d.cast(&utc_now(d), &Type::Timestamp)
+}
+
 pub(super) const FUNCTIONS: &[Function] = &[
+    Function {
+        name: "current_date",
+        example: "current_date()",
+        min_args: 0,
+        max_args: Some(0),
+        kinds: &[],
+        returns: DateAny,
+        signature: "current_date()",
+        summary: "the date the run started (UTC), recorded with the run",
+        sql: Sql::By(current_date),
+        duckdb_same: true,
+        ..DATE
+    },
+    Function {
+        name: "current_timestamp",
+        example: "current_timestamp()",
+        min_args: 0,
+        max_args: Some(0),
+        kinds: &[],
+        returns: TimestampAny,
+        signature: "current_timestamp()",
+        summary: "the time the run started (UTC), recorded with the run",
+        sql: Sql::By(current_timestamp),
+        duckdb_same: true,
+        ..DATE
+    },
     Function {
         name: "date_add",
         example: "date_add(dt, days: 1)",

@@ -93,6 +93,8 @@ pub enum Returns {
     DateA1,
     /// date, nullable iff any argument is.
     DateAny,
+    /// timestamp, nullable iff any argument is.
+    TimestampAny,
     /// computed by a rule of its own in the checker (`check/expr.rs`,
     /// `call_result`: the names of [`SPECIAL_RULES`]).
     Special,
@@ -110,6 +112,7 @@ impl Returns {
             StringA1 | StringAny => Some(Type::String),
             BoolAny | BoolNullable => Some(Type::Bool),
             DateA1 | DateAny => Some(Type::Date),
+            TimestampAny => Some(Type::Timestamp),
             JsonNullable => Some(Type::Json),
             SameA1 | SameNullable | SameAny => first.cloned(),
             Special => None,

@@ -941,6 +941,7 @@ impl ModelChecker<'_> {
             Returns::Float64Any => Ty::new(Type::Float64, any_null),
             Returns::DateA1 => Ty::new(Type::Date, a1.nullable),
             Returns::DateAny => Ty::new(Type::Date, any_null),
+            Returns::TimestampAny => Ty::new(Type::Timestamp, any_null),
             Returns::Int64Nullable => Ty::new(Type::Int64, true),
             Returns::Float64A1 => Ty::new(Type::Float64, a1.nullable),
             Returns::StringA1 => Ty::new(Type::String, a1.nullable),

@@ -637,24 +637,32 @@ impl<'a> ModelChecker<'a> {
 
     fn join(&mut self, j: &'a ast::JoinClause) {
         let mut input = self.resolve_input(&j.input, InputRole::Join);
-        input.nullable_side = j.kind == JoinKind::Left;
+        input.nullable_side = j.kind.nulls_joined_side();
         let resolved = !input.poisoned || !input.columns.is_empty();
+        if j.kind.nulls_from_side() {
+            // Joined rows that match nothing keep NULL in every column read
+            // before the join: the earlier inputs' and the names defined so far.
+            for earlier in &mut self.inputs {
+                earlier.nullable_side = true;
+            }
+            self.scope.make_nullable();
+        }
         self.inputs.push(input);
         self.joined = true;
-        let on = self.infer(&j.on, ExprCtx::at(Place::Join));
+        let on = match &j.on {
+            Some(on) => self.infer(on, ExprCtx::at(Place::Join)).map(Some),
+            None => Some(None),
+        };
         if matches!(j.kind, JoinKind::Semi | JoinKind::Anti) {
             if let Some(input) = self.inputs.last_mut() {
                 input.condition_only = true;
             }
         }
         let typed = on.is_some();
-        if let Some(mut on) = on {
+        if let Some(on) = on {
             let (input, join) = (self.inputs.len() - 1, self.joins.len());
-            self.push_step(|| Step::Join {
-                input,
-                join,
-                on: on.texpr(),
-            });
+            let on = on.map(|mut on| on.texpr());
+            self.push_step(|| Step::Join { input, join, on });
         }
         let left_input = self
             .inputs
@@ -684,7 +692,9 @@ impl<'a> ModelChecker<'a> {
         // What `expect many_to_one` would count on an unannotated join, so
         // that a rule can suggest the promise without re-deriving keys.
         let implied_keys = match j.kind {
-            JoinKind::Left | JoinKind::Inner if analysed && j.expect.is_none() => {
+            JoinKind::Left | JoinKind::Inner | JoinKind::Right | JoinKind::Full
+                if analysed && j.expect.is_none() =>
+            {
                 cardinality::analyze(j, Cardinality::ManyToOne, &sides).ok()
             }
             _ => None,
@@ -694,7 +704,7 @@ impl<'a> ModelChecker<'a> {
             input: j.input.name.clone(),
             left_input,
             keyword_span: j.keyword_span,
-            on_span: j.on.span,
+            on_span: j.on.as_ref().map_or(j.input.span, |on| on.span),
             expect: j.expect.as_ref().map(|e| e.cardinality),
             expect_span: j.expect.as_ref().map(|e| e.span),
             shape,
@@ -1151,14 +1161,15 @@ impl<'a> ModelChecker<'a> {
         if self.outputs.is_empty() {
             // Passthrough of joined columns (our rule, see docs/language.md
             // "Language notes"): left/inner joins add their input's columns after the
-            // scope's, renamed `<input>_<column>` when the name is taken.
+            // scope's, renamed `<input>_<column>` when the name is taken
+            // (every join but semi and anti, which add no columns).
             let joined: Vec<(usize, Name, Vec<Column>)> = self
                 .inputs
                 .iter()
                 .enumerate()
                 .filter(|(_, i)| i.role == InputRole::Join)
                 .zip(self.joins.iter())
-                .filter(|(_, j)| matches!(j.kind, JoinKind::Left | JoinKind::Inner))
+                .filter(|(_, j)| !matches!(j.kind, JoinKind::Anti | JoinKind::Semi))
                 .map(|((index, i), _)| {
                     let cols = i
                         .columns
@@ -1369,6 +1380,11 @@ impl<'a> ModelChecker<'a> {
                 .with_secondary(decl.span, "declared nonnull here");
                 if self.joins.iter().any(|j| j.kind == JoinKind::Left) {
                     d = d.with_note("columns from the right side of a join_left are nullable: unmatched rows have no value");
+                } else if let Some(j) = self.joins.iter().find(|j| j.kind.nulls_from_side()) {
+                    d = d.with_note(format!(
+                        "after a {}, every column read before it is nullable: its unmatched rows have no value there",
+                        j.kind.keyword()
+                    ));
                 }
                 d = d.with_help(format!(
                     "make '{}' non-null in the select, e.g. wrap its value in coalesce(<value>, <default>)",

@@ -174,6 +174,18 @@ impl Scope {
         self.order.iter().map(Name::as_str)
     }
 
+    /// Make every name in scope nullable (after a right or full join, whose
+    /// unmatched joined rows have NULL in all of them).
+    pub fn make_nullable(&mut self) {
+        for e in &mut self.entries {
+            if !e.col.nullable {
+                let mut col = (*e.col).clone();
+                col.nullable = true;
+                e.col = EntryCol::Own(col);
+            }
+        }
+    }
+
     /// Keep only the entries whose name satisfies `keep`, in order.
     pub fn retain(&mut self, keep: impl Fn(&str) -> bool) {
         let keep: Vec<bool> = self.names().map(keep).collect();
@@ -210,7 +222,8 @@ pub struct InputState {
     /// The input's own columns, as declared or checked upstream (shared with
     /// the declaration or the upstream model's result).
     pub columns: Arc<Vec<Column>>,
-    /// Right side of a `join_left`: its columns become nullable.
+    /// An input whose columns a join made nullable: the joined side of a
+    /// `join_left`/`join_full`, the earlier inputs of a `join_right`/`join_full`.
     pub nullable_side: bool,
     /// Right side of a `join_semi`/`join_anti` after its `on` condition:
     /// it filters rows but contributes no columns.

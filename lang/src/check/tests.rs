@@ -143,6 +143,47 @@ model m {{
 }
 
 #[test]
+fn join_right_full_and_cross_make_the_sides_that_may_miss_nullable() {
+    for (join, expected) in [
+        (
+            "join_right carriers on shipments.carrier_id == carriers.carrier_id",
+            "id: int64, name: string nonnull",
+        ),
+        (
+            "join_full carriers on shipments.carrier_id == carriers.carrier_id",
+            "id: int64, name: string",
+        ),
+        (
+            "join_cross carriers",
+            "id: int64 nonnull, name: string nonnull",
+        ),
+    ] {
+        let src = format!(
+            "{SHIPMENTS}
+model m {{
+  from shipments
+  let sid = shipment_id
+  {join}
+  select {{ id = sid, name = carriers.carrier_name }}
+}}"
+        );
+        let c = assert_ok(&src);
+        assert_eq!(schema(&c, "m"), expected, "{join}");
+    }
+}
+
+#[test]
+fn right_and_full_joins_take_promises_with_the_same_keys_as_left() {
+    for kind in ["join_right", "join_full"] {
+        let (c, s) = shape(&format!(
+            "from o {kind} c on o.cid == c.cid expect one_to_one"
+        ));
+        assert_eq!(s, keys(&["cid"], &["cid"]), "{kind}");
+        assert!(!c.has_errors(), "{kind}: {:?}", codes(&c));
+    }
+}
+
+#[test]
 fn p3_to_p8_single_errors() {
     assert_codes(
         &format!("{SHIPMENTS} model named {{ from shipments join_inner carriers on shipments.carrier_id == carriers.carrier_id select {{ name = carrier_name }} }}"),
@@ -571,6 +612,7 @@ fn violation_kind(s: &Option<Result<JoinKeys, Vec<ShapeViolation>>>) -> Vec<&'st
             .iter()
             .map(|v| match v {
                 ShapeViolation::AntiSemi => "anti_semi",
+                ShapeViolation::Cross => "cross",
                 ShapeViolation::Exotic { .. } => "exotic",
                 ShapeViolation::NotEquiKey { .. } => "not_equi",
                 ShapeViolation::NoRightKey => "no_right_key",
@@ -696,6 +738,8 @@ fn cardinality_violations() {
             "from o join_semi c on o.cid == c.cid expect one_to_one",
             "anti_semi",
         ),
+        ("from o join_cross c expect many_to_one", "cross"),
+        ("from o join_cross c expect one_to_one", "cross"),
     ];
     for (body, kind) in cases {
         let (c, s) = shape(body);

@@ -994,11 +994,11 @@ impl<'a> Printer<'a> {
             ItemKind::Attr(kv) => self.kv(kv),
             ItemKind::From(id) => Doc::text(format!("from {}", id.name)),
             ItemKind::Join(j) => {
-                let on = self.expr(&j.on);
-                let mut parts = vec![
-                    Doc::text(format!("{} {} on ", j.kind.keyword(), j.input.name)),
-                    on,
-                ];
+                let mut parts = vec![Doc::text(format!("{} {}", j.kind.keyword(), j.input.name))];
+                if let Some(on) = &j.on {
+                    parts.push(Doc::text(" on "));
+                    parts.push(self.expr(on));
+                }
                 if let Some(x) = &j.expect {
                     parts.push(Doc::text(format!(" expect {}", x.cardinality.as_str())));
                 }

@@ -86,7 +86,7 @@ fn norm_items(items: &mut [Item]) {
                 *where_kw = false;
                 norm_expr(expr);
             }
-            ItemKind::Join(j) => norm_expr(&mut j.on),
+            ItemKind::Join(j) => j.on.iter_mut().for_each(norm_expr),
             ItemKind::Let { expr, .. } => norm_expr(expr),
             ItemKind::Assign(_, assigns) => {
                 for a in assigns {
@@ -336,7 +336,8 @@ fn model_every_clause() {
     check(
         r#"model "all clauses" -> contract C { owner: "me" description: "d" from a
 join_left b on a.id == b.id expect many_to_one join_inner c on a.id == c.id expect one_to_one
-join_anti d on a.id == d.id join_semi e on a.id == e.id
+join_anti d on a.id == d.id join_semi e on a.id == e.id join_right f on a.id == f.id
+join_full g on a.id==g.id expect one_to_one join_cross h expect many_to_one
 where x > 1 filter y let z = x * 2 select { a = x, b = y } derive {} aggregate { n = count(*) }
 sort { a, b asc, c desc } take 10 take 5 .. 10 expand tags as tag expand t2 union u union all v
 intersect w except y dedup dedup by a, b + 1
@@ -351,6 +352,9 @@ incremental incremental merge_strategy: append partition_by [] }"#,
   join_inner c on a.id == c.id expect one_to_one
   join_anti d on a.id == d.id
   join_semi e on a.id == e.id
+  join_right f on a.id == f.id
+  join_full g on a.id == g.id expect one_to_one
+  join_cross h expect many_to_one
   filter x > 1
   filter y
   let z = x * 2

@@ -808,18 +808,24 @@ fn models() -> Vec<Rule> {
         syntax(
             "join-clause",
             "A join: its kind, input and condition, and an optional cardinality \
-             expectation (on every kind: E079 rejects it on anti and semi joins).",
-            seq([
-                alt([
-                    kw("join_left"),
-                    kw("join_inner"),
-                    kw("join_anti"),
-                    kw("join_semi"),
+             expectation (on every kind: E079 rejects it on anti, semi and cross joins). \
+             `join_cross INPUT` has no condition.",
+            alt([
+                seq([
+                    alt([
+                        kw("join_left"),
+                        kw("join_inner"),
+                        kw("join_right"),
+                        kw("join_full"),
+                        kw("join_anti"),
+                        kw("join_semi"),
+                    ]),
+                    tok("ident"),
+                    kw("on"),
+                    r("expr"),
+                    opt(r("join-expect")),
                 ]),
-                tok("ident"),
-                kw("on"),
-                r("expr"),
-                opt(r("join-expect")),
+                seq([kw("join_cross"), tok("ident"), opt(r("join-expect"))]),
             ]),
         ),
         syntax(

@@ -14,6 +14,9 @@ pub(crate) const FN_MODEL_KEYWORDS: &[&str] = &[
     "from",
     "join_left",
     "join_inner",
+    "join_right",
+    "join_full",
+    "join_cross",
     "join_anti",
     "join_semi",
     "filter",
@@ -28,6 +31,9 @@ pub const MODEL_KEYWORDS: &[&str] = &[
     "from",
     "join_left",
     "join_inner",
+    "join_right",
+    "join_full",
+    "join_cross",
     "join_anti",
     "join_semi",
     "filter",
@@ -179,16 +185,22 @@ impl Parser<'_> {
         self.bump();
         Ok(match k {
             "from" => ItemKind::From(self.ident("an input name after 'from'")?),
-            "join_left" | "join_inner" | "join_anti" | "join_semi" => {
-                let kind = match k {
-                    "join_left" => JoinKind::Left,
-                    "join_inner" => JoinKind::Inner,
-                    "join_anti" => JoinKind::Anti,
-                    _ => JoinKind::Semi,
-                };
+            _ if JoinKind::from_keyword(k).is_some() => {
+                let kind = JoinKind::from_keyword(k).unwrap_or(JoinKind::Inner);
                 let input = self.ident(Lazy(|| format!("an input name after '{k}'")))?;
-                self.expect_kw("on", Lazy(|| format!("after join input '{}'", input.name)))?;
-                let on = self.expr()?;
+                let on = if kind == JoinKind::Cross {
+                    if self.is_kw("on") {
+                        let f = self.unexpected("the next clause after 'join_cross INPUT'");
+                        return Err(f.with_help(
+                            "a cross join pairs every row with every row and has no condition: \
+                             for a keyed join write join_inner (or join_left) INPUT on ...",
+                        ));
+                    }
+                    None
+                } else {
+                    self.expect_kw("on", Lazy(|| format!("after join input '{}'", input.name)))?;
+                    Some(self.expr()?)
+                };
                 let expect = if self.is_kw("expect") {
                     Some(self.join_expect()?)
                 } else {

@@ -692,7 +692,10 @@ fn model_clauses() {
         ItemKind::Join(j) => {
             assert_eq!(j.kind, JoinKind::Left);
             assert_eq!(j.input.name, "carriers");
-            assert_eq!(show(&j.on), "(== shipments.cid carriers.cid)");
+            assert_eq!(
+                show(j.on.as_ref().unwrap()),
+                "(== shipments.cid carriers.cid)"
+            );
             assert_eq!(j.expect.unwrap().cardinality, Cardinality::ManyToOne);
         }
         x => panic!("{x:?}"),
@@ -1052,12 +1055,13 @@ fn join_expect() {
         &text[j.expect.as_ref().unwrap().span.range()],
         "expect many_to_one"
     );
-    assert_eq!(&text[j.on.span.range()], "o.id == c.id");
+    let on = j.on.as_ref().unwrap();
+    assert_eq!(&text[on.span.range()], "o.id == c.id");
     assert_eq!(
         &text[m.items[1].span.range()],
         "join_left c on o.id == c.id expect many_to_one"
     );
-    let ExprKind::Binary { op_span, .. } = &j.on.kind else {
+    let ExprKind::Binary { op_span, .. } = &on.kind else {
         panic!()
     };
     assert_eq!(&text[op_span.range()], "==");
@@ -1067,6 +1071,43 @@ model one_to_one { from many_to_one join_inner many_to_one on one_to_one == many
 pipeline p { models: [one_to_one] }
 test one_to_one { expect many_to_one == 1 }";
     assert_eq!(ok(text).decls.len(), 4);
+}
+
+#[test]
+fn join_kinds_and_cross_without_condition() {
+    for k in [
+        "join_left",
+        "join_inner",
+        "join_right",
+        "join_full",
+        "join_anti",
+        "join_semi",
+    ] {
+        let [_, ItemKind::Join(j)] = &items(&format!("from o {k} c on o.id == c.id"))[..] else {
+            panic!("{k}")
+        };
+        assert_eq!(j.kind.keyword(), k);
+        assert!(j.on.is_some(), "{k}");
+    }
+    let [_, ItemKind::Join(j), _] = &items("from o join_cross c expect many_to_one filter x")[..]
+    else {
+        panic!()
+    };
+    assert_eq!(
+        (j.kind, j.on.is_none(), j.expect.is_some()),
+        (JoinKind::Cross, true, true)
+    );
+    let text = "model m { from o join_cross c on o.id == c.id }";
+    let d = err1(text);
+    assert_eq!(at(text, &d), "on");
+    assert!(d.message.contains("found keyword 'on'"), "{}", d.message);
+    assert!(
+        d.help.as_deref().unwrap_or("").contains("join_inner"),
+        "{d:?}"
+    );
+    // `on` is still required on the other kinds.
+    let text = "model m { from o join_full c filter x }";
+    assert!(msg(text).contains("'on'"), "{}", msg(text));
 }
 
 #[test]

@@ -20,9 +20,11 @@ macro_rules! cat {
     };
 }
 
+mod clock;
 pub(crate) mod dialect;
 mod fixture;
 
+pub use clock::{reads as reads_clock, Clock, ClockPart};
 pub use dialect::Dialect;
 pub use fixture::{fixture_rows_sql, value_sql, zero_value};
 
@@ -98,6 +100,8 @@ struct Lower<'a> {
     setops: Option<SetOpChain>,
     /// Rendering the arguments of an aggregate call.
     in_agg: std::cell::Cell<bool>,
+    /// The run's clock (`None`: the engine's, as `strata compile` prints).
+    clock: Option<&'a Clock>,
 }
 
 type R<T> = Result<T, String>;
@@ -133,14 +137,16 @@ impl<'m> ModuleColumns<'m> {
     }
 }
 
-/// Lower one checked model to a `SELECT` statement.
+/// Lower one checked model to a `SELECT` statement; `clock` is the run's
+/// (what `current_date()` reads), `None` outside a run.
 pub fn lower_model(
     module: &ir::Module,
     model: &ir::Model,
     dialect: Dialect,
     relation: RelationFn,
+    clock: Option<&Clock>,
 ) -> Result<String, Diagnostic> {
-    lower_model_with(&ModuleColumns::of(module), model, dialect, relation)
+    lower_model_with(&ModuleColumns::of(module), model, dialect, relation, clock)
 }
 
 /// [`lower_model`] with the module's columns already indexed (for lowering
@@ -150,6 +156,7 @@ pub fn lower_model_with(
     model: &ir::Model,
     dialect: Dialect,
     relation: RelationFn,
+    clock: Option<&Clock>,
 ) -> Result<String, Diagnostic> {
     if let Some(why) = dialect.relation_name_refusal(&model.name) {
         return Err(Diagnostic::new(
@@ -189,6 +196,7 @@ pub fn lower_model_with(
         dedup: None,
         setops: None,
         in_agg: std::cell::Cell::new(false),
+        clock,
     };
     l.run().map_err(|msg| {
         Diagnostic::new(
@@ -419,36 +427,22 @@ impl Lower<'_> {
                 let rel = (self.relation)(&self.model.inputs[k]);
                 let alias = self.aliases[k].clone();
                 self.access[k] = Access::Direct(alias.clone());
-                let (cond, _) = self.condition(on)?;
                 let kind = self
                     .model
                     .joins
                     .get(*join)
                     .map(|j| j.kind)
                     .unwrap_or(JoinKind::Inner);
-                match kind {
-                    JoinKind::Left => {
-                        self.layer.from = cat!(
-                            self.layer.from,
-                            " LEFT JOIN ",
-                            rel,
-                            " AS ",
-                            alias,
-                            " ON ",
-                            cond
-                        )
-                    }
-                    JoinKind::Inner => {
-                        self.layer.from = cat!(
-                            self.layer.from,
-                            " INNER JOIN ",
-                            rel,
-                            " AS ",
-                            alias,
-                            " ON ",
-                            cond
-                        )
-                    }
+                let Some(on) = on else {
+                    self.layer.from = cat!(self.layer.from, " CROSS JOIN ", rel, " AS ", alias);
+                    return Ok(());
+                };
+                let (cond, _) = self.condition(on)?;
+                let keyword = match kind {
+                    JoinKind::Left => " LEFT JOIN ",
+                    JoinKind::Inner | JoinKind::Cross => " INNER JOIN ",
+                    JoinKind::Right => " RIGHT JOIN ",
+                    JoinKind::Full => " FULL OUTER JOIN ",
                     JoinKind::Semi | JoinKind::Anti => {
                         let not = if kind == JoinKind::Anti { "NOT " } else { "" };
                         self.layer.wheres.push(format!(
@@ -456,8 +450,10 @@ impl Lower<'_> {
                         ));
                         // The right side exists only inside the EXISTS.
                         self.access[k] = Access::Unavailable;
+                        return Ok(());
                     }
-                }
+                };
+                self.layer.from = cat!(self.layer.from, keyword, rel, " AS ", alias, " ON ", cond);
             }
             Step::Filter(e) => {
                 let (mut sql, mut kind) = self.condition(e)?;
@@ -1006,6 +1002,9 @@ impl Lower<'_> {
                 (self.d.cast_from(&s, &expr.ty, to)?, k)
             }
             TExprKind::Call(c) => {
+                if let Some(literal) = self.clock.and_then(|k| k.literal(self.d, &c.name)) {
+                    return Ok((literal?, Kind::Row));
+                }
                 let func = crate::catalog::lookup(&c.name);
                 if c.window.is_none() && func.is_some_and(|f| f.window && !f.aggregate) {
                     return Err(format!("{}() needs over (...)", c.name));

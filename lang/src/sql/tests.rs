@@ -16,7 +16,7 @@ fn compile(src: &str, model: &str, d: Dialect) -> String {
         InputKind::Source => d.ident(&i.name),
         InputKind::Model => d.ident(&format!("v_{}", i.name)),
     };
-    lower_model(&c.module, m, d, &rel).unwrap_or_else(|e| panic!("{}", e.message))
+    lower_model(&c.module, m, d, &rel, None).unwrap_or_else(|e| panic!("{}", e.message))
 }
 
 const SRC: &str = r#"

@@ -80,6 +80,14 @@ impl Facts {
                 );
                 continue;
             }
+            if j.kind == JoinKind::Cross {
+                j.promise = None;
+                j.evidence = format!(
+                    "cross join: pairs every row of {from} with every row of {}, repeating rows by design",
+                    j.input
+                );
+                continue;
+            }
             let Some(keys) = &j.keys else {
                 j.promise = None;
                 j.evidence = "no evidence: this join can repeat rows (its condition is not an `and` of `==` on plain columns, so no promise can be checked on it)".into();
@@ -154,7 +162,7 @@ impl Facts {
         for step in &plan.steps {
             match step {
                 Step::Join(j) => {
-                    if matches!(j.kind, JoinKind::Left | JoinKind::Inner) && j.promise.is_none() {
+                    if j.kind.can_promise() && j.promise.is_none() || j.kind == JoinKind::Cross {
                         facts.clear();
                     }
                 }
@@ -229,7 +237,7 @@ mod tests {
         Step::Join(Join {
             kind: JoinKind::Left,
             input: input.into(),
-            on: SExpr::Bool(true),
+            on: Some(SExpr::Bool(true)),
             keys: Some(Keys {
                 pairs: vec![(l.into(), r.into())],
                 right_only: Vec::new(),

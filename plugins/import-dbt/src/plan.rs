@@ -316,26 +316,8 @@ impl SExpr {
     }
 }
 
-/// A join's kind, as strata writes it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum JoinKind {
-    Left,
-    Inner,
-    Semi,
-    Anti,
-}
-
-impl JoinKind {
-    pub fn keyword(self) -> &'static str {
-        match self {
-            JoinKind::Left => "join_left",
-            JoinKind::Inner => "join_inner",
-            JoinKind::Semi => "join_semi",
-            JoinKind::Anti => "join_anti",
-        }
-    }
-}
+/// A join's kind: the language's own (its `keyword()` is what strata writes).
+pub use strata_lang::ast::JoinKind;
 
 /// What a join's `on` condition keys on, when it is an `and` of `==` on
 /// plain columns (the shape `expect` needs).
@@ -396,7 +378,8 @@ impl Promise {
 pub struct Join {
     pub kind: JoinKind,
     pub input: String,
-    pub on: SExpr,
+    /// `None` for a cross join.
+    pub on: Option<SExpr>,
     /// `None` when the condition is not an `and` of `==` on plain columns.
     pub keys: Option<Keys>,
     pub promise: Option<Promise>,
@@ -503,13 +486,10 @@ impl ModelPlan {
         for step in &self.steps {
             match step {
                 Step::Join(j) => {
-                    let _ = write!(
-                        s,
-                        "  {} {} on {}",
-                        j.kind.keyword(),
-                        j.input,
-                        j.on.to_text()
-                    );
+                    let _ = write!(s, "  {} {}", j.kind.keyword(), j.input);
+                    if let Some(on) = &j.on {
+                        let _ = write!(s, " on {}", on.to_text());
+                    }
                     if let Some(p) = j.promise {
                         let _ = write!(s, " expect {}", p.as_str());
                     }

@@ -81,5 +81,8 @@ pub fn options(
         full_refresh: false,
         policies,
         backfill: Some((old.run_id.clone(), b.reason.trim().to_string())),
+        // The correction computes what the run would have with the right
+        // data: at the run's time.
+        clock: old.clock.clone().map(strata_lang::sql::Clock::new),
     })
 }

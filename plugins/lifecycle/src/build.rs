@@ -7,7 +7,7 @@ use std::time::Instant;
 
 use strata_engine::{Failure, Warehouse};
 use strata_lang::ir::{self, InputKind};
-use strata_lang::sql;
+use strata_lang::sql::{self, Clock};
 
 use crate::cardinality::{Ledger, Summary};
 use crate::checks;
@@ -59,6 +59,8 @@ pub(crate) struct Build<'a> {
     /// Whether a model's table that exists already is kept (a run's
     /// snapshots: see [`build_one`]), or always rebuilt (`test`).
     pub reuse_snapshots: bool,
+    /// What `current_date()` and `current_timestamp()` read.
+    pub clock: Clock,
 }
 
 impl Build<'_> {
@@ -101,6 +103,7 @@ impl Build<'_> {
             (table, self.reuse_snapshots),
             base,
             &relation,
+            Some(&self.clock),
             &mut Checking {
                 report: &mut report,
                 ledger: &mut ledger,
@@ -157,7 +160,9 @@ pub(crate) struct Checking<'a> {
 /// that snapshot merged with its new rows. With `reuse`, a `table` that
 /// exists already holds those rows and is not built again (a snapshot is
 /// named by its run id, which hashes everything its rows depend on: the
-/// language has no volatile functions); its checks run all the same.
+/// language has no volatile functions, and the run id hashes the clock
+/// when a model reads it); its checks run all the same. `clock` is what
+/// `current_date()` reads (`None`: the engine's own).
 /// Returns its row count and what the build and each check cost.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn build_one(
@@ -167,6 +172,7 @@ pub(crate) fn build_one(
     (table, reuse): (&str, bool),
     base: Option<&str>,
     relation: &dyn Fn(&ir::Input) -> String,
+    clock: Option<&Clock>,
     checking: &mut Checking,
     progress: &dyn Progress,
 ) -> Result<ModelTiming, Failure> {
@@ -185,7 +191,7 @@ pub(crate) fn build_one(
         ));
     } else {
         let dialect = wh.dialect();
-        let select = sql::lower_model(module, m, dialect, relation).map_err(|d| {
+        let select = sql::lower_model(module, m, dialect, relation, clock).map_err(|d| {
             Failure::Environment(format!(
                 "model {} cannot run on {}: {}",
                 m.name,

@@ -32,6 +32,7 @@ pub mod branches;
 pub mod build;
 pub mod cardinality;
 pub mod checks;
+pub mod clock;
 pub mod content;
 pub mod delta;
 pub mod failpoint;

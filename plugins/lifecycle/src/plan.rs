@@ -7,6 +7,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use strata_lang::fingerprint::{compare_recorded, Recorded};
 use strata_lang::ir::{self, InputKind};
+use strata_lang::sql::{self, Clock, ClockPart};
 
 use strata_engine::{Failure, Warehouse};
 
@@ -29,6 +30,9 @@ pub enum Why {
     InputChanged(String),
     /// This model it reads is rebuilt, or was published after it.
     Upstream(String),
+    /// It reads the clock (`current_date()`, `current_timestamp()`), which
+    /// has moved since its snapshot was built.
+    ClockMoved(ClockPart),
 }
 
 impl Why {
@@ -45,6 +49,7 @@ impl Why {
             Why::FingerprintFormat => "fingerprint_format_changed",
             Why::InputChanged(_) => "input_changed",
             Why::Upstream(_) => "upstream",
+            Why::ClockMoved(_) => "clock_moved",
         }
     }
 }
@@ -63,6 +68,18 @@ impl std::fmt::Display for Why {
             ),
             Why::InputChanged(s) => write!(f, "input {s} changed since its snapshot"),
             Why::Upstream(m) => write!(f, "reads {m}, which is rebuilt or newer"),
+            Why::ClockMoved(ClockPart::Date) => {
+                write!(
+                    f,
+                    "reads current_date(), and the date changed since its snapshot"
+                )
+            }
+            Why::ClockMoved(ClockPart::Timestamp) => {
+                write!(
+                    f,
+                    "reads current_timestamp(), which changed since its snapshot"
+                )
+            }
         }
     }
 }
@@ -83,6 +100,7 @@ pub fn verdicts(
     models: &[&ir::Model],
     contents: &BTreeMap<String, (String, i64)>,
     branch: &str,
+    clock: &Clock,
 ) -> Result<Vec<Verdict>, Failure> {
     let runs = history::list(wh)?;
     let live = pointers(&runs).live;
@@ -96,7 +114,7 @@ pub fn verdicts(
         let why = match shown {
             None => Why::NeverBuilt,
             Some((_, r)) if !wh.relation_exists(&r.snapshots[&m.name])? => Why::NeverBuilt,
-            Some((at, r)) => verdict(m, r, *at, contents, &hash_of, &seen),
+            Some((at, r)) => verdict(m, r, *at, (contents, clock), &hash_of, &seen),
         };
         seen.insert(&m.name, (!why.is_fresh(), shown.map(|(at, _)| *at)));
         out.push(Verdict {
@@ -112,7 +130,7 @@ fn verdict(
     m: &ir::Model,
     r: &RunRecord,
     at: usize,
-    contents: &BTreeMap<String, (String, i64)>,
+    (contents, clock): (&BTreeMap<String, (String, i64)>, &Clock),
     hash_of: &HashMap<String, String>,
     seen: &HashMap<&str, (bool, Option<usize>)>,
 ) -> Why {
@@ -124,6 +142,15 @@ fn verdict(
         Some(Recorded::Same) => {}
         Some(Recorded::OlderFormat) => return Why::FingerprintFormat,
         Some(Recorded::Changed) | None => return Why::FingerprintChanged,
+    }
+    if let Some(part) = sql::reads_clock(m) {
+        let was = r
+            .clock
+            .as_deref()
+            .map(|c| Clock::new(c).key(part).to_string());
+        if was.as_deref() != Some(clock.key(part)) {
+            return Why::ClockMoved(part);
+        }
     }
     for i in &m.inputs {
         match i.kind {
@@ -167,6 +194,7 @@ pub fn plan_run(
         &models,
         &crate::content::contents(&scanned),
         &opts.branch,
+        &opts.clock.clone().unwrap_or_else(crate::clock::now),
     );
     progress.finish();
     verdicts

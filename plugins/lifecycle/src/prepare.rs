@@ -45,6 +45,9 @@ pub struct RunOptions {
     pub policies: BTreeMap<String, SourcePolicy>,
     /// `strata backfill`: the run this one corrects and why (recorded).
     pub backfill: Option<(String, String)>,
+    /// What `current_date()` and `current_timestamp()` read (`--now`, or a
+    /// backfilled run's); `None`: the time the run starts.
+    pub clock: Option<strata_lang::sql::Clock>,
 }
 
 /// What a run or test reads and builds, settled before anything runs.

@@ -120,6 +120,8 @@ pub fn execute(
     let checked_inputs = same_inputs(wh, record, &frozen, &source_rel)?;
     let models = select_models(module, &record.models, None)?;
     let (changed, format_changed) = fingerprint_changes(&record.fingerprints, &models);
+    // The clock the run's models read, as it recorded it.
+    let clock = record.clock.clone().map(strata_lang::sql::Clock::new);
     let work = Work::begin(wh)?;
     let mut ledger = Ledger::new(record.sampling);
     let result = (|| {
@@ -151,6 +153,7 @@ pub fn execute(
                 (&table, false),
                 base,
                 &relation,
+                clock.as_ref(),
                 &mut checking,
                 progress,
             )?;

@@ -90,6 +90,8 @@ pub fn rollback(
         timings: Default::default(),
         backfill_of: None,
         reason: None,
+        // The snapshots shown again were built at the target run's clock.
+        clock: target.clock.clone(),
         sampling: target.sampling,
         skipped: Vec::new(),
         bases: chosen

@@ -6,6 +6,7 @@ use std::time::Instant;
 
 use strata_engine::{Failure, Origin, Warehouse};
 use strata_lang::ir;
+use strata_lang::sql::{Clock, ClockPart};
 
 use crate::build::{Build, RunReport};
 use crate::cardinality::{Ledger, Sampling};
@@ -38,11 +39,14 @@ pub fn run(
         mut relations,
     } = prepare(wh, module, opts)?;
 
+    // What `current_date()` reads: the run's start (or `--now`).
+    let clock = opts.clock.clone().unwrap_or_else(crate::clock::now);
     // The run id: a content hash of what the run does.
     let mut scanned = content_hashes(wh, &origins, &relations, &opts.policies, progress)?;
     let mut skipped = Vec::new();
     if opts.only_stale {
-        for v in verdicts(wh, &models, &content::contents(&scanned), &opts.branch)? {
+        let contents = content::contents(&scanned);
+        for v in verdicts(wh, &models, &contents, &opts.branch, &clock)? {
             if v.why.is_fresh() {
                 skipped.push((v.model, v.live_run));
             }
@@ -87,6 +91,12 @@ pub fn run(
     if let Some(n) = opts.sample_rows {
         parts.push(format!("cardinality-sample-rows={n}"));
     }
+    // Rows that read the clock depend on it (only as much as they read:
+    // two runs on one day share the rows of `current_date()`).
+    let reads_clock = ClockPart::read_by(models.iter().copied());
+    if let Some(part) = reads_clock {
+        parts.push(format!("clock={}", clock.key(part)));
+    }
     let run_id = short_hash(&parts);
 
     let selected = Selected {
@@ -98,6 +108,7 @@ pub fn run(
         plans: &plans,
         bases: &bases,
         started,
+        clock: (&clock, reads_clock.is_some()),
     };
     let result = atomically(wh, |work| {
         run_in_transaction(
@@ -129,6 +140,8 @@ struct Selected<'a, 'm> {
     bases: &'a BTreeMap<String, String>,
     /// When the run started (its recorded wall time ends at the record).
     started: Instant,
+    /// What `current_date()` reads, and whether a model reads it.
+    clock: (&'a Clock, bool),
 }
 
 fn run_in_transaction(
@@ -149,6 +162,7 @@ fn run_in_transaction(
         plans,
         bases,
         started,
+        clock: (clock, reads_clock),
     } = *selected;
     let wh = work.wh();
     let sampling = opts.sample_rows.map(|n| Sampling::seeded(n, run_id));
@@ -163,6 +177,7 @@ fn run_in_transaction(
         timings: Vec::new(),
         ledger: Ledger::new(sampling),
         reuse_snapshots: true,
+        clock: clock.clone(),
     };
     // 1. Freeze the inputs.
     let mut frozen = BTreeMap::new();
@@ -266,6 +281,7 @@ fn run_in_transaction(
             timings: timings.clone(),
             backfill_of: opts.backfill.as_ref().map(|(id, _)| id.clone()),
             reason: opts.backfill.as_ref().map(|(_, why)| why.clone()),
+            clock: reads_clock.then(|| clock.timestamp().to_string()),
         },
     )?;
     Ok(RunReport {

@@ -58,6 +58,7 @@ pub fn test(
             timings: Vec::new(),
             ledger: Ledger::new(sampling),
             reuse_snapshots: false,
+            clock: opts.clock.clone().unwrap_or_else(crate::clock::now),
         };
         for m in &models {
             let base = bases.get(&m.name).map(String::as_str);

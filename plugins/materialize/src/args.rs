@@ -296,5 +296,6 @@ pub fn run_options(select: &Selection, sample_rows: Option<u64>) -> Result<RunOp
         full_refresh: false,
         policies,
         backfill: None,
+        clock: None,
     })
 }

@@ -34,6 +34,12 @@ pub struct RunArgs {
     /// Build, check and snapshot, but do not repoint the live views.
     #[arg(long)]
     pub stage_only: bool,
+    /// The time `current_date()` and `current_timestamp()` read, UTC unless
+    /// it names an offset: a date (`2026-12-07`) or a date and time
+    /// (`2026-12-07T10:30:00Z`). Default: when the run starts. Recorded with
+    /// the run, so `replay --execute` reads it again.
+    #[arg(long, value_name = "TIME", value_parser = strata_lifecycle::clock::parse)]
+    pub now: Option<strata_lang::sql::Clock>,
     /// Rebuild only the models that are stale (see `strata plan`) and
     /// those downstream of them; a fresh model keeps the snapshot its live
     /// view shows, and its checks are not run again. The default when
@@ -224,6 +230,7 @@ pub fn run(args: RunArgs, host: &dyn Host) -> i32 {
         opts.stage_only = args.stage_only;
         opts.only_stale = args.only_stale || (select.project.only_stale && !args.rebuild);
         opts.full_refresh = args.full_refresh;
+        opts.clock = args.now.clone();
         used = Some(opts.clone());
         let wh = args.warehouse.open(&select.file)?;
         let progress = host.progress();

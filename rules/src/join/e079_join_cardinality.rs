@@ -9,16 +9,18 @@ use crate::rule;
 ///
 /// ## What it means
 ///
-/// `join_left` and `join_inner` can promise how many rows of the joined (right)
-/// input each left row matches: `expect many_to_one` (at most one; the right
+/// `join_left`, `join_inner`, `join_right` and `join_full` can promise how many
+/// rows of the joined (right) input each left row matches: `expect many_to_one` (at most one; the right
 /// side's join keys are unique) or `expect one_to_one` (in addition, the left
 /// side's join keys are unique). The promise is verified on the data when the
 /// model is materialized, by counting duplicate key groups on each side. That is
 /// only possible when the `on` condition says clearly which columns are the
 /// keys, so the annotation requires this shape:
 ///
-/// * Only `join_left` and `join_inner` take `expect`. On `join_anti` and
-///   `join_semi` it is rejected before anything else: they never multiply rows.
+/// * Only `join_left`, `join_inner`, `join_right` and `join_full` take
+///   `expect`. On `join_anti` and `join_semi` it is rejected before anything
+///   else: they never multiply rows. On `join_cross` too: it has no keys, and
+///   it multiplies rows by design (every row with every row).
 /// * The `on` condition is read as conjuncts joined by `and` (only `and`; type
 ///   errors in it, such as E051, are reported first). Each conjunct is, with the
 ///   left input `orders` and the joined input `customers`:
@@ -108,6 +110,30 @@ use crate::rule;
 /// model orders_without_customer {
 ///   from orders
 ///   join_anti customers on orders.customer_id == customers.customer_id
+/// }
+/// ```
+///
+/// ### `expect` on a cross join
+///
+/// ```strata
+/// source orders(ns: "shop") { columns: { order_id: int64 nonnull, customer_id: int64, email: string } }
+/// source customers(ns: "shop") { columns: { customer_id: int64 nonnull, email: string, segment: string, is_deleted: bool nonnull } }
+/// model order_customer_pairs {
+///   from orders
+///   join_cross customers expect many_to_one
+/// }
+/// ```
+///
+/// A cross join pairs every order with every customer: it has no keys to
+/// count, and its fan-out is what it is for. Either keep the cross join
+/// without a promise, or join on keys and promise that:
+///
+/// ```strata
+/// source orders(ns: "shop") { columns: { order_id: int64 nonnull, customer_id: int64, email: string } }
+/// source customers(ns: "shop") { columns: { customer_id: int64 nonnull, email: string, segment: string, is_deleted: bool nonnull } }
+/// model order_customer_pairs {
+///   from orders
+///   join_inner customers on orders.customer_id == customers.customer_id expect many_to_one
 /// }
 /// ```
 ///
@@ -329,8 +355,23 @@ fn diagnostic(join: &ir::Join, card: Cardinality, v: &ShapeViolation) -> Diagnos
             )
             .with_label(format!("`expect` on a {}", join.kind.keyword()))
             .with_secondary(join.keyword_span, "this join keeps at most one row per left row")
-            .with_help(format!("remove `expect {c}`: only join_left and join_inner can multiply rows"))
+            .with_help(format!(
+                "remove `expect {c}`: only join_left, join_inner, join_right and join_full can multiply rows"
+            ))
         }
+        ShapeViolation::Cross => Diagnostic::new(
+            &codes::E079,
+            expect_span,
+            format!("expect {c} does not apply to a cross join (it has no keys to count)"),
+        )
+        .with_label("`expect` on a join_cross")
+        .with_secondary(
+            join.keyword_span,
+            format!("this join pairs every row with every row of `{right}`"),
+        )
+        .with_help(format!(
+            "a cross join multiplies the rows by the size of `{right}` by design; to promise at most one match, join on keys: `join_inner {right} on {left}.k == {right}.k expect {c}`"
+        )),
         ShapeViolation::Exotic { span } => Diagnostic::new(
             &codes::E079,
             *span,

@@ -93,7 +93,9 @@ pub fn left_join_filtered_to_inner(module: &ir::Module, out: &mut Vec<Diagnostic
             Step::Join { join, on, .. } => {
                 let later = c.model.joins.get(*join)?;
                 (matches!(later.kind, JoinKind::Inner | JoinKind::Semi)
-                    && not_true_when_null(on, c.input))
+                    && on
+                        .as_ref()
+                        .is_some_and(|on| not_true_when_null(on, c.input)))
                 .then_some((i, Some(later)))
             }
             _ => None,

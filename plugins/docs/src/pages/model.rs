@@ -5,7 +5,7 @@
 use std::fmt::Write as _;
 
 use strata_analysis::graph::{ColumnId, EdgeKind, NodeId, NodeKind};
-use strata_lang::ast::{Cardinality, TestCheckKind};
+use strata_lang::ast::{Cardinality, JoinKind, TestCheckKind};
 use strata_lang::ir::{self, Column};
 use strata_lang::sql;
 
@@ -152,14 +152,18 @@ impl Docs<'_> {
         for j in &m.joins {
             let _ = write!(
                 out,
-                "<section class=\"join\">\n<h3><code>{} {}</code> {}</h3>\n<p>on <code>{}</code></p>\n",
+                "<section class=\"join\">\n<h3><code>{} {}</code> {}</h3>\n<p>{}</p>\n",
                 j.kind.keyword(),
                 esc(&j.input),
                 match j.expect {
                     Some(c) => format!("<span class=\"promise\">expect {}</span>", c.as_str()),
                     None => "<span class=\"none\">no cardinality promise</span>".to_string(),
                 },
-                esc(self.text(j.on_span))
+                if j.kind == JoinKind::Cross {
+                    "every row with every row (a cross join has no condition)".to_string()
+                } else {
+                    format!("on <code>{}</code>", esc(self.text(j.on_span)))
+                }
             );
             let (Some(card), Some(_)) = (j.expect, j.keys()) else {
                 out.push_str("</section>\n");

@@ -211,7 +211,7 @@ impl Translator<'_> {
         Ok(Some(Step::Join(Join {
             kind,
             input: right.strata,
-            on,
+            on: Some(on),
             keys,
             promise: None,
             evidence: String::new(),

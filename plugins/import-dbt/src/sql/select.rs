@@ -194,26 +194,13 @@ impl Translator<'_> {
             let (kind, constraint) = match &j.join_operator {
                 sql::JoinOperator::Join(c) | sql::JoinOperator::Inner(c) => (JoinKind::Inner, c),
                 sql::JoinOperator::Left(c) | sql::JoinOperator::LeftOuter(c) => (JoinKind::Left, c),
+                sql::JoinOperator::Right(c) | sql::JoinOperator::RightOuter(c) => {
+                    (JoinKind::Right, c)
+                }
+                sql::JoinOperator::FullOuter(c) => (JoinKind::Full, c),
+                sql::JoinOperator::CrossJoin(c) => (JoinKind::Cross, c),
                 sql::JoinOperator::Semi(c) | sql::JoinOperator::LeftSemi(c) => (JoinKind::Semi, c),
                 sql::JoinOperator::Anti(c) | sql::JoinOperator::LeftAnti(c) => (JoinKind::Anti, c),
-                sql::JoinOperator::Right(_) | sql::JoinOperator::RightOuter(_) => {
-                    return Err(Refusal::at(
-                        "RIGHT JOIN: strata has left and inner joins (swap the two sides into a LEFT JOIN)",
-                        &j.relation,
-                    ))
-                }
-                sql::JoinOperator::FullOuter(_) => {
-                    return Err(Refusal::at(
-                        "FULL OUTER JOIN has no strata equivalent",
-                        &j.relation,
-                    ))
-                }
-                sql::JoinOperator::CrossJoin(_) => {
-                    return Err(Refusal::at(
-                        "CROSS JOIN has no strata equivalent (every join has an `on` condition)",
-                        &j.relation,
-                    ))
-                }
                 _ => {
                     return Err(Refusal::at(
                         "this kind of join has no strata equivalent",
@@ -223,10 +210,19 @@ impl Translator<'_> {
             };
             let mut input = input;
             let on = match constraint {
+                sql::JoinConstraint::On(e) if kind == JoinKind::Cross => {
+                    return Err(Refusal::at("a CROSS JOIN with ON", e));
+                }
                 sql::JoinConstraint::On(e) => {
                     let mut all = inputs.clone();
                     all.push(input.clone());
-                    self.expr(e, &all, &Mode::Row)?.0
+                    Some(self.expr(e, &all, &Mode::Row)?.0)
+                }
+                sql::JoinConstraint::Using(cols) if kind.nulls_from_side() => {
+                    return Err(Refusal::at(
+                        "RIGHT or FULL JOIN ... USING (its key columns are merged from both sides): name the join columns with ON",
+                        &cols[0],
+                    ));
                 }
                 sql::JoinConstraint::Using(cols) => {
                     let mut conds = Vec::new();
@@ -264,7 +260,7 @@ impl Translator<'_> {
                         ));
                         input.merged.push(rc);
                     }
-                    and_all(conds).unwrap_or(SExpr::Bool(true))
+                    Some(and_all(conds).unwrap_or(SExpr::Bool(true)))
                 }
                 sql::JoinConstraint::Natural => {
                     return Err(Refusal::at(
@@ -272,11 +268,14 @@ impl Translator<'_> {
                         &j.relation,
                     ))
                 }
+                sql::JoinConstraint::None if kind == JoinKind::Cross => None,
                 sql::JoinConstraint::None => {
                     return Err(Refusal::at("a join without ON", &j.relation))
                 }
             };
-            let keys = join_keys(&on, &inputs[0].strata, &input.strata);
+            let keys = on
+                .as_ref()
+                .and_then(|on| join_keys(on, &inputs[0].strata, &input.strata));
             plan.steps.push(Step::Join(Join {
                 kind,
                 input: input.strata.clone(),
@@ -286,7 +285,7 @@ impl Translator<'_> {
                 evidence: String::new(),
                 line: line_of(&j.relation),
             }));
-            if matches!(kind, JoinKind::Left | JoinKind::Inner) {
+            if !matches!(kind, JoinKind::Semi | JoinKind::Anti) {
                 inputs.push(input);
             }
         }

@@ -43,6 +43,9 @@ pub struct RunRecord {
     pub backfill_of: Option<String>,
     /// `strata backfill --reason`.
     pub reason: Option<String>,
+    /// The clock the run's models read (`current_date()`, ...), UTC
+    /// `YYYY-MM-DD HH:MM:SS.ffffff`; `None` when none read it.
+    pub clock: Option<String>,
 }
 
 impl RunRecord {
@@ -76,7 +79,7 @@ pub fn recorded(wh: &Warehouse) -> Result<bool, Failure> {
 /// Every recorded run, oldest first.
 pub fn list(wh: &Warehouse) -> Result<Vec<RunRecord>, Failure> {
     let rows = wh.rows(&format!(
-        "SELECT run_id, {}, module, branch, {}, models, fingerprints, overrides, inputs, snapshots, report, sampling, skipped, bases, timings, backfill_of, reason FROM {} ORDER BY started_at, run_id",
+        "SELECT run_id, {}, module, branch, {}, models, fingerprints, overrides, inputs, snapshots, report, sampling, skipped, bases, timings, backfill_of, reason, clock FROM {} ORDER BY started_at, run_id",
         wh.text("started_at"),
         wh.text("stage_only"),
         wh.ident(RUNS)
@@ -103,6 +106,7 @@ pub fn list(wh: &Warehouse) -> Result<Vec<RunRecord>, Failure> {
                 timings: parse(&r.get(14).cloned().flatten()),
                 backfill_of: r.get(15).cloned().flatten(),
                 reason: r.get(16).cloned().flatten(),
+                clock: r.get(17).cloned().flatten(),
             }
         })
         .collect())
@@ -128,9 +132,9 @@ pub fn record(wh: &Warehouse, r: &RunRecord) -> Result<(), Failure> {
         false => json(serde_json::json!(r.timings)),
     };
     let text = |v: &Option<String>| v.as_deref().map_or("NULL".to_string(), |t| wh.string(t));
-    let (backfill_of, reason) = (text(&r.backfill_of), text(&r.reason));
+    let (backfill_of, reason, clock) = (text(&r.backfill_of), text(&r.reason), text(&r.clock));
     wh.exec(&format!(
-        "INSERT INTO {} ({}) VALUES ({}, current_timestamp, {}, {}, {}, {}, {}, {}, {}, {}, {}, {sampling}, {skipped}, {bases}, {timings}, {backfill_of}, {reason})",
+        "INSERT INTO {} ({}) VALUES ({}, current_timestamp, {}, {}, {}, {}, {}, {}, {}, {}, {}, {sampling}, {skipped}, {bases}, {timings}, {backfill_of}, {reason}, {clock})",
         wh.ident(RUNS),
         run_columns(),
         wh.string(&r.run_id),

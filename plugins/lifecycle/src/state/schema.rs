@@ -61,6 +61,10 @@ const RUN_TABLE: &[Column] = &[
     // `strata backfill`: the run this one corrects, and why.
     column("backfill_of", Type::String, false, true),
     column("reason", Type::String, false, true),
+    // The run's clock (UTC `YYYY-MM-DD HH:MM:SS.ffffff`) when a model it
+    // built read it (`current_date()`, `current_timestamp()`); NULL when
+    // none did.
+    column("clock", Type::String, false, true),
 ];
 
 /// `_strata_inputs`.
