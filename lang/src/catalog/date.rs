@@ -114,7 +114,63 @@ fn current_timestamp(d: Dialect, _: &SqlCall) -> Result<String, Unsupported> {
     d.cast(&utc_now(d), &Type::Timestamp)
 }
 
+/// d written with a `strftime` format (a literal: the checker read it).
+fn strftime(d: Dialect, c: &SqlCall) -> Result<String, Unsupported> {
+    let format = match c.targs.get(1).map(|t| &t.kind) {
+        Some(crate::ir::TExprKind::Lit(crate::ir::Literal::Str(f))) => f.as_str(),
+        _ => return unsupported(d, "strftime() with a format that is not a literal"),
+    };
+    let pieces = super::format::parse(format).map_err(|e| format!("strftime(): {e}"))?;
+    let pattern = d.string(&super::format::pattern(d, &pieces)?);
+    let x = c.a(0);
+    Ok(match d {
+        Dialect::DuckDb => format!("STRFTIME({x}, {pattern})"),
+        Dialect::Postgres | Dialect::Snowflake => format!("TO_CHAR({x}, {pattern})"),
+        Dialect::Spark => format!("DATE_FORMAT({x}, {pattern})"),
+        Dialect::BigQuery => format!("FORMAT_DATETIME({pattern}, CAST({x} AS DATETIME))"),
+    })
+}
+
+/// The UTC time `seconds` after 1970-01-01 00:00:00.
+fn to_timestamp(d: Dialect, c: &SqlCall) -> Result<String, Unsupported> {
+    let x = c.a(0);
+    Ok(match d {
+        Dialect::DuckDb => format!("MAKE_TIMESTAMP(CAST(ROUND({x} * 1000000) AS BIGINT))"),
+        Dialect::Postgres => format!("(TO_TIMESTAMP({x}) AT TIME ZONE 'UTC')"),
+        // Spark's timestamps are shown in the session's time zone: the UTC
+        // wall time, as the other engines give it.
+        Dialect::Spark => format!(
+            "TO_UTC_TIMESTAMP(TIMESTAMP_MICROS(CAST(ROUND({x} * 1000000) AS BIGINT)), CURRENT_TIMEZONE())"
+        ),
+        Dialect::BigQuery => format!("DATETIME(TIMESTAMP_MICROS(CAST(ROUND({x} * 1000000) AS INT64)))"),
+        Dialect::Snowflake => format!("TO_TIMESTAMP_NTZ(CAST(ROUND({x} * 1000000) AS BIGINT), 6)"),
+    })
+}
+
 pub(super) const FUNCTIONS: &[Function] = &[
+    Function {
+        name: "strftime",
+        example: "strftime(ts, \"%Y-%m-%d %H:%M\")",
+        min_args: 2,
+        max_args: Some(2),
+        kinds: &[Temporal, Str],
+        returns: StringA1,
+        signature: "strftime(d, format)",
+        summary: "d written with a format of %Y %y %m %d %j %H %M %S %b %B %a %A codes",
+        sql: Sql::By(strftime),
+        sql_aliases: &["format_date", "format_datetime", "date_format"],
+        ..DATE
+    },
+    Function {
+        name: "to_timestamp",
+        example: "to_timestamp(f)",
+        kinds: &[Num],
+        returns: TimestampAny,
+        signature: "to_timestamp(seconds)",
+        summary: "the time seconds after 1970-01-01 00:00:00 UTC (a Unix epoch)",
+        sql: Sql::By(to_timestamp),
+        ..DATE
+    },
     Function {
         name: "current_date",
         example: "current_date()",

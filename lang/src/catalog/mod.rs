@@ -13,6 +13,7 @@ mod aggregate;
 mod array;
 mod conditional;
 mod date;
+pub mod format;
 mod json;
 mod math;
 mod string;
@@ -77,6 +78,10 @@ pub enum Returns {
     StringA1,
     /// string, nullable iff any argument is.
     StringAny,
+    /// string, always nullable.
+    StringNullable,
+    /// array(string), nullable iff any argument is.
+    StringArrayAny,
     /// bool, nullable iff any argument is.
     BoolAny,
     /// bool, always nullable.
@@ -109,7 +114,8 @@ impl Returns {
         match self {
             Int64NonNull | Int64A1 | Int64Any | Int64Nullable => Some(Type::Int64),
             Float64A1 | Float64Any => Some(Type::Float64),
-            StringA1 | StringAny => Some(Type::String),
+            StringA1 | StringAny | StringNullable => Some(Type::String),
+            StringArrayAny => Some(Type::Array(Box::new(Type::String))),
             BoolAny | BoolNullable => Some(Type::Bool),
             DateA1 | DateAny => Some(Type::Date),
             TimestampAny => Some(Type::Timestamp),

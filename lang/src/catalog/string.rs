@@ -136,6 +136,65 @@ fn sha256(d: Dialect, c: &SqlCall) -> Result<String, Unsupported> {
     })
 }
 
+/// The match of the pattern (or of its group `n`, 1-based), NULL when it
+/// does not match: the whole pattern is wrapped in a group, so that group
+/// 0 is the whole match everywhere.
+fn regexp_extract(d: Dialect, c: &SqlCall) -> Result<String, Unsupported> {
+    let (s, p) = (c.a(0), c.a(1));
+    let n = c.args.get(2).map_or("0", String::as_str);
+    Ok(match d {
+        Dialect::DuckDb => {
+            format!("CASE WHEN REGEXP_MATCHES({s}, {p}) THEN REGEXP_EXTRACT({s}, {p}, {n}) END")
+        }
+        Dialect::Spark => {
+            format!("CASE WHEN {s} RLIKE {p} THEN REGEXP_EXTRACT({s}, {p}, {n}) END")
+        }
+        Dialect::Postgres => format!("(REGEXP_MATCH({s}, '(' || {p} || ')'))[{n} + 1]"),
+        Dialect::Snowflake => {
+            format!("REGEXP_SUBSTR({s}, '(' || {p} || ')', 1, 1, 'e', {n} + 1)")
+        }
+        // One capturing group at most: only the whole match.
+        Dialect::BigQuery if c.args.len() > 2 => {
+            return crate::sql::dialect::unsupported(d, "regexp_extract() of a group")
+        }
+        Dialect::BigQuery => format!("REGEXP_EXTRACT({s}, {p})"),
+    })
+}
+
+/// The parts of s between the separator (taken as text, not a pattern).
+fn split(d: Dialect, c: &SqlCall) -> Result<String, Unsupported> {
+    let (s, sep) = (c.a(0), c.a(1));
+    Ok(match d {
+        Dialect::DuckDb => format!("STRING_SPLIT({s}, {sep})"),
+        // string_to_array('', ',') is an empty array elsewhere one ''.
+        Dialect::Postgres => {
+            format!("CASE WHEN {s} = '' THEN ARRAY[''] ELSE STRING_TO_ARRAY({s}, {sep}) END")
+        }
+        // Spark splits on a regular expression: quote the separator.
+        Dialect::Spark => format!("SPLIT({s}, CONCAT('\\\\Q', {sep}, '\\\\E'), -1)"),
+        Dialect::BigQuery => format!("SPLIT({s}, {sep})"),
+        Dialect::Snowflake => format!("SPLIT({s}, {sep})"),
+    })
+}
+
+/// Words separated by spaces, each with its first letter upper case and
+/// the rest lower case.
+fn initcap(d: Dialect, c: &SqlCall) -> Result<String, Unsupported> {
+    let s = c.a(0);
+    Ok(match d {
+        Dialect::DuckDb => format!(
+            "ARRAY_TO_STRING(LIST_TRANSFORM(STRING_SPLIT({s}, ' '), lambda __w: UPPER(LEFT(__w, 1)) || LOWER(SUBSTRING(__w, 2))), ' ')"
+        ),
+        Dialect::Postgres => format!(
+            "ARRAY_TO_STRING(ARRAY(SELECT UPPER(LEFT(w, 1)) || LOWER(SUBSTRING(w FROM 2)) FROM UNNEST(STRING_TO_ARRAY({s}, ' ')) WITH ORDINALITY AS t(w, n) ORDER BY n), ' ')"
+        ),
+        Dialect::Spark => format!(
+            "ARRAY_JOIN(TRANSFORM(SPLIT({s}, ' ', -1), w -> CONCAT(UPPER(LEFT(w, 1)), LOWER(SUBSTRING(w, 2)))), ' ')"
+        ),
+        Dialect::BigQuery | Dialect::Snowflake => format!("INITCAP({s}, ' ')"),
+    })
+}
+
 pub(super) const FUNCTIONS: &[Function] = &[
     Function {
         name: "upper",
@@ -246,6 +305,40 @@ pub(super) const FUNCTIONS: &[Function] = &[
         signature: "regexp_replace(s, pattern, replacement)",
         summary: "s with every match of the regular expression replaced",
         sql: Sql::By(regexp_replace),
+        ..STR
+    },
+    Function {
+        name: "regexp_extract",
+        example: "regexp_extract(s, \"b+\")",
+        min_args: 2,
+        max_args: Some(3),
+        kinds: &[Str, Str, Int],
+        returns: StringNullable,
+        signature: "regexp_extract(s, pattern[, group])",
+        summary: "the first match of the regular expression in s (or of its group, 1-based); null when none",
+        sql: Sql::By(regexp_extract),
+        sql_aliases: &["regexp_substr"],
+        ..STR
+    },
+    Function {
+        name: "split",
+        example: "split(s, \",\")",
+        min_args: 2,
+        max_args: Some(2),
+        kinds: &[Str, Str],
+        returns: StringArrayAny,
+        signature: "split(s, separator)",
+        summary: "the parts of s between the separators (text, not a pattern), as an array",
+        sql: Sql::By(split),
+        sql_aliases: &["string_split", "str_split", "string_to_array"],
+        ..STR
+    },
+    Function {
+        name: "initcap",
+        example: "initcap(s)",
+        signature: "initcap(s)",
+        summary: "s with each space-separated word capitalized and the rest of it lower case",
+        sql: Sql::By(initcap),
         ..STR
     },
     Function {

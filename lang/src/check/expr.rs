@@ -743,6 +743,18 @@ impl ModelChecker<'_> {
             _ => {}
         }
 
+        if name == "strftime" {
+            // The format is translated for each dialect: a literal of known codes.
+            let format = match &call.args[1].value.kind {
+                ExprKind::Str(f) => catalog::format::parse(f),
+                _ => Err("strftime() format must be a string literal, e.g. \"%Y-%m-%d\"".into()),
+            };
+            if let Err(why) = format {
+                self.error(Diagnostic::new(&codes::E063, arg_span(1), why));
+                return None;
+            }
+        }
+
         // Collection functions on a null first argument.
         if name.starts_with("array_") && name != "array_prepend" && args[0].ty.is_unknown() {
             self.error(Diagnostic::new(
@@ -946,6 +958,8 @@ impl ModelChecker<'_> {
             Returns::Float64A1 => Ty::new(Type::Float64, a1.nullable),
             Returns::StringA1 => Ty::new(Type::String, a1.nullable),
             Returns::StringAny => Ty::new(Type::String, any_null),
+            Returns::StringNullable => Ty::new(Type::String, true),
+            Returns::StringArrayAny => Ty::new(Type::Array(Box::new(Type::String)), any_null),
             Returns::BoolAny => Ty::new(Type::Bool, any_null),
             Returns::BoolNullable => Ty::new(Type::Bool, true),
             Returns::SameA1 => Ty::new(a1.ty, a1.nullable),
