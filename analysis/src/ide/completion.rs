@@ -83,6 +83,11 @@ pub fn completions(a: &Analysis, text: &str, offset: usize) -> Vec<Completion> {
             return fixture_completions(a, &spot);
         }
     }
+    if decl.is_some() {
+        if let Some(words) = ordering_words(&text[..offset.min(text.len())], previous) {
+            return words;
+        }
+    }
     match previous {
         Some("expect") => {
             for c in strata_lang::parser::CARDINALITIES {
@@ -158,6 +163,46 @@ pub fn completions(a: &Analysis, text: &str, offset: usize) -> Vec<Completion> {
         },
     }
     items
+}
+
+/// The words of ordering where they go: after `asc`/`desc`, where NULLs
+/// sort; directly inside `over (`, the window's parts; in a frame's
+/// brackets, `unbounded`. `None` elsewhere.
+fn ordering_words(before: &str, previous: Option<&str>) -> Option<Vec<Completion>> {
+    let keyword =
+        |label: &str, detail: &str| item(label, CompletionKind::Keyword, Some(detail.into()));
+    if matches!(previous, Some("asc" | "desc")) {
+        return Some(vec![
+            keyword("nulls_first", "NULLs sort before every value"),
+            keyword("nulls_last", "NULLs sort after every value (the default)"),
+        ]);
+    }
+    // The innermost bracket still open, and the text before it.
+    let mut open: Vec<usize> = Vec::new();
+    for (i, c) in before.char_indices() {
+        match c {
+            '(' | '[' | '{' => open.push(i),
+            ')' | ']' | '}' => {
+                open.pop();
+            }
+            _ => {}
+        }
+    }
+    let at = *open.last()?;
+    let head = before[..at].trim_end();
+    match &before[at..=at] {
+        "(" if head.ends_with("over") => Some(vec![
+            keyword("partition_by:", "partition_by: [k, ..]: one window per value of the keys"),
+            keyword("sort:", "sort: [k [desc] [nulls_first|nulls_last], ..]: the window's order"),
+            keyword("rows:", "rows: [start, end]: the frame in rows from the current one (-2 before, 0 it, unbounded)"),
+            keyword("range:", "range: [start, end]: the frame in values of the one int64 sort key"),
+        ]),
+        "[" if head.ends_with("rows:") || head.ends_with("range:") => Some(vec![keyword(
+            "unbounded",
+            "the partition's first row (as the start) or last row (as the end)",
+        )]),
+        _ => None,
+    }
 }
 
 /// Inside a fixture test: the tested model's inputs after `given`, an
