@@ -1,5 +1,6 @@
 //! Completion: at the cursor, an input's columns after `input.`, the
-//! cardinalities after `expect`, the sources and models after `from` or a
+//! words of windows and sorts (`partition_by:`, `rows:`, `unbounded`,
+//! `nulls_first` ...) where they go, the cardinalities after `expect`, the sources and models after `from` or a
 //! join, the columns, clauses and functions inside a model, the inputs and
 //! columns of a fixture test, and the declaration keywords elsewhere.
 
@@ -78,14 +79,14 @@ pub fn completions(a: &Analysis, text: &str, offset: usize) -> Vec<Completion> {
             return items;
         }
     }
+    // Inside a window or after a sort direction (a model being written
+    // may not parse: the text says where the cursor is).
+    if let Some(words) = ordering_words(&text[..offset.min(text.len())], previous) {
+        return words;
+    }
     if decl.is_none() {
         if let Some(spot) = super::fixture::spot(text, offset, typing) {
             return fixture_completions(a, &spot);
-        }
-    }
-    if decl.is_some() {
-        if let Some(words) = ordering_words(&text[..offset.min(text.len())], previous) {
-            return words;
         }
     }
     match previous {
@@ -177,9 +178,14 @@ fn ordering_words(before: &str, previous: Option<&str>) -> Option<Vec<Completion
             keyword("nulls_last", "NULLs sort after every value (the default)"),
         ]);
     }
-    // The innermost bracket still open, and the text before it.
+    // The innermost bracket still open, and the text before it, in the
+    // last few lines only (a window is short; a file may be long).
+    let mut from = before.len().saturating_sub(2048);
+    while !before.is_char_boundary(from) {
+        from += 1;
+    }
     let mut open: Vec<usize> = Vec::new();
-    for (i, c) in before.char_indices() {
+    for (i, c) in before[from..].char_indices().map(|(i, c)| (i + from, c)) {
         match c {
             '(' | '[' | '{' => open.push(i),
             ')' | ']' | '}' => {

@@ -1,7 +1,6 @@
 use crate::rule;
 
-/// A window frame (`rows: [..]` / `range: [..]`) that no engine would run
-/// as written.
+/// A window frame (`rows:` / `range:`) that no engine would run as written.
 ///
 /// ## What it means
 ///
