@@ -1071,7 +1071,7 @@ fn a_first_row_per_partition_filter_is_unique_on_its_keys() {
         format!("model m {{ from o select {{ customer = cid, a = a, {rn} }} filter rn == 1 or v > 0 }}"),
         format!("model m {{ from o select {{ cid = cid, a = a, {rn} }} filter rn == 1 join_left c on o.cid == c.cid }}"),
         format!("model m {{ from o select {{ cid = cid, {rn} }} filter rn == 1 select {{ a = a + 1 }} }}"),
-        format!("model m {{ from o select {{ cid = cid, a = a, r = rank() over (partition_by: [cid, a], sort: [id]) }} filter r == 1 }}"),
+        "model m { from o select { cid = cid, a = a, r = rank() over (partition_by: [cid, a], sort: [id]) } filter r == 1 }".to_string(),
     ] {
         assert_eq!(keys(&src), Vec::<Vec<String>>::new(), "{src}");
     }
