@@ -319,6 +319,8 @@ codes! {
     E063: error(Check) "bad-argument";
     E064: error(Check) "misplaced-star";
     E065: error(Check) "window-placement";
+    E066: error(Check) "invalid-window-frame";
+    E067: error(Check) "ordering-written-twice";
     E070: error(Check) "dialect-cannot-express";
     E071: error(Check) "unknown-date-unit";
     E072: error(Check) "keyword-argument-misuse";

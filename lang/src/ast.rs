@@ -402,6 +402,37 @@ pub struct SortKey {
     pub desc: bool,
     /// Whether `asc` was written explicitly.
     pub asc_written: bool,
+    /// `nulls_first` / `nulls_last` as written (`None`: the default, nulls
+    /// last). Left out of the serialisation when not written, so that a
+    /// model written before it existed keeps its fingerprint.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub nulls: Option<Nulls>,
+}
+
+/// Where a sort puts NULLs: `nulls_first` or `nulls_last` after a key.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub enum Nulls {
+    First,
+    Last,
+}
+
+impl Nulls {
+    /// The word that writes it.
+    pub fn word(self) -> &'static str {
+        match self {
+            Nulls::First => "nulls_first",
+            Nulls::Last => "nulls_last",
+        }
+    }
+
+    /// The placement a word names.
+    pub fn from_word(w: &str) -> Option<Nulls> {
+        match w {
+            "nulls_first" => Some(Nulls::First),
+            "nulls_last" => Some(Nulls::Last),
+            _ => None,
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
@@ -686,16 +717,79 @@ pub struct Arg {
     pub value: Expr,
 }
 
-/// `over (partition_by: [..], sort: [k desc, ..])`
+/// `over (partition_by: [..], sort: [k desc, ..], rows: [-2, 0])`
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct Window {
     pub partition_by: Vec<Expr>,
-    /// Sort keys and whether each is descending.
-    pub sort: Vec<(Expr, bool)>,
+    pub sort: Vec<WindowKey>,
     /// Which parts were written, in order (for the formatter):
-    /// `true` = partition_by, `false` = sort.
+    /// `true` = partition_by, `false` = sort. (The frame, written at most
+    /// once, is printed last.)
     pub parts_written: Vec<bool>,
     pub span: Span,
+    /// `rows: [..]` / `range: [..]`. Left out of the serialisation when not
+    /// written (fingerprints of windows without one are unchanged).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub frame: Option<Frame>,
+}
+
+/// A window's sort key: `k [desc] [nulls_first|nulls_last]`. Serialised as
+/// the pair `(expr, desc)` it was before placements existed, with the
+/// placement third only when written.
+#[derive(Clone, Debug, PartialEq)]
+pub struct WindowKey {
+    pub expr: Expr,
+    pub desc: bool,
+    pub nulls: Option<Nulls>,
+}
+
+impl serde::Serialize for WindowKey {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeTuple;
+        let mut t = s.serialize_tuple(if self.nulls.is_some() { 3 } else { 2 })?;
+        t.serialize_element(&self.expr)?;
+        t.serialize_element(&self.desc)?;
+        if let Some(n) = &self.nulls {
+            t.serialize_element(n)?;
+        }
+        t.end()
+    }
+}
+
+/// A window frame: `rows: [start, end]` or `range: [start, end]`, each
+/// bound `unbounded` or a signed offset from the current row (negative
+/// before it, `0` the current row, positive after it).
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct Frame {
+    pub unit: FrameUnit,
+    pub start: FrameBound,
+    pub end: FrameBound,
+    pub span: Span,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub enum FrameUnit {
+    /// Offsets count rows.
+    Rows,
+    /// Offsets are distances in the value of the one sort key.
+    Range,
+}
+
+impl FrameUnit {
+    pub fn word(self) -> &'static str {
+        match self {
+            FrameUnit::Rows => "rows",
+            FrameUnit::Range => "range",
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub enum FrameBound {
+    /// The partition's first row (as a start) or last row (as an end).
+    Unbounded,
+    /// Rows (or values) from the current row: negative before, positive after.
+    Offset(i64),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
@@ -774,8 +868,8 @@ impl Expr {
                     for e in &w.partition_by {
                         e.walk(f);
                     }
-                    for (e, _) in &w.sort {
-                        e.walk(f);
+                    for k in &w.sort {
+                        k.expr.walk(f);
                     }
                 }
             }

@@ -224,6 +224,61 @@ mod tests {
         assert_eq!(model.fingerprint, hex);
     }
 
+    /// A sort key or a window without a placement or frame hashes as it
+    /// did before those existed (the same bytes as the old shapes), so
+    /// adding them changed no recorded fingerprint.
+    #[test]
+    fn sorts_and_windows_without_placements_or_frames_keep_their_bytes() {
+        use crate::ast::{Expr, ExprKind, SortKey};
+        use crate::canon::canonical;
+        #[derive(serde::Serialize)]
+        struct OldSortKey {
+            expr: Expr,
+            desc: bool,
+            asc_written: bool,
+        }
+        #[derive(serde::Serialize)]
+        struct OldWindow {
+            partition_by: Vec<Expr>,
+            sort: Vec<(Expr, bool)>,
+            parts_written: Vec<bool>,
+            span: crate::span::Span,
+        }
+        let call = crate::parser::parse_expr(
+            crate::FileId(0),
+            "sum(x) over (partition_by: [k], sort: [a desc, b])",
+        )
+        .expect("parses");
+        let ExprKind::Call(c) = &call.kind else {
+            panic!("a call")
+        };
+        let w = c.over.as_deref().expect("a window");
+        let old = OldWindow {
+            partition_by: w.partition_by.clone(),
+            sort: w.sort.iter().map(|k| (k.expr.clone(), k.desc)).collect(),
+            parts_written: w.parts_written.clone(),
+            span: w.span,
+        };
+        assert_eq!(canonical(w), canonical(&old));
+        let key = SortKey {
+            expr: w.sort[0].expr.clone(),
+            desc: true,
+            asc_written: false,
+            nulls: None,
+        };
+        let old = OldSortKey {
+            expr: key.expr.clone(),
+            desc: true,
+            asc_written: false,
+        };
+        assert_eq!(canonical(&key), canonical(&old));
+        let placed = SortKey {
+            nulls: Some(crate::ast::Nulls::First),
+            ..key
+        };
+        assert_ne!(canonical(&placed), canonical(&old));
+    }
+
     #[test]
     fn reformatting_and_comments_leave_it_unchanged() {
         let formatted = crate::fmt::format_source(crate::FileId(0), SEED).expect("formats");

@@ -251,6 +251,9 @@ pub enum UniqueBy {
     GroupKeys,
     /// `dedup by keys`: one row per key combination.
     Dedup,
+    /// `filter rn == 1` on `rn = row_number() over (partition_by: [keys],
+    /// ..)`: one row per partition (SQL's `QUALIFY`).
+    FirstPerPartition,
 }
 
 impl UniqueBy {
@@ -258,6 +261,7 @@ impl UniqueBy {
         match self {
             UniqueBy::GroupKeys => "its group keys",
             UniqueBy::Dedup => "its dedup",
+            UniqueBy::FirstPerPartition => "its row_number() == 1 filter",
         }
     }
 }
@@ -271,7 +275,10 @@ impl Model {
         let mut out = Vec::new();
         for step in &self.steps {
             let Step::Sort(keys) = step else { continue };
-            for (key, desc) in keys {
+            for SortKey {
+                expr: key, desc, ..
+            } in keys
+            {
                 let TExprKind::Column(r) = &key.kind else {
                     return None;
                 };
@@ -289,8 +296,10 @@ impl Model {
     /// keys of its last `group` when nothing after it can repeat a row (no
     /// join, expand or set operation) or redefine a key, followed through
     /// plain renames; and the keys of a `dedup by` (applied to the final
-    /// output) when the model has no set operation. Nothing else: declared
-    /// `unique` flags are promises, not proofs.
+    /// output) when the model has no set operation; and the partition keys
+    /// of a `row_number()` the model then keeps only the first row of
+    /// ([`Model::first_per_partition`]). Nothing else: declared `unique`
+    /// flags are promises, not proofs.
     pub fn unique_by_construction(&self) -> Vec<(Vec<Name>, UniqueBy)> {
         let mut out = Vec::new();
         let in_output = |n: &Name| self.columns.iter().any(|c| &c.name == n);
@@ -356,6 +365,126 @@ impl Model {
                 if !set_op && !by.is_empty() && by.iter().all(in_output) {
                     out.push((by.clone(), UniqueBy::Dedup));
                 }
+            }
+        }
+        for keys in self.first_per_partition() {
+            out.push((keys, UniqueBy::FirstPerPartition));
+        }
+        out
+    }
+
+    /// The output columns of each `row_number()` partition the model keeps
+    /// one row of: `rn = row_number() over (partition_by: [k, ..], ..)`
+    /// then a filter whose `and` has `rn == 1`, with nothing after the
+    /// window that can repeat a row (a join, expand, set operation or
+    /// group), each key an output column of the same value (an output
+    /// `k = k`, or a passthrough).
+    pub fn first_per_partition(&self) -> Vec<Vec<Name>> {
+        // The latest definition of each local name (a let or output).
+        fn def_of<'m>(defs: &[(&Name, &'m TExpr)], n: &Name) -> Option<&'m TExpr> {
+            defs.iter().rev().find(|(d, _)| *d == n).map(|(_, e)| *e)
+        }
+        // A local name's value as the expression it copies (through plain
+        // renames, a few deep).
+        fn resolve<'m>(defs: &[(&Name, &'m TExpr)], mut e: &'m TExpr) -> TExpr {
+            for _ in 0..8 {
+                match &e.kind {
+                    TExprKind::Column(ColumnRef::Local(n)) => match def_of(defs, n) {
+                        Some(d) => e = d,
+                        None => break,
+                    },
+                    _ => break,
+                }
+            }
+            e.clone()
+        }
+        let mut defs: Vec<(&Name, &TExpr)> = Vec::new();
+        // Row numbers defined since the rows last changed: name -> keys.
+        let mut pending: Vec<(Name, Vec<TExpr>)> = Vec::new();
+        // Partitions kept to their first row.
+        let mut kept: Vec<Vec<TExpr>> = Vec::new();
+        for step in &self.steps {
+            match step {
+                Step::Join { .. }
+                | Step::Expand { .. }
+                | Step::SetOp { .. }
+                | Step::From { .. }
+                | Step::Group { .. } => {
+                    pending.clear();
+                    kept.clear();
+                }
+                Step::Let { name, expr } | Step::Output { name, expr } => {
+                    pending.retain(|(n, _)| n != name);
+                    if let TExprKind::Call(c) = &expr.kind {
+                        if let Some(w) = c
+                            .window
+                            .as_deref()
+                            .filter(|w| c.name == "row_number" && !w.partition_by.is_empty())
+                        {
+                            let keys = w.partition_by.iter().map(|k| resolve(&defs, k)).collect();
+                            pending.push((name.clone(), keys));
+                        }
+                    }
+                    defs.push((name, expr));
+                }
+                Step::Filter(cond) => {
+                    let mut conjuncts = vec![cond];
+                    while let Some(c) = conjuncts.pop() {
+                        let TExprKind::Binary { op, lhs, rhs } = &c.kind else {
+                            continue;
+                        };
+                        match op {
+                            crate::ast::BinOp::And => conjuncts.extend([&**lhs, &**rhs]),
+                            crate::ast::BinOp::Eq => {
+                                let is_one =
+                                    |e: &TExpr| matches!(e.kind, TExprKind::Lit(Literal::Int(1)));
+                                let rn = match (&lhs.kind, &rhs.kind) {
+                                    (TExprKind::Column(ColumnRef::Local(n)), _) if is_one(rhs) => n,
+                                    (_, TExprKind::Column(ColumnRef::Local(n))) if is_one(lhs) => n,
+                                    _ => continue,
+                                };
+                                if let Some((_, keys)) = pending.iter().find(|(n, _)| n == rn) {
+                                    kept.push(keys.clone());
+                                }
+                            }
+                            _ => {}
+                        }
+                    }
+                }
+                Step::Having(_)
+                | Step::GroupOutput { .. }
+                | Step::EndGroup
+                | Step::Sort(_)
+                | Step::Take { .. }
+                | Step::Dedup { .. } => {}
+            }
+        }
+        if self.steps.iter().any(|s| matches!(s, Step::SetOp { .. })) {
+            return Vec::new();
+        }
+        let mut out: Vec<Vec<Name>> = Vec::new();
+        for keys in kept {
+            let mut set = Vec::new();
+            for key in &keys {
+                // The first output column that holds the key's value.
+                let found = self.columns.iter().zip(&self.output_refs).find(|(_, r)| {
+                    let value = match r {
+                        ColumnRef::Local(n) => def_of(&defs, n).map(|e| resolve(&defs, e)),
+                        ColumnRef::Input { .. } => Some(TExpr {
+                            kind: TExprKind::Column((*r).clone()),
+                            ty: key.ty.clone(),
+                            nullable: key.nullable,
+                        }),
+                    };
+                    value.is_some_and(|v| v.kind == key.kind)
+                });
+                match found {
+                    Some((c, _)) => set.push(c.name.clone()),
+                    None => break,
+                }
+            }
+            if set.len() == keys.len() && !out.contains(&set) {
+                out.push(set);
             }
         }
         out
@@ -481,8 +610,8 @@ impl TExpr {
                     for p in &w.partition_by {
                         p.walk(f);
                     }
-                    for (key, _) in &w.sort {
-                        key.walk(f);
+                    for key in &w.sort {
+                        key.expr.walk(f);
                     }
                 }
             }
@@ -541,8 +670,26 @@ pub struct TCall {
 #[derive(Clone, Debug, PartialEq)]
 pub struct TWindow {
     pub partition_by: Vec<TExpr>,
-    /// Keys and whether each is descending.
-    pub sort: Vec<(TExpr, bool)>,
+    pub sort: Vec<SortKey>,
+    /// `rows: [..]` / `range: [..]`; `None`: the engine's default frame.
+    pub frame: Option<TFrame>,
+}
+
+/// A sort key of a `sort` clause or a window: its direction and where
+/// NULLs go (last unless `nulls_first` was written).
+#[derive(Clone, Debug, PartialEq)]
+pub struct SortKey {
+    pub expr: TExpr,
+    pub desc: bool,
+    pub nulls_first: bool,
+}
+
+/// A checked window frame: `start <= end` when both are offsets.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TFrame {
+    pub unit: crate::ast::FrameUnit,
+    pub start: crate::ast::FrameBound,
+    pub end: crate::ast::FrameBound,
 }
 
 /// One clause of a model, typed and resolved, in source order. Lowering a
@@ -582,7 +729,7 @@ pub enum Step {
         expr: TExpr,
     },
     EndGroup,
-    Sort(Vec<(TExpr, bool)>),
+    Sort(Vec<SortKey>),
     /// `take A` (start = A, end None) or `take A..B` (1-based, inclusive).
     Take {
         start: i64,
@@ -613,7 +760,7 @@ impl Step {
             | Step::Having(e)
             | Step::GroupOutput { expr: e, .. } => vec![e],
             Step::Group { keys } => keys.iter().map(|(_, e)| e).collect(),
-            Step::Sort(keys) => keys.iter().map(|(e, _)| e).collect(),
+            Step::Sort(keys) => keys.iter().map(|k| &k.expr).collect(),
             Step::From { .. }
             | Step::EndGroup
             | Step::Take { .. }

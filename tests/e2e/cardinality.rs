@@ -343,8 +343,9 @@ model c { from orders filter amount > 1.0 join_left customers on orders.customer
     );
 }
 
-/// A model built in the run by `group { customer_id }` (or `dedup by`) is
-/// unique on its keys by construction: the join checks on it run no query;
+/// A model built in the run by `group { customer_id }` (or `dedup by`, or
+/// a `row_number() == 1` filter partitioned by it) is unique on its keys
+/// by construction: the join checks on it run no query;
 /// the same join on a source counts.
 fn a_relation_grouped_on_the_keys_in_the_run_is_proven_without_a_query(kind: Kind) {
     let dir = seed_dir("construction");
@@ -358,10 +359,16 @@ fn a_relation_grouped_on_the_keys_in_the_run_is_proven_without_a_query(kind: Kin
 source customers(ns: "a") { columns: { customer_id: int64, country: string } }
 model per_customer { from orders group { customer_id } ( aggregate { n = count() } ) filter n > 0 }
 model last_country { from customers select { customer_id = customer_id, country = country } dedup by customer_id }
+model first_country {
+  from customers
+  select { customer_id = customer_id, country = country, rn = row_number() over (partition_by: [customer_id], sort: [country nulls_first]) }
+  filter rn == 1
+}
 model joined {
   from orders
   join_left per_customer on orders.customer_id == per_customer.customer_id expect many_to_one
   join_left last_country on orders.customer_id == last_country.customer_id expect many_to_one
+  join_left first_country on orders.customer_id == first_country.customer_id expect many_to_one
   join_left customers on orders.customer_id == customers.customer_id expect many_to_one
   select { order_id = order_id, n = per_customer.n, country = last_country.country }
 }
@@ -369,9 +376,9 @@ model joined {
     );
     let v = run_json(&wh);
     let c = &v["cardinality"];
-    assert_eq!(c["checks"], 3, "{c}");
+    assert_eq!(c["checks"], 4, "{c}");
     assert_eq!(c["queries_executed"], 1, "{c}");
-    assert_eq!(c["proven_by_construction"], 2, "{c}");
+    assert_eq!(c["proven_by_construction"], 3, "{c}");
     let outcomes: Vec<&str> = c["results"]
         .as_array()
         .expect("results")
@@ -380,7 +387,12 @@ model joined {
         .collect();
     assert_eq!(
         outcomes,
-        ["proven_by_construction", "proven_by_construction", "ok"]
+        [
+            "proven_by_construction",
+            "proven_by_construction",
+            "proven_by_construction",
+            "ok"
+        ]
     );
     let report = report_lines(&v);
     assert!(
@@ -389,6 +401,10 @@ model joined {
     );
     assert!(
         report.contains(&"  ok  joined left last_country: many_to_one (last_country unique on customer_id, by its dedup)"),
+        "{report:?}"
+    );
+    assert!(
+        report.contains(&"  ok  joined left first_country: many_to_one (first_country unique on customer_id, by its row_number() == 1 filter)"),
         "{report:?}"
     );
     // Orders 1 and 2 are customer 10's two, 3 is 20's, 4 has no customer.

@@ -137,3 +137,25 @@ fn completion_of_columns_inputs_keywords_and_promises() {
     assert!(l.contains(&"model".to_string()) && l.contains(&"source".to_string()));
     c.stop();
 }
+
+#[test]
+fn completion_of_window_parts_frames_and_nulls_placements() {
+    let w = Workspace::new();
+    let (mut c, uri, _) = w.server();
+    // An output being written (the file no longer parses): inside `over (`.
+    c.change(&uri, 2, [(10, 0), (10, 0)], "    r = sum(amount) over (\n");
+    c.diagnostics(&uri);
+    let l = labels(&c.call("textDocument/completion", at(&uri, 10, 26)));
+    assert_eq!(l, ["partition_by:", "sort:", "rows:", "range:"]);
+    // After a sort key's direction: where NULLs go.
+    c.change(&uri, 3, [(10, 26), (10, 26)], "sort: [amount desc ");
+    c.diagnostics(&uri);
+    let l = labels(&c.call("textDocument/completion", at(&uri, 10, 45)));
+    assert_eq!(l, ["nulls_first", "nulls_last"]);
+    // In a frame's brackets.
+    c.change(&uri, 4, [(10, 45), (10, 45)], "], rows: [");
+    c.diagnostics(&uri);
+    let l = labels(&c.call("textDocument/completion", at(&uri, 10, 55)));
+    assert_eq!(l, ["unbounded"]);
+    c.stop();
+}

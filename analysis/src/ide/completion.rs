@@ -1,5 +1,6 @@
 //! Completion: at the cursor, an input's columns after `input.`, the
-//! cardinalities after `expect`, the sources and models after `from` or a
+//! words of windows and sorts (`partition_by:`, `rows:`, `unbounded`,
+//! `nulls_first` ...) where they go, the cardinalities after `expect`, the sources and models after `from` or a
 //! join, the columns, clauses and functions inside a model, the inputs and
 //! columns of a fixture test, and the declaration keywords elsewhere.
 
@@ -77,6 +78,11 @@ pub fn completions(a: &Analysis, text: &str, offset: usize) -> Vec<Completion> {
             }
             return items;
         }
+    }
+    // Inside a window or after a sort direction (a model being written
+    // may not parse: the text says where the cursor is).
+    if let Some(words) = ordering_words(&text[..offset.min(text.len())], previous) {
+        return words;
     }
     if decl.is_none() {
         if let Some(spot) = super::fixture::spot(text, offset, typing) {
@@ -158,6 +164,51 @@ pub fn completions(a: &Analysis, text: &str, offset: usize) -> Vec<Completion> {
         },
     }
     items
+}
+
+/// The words of ordering where they go: after `asc`/`desc`, where NULLs
+/// sort; directly inside `over (`, the window's parts; in a frame's
+/// brackets, `unbounded`. `None` elsewhere.
+fn ordering_words(before: &str, previous: Option<&str>) -> Option<Vec<Completion>> {
+    let keyword =
+        |label: &str, detail: &str| item(label, CompletionKind::Keyword, Some(detail.into()));
+    if matches!(previous, Some("asc" | "desc")) {
+        return Some(vec![
+            keyword("nulls_first", "NULLs sort before every value"),
+            keyword("nulls_last", "NULLs sort after every value (the default)"),
+        ]);
+    }
+    // The innermost bracket still open, and the text before it, in the
+    // last few lines only (a window is short; a file may be long).
+    let mut from = before.len().saturating_sub(2048);
+    while !before.is_char_boundary(from) {
+        from += 1;
+    }
+    let mut open: Vec<usize> = Vec::new();
+    for (i, c) in before[from..].char_indices().map(|(i, c)| (i + from, c)) {
+        match c {
+            '(' | '[' | '{' => open.push(i),
+            ')' | ']' | '}' => {
+                open.pop();
+            }
+            _ => {}
+        }
+    }
+    let at = *open.last()?;
+    let head = before[..at].trim_end();
+    match &before[at..=at] {
+        "(" if head.ends_with("over") => Some(vec![
+            keyword("partition_by:", "partition_by: [k, ..]: one window per value of the keys"),
+            keyword("sort:", "sort: [k [desc] [nulls_first|nulls_last], ..]: the window's order"),
+            keyword("rows:", "rows: [start, end]: the frame in rows from the current one (-2 before, 0 it, unbounded)"),
+            keyword("range:", "range: [start, end]: the frame in values of the one int64 sort key"),
+        ]),
+        "[" if head.ends_with("rows:") || head.ends_with("range:") => Some(vec![keyword(
+            "unbounded",
+            "the partition's first row (as the start) or last row (as the end)",
+        )]),
+        _ => None,
+    }
 }
 
 /// Inside a fixture test: the tested model's inputs after `given`, an

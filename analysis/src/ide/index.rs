@@ -316,8 +316,8 @@ impl Builder<'_> {
                     for p in &w.partition_by {
                         self.expr(p, scope);
                     }
-                    for (k, _) in &w.sort {
-                        self.expr(k, scope);
+                    for k in &w.sort {
+                        self.expr(&k.expr, scope);
                     }
                 }
             }

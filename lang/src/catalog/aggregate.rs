@@ -10,6 +10,7 @@ const AGG: Function = Function {
     family: Family::Aggregate,
     aggregate: true,
     window: true,
+    frame: true,
     ..SCALAR
 };
 
@@ -128,6 +129,7 @@ pub(super) const FUNCTIONS: &[Function] = &[
         name: "array_agg",
         example: "array_agg(i)",
         window: false,
+        frame: false,
         kinds: &[Any],
         returns: Special,
         signature: "array_agg(x)",
@@ -144,6 +146,8 @@ pub(super) const FUNCTIONS: &[Function] = &[
         signature: "bool_and(condition)",
         summary: "whether the condition holds on every non-null row (null when there is none)",
         sql: Sql::By(bool_and),
+        // Snowflake's BOOLAND_AGG takes no ORDER BY or frame in OVER.
+        frame: false,
         sql_aliases: &["every", "logical_and", "booland_agg"],
         duckdb_same: true,
         ..AGG
@@ -156,6 +160,7 @@ pub(super) const FUNCTIONS: &[Function] = &[
         signature: "bool_or(condition)",
         summary: "whether the condition holds on some non-null row (null when there is none)",
         sql: Sql::By(bool_or),
+        frame: false,
         sql_aliases: &["logical_or", "boolor_agg"],
         duckdb_same: true,
         ..AGG
@@ -176,6 +181,7 @@ pub(super) const FUNCTIONS: &[Function] = &[
         name: "median",
         example: "median(f)",
         window: false,
+        frame: false,
         kinds: &[Num],
         returns: Float64A1,
         signature: "median(x)",

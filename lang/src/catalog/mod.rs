@@ -229,6 +229,10 @@ pub struct Function {
     pub family: Family,
     pub aggregate: bool,
     pub window: bool,
+    /// Over a window, it reads a frame (`rows: [..]` / `range: [..]`):
+    /// aggregates and `first_value` / `last_value`; not the ranking and
+    /// offset functions, which engines refuse a frame.
+    pub frame: bool,
     pub min_args: usize,
     /// `None` = unbounded.
     pub max_args: Option<usize>,
@@ -271,6 +275,7 @@ pub(crate) const SCALAR: Function = Function {
     family: Family::String,
     aggregate: false,
     window: false,
+    frame: false,
     min_args: 1,
     max_args: Some(1),
     kinds: &[ArgKind::Any],

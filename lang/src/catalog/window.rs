@@ -1,5 +1,7 @@
 //! Window functions: one value per row from the rows of its window
-//! (`over (partition_by: [..], sort: [..])`), which they need.
+//! (`over (partition_by: [..], sort: [..])`), which they need. The ranking
+//! and offset functions read the whole partition and take no frame;
+//! `first_value` and `last_value` read their frame (`rows: [..]`).
 
 use super::ArgKind::*;
 use super::Returns::*;
@@ -68,6 +70,7 @@ pub(super) const FUNCTIONS: &[Function] = &[
     },
     Function {
         name: "first_value",
+        frame: true,
         example: "first_value(s) over (partition_by: [k], sort: [i])",
         min_args: 1,
         max_args: Some(1),
@@ -79,6 +82,7 @@ pub(super) const FUNCTIONS: &[Function] = &[
     },
     Function {
         name: "last_value",
+        frame: true,
         example: "last_value(s) over (partition_by: [k], sort: [i])",
         min_args: 1,
         max_args: Some(1),

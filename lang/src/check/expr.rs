@@ -3,10 +3,10 @@
 
 use strata_codes as codes;
 
-use crate::ast::{Arg, BinOp, Call, Expr, ExprKind, UnaryOp};
+use crate::ast::{Arg, BinOp, Call, Expr, ExprKind, Nulls, UnaryOp};
 use crate::catalog::{self, ArgKind, Function, Returns};
 use crate::diag::Diagnostic;
-use crate::ir::{Literal, TCall, TExpr, TExprKind, TWindow};
+use crate::ir::{Literal, SortKey, TCall, TExpr, TExprKind, TWindow};
 use crate::span::Span;
 use crate::types::{unify_all, Type};
 
@@ -444,16 +444,34 @@ impl ModelChecker<'_> {
                     None => ok = false,
                 }
             }
-            for (s, desc) in &w.sort {
-                match self.infer(s, arg_ctx) {
-                    Some(mut t) => sort.push((t.texpr(), *desc)),
+            for k in &w.sort {
+                match self.infer(&k.expr, arg_ctx) {
+                    Some(mut t) => sort.push(SortKey {
+                        expr: t.texpr(),
+                        desc: k.desc,
+                        nulls_first: k.nulls == Some(Nulls::First),
+                    }),
                     None => ok = false,
                 }
             }
             if !ok {
                 return None;
             }
-            window = Some(Box::new(TWindow { partition_by, sort }));
+            let frame = match &w.frame {
+                Some(f) => match super::frame::check(func, f, &sort) {
+                    Ok(f) => Some(f),
+                    Err(d) => {
+                        self.error(d);
+                        return None;
+                    }
+                },
+                None => None,
+            };
+            window = Some(Box::new(TWindow {
+                partition_by,
+                sort,
+                frame,
+            }));
         } else if func.window && !func.aggregate {
             self.error(
                 Diagnostic::new(

@@ -9,6 +9,7 @@
 
 mod expr;
 mod fixture_value;
+mod frame;
 mod model;
 mod scope;
 mod test;

@@ -475,7 +475,11 @@ impl<'a> ModelChecker<'a> {
                 self.sort_keys.reserve(keys.len());
                 for k in keys {
                     if let Some(mut t) = self.infer(&k.expr, ExprCtx::at(Place::Sort)) {
-                        sorted.push((t.texpr(), k.desc));
+                        sorted.push(crate::ir::SortKey {
+                            expr: t.texpr(),
+                            desc: k.desc,
+                            nulls_first: k.nulls == Some(crate::ast::Nulls::First),
+                        });
                     }
                     let plain = match &k.expr.kind {
                         ExprKind::Column {

@@ -1003,3 +1003,146 @@ fn imports_keep_the_comments_in_file_order() {
     assert!(at.windows(2).all(|w| w[0] < w[1]));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Frames and NULL placements: what checks, what is E066, and the SQL
+/// they lower to.
+#[test]
+fn window_frames_and_nulls_placement() {
+    let c = assert_ok(&format!(
+        "{OC} model m {{ from o select {{
+            id = id,
+            running = sum(v) over (partition_by: [cid], sort: [id nulls_first], rows: [unbounded, 0]),
+            moving = avg(v) over (sort: [id desc nulls_last], rows: [-2, 2]),
+            near = count() over (sort: [id], range: [-10, 0]),
+            whole = last_value(s) over (partition_by: [cid], rows: [unbounded, unbounded]),
+            last = last_value(s) over (sort: [id], range: [0, unbounded]),
+            rn = row_number() over (sort: [v nulls_first])
+        }} sort {{ v desc nulls_first, id }} }}"
+    ));
+    let m = &c.module.models[0];
+    let d = crate::sql::Dialect::DuckDb;
+    let sql = crate::sql::lower_model(&c.module, m, d, &|i| d.ident(&i.name))
+        .unwrap_or_else(|e| panic!("{e:?}"));
+    for part in [
+        "ORDER BY \"o\".\"id\" ASC NULLS FIRST ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)",
+        "ORDER BY \"o\".\"id\" DESC NULLS LAST ROWS BETWEEN 2 PRECEDING AND 2 FOLLOWING)",
+        "RANGE BETWEEN 10 PRECEDING AND CURRENT ROW)",
+        "PARTITION BY \"o\".\"cid\" ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING)",
+        "RANGE BETWEEN CURRENT ROW AND UNBOUNDED FOLLOWING)",
+        "ROW_NUMBER() OVER (ORDER BY \"o\".\"v\" ASC NULLS FIRST)",
+        "ORDER BY \"o\".\"v\" DESC NULLS FIRST, \"o\".\"id\" ASC NULLS LAST",
+    ] {
+        assert!(sql.contains(part), "{part} not in {sql}");
+    }
+    let e066 = |body: &str, message: &str| {
+        let c = assert_codes(
+            &format!("{OC} model m {{ from o select {{ {body} }} }}"),
+            &["E066"],
+        );
+        let d = &c.diagnostics[0];
+        assert!(d.message.contains(message), "{}", d.message);
+        let text = format!("{OC} model m {{ from o select {{ {body} }} }}");
+        let at = &text[d.span.range()];
+        assert!(at.starts_with("rows:") || at.starts_with("range:"), "{at}");
+    };
+    e066(
+        "r = row_number() over (sort: [id], rows: [unbounded, 0])",
+        "row_number() takes no frame",
+    );
+    e066(
+        "r = lag(v) over (sort: [id], rows: [-1, 0])",
+        "lag() takes no frame",
+    );
+    e066(
+        "r = sum(v) over (sort: [id], rows: [1, -1])",
+        "starts after it ends (rows: [1, -1])",
+    );
+    e066("r = sum(v) over (rows: [-1, 0])", "needs the window's sort");
+    e066(
+        "r = sum(v) over (range: [unbounded, unbounded])",
+        "needs the window's sort",
+    );
+    e066(
+        "r = sum(v) over (sort: [s], range: [-1, 0])",
+        "single int64",
+    );
+    e066(
+        "r = sum(v) over (sort: [id, v], range: [-1, 0])",
+        "single int64",
+    );
+    // A frame on a function that is no window function at all: E065.
+    assert_codes(
+        &format!(
+            "{OC} model m {{ from o select {{ u = upper(s) over (sort: [id], rows: [-1, 0]) }} }}"
+        ),
+        &["E065"],
+    );
+}
+
+/// A filter keeping the first row of each `row_number()` partition makes
+/// the model unique on the partition's keys (SQL's QUALIFY), unless a row
+/// can repeat after it.
+#[test]
+fn a_first_row_per_partition_filter_is_unique_on_its_keys() {
+    let keys = |src: &str| -> Vec<Vec<String>> {
+        let c = assert_ok(&format!("{OC} {src}"));
+        let m = c.module.models.iter().find(|m| m.name == "m").expect("m");
+        m.unique_by_construction()
+            .into_iter()
+            .filter(|(_, how)| *how == crate::ir::UniqueBy::FirstPerPartition)
+            .map(|(k, _)| k.iter().map(|n| n.to_string()).collect())
+            .collect()
+    };
+    let rn = "rn = row_number() over (partition_by: [cid, a], sort: [id desc])";
+    assert_eq!(
+        keys(&format!(
+            "model m {{ from o select {{ customer = cid, a = a, {rn} }} filter rn == 1 }}"
+        )),
+        [["customer", "a"]]
+    );
+    // `1 == rn` inside an `and`, the keys renamed after the filter.
+    assert_eq!(
+        keys(&format!(
+            "model m {{ from o derive {{ {rn} }} filter v > 0 and 1 == rn select {{ k1 = cid, k2 = a }} }}"
+        )),
+        [["k1", "k2"]]
+    );
+    // Not when: a key is not output, another rank is kept, the filter is
+    // an `or`, a join follows, or a key is redefined.
+    for src in [
+        format!("model m {{ from o select {{ customer = cid, {rn} }} filter rn == 1 }}"),
+        format!("model m {{ from o select {{ customer = cid, a = a, {rn} }} filter rn == 2 }}"),
+        format!("model m {{ from o select {{ customer = cid, a = a, {rn} }} filter rn == 1 or v > 0 }}"),
+        format!("model m {{ from o select {{ cid = cid, a = a, {rn} }} filter rn == 1 join_left c on o.cid == c.cid }}"),
+        format!("model m {{ from o select {{ cid = cid, {rn} }} filter rn == 1 select {{ a = a + 1 }} }}"),
+        "model m { from o select { cid = cid, a = a, r = rank() over (partition_by: [cid, a], sort: [id]) } filter r == 1 }".to_string(),
+    ] {
+        assert_eq!(keys(&src), Vec::<Vec<String>>::new(), "{src}");
+    }
+}
+
+/// A frame or a NULL placement changes a model's fingerprint; a window or
+/// sort without either keeps the one it had before they existed (the
+/// pinned fingerprint in `fingerprint.rs` covers a model without them).
+#[test]
+fn frames_and_nulls_placements_change_the_fingerprint() {
+    let fp = |body: &str| {
+        let c = assert_ok(&format!("{OC} model m {{ from o {body} }}"));
+        c.module.models[0].fingerprint.clone()
+    };
+    let plain = fp("select { r = sum(v) over (sort: [id]) } sort { id }");
+    let variants = [
+        fp("select { r = sum(v) over (sort: [id], rows: [unbounded, 0]) } sort { id }"),
+        fp("select { r = sum(v) over (sort: [id], rows: [-1, 0]) } sort { id }"),
+        fp("select { r = sum(v) over (sort: [id], range: [-1, 0]) } sort { id }"),
+        fp("select { r = sum(v) over (sort: [id nulls_first]) } sort { id }"),
+        fp("select { r = sum(v) over (sort: [id]) } sort { id nulls_first }"),
+        fp("select { r = sum(v) over (sort: [id]) } sort { id nulls_last }"),
+    ];
+    for (i, v) in variants.iter().enumerate() {
+        assert_ne!(&plain, v, "variant {i}");
+        for w in &variants[i + 1..] {
+            assert_ne!(v, w);
+        }
+    }
+}

@@ -1038,6 +1038,9 @@ impl<'a> Printer<'a> {
                         if k.desc || k.asc_written {
                             sp.end = self.extend_over(sp.end, &["desc", "asc"]);
                         }
+                        if k.nulls.is_some() {
+                            sp.end = self.extend_over(sp.end, &["nulls_first", "nulls_last"]);
+                        }
                         (sp, k)
                     })
                     .collect();
@@ -1053,7 +1056,7 @@ impl<'a> Printer<'a> {
                         } else {
                             ""
                         };
-                        concat([p.expr(&k.expr), Doc::text(dir)])
+                        concat([p.expr(&k.expr), Doc::text(dir), nulls_doc(k.nulls)])
                     },
                 );
                 concat([Doc::text("sort "), list])
@@ -1346,13 +1349,16 @@ impl<'a> Printer<'a> {
                 parts.push(Doc::text("partition_by: "));
                 parts.push(list);
             } else {
-                let keys: Vec<(Span, &(Expr, bool))> = w
+                let keys: Vec<(Span, &WindowKey)> = w
                     .sort
                     .iter()
                     .map(|k| {
-                        let mut sp = k.0.span;
-                        if k.1 {
+                        let mut sp = k.expr.span;
+                        if k.desc {
                             sp.end = self.extend_over(sp.end, &["desc"]);
+                        }
+                        if k.nulls.is_some() {
+                            sp.end = self.extend_over(sp.end, &["nulls_first", "nulls_last"]);
                         }
                         (sp, k)
                     })
@@ -1361,13 +1367,33 @@ impl<'a> Printer<'a> {
                     &BRACKETS_STRICT,
                     &keys,
                     |(sp, _)| *sp,
-                    |p, _, (_, (e, desc))| {
-                        concat([p.expr(e), Doc::text(if *desc { " desc" } else { "" })])
+                    |p, _, (_, k)| {
+                        concat([
+                            p.expr(&k.expr),
+                            Doc::text(if k.desc { " desc" } else { "" }),
+                            nulls_doc(k.nulls),
+                        ])
                     },
                 );
                 parts.push(Doc::text("sort: "));
                 parts.push(list);
             }
+        }
+        if let Some(f) = &w.frame {
+            if !parts.is_empty() {
+                parts.push(Doc::text(","));
+                parts.push(Doc::Line);
+            }
+            let bound = |b: FrameBound| match b {
+                FrameBound::Unbounded => "unbounded".to_string(),
+                FrameBound::Offset(v) => v.to_string(),
+            };
+            parts.push(Doc::text(format!(
+                "{}: [{}, {}]",
+                f.unit.word(),
+                bound(f.start),
+                bound(f.end)
+            )));
         }
         if parts.is_empty() {
             return Doc::text("()");
@@ -1432,5 +1458,13 @@ impl TestEntry<'_> {
             TestEntry::Given(g) => g.span,
             TestEntry::Check(c) => c.span,
         }
+    }
+}
+
+/// ` nulls_first` / ` nulls_last` after a sort key, as written.
+fn nulls_doc(nulls: Option<Nulls>) -> Doc {
+    match nulls {
+        Some(n) => Doc::text(format!(" {}", n.word())),
+        None => Doc::text(""),
     }
 }

@@ -59,8 +59,8 @@ fn norm_expr(e: &mut Expr) {
                 for x in &mut w.partition_by {
                     norm_expr(x);
                 }
-                for (x, _) in &mut w.sort {
-                    norm_expr(x);
+                for k in &mut w.sort {
+                    norm_expr(&mut k.expr);
                 }
             }
         }
@@ -339,7 +339,7 @@ join_left b on a.id == b.id expect many_to_one join_inner c on a.id == c.id expe
 join_anti d on a.id == d.id join_semi e on a.id == e.id join_right f on a.id == f.id
 join_full g on a.id==g.id expect one_to_one join_cross h expect many_to_one
 where x > 1 filter y let z = x * 2 select { a = x, b = y } derive {} aggregate { n = count(*) }
-sort { a, b asc, c desc } take 10 take 5 .. 10 expand tags as tag expand t2 union u union all v
+sort { a, b asc nulls_first, c desc nulls_last } take 10 take 5 .. 10 expand tags as tag expand t2 union u union all v
 intersect w except y dedup dedup by a, b + 1
 partition_by [d, e] freshness 1h, 24h freshness_column: ts
 freshness: daily, "0 0 * * *" freshness_column: ts incremental merge_strategy: upsert merge_keys: [id, k] cdc_column: ts
@@ -361,7 +361,7 @@ incremental incremental merge_strategy: append partition_by [] }"#,
   select { a = x, b = y }
   derive {}
   aggregate { n = count(*) }
-  sort { a, b asc, c desc }
+  sort { a, b asc nulls_first, c desc nulls_last }
   take 10
   take 5..10
   expand tags as tag
@@ -583,6 +583,19 @@ fn literals_calls_and_windows() {
     expr_check(
         "rank() over (partition_by: [a], partition_by: [b]) + lag(x) over () > 0",
         "rank() over (partition_by: [a, b]) + lag(x) over () > 0",
+    );
+    // Placements as written; the frame last, its bounds as numbers.
+    expr_check(
+        "sum(x) over (rows: [ - 2 , 0 ], sort: [a desc  nulls_first, b nulls_last], partition_by: [k])",
+        "sum(x) over (sort: [a desc nulls_first, b nulls_last], partition_by: [k], rows: [-2, 0])",
+    );
+    expr_check(
+        "last_value(x) over (range: [unbounded,unbounded], sort: [t])",
+        "last_value(x) over (sort: [t], range: [unbounded, unbounded])",
+    );
+    expr_check(
+        "count() over (rows: [unbounded, unbounded])",
+        "count() over (rows: [unbounded, unbounded])",
     );
 }
 

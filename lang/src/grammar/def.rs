@@ -898,8 +898,17 @@ fn models() -> Vec<Rule> {
         ),
         syntax(
             "sort-key",
-            "An expression and an optional direction.",
-            seq([r("expr"), opt(alt([kw("desc"), kw("asc")]))]),
+            "An expression, an optional direction and where NULLs go.",
+            seq([
+                r("expr"),
+                opt(alt([kw("desc"), kw("asc")])),
+                opt(r("nulls-placement")),
+            ]),
+        ),
+        syntax(
+            "nulls-placement",
+            "Where NULLs sort: `nulls_first` or `nulls_last` (the default).",
+            alt([word("nulls_first"), word("nulls_last")]),
         ),
         syntax(
             "take-clause",
@@ -1113,20 +1122,26 @@ fn expressions() -> Vec<Rule> {
         ),
         syntax(
             "window",
-            "`over (partition_by: [..], sort: [..])`, each part at most once.",
+            "`over (partition_by: [..], sort: [..], rows: [..])`: parts in any order, the frame once.",
             seq([
                 kw("over"),
                 sym("("),
-                opt(seq([
-                    r("window-part"),
-                    opt(seq([sym(","), r("window-part")])),
+                opt(alt([
+                    seq([
+                        list(r("window-part"), ","),
+                        opt(seq([sym(","), r("window-frame")])),
+                    ]),
+                    seq([
+                        r("window-frame"),
+                        star(seq([sym(","), r("window-part")])),
+                    ]),
                 ])),
                 sym(")"),
             ]),
         ),
         syntax(
             "window-part",
-            "`partition_by: [exprs]` or `sort: [expr [desc], ..]`.",
+            "`partition_by: [exprs]` or `sort: [expr [desc] [nulls_first|nulls_last], ..]`.",
             alt([
                 seq([
                     kw("partition_by"),
@@ -1139,10 +1154,31 @@ fn expressions() -> Vec<Rule> {
                     kw("sort"),
                     sym(":"),
                     sym("["),
-                    opt(list(seq([r("expr"), opt(kw("desc"))]), ",")),
+                    opt(list(
+                        seq([r("expr"), opt(kw("desc")), opt(r("nulls-placement"))]),
+                        ",",
+                    )),
                     sym("]"),
                 ]),
             ]),
+        ),
+        syntax(
+            "window-frame",
+            "`rows: [start, end]` or `range: [start, end]`: each bound `unbounded` or an offset from the current row (-2 before, 0 the row, 3 after).",
+            seq([
+                alt([word("rows"), word("range")]),
+                sym(":"),
+                sym("["),
+                r("frame-bound"),
+                sym(","),
+                r("frame-bound"),
+                sym("]"),
+            ]),
+        ),
+        syntax(
+            "frame-bound",
+            "`unbounded`, or a whole number, negative before the current row.",
+            alt([word("unbounded"), seq([opt(sym("-")), tok("int")])]),
         ),
     ]
 }

@@ -302,8 +302,9 @@ impl Parser<'_> {
         })
     }
 
-    /// `over ( [part [, part]] )` with parts `partition_by: [..]` and
-    /// `sort: [k [desc], ..]`.
+    /// `over ( [part {, part}] )` with parts `partition_by: [..]`,
+    /// `sort: [k [desc] [nulls_first|nulls_last], ..]` and a frame,
+    /// `rows: [start, end]` or `range: [start, end]`.
     fn window(&mut self) -> PResult<Window> {
         let start = self.bump();
         self.expect_sym("(", "after 'over'")?;
@@ -312,13 +313,17 @@ impl Parser<'_> {
             sort: Vec::new(),
             parts_written: Vec::new(),
             span: start,
+            frame: None,
         };
         if self.eat_sym(")").is_none() {
-            self.window_part(&mut w)?;
-            if self.eat_sym(",").is_some() {
+            loop {
                 self.window_part(&mut w)?;
+                if self.eat_sym(",").is_some() {
+                    continue;
+                }
+                self.expect_sym(")", "or ',' to close over(..)")?;
+                break;
             }
-            self.expect_sym(")", "to close over(..) (at most two parts)")?;
         }
         w.span = self.since(start);
         Ok(w)
@@ -341,9 +346,16 @@ impl Parser<'_> {
             self.expect_sym("[", "after 'sort:'")?;
             if self.eat_sym("]").is_none() {
                 loop {
-                    let e = self.expr()?;
+                    let expr = self.expr()?;
                     let desc = self.eat_kw("desc").is_some();
-                    w.sort.push((e, desc));
+                    if !desc && self.is_kw("asc") {
+                        let f = self.unexpected("',' or ']' in sort: [..]");
+                        return Err(f.with_help(
+                            "only 'desc' may follow a window sort key; ascending is the default",
+                        ));
+                    }
+                    let nulls = self.nulls_placement();
+                    w.sort.push(WindowKey { expr, desc, nulls });
                     if self.eat_sym(",").is_some() {
                         continue;
                     }
@@ -360,6 +372,98 @@ impl Parser<'_> {
             w.parts_written.push(false);
             return Ok(());
         }
-        Err(self.unexpected("'partition_by:' or 'sort:' in over(..)"))
+        let unit = match self.kind() {
+            TokenKind::Ident("rows") if self.is_sym_at(1, ":") => Some(FrameUnit::Rows),
+            TokenKind::Ident("range") if self.is_sym_at(1, ":") => Some(FrameUnit::Range),
+            _ => None,
+        };
+        if let Some(unit) = unit {
+            let at = self.bump();
+            self.bump();
+            self.expect_sym("[", Lazy(|| format!("after '{}:'", unit.word())))?;
+            let start = self.frame_bound(unit)?;
+            self.expect_sym(
+                ",",
+                Lazy(|| format!("between the two bounds of {}: [..]", unit.word())),
+            )?;
+            let end = self.frame_bound(unit)?;
+            self.expect_sym(
+                "]",
+                Lazy(|| format!("to close {}: [start, end]", unit.word())),
+            )?;
+            let frame = Frame {
+                unit,
+                start,
+                end,
+                span: self.since(at),
+            };
+            match &w.frame {
+                Some(first) => self.errors.push(
+                    crate::diag::Diagnostic::new(
+                        &strata_codes::E067,
+                        frame.span,
+                        "a window has one frame: rows:/range: is written twice",
+                    )
+                    .with_secondary(first.span, "first written here")
+                    .with_help("keep one frame"),
+                ),
+                None => w.frame = Some(frame),
+            }
+            return Ok(());
+        }
+        Err(self.unexpected("'partition_by:', 'sort:', 'rows:' or 'range:' in over(..)"))
+    }
+
+    /// A frame bound: `unbounded` or a signed integer.
+    fn frame_bound(&mut self, unit: FrameUnit) -> PResult<FrameBound> {
+        if matches!(self.kind(), TokenKind::Ident("unbounded")) {
+            self.bump();
+            return Ok(FrameBound::Unbounded);
+        }
+        let negative = self.eat_sym("-").is_some();
+        if let TokenKind::Int(v) = self.kind() {
+            let v = *v;
+            self.bump();
+            return Ok(FrameBound::Offset(if negative { -v } else { v }));
+        }
+        let f = self.unexpected(&format!(
+            "'unbounded' or a whole number of {} in the frame",
+            if unit == FrameUnit::Rows {
+                "rows"
+            } else {
+                "sort-key units"
+            }
+        ));
+        Err(f.with_help(
+            "a bound is `unbounded` or an offset from the current row: -2 is two before, 0 the current row, 3 three after",
+        ))
+    }
+
+    /// `nulls_first` or `nulls_last` after a sort key, once; a second one
+    /// is E067 (the first is kept).
+    pub(super) fn nulls_placement(&mut self) -> Option<Nulls> {
+        let word = |p: &Self| match p.kind() {
+            TokenKind::Ident(w) => Nulls::from_word(w),
+            _ => None,
+        };
+        let first = word(self)?;
+        let first_span = self.bump();
+        while let Some(again) = word(self) {
+            let at = self.bump();
+            self.errors.push(
+                crate::diag::Diagnostic::new(
+                    &strata_codes::E067,
+                    at,
+                    format!(
+                        "where NULLs sort is written twice for this key ({} after {})",
+                        again.word(),
+                        first.word()
+                    ),
+                )
+                .with_secondary(first_span, "first written here")
+                .with_help("keep one of nulls_first / nulls_last"),
+            );
+        }
+        Some(first)
     }
 }

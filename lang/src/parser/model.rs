@@ -443,10 +443,12 @@ impl Parser<'_> {
             } else {
                 (false, false)
             };
+            let nulls = self.nulls_placement();
             keys.push(SortKey {
                 expr,
                 desc,
                 asc_written,
+                nulls,
             });
             if self.eat_sym(",").is_some() {
                 if self.eat_sym("}").is_some() {

@@ -117,7 +117,14 @@ fn show(e: &Expr) -> String {
                 let so: Vec<String> = w
                     .sort
                     .iter()
-                    .map(|(e, d)| format!("{}{}", show(e), if *d { " desc" } else { "" }))
+                    .map(|k| {
+                        format!(
+                            "{}{}{}",
+                            show(&k.expr),
+                            if k.desc { " desc" } else { "" },
+                            k.nulls.map_or(String::new(), |n| format!(" {}", n.word()))
+                        )
+                    })
                     .collect();
                 s.push_str(&format!(
                     " over(pb[{}] sort[{}] {:?})",
@@ -125,6 +132,9 @@ fn show(e: &Expr) -> String {
                     so.join(", "),
                     w.parts_written
                 ));
+                if let Some(f) = &w.frame {
+                    s.push_str(&format!(" {:?}[{:?}, {:?}]", f.unit, f.start, f.end));
+                }
             }
             s
         }
@@ -260,6 +270,23 @@ fn windows() {
         "rank() over(pb[] sort[a, b desc] [false, false])"
     );
     assert_eq!(se("rank() over ()"), "rank() over(pb[] sort[] [])");
+    assert_eq!(
+        se("rank() over (partition_by: [a], sort: [b], sort: [c])"),
+        "rank() over(pb[a] sort[b, c] [true, false, false])"
+    );
+    assert_eq!(
+        se("sum(x) over (sort: [a desc nulls_first, b nulls_last], rows: [unbounded, -1])"),
+        "sum(x) over(pb[] sort[a desc nulls_first, b nulls_last] [false]) Rows[Unbounded, Offset(-1)]"
+    );
+    assert_eq!(
+        se("sum(x) over (range: [-2, unbounded], partition_by: [k])"),
+        "sum(x) over(pb[k] sort[] [true]) Range[Offset(-2), Unbounded]"
+    );
+    // `rows`, `range`, `unbounded` and the placements stay names elsewhere.
+    assert_eq!(
+        se("rows + range - unbounded"),
+        "(- (+ rows range) unbounded)"
+    );
     let text = "sum(x) over (partition_by: [])";
     let ExprKind::Call(c) = e(text).kind else {
         panic!()
@@ -368,11 +395,19 @@ fn expression_errors() {
     );
     assert_eq!(
         bad("rank() over (order: [a])").message,
-        "expected 'partition_by:' or 'sort:' in over(..), found identifier 'order'"
+        "expected 'partition_by:', 'sort:', 'rows:' or 'range:' in over(..), found identifier 'order'"
     );
     assert_eq!(
-        bad("rank() over (partition_by: [a], sort: [b], sort: [c])").message,
-        "expected ')' to close over(..) (at most two parts), found ','"
+        bad("sum(x) over (rows: [-1 0])").message,
+        "expected ',' between the two bounds of rows: [..], found integer 0"
+    );
+    assert_eq!(
+        bad("sum(x) over (rows: [x, 0])").message,
+        "expected 'unbounded' or a whole number of rows in the frame, found identifier 'x'"
+    );
+    assert_eq!(
+        bad("sum(x) over (range: [-1.5, 0])").message,
+        "expected 'unbounded' or a whole number of sort-key units in the frame, found number 1.5"
     );
     let d = bad("rank() over (sort: [a asc])");
     assert_eq!(
@@ -666,7 +701,7 @@ fn model_clauses() {
         select { a = a, b = upper(b), }
         derive { }
         aggregate { n = count() }
-        sort { a desc, b asc, c }
+        sort { a desc nulls_first, b asc, c nulls_last }
         take 10
         take 5 .. 10
         take 5..10
@@ -732,14 +767,14 @@ fn model_clauses() {
         ItemKind::Sort(keys) => {
             let v: Vec<_> = keys
                 .iter()
-                .map(|k| (show(&k.expr), k.desc, k.asc_written))
+                .map(|k| (show(&k.expr), k.desc, k.asc_written, k.nulls))
                 .collect();
             assert_eq!(
                 v,
                 [
-                    ("a".to_string(), true, false),
-                    ("b".to_string(), false, true),
-                    ("c".to_string(), false, false)
+                    ("a".to_string(), true, false, Some(Nulls::First)),
+                    ("b".to_string(), false, true, None),
+                    ("c".to_string(), false, false, Some(Nulls::Last))
                 ]
             );
         }
@@ -1249,6 +1284,30 @@ fn pipeline_decl() {
         [("E025", "env", "env"), ("E025", "columns", "columns")]
     );
     assert_eq!(d[1].message, "source key 'columns' is given more than once");
+    // A nulls placement or a frame written twice keeps the first (E067).
+    let text = "model m { from t sort { a nulls_first nulls_last } derive { s = sum(x) over (sort: [a], rows: [-1, 0], range: [0, 1]) } }";
+    let (f, d) = parse(F, text);
+    let found: Vec<_> = d
+        .iter()
+        .map(|d| {
+            (
+                d.code,
+                &text[d.span.range()],
+                &text[d.labels[0].span.range()],
+            )
+        })
+        .collect();
+    assert_eq!(
+        found,
+        [
+            ("E067", "nulls_last", "nulls_first"),
+            ("E067", "range: [0, 1]", "rows: [-1, 0]")
+        ]
+    );
+    let Decl::Model(m) = &f.decls[0] else {
+        panic!()
+    };
+    assert!(matches!(&m.items[1].kind, ItemKind::Sort(k) if k[0].nulls == Some(Nulls::First)));
     let Decl::Contract(c) = decl("contract C { a: int64 enum { 007, 1_0 } }") else {
         panic!()
     };
@@ -1868,8 +1927,12 @@ impl Rng {
 fn parse_checked(text: &str) {
     let (f, d) = parse(F, text);
     for x in &d {
-        // A syntax error, or a key given twice.
-        assert!(x.code == "ParseError" || x.code == "E025", "{x:?}");
+        // A syntax error, a key given twice, or a nulls placement or frame
+        // written twice.
+        assert!(
+            x.code == "ParseError" || x.code == "E025" || x.code == "E067",
+            "{x:?}"
+        );
         assert!(x.span.start <= x.span.end && x.span.end as usize <= text.len());
         assert!(text.is_char_boundary(x.span.start as usize));
         assert!(text.is_char_boundary(x.span.end as usize));

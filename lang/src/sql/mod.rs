@@ -94,7 +94,7 @@ struct Lower<'a> {
     bindings: HashMap<Name, Bound>,
     layers: usize,
     in_group: bool,
-    sort: Vec<(TExpr, bool)>,
+    sort: Vec<ir::SortKey>,
     take: Option<(i64, Option<i64>)>,
     dedup: Option<Option<Vec<crate::Name>>>,
     setops: Option<SetOpChain>,
@@ -761,7 +761,8 @@ impl Lower<'_> {
         // Sort keys; over a deduplicated subquery they must be outputs.
         let order_by = |this: &Self, by_name: bool| -> R<Vec<String>> {
             let mut keys = Vec::new();
-            for (e, desc) in &this.sort {
+            for key in &this.sort {
+                let e = &key.expr;
                 let (rendered, _) = this.expr(e)?;
                 let sql = if by_name {
                     let named = match &e.kind {
@@ -782,10 +783,7 @@ impl Lower<'_> {
                 } else {
                     rendered
                 };
-                keys.push(format!(
-                    "{sql} {} NULLS LAST",
-                    if *desc { "DESC" } else { "ASC" }
-                ));
+                keys.push(order_key(&sql, key));
             }
             Ok(keys)
         };
@@ -1044,14 +1042,14 @@ impl Lower<'_> {
                         }
                         if !w.sort.is_empty() {
                             let mut keys = Vec::new();
-                            for (x, desc) in &w.sort {
-                                let (s, _) = self.expr(x)?;
-                                keys.push(format!(
-                                    "{s} {} NULLS LAST",
-                                    if *desc { "DESC" } else { "ASC" }
-                                ));
+                            for key in &w.sort {
+                                let (s, _) = self.expr(&key.expr)?;
+                                keys.push(order_key(&s, key));
                             }
                             parts.push(format!("ORDER BY {}", keys.join(", ")));
+                        }
+                        if let Some(f) = &w.frame {
+                            parts.push(frame_sql(f));
                         }
                         (format!("{call} OVER ({})", parts.join(" ")), Kind::Window)
                     }
@@ -1082,6 +1080,41 @@ impl Lower<'_> {
             }
         }
     }
+}
+
+/// A sort key's SQL: its direction and where NULLs go, always written
+/// (engines differ in where they put NULLs by default).
+fn order_key(sql: &str, key: &ir::SortKey) -> String {
+    cat!(
+        sql,
+        if key.desc { " DESC" } else { " ASC" },
+        if key.nulls_first {
+            " NULLS FIRST"
+        } else {
+            " NULLS LAST"
+        }
+    )
+}
+
+/// A window frame's SQL, the same in every dialect:
+/// `ROWS BETWEEN 2 PRECEDING AND CURRENT ROW`.
+fn frame_sql(f: &ir::TFrame) -> String {
+    use crate::ast::{FrameBound, FrameUnit};
+    let bound = |b: FrameBound, unbounded: &str| match b {
+        FrameBound::Unbounded => unbounded.to_string(),
+        FrameBound::Offset(0) => "CURRENT ROW".to_string(),
+        FrameBound::Offset(v) if v < 0 => format!("{} PRECEDING", v.unsigned_abs()),
+        FrameBound::Offset(v) => format!("{v} FOLLOWING"),
+    };
+    format!(
+        "{} BETWEEN {} AND {}",
+        match f.unit {
+            FrameUnit::Rows => "ROWS",
+            FrameUnit::Range => "RANGE",
+        },
+        bound(f.start, "UNBOUNDED PRECEDING"),
+        bound(f.end, "UNBOUNDED FOLLOWING")
+    )
 }
 
 #[cfg(test)]

@@ -11,10 +11,10 @@ use crate::rule;
 /// * in a `filter`, `let`, `sort`, group key, join condition or `dedup by`
 ///   key;
 /// * inside another window (in its arguments, `partition_by` or `sort`);
-/// * on a function that is not a window function (`upper(x) over ()`):
-///   the windowable functions are `count`, `sum`, `avg`, `min`, `max`,
-///   `row_number`, `rank`, `dense_rank`, `lag`, `lead`, `first_value` and
-///   `last_value`;
+/// * on a function that is not a window function (`upper(x) over ()`, with
+///   or without a frame): the windowable functions are the aggregates
+///   (`count`, `sum`, `avg`, `min`, `max`, ...) and `row_number`, `rank`,
+///   `dense_rank`, `lag`, `lead`, `first_value` and `last_value`;
 /// * as an aggregate with `over` inside a group body.
 ///
 /// ## Example
@@ -31,23 +31,23 @@ use crate::rule;
 ///
 /// ## How to fix
 ///
-/// Compute the window as an output in one model and filter on it
-/// downstream:
+/// Compute the window as an output, then filter on that output (the job of
+/// SQL's `QUALIFY`; strata compiles it to a subquery, which every engine
+/// runs). With `filter rn == 1` on a `row_number()` partitioned by
+/// `region`, the model is known to be unique on `region`, as a
+/// `dedup by region` is:
 ///
 /// ```strata
 /// source shipments(ns: "logistics", dataset: "shipments") {
 ///   columns: { shipment_id: int64 nonnull, region: string nonnull, shipped_on: date nonnull }
 /// }
-/// model ranked_shipments {
+/// model latest_shipments {
 ///   from shipments
 ///   select {
 ///     shipment_id = shipment_id,
 ///     region = region,
 ///     rn = row_number() over (partition_by: [region], sort: [shipped_on desc])
 ///   }
-/// }
-/// model latest_shipments {
-///   from ranked_shipments
 ///   filter rn == 1
 /// }
 /// ```
