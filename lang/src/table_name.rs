@@ -58,22 +58,21 @@ impl TableName {
     /// `raw.customer`, `lake.raw.customer`: one to three parts separated
     /// by dots, each a name, or written in double quotes.
     pub fn parse(text: &str) -> Result<TableName, String> {
-        let parts = split(text)?;
-        let mut parts = parts.into_iter();
-        Ok(match (parts.next(), parts.next(), parts.next()) {
-            (Some(table), None, None) => TableName::bare(&table),
-            (Some(schema), Some(table), None) => TableName {
-                catalog: None,
-                schema: Some(schema),
-                table,
-            },
-            (Some(catalog), Some(schema), Some(table)) => TableName {
-                catalog: Some(catalog),
-                schema: Some(schema),
-                table,
-            },
-            _ => return Err(format!("`{text}` is not a table name")),
-        })
+        split(text)
+            .map(TableName::from_parts)
+            .map_err(|why| format!("`{text}` {why}"))
+    }
+
+    /// One to three parts ([`split`] gives no more), outermost first.
+    fn from_parts(parts: Vec<String>) -> TableName {
+        let mut parts = parts.into_iter().rev();
+        let table = parts.next().unwrap_or_default();
+        let schema = parts.next();
+        TableName {
+            catalog: parts.next(),
+            schema,
+            table,
+        }
     }
 
     /// The table as SQL of `d` names it: each part quoted on its own.
@@ -120,7 +119,7 @@ impl TableName {
         }
         let one = |(key, (index, value)): (&str, (usize, &str))| {
             let bad = |message| BadArgument { index, message };
-            let parts = split(value).map_err(|m| bad(format!("`{key}:` {m}")))?;
+            let parts = split(value).map_err(|why| bad(format!("`{key}: \"{value}\"` {why}")))?;
             match <[String; 1]>::try_from(parts) {
                 Ok([part]) => Ok((index, part)),
                 Err(parts) => Err(bad(format!(
@@ -134,7 +133,9 @@ impl TableName {
         let mut out = match table {
             Some((key, (index, value))) => {
                 let bad = |message| BadArgument { index, message };
-                let parsed = TableName::parse(value).map_err(|m| bad(format!("`{key}:` {m}")))?;
+                let parsed = split(value)
+                    .map(TableName::from_parts)
+                    .map_err(|why| bad(format!("`{key}: \"{value}\"` {why}")))?;
                 if parsed.is_qualified() && schema.is_some() {
                     return Err(bad(format!(
                         "`{key}: \"{value}\"` names its schema, and `schema:` is given too: give one"
@@ -189,7 +190,10 @@ fn is_bare(part: &str) -> bool {
     !part.is_empty() && !part.contains(['.', '"']) && !part.chars().any(char::is_whitespace)
 }
 
-/// The parts of `text` (at most three), unquoted.
+const EMPTY_PART: &str = "has an empty name (two dots, or a dot at an end)";
+
+/// The parts of `text` (at most three), unquoted; else what is wrong with
+/// it (to follow the text).
 fn split(text: &str) -> Result<Vec<String>, String> {
     let mut parts = Vec::new();
     let mut rest = text;
@@ -205,12 +209,12 @@ fn split(text: &str) -> Result<Vec<String>, String> {
                     }
                     Some((i, '"')) => break i + 1,
                     Some((_, c)) => part.push(c),
-                    None => return Err(format!("`{text}` has a double quote that is not closed")),
+                    None => return Err("has a double quote that is not closed".into()),
                 }
             };
             rest = &quoted[end..];
             if part.is_empty() {
-                return Err(format!("`{text}` has an empty name in double quotes"));
+                return Err("has an empty name in double quotes".into());
             }
             part
         } else {
@@ -218,15 +222,13 @@ fn split(text: &str) -> Result<Vec<String>, String> {
             let part = &rest[..end];
             if part.is_empty() {
                 return Err(if text.is_empty() {
-                    "is empty".to_string()
+                    "is empty".into()
                 } else {
-                    format!("`{text}` has an empty name (two dots, or a dot at an end)")
+                    EMPTY_PART.into()
                 });
             }
             if part.chars().any(char::is_whitespace) {
-                return Err(format!(
-                    "`{text}` has a space in a name (write such a name in double quotes)"
-                ));
+                return Err("has a space in a name (write such a name in double quotes)".into());
             }
             rest = &rest[end..];
             part.to_string()
@@ -236,20 +238,16 @@ fn split(text: &str) -> Result<Vec<String>, String> {
             Some(r) => rest = r,
             None if rest.is_empty() => break,
             None => {
-                return Err(format!(
-                    "`{text}` has a double quote inside a name (write the whole name in double quotes, the quote doubled)"
-                ))
+                return Err("has a double quote inside a name (write the whole name in double quotes, the quote doubled)".into())
             }
         }
         if rest.is_empty() {
-            return Err(format!(
-                "`{text}` has an empty name (two dots, or a dot at an end)"
-            ));
+            return Err(EMPTY_PART.into());
         }
     }
     if parts.len() > 3 {
         return Err(format!(
-            "`{text}` has {} parts; a table is `table`, `schema.table` or `catalog.schema.table`",
+            "has {} parts; a table is `table`, `schema.table` or `catalog.schema.table`",
             parts.len()
         ));
     }
