@@ -37,7 +37,7 @@ impl<'m> Relations<'m> {
         let d = self.dialect;
         match input.kind {
             InputKind::Source => match self.sources.get(input.name.as_str()) {
-                Some(table) => table.sql(d),
+                Some(table) => d.table(table),
                 None => d.ident(&input.name),
             },
             InputKind::Model => d.ident(&view_name(&input.name)),

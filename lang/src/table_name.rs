@@ -5,8 +5,6 @@
 //! by one. A part that holds a dot, a double quote or a space is written
 //! in double quotes (`raw."odd.name"`, a quote doubled inside).
 
-use crate::sql::Dialect;
-
 /// A table of the warehouse, as a source reads it. With no schema, the
 /// table of that name where the warehouse keeps its relations.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -73,14 +71,6 @@ impl TableName {
             schema,
             table,
         }
-    }
-
-    /// The table as SQL of `d` names it: each part quoted on its own.
-    pub fn sql(&self, d: Dialect) -> String {
-        self.parts()
-            .map(|p| d.ident(p))
-            .collect::<Vec<_>>()
-            .join(".")
     }
 
     /// The table the arguments of a source `name` name: `table:` (one of
@@ -313,17 +303,6 @@ mod tests {
             assert_eq!(TableName::parse(&name.to_string()), Ok(name.clone()));
         }
         assert_eq!(t(None, Some("raw"), "x.y").to_string(), r#"raw."x.y""#);
-    }
-
-    #[test]
-    fn sql_quotes_each_part() {
-        let name = t(Some("lake"), Some("raw"), "cust\"omer");
-        assert_eq!(name.sql(Dialect::DuckDb), r#""lake"."raw"."cust""omer""#);
-        assert_eq!(name.sql(Dialect::Spark), "`lake`.`raw`.`cust\"omer`");
-        assert_eq!(
-            TableName::bare("orders").sql(Dialect::Postgres),
-            r#""orders""#
-        );
     }
 
     fn args<'a>(list: &'a [(&'a str, &'a str)]) -> impl Iterator<Item = (&'a str, &'a str)> {

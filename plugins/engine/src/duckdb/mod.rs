@@ -283,7 +283,7 @@ impl Engine for DuckDb {
 
     fn read(&self, _source: &str, origin: &Origin) -> Result<String, Failure> {
         Ok(match origin {
-            Origin::Table(t) => t.sql(self.dialect()),
+            Origin::Table(t) => self.dialect().table(t),
             Origin::File(p) => {
                 let path = self.string(&p.to_string_lossy());
                 match Origin::file_format(p) {

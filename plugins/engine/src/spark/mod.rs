@@ -325,7 +325,7 @@ impl Engine for Spark {
 
     fn read(&self, source: &str, origin: &Origin) -> Result<String, Failure> {
         match origin {
-            Origin::Table(t) => Ok(t.sql(self.dialect())),
+            Origin::Table(t) => Ok(self.dialect().table(t)),
             Origin::File(_) => {
                 self.load_file(source, &crate::duckdb_file_relation(source, origin)?)
             }
