@@ -4,8 +4,11 @@
 //! answers `strata/compiledSql` with them.
 
 use serde::Serialize;
+use std::collections::HashMap;
 use strata_lang::ir::{self, InputKind};
+
 use strata_lang::sql::{self, Dialect};
+use strata_lang::table_name::TableName;
 use strata_lang::Diagnostic;
 
 /// The name of the view a model compiles to (and upstream models read).
@@ -13,12 +16,32 @@ pub fn view_name(model: &str) -> String {
     format!("v_{model}")
 }
 
-/// The relation an input reads in compiled SQL: a source's table of the
-/// same name, a model's view.
-pub fn relation(d: Dialect, input: &ir::Input) -> String {
-    match input.kind {
-        InputKind::Source => d.ident(&input.name),
-        InputKind::Model => d.ident(&view_name(&input.name)),
+/// The relation each input reads in compiled SQL: a source's table (in
+/// its schema, where its declaration names one), a model's view.
+pub struct Relations<'m> {
+    dialect: Dialect,
+    sources: HashMap<&'m str, &'m TableName>,
+}
+
+impl<'m> Relations<'m> {
+    pub fn of(module: &'m ir::Module, dialect: Dialect) -> Relations<'m> {
+        let mut sources = HashMap::new();
+        for s in &module.sources {
+            // The first declaration of a name, as the checker resolves it.
+            sources.entry(s.name.as_str()).or_insert(&s.table);
+        }
+        Relations { dialect, sources }
+    }
+
+    pub fn input(&self, input: &ir::Input) -> String {
+        let d = self.dialect;
+        match input.kind {
+            InputKind::Source => match self.sources.get(input.name.as_str()) {
+                Some(table) => d.table(table),
+                None => d.ident(&input.name),
+            },
+            InputKind::Model => d.ident(&view_name(&input.name)),
+        }
     }
 }
 
@@ -61,7 +84,7 @@ pub fn compile_module(
         .iter()
         .filter(|m| wanted.is_empty() || wanted.contains(&m.name))
         .collect();
-    let out = compile_models(&columns, &models, d);
+    let out = compile_models(&columns, &Relations::of(module, d), &models, d);
     if out.errors.is_empty() {
         Ok(Compiled {
             views: out.views,
@@ -80,8 +103,13 @@ struct Part {
     errors: Vec<Diagnostic>,
 }
 
-fn compile_models(columns: &sql::ModuleColumns, models: &[&ir::Model], d: Dialect) -> Part {
-    let rel = |i: &ir::Input| relation(d, i);
+fn compile_models(
+    columns: &sql::ModuleColumns,
+    relations: &Relations,
+    models: &[&ir::Model],
+    d: Dialect,
+) -> Part {
+    let rel = |i: &ir::Input| relations.input(i);
     let mut part = Part {
         views: Vec::with_capacity(models.len()),
         checks: Vec::new(),
@@ -102,7 +130,7 @@ fn compile_models(columns: &sql::ModuleColumns, models: &[&ir::Model], d: Dialec
                 join: format!("{} {} {}", c.model, c.join_kind.name(), c.join_input),
                 cardinality: c.cardinality.as_str(),
                 table: c.table.clone(),
-                sql: check_query(d, m, &c),
+                sql: check_query(relations, m, &c),
                 keys: c.keys,
             });
         }
@@ -112,9 +140,11 @@ fn compile_models(columns: &sql::ModuleColumns, models: &[&ir::Model], d: Dialec
 
 /// The query a join cardinality check of model `m` runs: the duplicate key
 /// groups of the relation it reads (a count of 0 passes).
-pub fn check_query(d: Dialect, m: &ir::Model, c: &sql::CardinalityCheck) -> String {
+pub fn check_query(relations: &Relations, m: &ir::Model, c: &sql::CardinalityCheck) -> String {
     format!(
         "{};",
-        d.duplicate_groups_query(&relation(d, &m.inputs[c.input]), &c.keys)
+        relations
+            .dialect
+            .duplicate_groups_query(&relations.input(&m.inputs[c.input]), &c.keys)
     )
 }

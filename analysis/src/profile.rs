@@ -9,7 +9,7 @@ use serde::Serialize;
 use strata_lang::sql::{self, Dialect};
 use strata_lang::{Checked, LoadOptions};
 
-use crate::compile::relation;
+use crate::compile::Relations;
 
 /// One model's SQL lowering.
 #[derive(Clone, Debug, Serialize)]
@@ -67,7 +67,8 @@ pub fn profile(roots: &[PathBuf], options: &LoadOptions, dialect: Dialect) -> Pr
     }
     let rules_ms = ms(t);
     let columns = sql::ModuleColumns::of(&checked.module);
-    let rel = |i: &strata_lang::ir::Input| relation(dialect, i);
+    let relations = Relations::of(&checked.module, dialect);
+    let rel = |i: &strata_lang::ir::Input| relations.input(i);
     let sql = checked
         .module
         .models

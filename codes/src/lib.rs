@@ -302,6 +302,7 @@ codes! {
     E021: error(Resolve) "source-without-columns";
     E022: error(Resolve) "import-not-found";
     E025: error(Resolve) "duplicate-declaration";
+    E026: error(Resolve) "invalid-source-table";
     E030: error(Diff) "breaking-change";
     E040: error(Resolve) "unknown-column";
     E041: error(Resolve) "unknown-qualifier";

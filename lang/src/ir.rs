@@ -41,6 +41,10 @@ pub struct Source {
     pub span: Span,
     /// Resource arguments (`ns`, `dataset`, ...), as written.
     pub args: Vec<(String, String)>,
+    /// The table it reads (`schema:`, `table:`, `catalog:`; else the
+    /// table named like it), before any override.
+    #[serde(skip)]
+    pub table: crate::table_name::TableName,
     /// `None` when the source declares no `columns:`.
     pub columns: Option<Vec<Column>>,
     /// The span of each declared column (parallel to `columns`).

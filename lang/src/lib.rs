@@ -21,6 +21,7 @@ pub mod parser;
 pub mod span;
 pub mod sql;
 pub mod suggest;
+pub mod table_name;
 pub mod types;
 
 pub use diag::{Diagnostic, Severity};

@@ -42,5 +42,6 @@ mod incremental;
 mod lineage_events;
 mod plan;
 mod run;
+mod schemas;
 mod test_replay;
 mod timeline;

@@ -100,6 +100,17 @@ fn describe_target(a: &Analysis, target: &Target) -> Option<String> {
                         inputs.join(", ")
                     )
                 }
+                // Where it reads: its own schema's table, or the one named
+                // like it.
+                NodeKind::Source => {
+                    let table = module
+                        .sources
+                        .iter()
+                        .find(|s| s.name == node.name)
+                        .map(|s| format!("\n\nreads the table `{}`", s.table))
+                        .unwrap_or_default();
+                    format!("**source** `{}`{table}\n", node.name)
+                }
                 kind => format!("**{}** `{}`\n", kind.as_str(), node.name),
             };
             Some(format!("{head}\n{}", schema(cols)))
@@ -178,6 +189,23 @@ fn describe_expect(a: &Analysis, offset: usize) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::function_at;
+
+    #[test]
+    fn a_source_says_which_table_it_reads() {
+        let path = std::path::PathBuf::from("/nowhere/m.strata");
+        let text = "source c(schema: \"raw\", table: \"customer\") { columns: { id: int64 } }\n\
+                    source o(ns: \"app\") { columns: { id: int64 } }\n\
+                    model m { from c join_left o on c.id == o.id }\n";
+        let a = super::Analysis::new(&path, [(path.clone(), text.to_string())].into());
+        let at = |needle: &str| text.find(needle).unwrap_or(0) + 1;
+        let shown = super::hover(&a, at("from c") + 5).unwrap_or_default();
+        assert!(
+            shown.contains("**source** `c`\n\nreads the table `raw.customer`"),
+            "{shown}"
+        );
+        let shown = super::hover(&a, at("join_left o") + 10).unwrap_or_default();
+        assert!(shown.contains("reads the table `o`"), "{shown}");
+    }
 
     #[test]
     fn a_function_name_before_its_parenthesis() {

@@ -12,6 +12,7 @@ mod fixture_value;
 mod frame;
 mod model;
 mod scope;
+mod source_table;
 mod test;
 
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -316,6 +317,7 @@ fn build_module(
                     .iter()
                     .map(|kv| (kv.key.name.to_string(), kv.value.clone()))
                     .collect(),
+                table: source_table::declared(s, diags),
                 columns: env
                     .source_columns(&s.name.name)
                     .and_then(|c| c.map(|c| c.as_ref().clone())),
@@ -826,6 +828,7 @@ fn pipeline(p: &ast::PipelineDecl, diags: &mut Vec<Diagnostic>) -> ir::Pipeline 
             .sources
             .iter()
             .map(|s| {
+                source_table::check_override(s, diags);
                 (
                     s.source.name.to_string(),
                     s.args

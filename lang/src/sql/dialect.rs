@@ -4,6 +4,7 @@
 //! catalog entry's (`catalog/`).
 
 use crate::ir::TExpr;
+use crate::table_name::TableName;
 use crate::types::Type;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -58,6 +59,16 @@ impl Dialect {
     /// The dialect of a name as [`Dialect::name`] spells it.
     pub fn from_name(name: &str) -> Option<Dialect> {
         Dialect::ALL.into_iter().find(|d| d.name() == name)
+    }
+
+    /// A source's table as SQL names it: each part quoted on its own
+    /// (`"raw"."customer"`), never spliced.
+    pub fn table(self, table: &TableName) -> String {
+        table
+            .parts()
+            .map(|p| self.ident(p))
+            .collect::<Vec<_>>()
+            .join(".")
     }
 
     /// A quoted identifier: `"x"` (`""` escapes a quote), or `` `x` `` in
@@ -375,6 +386,21 @@ mod tests {
         for d in Dialect::ALL {
             assert_eq!(Dialect::from_name(d.name()), Some(d));
         }
+    }
+
+    #[test]
+    fn tables_quote_each_part() {
+        let name = TableName {
+            catalog: Some("lake".into()),
+            schema: Some("raw".into()),
+            table: "cust\"omer".into(),
+        };
+        assert_eq!(Dialect::DuckDb.table(&name), r#""lake"."raw"."cust""omer""#);
+        assert_eq!(Dialect::Spark.table(&name), "`lake`.`raw`.`cust\"omer`");
+        assert_eq!(
+            Dialect::Postgres.table(&TableName::bare("orders")),
+            r#""orders""#
+        );
     }
 
     #[test]

@@ -30,7 +30,7 @@ pub use self::duckdb::{library_version as duckdb_version, DuckDb};
 pub use self::postgres::{tls, PgTarget, Postgres};
 pub use self::spark::{Spark, SparkTarget};
 pub use failure::{DataFailure, Failure};
-pub use origin::{FileFormat, Origin};
+pub use origin::{FileFormat, Origin, TableName};
 pub use target::{redact, Target};
 
 /// How many sample values a failed check shows (duplicated keys, values
@@ -126,6 +126,10 @@ pub trait Engine {
     /// Whether a table or view of that name exists where the warehouse
     /// keeps its relations.
     fn relation_exists(&self, name: &str) -> Result<bool, Failure>;
+    /// Whether a source's table exists: a table or view of its name, where
+    /// the warehouse keeps its relations, or in the schema (and catalog)
+    /// it names.
+    fn table_exists(&self, table: &TableName) -> Result<bool, Failure>;
     /// The columns of a relation (SQL, quoted): name and physical type.
     fn columns(&self, relation: &str) -> Result<Vec<(String, String)>, Failure>;
     /// [`Engine::columns`] of each relation, in the same order: asked at

@@ -3,11 +3,14 @@
 
 use std::path::{Path, PathBuf};
 
+pub use strata_lang::table_name::TableName;
+
 /// Where a source's rows come from.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Origin {
-    /// A table or view in the warehouse.
-    Table(String),
+    /// A table or view in the warehouse: where it keeps its relations, or
+    /// in the schema (and catalog) named.
+    Table(TableName),
     /// A `.csv`, `.parquet` or `.json` file, read with DuckDB's readers.
     File(PathBuf),
 }
@@ -34,6 +37,11 @@ impl Origin {
         }
     }
 
+    /// The table `name` where the warehouse keeps its relations.
+    pub fn table(name: &str) -> Origin {
+        Origin::Table(TableName::bare(name))
+    }
+
     pub fn describe(&self) -> String {
         match self {
             Origin::Table(t) => format!("table {t}"),
@@ -42,10 +50,13 @@ impl Origin {
     }
 
     /// The origin [`Origin::describe`] described (as a run records its
-    /// overrides).
+    /// overrides). A table recorded before tables had schemas, whose name
+    /// does not read as one, is that table.
     pub fn from_description(text: &str) -> Option<Origin> {
         if let Some(t) = text.strip_prefix("table ") {
-            return Some(Origin::Table(t.to_string()));
+            return Some(Origin::Table(
+                TableName::parse(t).unwrap_or_else(|_| TableName::bare(t)),
+            ));
         }
         text.strip_prefix("file ")
             .map(|p| Origin::File(PathBuf::from(p)))

@@ -63,7 +63,7 @@ pub fn options(
                 old.run_id
             )));
         }
-        sources.push((source.clone(), Origin::Table(table.clone())));
+        sources.push((source.clone(), Origin::table(table)));
     }
     Ok(RunOptions {
         module_path: module_path.to_path_buf(),

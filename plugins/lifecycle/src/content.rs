@@ -233,7 +233,7 @@ mod tests {
             Some(dir.join("w.duckdb.inputs/cd.json"))
         );
         assert_eq!(stored_copy(&file, &origin("o.csv"), "ab12"), None);
-        assert_eq!(stored_copy(&file, &Origin::Table("o".into()), "ab12"), None);
+        assert_eq!(stored_copy(&file, &Origin::table("o"), "ab12"), None);
         assert_eq!(stored_copy(&memory, &origin("o.parquet"), "ab12"), None);
         // The hash is of the bytes: the same bytes, the same hash.
         std::fs::write(dir.join("a"), b"rows").unwrap_or_else(|e| panic!("{e}"));

@@ -2,7 +2,7 @@
 //! content, a delta over the last one, a copy (a table, or a file in the
 //! store), or for `freeze = "hash"` only its content hash.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use strata_engine::{Failure, Origin};
 
@@ -256,11 +256,7 @@ pub fn freeze(
 
 /// The origin a source read in place recorded ([`in_place_origin`]).
 pub fn recorded_origin(text: &str) -> Option<Origin> {
-    if let Some(t) = text.strip_prefix("table ") {
-        return Some(Origin::Table(t.to_string()));
-    }
-    text.strip_prefix("file ")
-        .map(|p| Origin::File(PathBuf::from(p)))
+    Origin::from_description(text)
 }
 
 /// What a source read in place reads, as its freeze records it (a file by

@@ -6,29 +6,34 @@ use std::path::Path;
 
 use strata_codes as codes;
 use strata_lang::ir;
+use strata_lang::table_name::{TableName, OVERRIDE_KEYS};
 use strata_lang::{Diagnostic, Span};
 
 use strata_engine::{Failure, Origin, Warehouse};
 
 /// `NAME=TABLE_OR_FILE` from `--source`: a value naming a file (by its
 /// extension or a path separator) is a file, relative to the current
-/// directory; anything else a table.
+/// directory; anything else a table (`orders_dev`, `raw.customer`,
+/// `lake.raw.customer`). A table name that does not read as one is a usage
+/// error.
 pub fn parse_source_flag(flag: &str) -> Result<(String, Origin), Failure> {
+    let usage = || Failure::Usage(format!("--source expects NAME=TABLE_OR_FILE, got '{flag}'"));
     let Some((name, value)) = flag.split_once('=') else {
-        return Err(Failure::Usage(format!(
-            "--source expects NAME=TABLE_OR_FILE, got '{flag}'"
-        )));
+        return Err(usage());
     };
     let (name, value) = (name.trim(), value.trim());
     if name.is_empty() || value.is_empty() {
-        return Err(Failure::Usage(format!(
-            "--source expects NAME=TABLE_OR_FILE, got '{flag}'"
-        )));
+        return Err(usage());
     }
-    Ok((name.to_string(), origin_of(value, Path::new("."))))
+    let origin = origin_of(value, Path::new(".")).map_err(|why| {
+        Failure::Usage(format!(
+            "--source {name}={value}: {why}; a table is `table`, `schema.table` or `catalog.schema.table` (a name with a dot in double quotes)"
+        ))
+    })?;
+    Ok((name.to_string(), origin))
 }
 
-fn origin_of(value: &str, base: &Path) -> Origin {
+fn origin_of(value: &str, base: &Path) -> Result<Origin, String> {
     let lower = value.to_ascii_lowercase();
     let is_file = [".csv", ".parquet", ".json", ".jsonl", ".ndjson", ".tsv"]
         .iter()
@@ -37,18 +42,24 @@ fn origin_of(value: &str, base: &Path) -> Origin {
         || value.contains('\\');
     if is_file {
         let p = Path::new(value);
-        Origin::File(if p.is_absolute() {
+        Ok(Origin::File(if p.is_absolute() {
             p.to_path_buf()
         } else {
             base.join(p)
-        })
+        }))
     } else {
-        Origin::Table(value.to_string())
+        TableName::parse(value).map(Origin::Table)
     }
 }
 
-/// The origin of every source the module declares: its own name, then the
-/// selected pipeline's override, then `--source` flags (last wins). An
+/// Where a source reads when nothing overrides it: the table its
+/// declaration names (`schema:`, `table:`), else the table named like it.
+pub fn declared(source: &ir::Source) -> Origin {
+    Origin::Table(source.table.clone())
+}
+
+/// The origin of every source the module declares: its declaration, then
+/// the selected pipeline's override, then `--source` flags (last wins). An
 /// unknown source name is an environment error (exit 4), like a missing
 /// table or file: nothing runs.
 pub fn resolve(
@@ -60,7 +71,7 @@ pub fn resolve(
     let mut out: BTreeMap<String, Origin> = module
         .sources
         .iter()
-        .map(|s| (s.name.clone(), Origin::Table(s.name.clone())))
+        .map(|s| (s.name.clone(), declared(s)))
         .collect();
     let known = |name: &str| -> Result<(), Failure> {
         if out_contains(module, name) {
@@ -78,11 +89,21 @@ pub fn resolve(
     if let Some(p) = pipeline {
         for (name, args) in &p.sources {
             known(name)?;
-            let arg = |k: &str| args.iter().find(|(a, _)| a == k).map(|(_, v)| v.clone());
-            if let Some(path) = arg("path") {
-                out.insert(name.clone(), origin_of(&path, module_dir));
-            } else if let Some(table) = arg("dataset").or_else(|| arg("table")) {
-                out.insert(name.clone(), Origin::Table(table));
+            // (The checker reported a name that does not read as one: E026.)
+            let bad = |why: String| {
+                Failure::Environment(format!("pipeline {}: source '{name}': {why}", p.name))
+            };
+            if let Some((_, path)) = args.iter().find(|(a, _)| a == "path") {
+                out.insert(name.clone(), origin_of(path, module_dir).map_err(bad)?);
+                continue;
+            }
+            let pairs = args.iter().map(|(k, v)| (k.as_str(), v.as_str()));
+            match TableName::from_args(pairs, OVERRIDE_KEYS, name) {
+                Ok(Some(table)) => {
+                    out.insert(name.clone(), Origin::Table(table));
+                }
+                Ok(None) => {}
+                Err(e) => return Err(bad(e.message)),
             }
         }
     }
@@ -111,7 +132,7 @@ pub fn check_exist(
             continue;
         };
         let ok = match origin {
-            Origin::Table(t) => wh.relation_exists(t)?,
+            Origin::Table(t) => wh.table_exists(t)?,
             Origin::File(p) => p.is_file(),
         };
         if !ok {
@@ -258,9 +279,18 @@ mod tests {
         assert_eq!(n, "orders");
         assert_eq!(o, Origin::File(PathBuf::from("./data/orders.csv")));
         let (_, o) = parse_source_flag("orders=orders_dev").unwrap_or_else(|_| panic!());
-        assert_eq!(o, Origin::Table("orders_dev".into()));
+        assert_eq!(o, Origin::table("orders_dev"));
+        let (_, o) = parse_source_flag("orders=raw.orders").unwrap_or_else(|_| panic!());
+        assert_eq!(
+            o,
+            Origin::Table(TableName::parse("raw.orders").unwrap_or_else(|e| panic!("{e}")))
+        );
         assert!(parse_source_flag("orders").is_err());
         assert!(parse_source_flag("=x").is_err());
+        assert!(matches!(
+            parse_source_flag("orders=raw..orders"),
+            Err(Failure::Usage(m)) if m.contains("empty name")
+        ));
     }
 
     #[test]
@@ -274,6 +304,8 @@ mod tests {
             read(Origin::File(PathBuf::from("it's.parquet"))),
             "read_parquet('it''s.parquet')"
         );
-        assert_eq!(read(Origin::Table("a\"b".into())), "\"a\"\"b\"");
+        assert_eq!(read(Origin::table("a\"b")), "\"a\"\"b\"");
+        let qualified = TableName::parse(r#"raw."x.y""#).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(read(Origin::Table(qualified)), r#""raw"."x.y""#);
     }
 }

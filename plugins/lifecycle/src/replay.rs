@@ -104,7 +104,7 @@ pub fn execute(
         let described = f.origin.clone().unwrap_or_default();
         let origin = recorded_origin(&described);
         let there = match &origin {
-            Some(Origin::Table(name)) => wh.relation_exists(name)?,
+            Some(Origin::Table(table)) => wh.table_exists(table)?,
             Some(Origin::File(path)) => path.is_file(),
             None => false,
         };
@@ -216,8 +216,8 @@ fn same_inputs(
                         .origin
                         .as_deref()
                         .and_then(recorded_origin)
-                        .unwrap_or_else(|| Origin::Table(table.clone())),
-                    _ => Origin::Table(table.clone()),
+                        .unwrap_or_else(|| Origin::table(table)),
+                    _ => Origin::table(table),
                 },
                 source_rel[source].clone(),
                 f,

@@ -247,7 +247,13 @@ fn run_in_transaction(
     // 6. Record the run (last: a run without its record is not a run).
     let overrides: BTreeMap<String, String> = origins
         .iter()
-        .filter(|(s, o)| **o != Origin::Table((*s).clone()))
+        .filter(|(s, o)| {
+            module
+                .sources
+                .iter()
+                .find(|d| &d.name == *s)
+                .is_none_or(|d| **o != crate::inputs::declared(d))
+        })
         .map(|(s, o)| (s.clone(), o.describe()))
         .collect();
     let timings = Timings {

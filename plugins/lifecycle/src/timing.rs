@@ -125,6 +125,10 @@ impl Engine for Counted<'_> {
         self.add(1);
         self.inner.relation_exists(name)
     }
+    fn table_exists(&self, table: &strata_engine::TableName) -> Result<bool, Failure> {
+        self.add(1);
+        self.inner.table_exists(table)
+    }
     fn columns(&self, relation: &str) -> Result<Vec<(String, String)>, Failure> {
         self.add(1);
         self.inner.columns(relation)

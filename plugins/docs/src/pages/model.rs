@@ -198,7 +198,11 @@ impl Docs<'_> {
                     esc(&keys),
                     self.by_construction(m, c.input, &c.keys),
                     self.dialect.name(),
-                    esc(&strata_analysis::compile::check_query(self.dialect, m, &c)),
+                    esc(&strata_analysis::compile::check_query(
+                        &strata_analysis::compile::Relations::of(&self.checked.module, self.dialect),
+                        m,
+                        &c
+                    )),
                 );
             }
             out.push_str("</section>\n");

@@ -9,7 +9,9 @@ use duckdb::{AccessMode, Config, Connection};
 use strata_lang::sql::Dialect;
 use strata_lang::types::Type;
 
-use crate::{db_error, Capabilities, Compaction, Engine, Failure, FileFormat, Origin, Rows, Size};
+use crate::{
+    db_error, Capabilities, Compaction, Engine, Failure, FileFormat, Origin, Rows, Size, TableName,
+};
 
 mod compact;
 
@@ -213,6 +215,31 @@ impl Engine for DuckDb {
         ))? > 0)
     }
 
+    fn table_exists(&self, table: &TableName) -> Result<bool, Failure> {
+        let Some(schema) = &table.schema else {
+            return self.relation_exists(&table.table);
+        };
+        // Names are case-insensitive, as DuckDB resolves them.
+        let name = |x: &str| format!("lower({})", self.string(x));
+        let place = match &table.catalog {
+            Some(c) => format!(
+                "lower(table_catalog) = {} AND lower(table_schema) = {}",
+                name(c),
+                name(schema)
+            ),
+            // `a.t` reads schema `a`, or the attached database `a`.
+            None => format!(
+                "((table_catalog = current_database() AND lower(table_schema) = {0}) \
+                 OR (lower(table_catalog) = {0} AND table_schema = 'main'))",
+                name(schema)
+            ),
+        };
+        Ok(self.count(&format!(
+            "SELECT COUNT(*) FROM information_schema.tables WHERE lower(table_name) = {} AND {place}",
+            name(&table.table)
+        ))? > 0)
+    }
+
     fn columns(&self, relation: &str) -> Result<Vec<(String, String)>, Failure> {
         Ok(self
             .rows(&format!("DESCRIBE SELECT * FROM {relation}"))?
@@ -256,7 +283,7 @@ impl Engine for DuckDb {
 
     fn read(&self, _source: &str, origin: &Origin) -> Result<String, Failure> {
         Ok(match origin {
-            Origin::Table(t) => self.ident(t),
+            Origin::Table(t) => self.dialect().table(t),
             Origin::File(p) => {
                 let path = self.string(&p.to_string_lossy());
                 match Origin::file_format(p) {

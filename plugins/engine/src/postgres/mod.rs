@@ -11,7 +11,7 @@ use postgres::Client;
 use strata_lang::sql::Dialect;
 use strata_lang::types::Type;
 
-use crate::{db_error, Capabilities, Engine, Failure, Origin, Rows, Size};
+use crate::{db_error, Capabilities, Engine, Failure, Origin, Rows, Size, TableName};
 pub use url::PgTarget;
 
 mod load;
@@ -168,6 +168,24 @@ impl Engine for Postgres {
         ))? > 0)
     }
 
+    fn table_exists(&self, table: &TableName) -> Result<bool, Failure> {
+        let Some(schema) = &table.schema else {
+            return self.relation_exists(&table.table);
+        };
+        // A database other than the warehouse's cannot be read from it.
+        let database = table
+            .catalog
+            .as_ref()
+            .map(|c| format!(" AND current_database() = {}", self.string(c)))
+            .unwrap_or_default();
+        Ok(self.count(&format!(
+            "SELECT COUNT(*) FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace \
+             WHERE c.relname = {} AND n.nspname = {} AND c.relkind IN ('r', 'v', 'm', 'p', 'f'){database}",
+            self.string(&table.table),
+            self.string(schema)
+        ))? > 0)
+    }
+
     fn relation_bytes(&self, table: &str) -> Result<Option<i64>, Failure> {
         let rows = self.rows(&format!(
             "SELECT pg_total_relation_size(c.oid) FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace \
@@ -253,7 +271,7 @@ impl Engine for Postgres {
 
     fn read(&self, source: &str, origin: &Origin) -> Result<String, Failure> {
         match origin {
-            Origin::Table(t) => Ok(self.ident(t)),
+            Origin::Table(t) => Ok(self.dialect().table(t)),
             Origin::File(_) => {
                 self.load_file(source, &crate::duckdb_file_relation(source, origin)?)
             }

@@ -28,7 +28,7 @@ use arrow_array::RecordBatch;
 use strata_lang::sql::Dialect;
 use strata_lang::types::Type;
 
-use crate::{Capabilities, Engine, Failure, Origin, Rows};
+use crate::{Capabilities, Engine, Failure, Origin, Rows, TableName};
 use connect::Session;
 use lock::Lock;
 use script::statements;
@@ -238,6 +238,39 @@ impl Engine for Spark {
         Ok(found)
     }
 
+    fn table_exists(&self, table: &TableName) -> Result<bool, Failure> {
+        let Some(schema) = &table.schema else {
+            return self.relation_exists(&table.table);
+        };
+        // Names in Spark's catalog are case-insensitive. A database that
+        // is not there has no tables (SHOW TABLES IN it would fail).
+        let same = |cell: Option<&Option<String>>, name: &str| {
+            cell.cloned()
+                .flatten()
+                .is_some_and(|n| n.eq_ignore_ascii_case(name))
+        };
+        let catalog = table.catalog.as_deref().map(|c| self.ident(c));
+        let in_catalog = catalog
+            .as_ref()
+            .map(|c| format!(" IN {c}"))
+            .unwrap_or_default();
+        let namespaces = self.rows(&format!("SHOW NAMESPACES{in_catalog}"))?;
+        if !namespaces.iter().any(|r| same(r.first(), schema)) {
+            return Ok(false);
+        }
+        let namespace = catalog
+            .into_iter()
+            .chain([self.ident(schema)])
+            .collect::<Vec<_>>()
+            .join(".");
+        // Rows of (namespace, tableName, isTemporary): a temporary view is
+        // in no database.
+        let tables = self.rows(&format!("SHOW TABLES IN {namespace}"))?;
+        Ok(tables
+            .iter()
+            .any(|r| same(r.first(), schema) && same(r.get(1), &table.table)))
+    }
+
     fn columns(&self, relation: &str) -> Result<Vec<(String, String)>, Failure> {
         let mut columns = self.columns_each(&[relation.to_string()])?;
         Ok(columns.pop().unwrap_or_default())
@@ -292,7 +325,7 @@ impl Engine for Spark {
 
     fn read(&self, source: &str, origin: &Origin) -> Result<String, Failure> {
         match origin {
-            Origin::Table(t) => Ok(self.ident(t)),
+            Origin::Table(t) => Ok(self.dialect().table(t)),
             Origin::File(_) => {
                 self.load_file(source, &crate::duckdb_file_relation(source, origin)?)
             }

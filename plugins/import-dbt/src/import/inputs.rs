@@ -4,6 +4,7 @@
 //! and the uniqueness their own tests prove.
 
 use serde_json::Value;
+use strata_lang::table_name::TableName;
 use strata_lang::types::Type;
 
 use super::specs::test_facts;
@@ -170,10 +171,12 @@ impl State<'_> {
                     text.push_str(&comment(d));
                 }
                 text.push_str(&format!(
-                "# dbt source {src}.{tbl} ({})\nsource {name}(ns: {}, dataset: {}) {{\n  columns: {{\n{lines}  }}\n}}\n",
+                "# dbt source {src}.{tbl} ({})\nsource {name}(schema: {}, table: {}) {{\n  columns: {{\n{lines}  }}\n}}\n",
                 t.loc,
-                quote(t.schema.as_deref().unwrap_or(src)),
-                quote(t.identifier.as_deref().unwrap_or(tbl)),
+                // Where dbt reads it: each a name as a source's `schema:`
+                // and `table:` read them (a dot in one quoted).
+                quote(&TableName::bare(t.schema.as_deref().unwrap_or(src)).to_string()),
+                quote(&TableName::bare(t.identifier.as_deref().unwrap_or(tbl)).to_string()),
             ));
                 decls.insert(name.clone(), Decl::Source(text.clone()));
                 source_texts.push((name.clone(), text));

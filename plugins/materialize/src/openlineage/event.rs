@@ -10,6 +10,7 @@ use std::path::Path;
 use serde_json::{json, Map, Value};
 use strata_analysis::graph::{Graph, NodeKind};
 use strata_lang::ir;
+use strata_lang::table_name::TableName;
 use strata_lifecycle::cardinality::Outcome;
 use strata_lifecycle::{Failure, Origin, RunReport, Target};
 
@@ -112,12 +113,19 @@ pub fn event(kind: &str, time: &str, job: &Job, facts: Option<&Facts>) -> Value 
 /// relations (OpenLineage's naming: `postgres://HOST:PORT` and
 /// `DB.SCHEMA.TABLE`; a DuckDB file by its path).
 pub fn warehouse_name(target: &Target, relation: &str) -> (String, String) {
-    match target {
+    table_dataset(target, &TableName::bare(relation))
+}
+
+/// A table as a dataset: in the warehouse's schema (and database), or in
+/// the schema and catalog it names.
+fn table_dataset(target: &Target, table: &TableName) -> (String, String) {
+    let (namespace, database, schema) = match target {
         Target::DuckDb(path) => {
             let abs = std::path::absolute(path).unwrap_or_else(|_| path.into());
             (
                 format!("duckdb://{}", abs.display()),
-                format!("main.{relation}"),
+                None,
+                "main".to_string(),
             )
         }
         Target::Postgres(pg) => {
@@ -129,14 +137,24 @@ pub fn warehouse_name(target: &Target, relation: &str) -> (String, String) {
                 .map_or("", |(_, p)| p.split('?').next().unwrap_or(""));
             (
                 format!("postgres://{host}"),
-                format!("{db}.{}.{relation}", pg.schema),
+                Some(db.to_string()),
+                pg.schema.clone(),
             )
         }
         Target::Spark(sc) => (
             format!("sc://{}:{}", sc.host, sc.port),
-            format!("{}.{relation}", sc.schema),
+            None,
+            sc.schema.clone(),
         ),
-    }
+    };
+    let database = table.catalog.clone().or(database);
+    let schema = table.schema.clone().unwrap_or(schema);
+    let name = database
+        .into_iter()
+        .chain([schema, table.table.clone()])
+        .collect::<Vec<_>>()
+        .join(".");
+    (namespace, name)
 }
 
 /// Where a source reads from, as a dataset: a table of the warehouse, or
@@ -147,7 +165,7 @@ fn source_name(f: &Facts, source: &str) -> (String, String) {
             let abs = std::path::absolute(p).unwrap_or_else(|_| p.clone());
             ("file".into(), abs.display().to_string())
         }
-        Some(Origin::Table(t)) => warehouse_name(f.target, t),
+        Some(Origin::Table(t)) => table_dataset(f.target, t),
         None => warehouse_name(f.target, source),
     }
 }
