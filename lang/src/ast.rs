@@ -128,11 +128,13 @@ pub struct TypeRef {
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub enum TypeRefKind {
     Int64,
+    Float32,
     Float64,
     String,
     Bool,
     Date,
     Timestamp,
+    TimestampTz,
     Uuid,
     Json,
     /// `decimal(p, s)`

@@ -91,12 +91,14 @@ pub const KEYWORDS: &[&str] = &[
 /// Type keywords: reserved too, and only meaningful in type positions.
 pub const TYPE_KEYWORDS: &[&str] = &[
     "int64",
+    "float32",
     "float64",
     "decimal",
     "string",
     "bool",
     "date",
     "timestamp",
+    "timestamptz",
     "uuid",
     "json",
     "money",
@@ -686,7 +688,7 @@ mod tests {
     #[test]
     fn keyword_lists() {
         assert_eq!(KEYWORDS.len(), 60);
-        assert_eq!(TYPE_KEYWORDS.len(), 11);
+        assert_eq!(TYPE_KEYWORDS.len(), 13);
         for k in KEYWORDS {
             assert!(!TYPE_KEYWORDS.contains(k));
             assert!(matches!(keyword(k), Some(Reserved::Keyword(x)) if x == *k));

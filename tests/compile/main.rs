@@ -161,5 +161,6 @@ exec_fixtures!(
     setops,
     sort_take,
     strings_math,
+    time_zones,
     windows_expand,
 );

@@ -35,11 +35,13 @@ fn pg_typname(ty: &str) -> Option<String> {
     }
     let name = match ty {
         "int64" => "int8",
+        "float32" => "float4",
         "float64" => "float8",
         "string" => "text",
         "bool" => "bool",
         "date" => "date",
         "timestamp" => "timestamp",
+        "timestamptz" => "timestamptz",
         "uuid" => "uuid",
         "json" => "json",
         _ => return None,

@@ -135,6 +135,14 @@ fn completion_of_columns_inputs_keywords_and_promises() {
     // Outside any declaration: the keywords.
     let l = labels(&c.call("textDocument/completion", at(&uri, 12, 0)));
     assert!(l.contains(&"model".to_string()) && l.contains(&"source".to_string()));
+    // After a column's `name:` in a source: the type names.
+    c.change(&uri, 6, [(12, 0), (12, 0)], "source s() { columns: { at: ");
+    c.diagnostics(&uri);
+    let l = labels(&c.call("textDocument/completion", at(&uri, 12, 28)));
+    for want in ["timestamptz", "float32", "decimal", "int64"] {
+        assert!(l.contains(&want.to_string()), "{want} not in {l:?}");
+    }
+    assert!(!l.contains(&"model".to_string()), "{l:?}");
     c.stop();
 }
 

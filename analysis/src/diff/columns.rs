@@ -151,11 +151,13 @@ impl Pair<'_> {
     }
 }
 
-/// Whether every value of `old` fits `new` exactly: only a decimal that
-/// keeps its scale or more, and its integer digits or more.
+/// Whether every value of `old` fits `new` exactly: a decimal that keeps
+/// its scale or more, and its integer digits or more; a float32 as a
+/// float64.
 fn widens(old: &Type, new: &Type) -> bool {
     match (old, new) {
         (Type::Decimal(p, s), Type::Decimal(q, t)) => t >= s && q - t >= p - s,
+        (Type::Float32, Type::Float64) => true,
         _ => false,
     }
 }

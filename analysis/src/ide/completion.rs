@@ -88,6 +88,13 @@ pub fn completions(a: &Analysis, text: &str, offset: usize) -> Vec<Completion> {
         if let Some(spot) = super::fixture::spot(text, offset, typing) {
             return fixture_completions(a, &spot);
         }
+        // `name: ` in a source, contract or domain: a column type.
+        if previous.is_some_and(|w| w.len() > 1 && w.ends_with(':') && w != "classification:") {
+            for t in strata_lang::lexer::TYPE_KEYWORDS {
+                items.push(item(t, CompletionKind::Keyword, Some("type".into())));
+            }
+            return items;
+        }
     }
     match previous {
         Some("expect") => {

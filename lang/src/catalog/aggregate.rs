@@ -67,6 +67,21 @@ fn median(d: Dialect, c: &SqlCall) -> Result<String, Unsupported> {
     })
 }
 
+/// `SUM` in the sum's type ([`crate::types::Type::sum`]) on every engine:
+/// a float32 is summed as float64 (PostgreSQL sums a `real` in `real`),
+/// and Spark sums a decimal as `DECIMAL(38,s)` (it widens `decimal(p,s)`
+/// only to `p + 10` digits, where DuckDB gives 38).
+fn sum(d: Dialect, c: &SqlCall) -> Result<String, Unsupported> {
+    use crate::types::Type;
+    let distinct = if c.distinct { "DISTINCT " } else { "" };
+    let x = match (d, c.type_of(0)) {
+        (_, Some(Type::Float32)) => d.cast(c.a(0), &Type::Float64)?,
+        (Dialect::Spark, Some(t @ Type::Decimal(..))) => d.cast(c.a(0), &t.sum())?,
+        _ => c.a(0).to_string(),
+    };
+    Ok(format!("SUM({distinct}{x})"))
+}
+
 fn stddev(d: Dialect, c: &SqlCall) -> Result<String, Unsupported> {
     let t = d.type_name(&crate::types::Type::Float64)?;
     Ok(format!("CAST(STDDEV_SAMP({}) AS {t})", c.a(0)))
@@ -88,10 +103,10 @@ pub(super) const FUNCTIONS: &[Function] = &[
         name: "sum",
         example: "sum(i)",
         kinds: &[Num],
-        returns: SameA1,
+        returns: SumA1,
         signature: "sum(x)",
-        summary: "the sum of the non-null values (null when there is none)",
-        sql: Sql::Same("SUM"),
+        summary: "the sum of the non-null values (null when there is none); a decimal(p,s) sums as decimal(38,s), a float32 as float64",
+        sql: Sql::By(sum),
         ..AGG
     },
     Function {

@@ -147,6 +147,18 @@ fn to_timestamp(d: Dialect, c: &SqlCall) -> Result<String, Unsupported> {
     })
 }
 
+fn at_time_zone(d: Dialect, c: &SqlCall) -> Result<String, Unsupported> {
+    d.at_zone(c.a(0), c.a(1))
+}
+
+fn to_utc(d: Dialect, c: &SqlCall) -> Result<String, Unsupported> {
+    d.to_utc(c.a(0))
+}
+
+fn from_utc(d: Dialect, c: &SqlCall) -> Result<String, Unsupported> {
+    d.from_utc(c.a(0))
+}
+
 pub(super) const FUNCTIONS: &[Function] = &[
     Function {
         name: "strftime",
@@ -285,6 +297,38 @@ pub(super) const FUNCTIONS: &[Function] = &[
         summary: "the last day of d's month, as a date",
         sql: Sql::By(last_day),
         duckdb_same: true,
+        ..DATE
+    },
+    Function {
+        name: "at_time_zone",
+        example: "at_time_zone(tz, \"Europe/Madrid\")",
+        min_args: 2,
+        max_args: Some(2),
+        kinds: &[TimestampTz, Str],
+        returns: TimestampAny,
+        signature: "at_time_zone(t, zone)",
+        summary: "the wall-clock time (a timestamp) of the instant t in the IANA time zone zone",
+        sql: Sql::By(at_time_zone),
+        ..DATE
+    },
+    Function {
+        name: "to_utc",
+        example: "to_utc(tz)",
+        kinds: &[TimestampTz],
+        returns: TimestampAny,
+        signature: "to_utc(t)",
+        summary: "the wall-clock time (a timestamp) of the instant t in UTC; cast(t, \"timestamp\") too",
+        sql: Sql::By(to_utc),
+        ..DATE
+    },
+    Function {
+        name: "from_utc",
+        example: "from_utc(ts)",
+        kinds: &[Timestamp],
+        returns: TimestampTzA1,
+        signature: "from_utc(ts)",
+        summary: "the instant (a timestamptz) at which UTC clocks show ts; cast(ts, \"timestamptz\") too",
+        sql: Sql::By(from_utc),
         ..DATE
     },
 ];

@@ -30,7 +30,7 @@ use crate::types::Type;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ArgKind {
     Any,
-    /// int64, float64, decimal or money.
+    /// int64, float32, float64, decimal or money.
     Num,
     /// exactly string.
     Str,
@@ -42,6 +42,10 @@ pub enum ArgKind {
     Array,
     /// exactly bool.
     Bool,
+    /// exactly timestamp (a wall-clock time).
+    Timestamp,
+    /// exactly timestamptz (an instant).
+    TimestampTz,
 }
 
 impl ArgKind {
@@ -55,6 +59,8 @@ impl ArgKind {
             ArgKind::Json => "json",
             ArgKind::Array => "array",
             ArgKind::Bool => "bool",
+            ArgKind::Timestamp => "timestamp",
+            ArgKind::TimestampTz => "timestamptz",
         }
     }
 }
@@ -100,6 +106,13 @@ pub enum Returns {
     DateAny,
     /// timestamp, nullable iff any argument is.
     TimestampAny,
+
+
+    /// timestamptz, nullable iff argument 1 is.
+    TimestampTzA1,
+    /// what a sum of argument 1 is, nullable iff argument 1 is
+    /// ([`Type::sum`]: a decimal widens to 38 digits, floats to float64).
+    SumA1,
     /// computed by a rule of its own in the checker (`check/expr.rs`,
     /// `call_result`: the names of [`SPECIAL_RULES`]).
     Special,
@@ -119,6 +132,10 @@ impl Returns {
             BoolAny | BoolNullable => Some(Type::Bool),
             DateA1 | DateAny => Some(Type::Date),
             TimestampAny => Some(Type::Timestamp),
+
+
+            TimestampTzA1 => Some(Type::TimestampTz),
+            SumA1 => first.map(Type::sum),
             JsonNullable => Some(Type::Json),
             SameA1 | SameNullable | SameAny => first.cloned(),
             Special => None,

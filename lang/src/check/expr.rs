@@ -259,6 +259,14 @@ impl ModelChecker<'_> {
                 d = d.with_help(
                     "money is not numeric in comparisons; cast the number: cast(<n>, \"money\")",
                 );
+            } else if (*lt == Type::TimestampTz && rt.is_temporal())
+                || (*rt == Type::TimestampTz && lt.is_temporal())
+            {
+                d = d.with_help(
+                    "a timestamptz is an instant, a timestamp a wall-clock time: convert one side, \
+                     to_utc(x) or at_time_zone(x, \"Europe/Madrid\") for a timestamp, \
+                     from_utc(t) for a timestamptz",
+                );
             }
             self.error(d);
             return None;
@@ -972,6 +980,10 @@ impl ModelChecker<'_> {
             Returns::DateA1 => Ty::new(Type::Date, a1.nullable),
             Returns::DateAny => Ty::new(Type::Date, any_null),
             Returns::TimestampAny => Ty::new(Type::Timestamp, any_null),
+
+
+            Returns::TimestampTzA1 => Ty::new(Type::TimestampTz, a1.nullable),
+            Returns::SumA1 => Ty::new(a1.ty.sum(), a1.nullable),
             Returns::Int64Nullable => Ty::new(Type::Int64, true),
             Returns::Float64A1 => Ty::new(Type::Float64, a1.nullable),
             Returns::StringA1 => Ty::new(Type::String, a1.nullable),
@@ -1098,12 +1110,37 @@ fn arithmetic(op: BinOp, l: &Type, r: &Type) -> Result<Type, Option<String>> {
             }
             Ok(match (l, r) {
                 (Int64, Int64) => Int64,
-                (Decimal(p1, s1), Decimal(p2, s2)) => Decimal((*p1).min(*p2), (*s1).min(*s2)),
-                (Decimal(..), _) | (_, Decimal(..)) => Decimal(38, 2),
-                _ => Float64,
+                (Float32, Float32) => Float32,
+                _ if l.is_float() || r.is_float() => Float64,
+                _ => match (l.as_decimal(), r.as_decimal()) {
+                    (Some(a), Some(b)) => decimal_arithmetic(op, a, b),
+                    _ => Float64,
+                },
             })
         }
         _ => Err(None),
+    }
+}
+
+/// The exact type of `a op b` for decimals (an int64 is a `decimal(19,0)`),
+/// the SQL standard's rule that DuckDB, PostgreSQL (whose numeric is
+/// unbounded) and Spark compute within: `+`/`-` keep the larger scale and
+/// one more integer digit than the larger operand; `*` adds precisions and
+/// scales; `%` is no larger than its smaller operand. Capped at 38 digits
+/// ([`crate::types::decimal`]). The SQL casts each result to this type, and
+/// widens an operand where an engine would compute in fewer digits.
+pub(crate) fn decimal_arithmetic(op: BinOp, (p1, s1): (u32, u32), (p2, s2): (u32, u32)) -> Type {
+    let (i1, i2) = (p1.saturating_sub(s1), p2.saturating_sub(s2));
+    match op {
+        BinOp::Mul => crate::types::decimal(p1 + p2, s1 + s2),
+        BinOp::Mod => {
+            let s = s1.max(s2);
+            crate::types::decimal(i1.min(i2) + s, s)
+        }
+        _ => {
+            let s = s1.max(s2);
+            crate::types::decimal(i1.max(i2) + s + 1, s)
+        }
     }
 }
 
@@ -1117,6 +1154,8 @@ fn kind_accepts(kind: ArgKind, t: &Type) -> bool {
         ArgKind::Json => *t == Type::Json,
         ArgKind::Array => matches!(t, Type::Array(_)),
         ArgKind::Bool => *t == Type::Bool,
+        ArgKind::Timestamp => *t == Type::Timestamp,
+        ArgKind::TimestampTz => *t == Type::TimestampTz,
     }
 }
 
@@ -1186,13 +1225,38 @@ mod tests {
             arithmetic(BinOp::Add, &Type::Int64, &Type::Float64),
             Ok(Type::Float64)
         );
+        // Decimals as DuckDB types them (measured with typeof()):
+        // (10,2) + (12,4) is DECIMAL(13,4); (38,2) - (12,4) DECIMAL(38,4);
+        // (10,2) + bigint DECIMAL(22,2); (10,2) * bigint DECIMAL(29,2);
+        // (20,4) * (20,4) DECIMAL(38,8).
+        let dec = |p, s| Type::Decimal(p, s);
+        let cases = [
+            (BinOp::Add, dec(10, 2), dec(12, 4), dec(13, 4)),
+            (BinOp::Sub, dec(38, 2), dec(12, 4), dec(38, 4)),
+            (BinOp::Add, dec(10, 2), Type::Int64, dec(22, 2)),
+            (BinOp::Mul, dec(10, 2), Type::Int64, dec(29, 2)),
+            (BinOp::Mul, dec(16, 4), dec(16, 4), dec(32, 8)),
+            (BinOp::Mul, dec(20, 4), dec(20, 4), dec(38, 8)),
+            (BinOp::Mod, dec(16, 4), dec(10, 2), dec(12, 4)),
+            (BinOp::Div, dec(16, 4), dec(10, 2), Type::Float64),
+            (BinOp::Add, dec(10, 2), Type::Float64, Type::Float64),
+            (BinOp::Add, Type::Float32, Type::Float32, Type::Float32),
+            (BinOp::Mul, Type::Float32, Type::Int64, Type::Float64),
+            (BinOp::Add, Type::Float32, Type::Float64, Type::Float64),
+        ];
+        for (op, l, r, want) in cases {
+            assert_eq!(arithmetic(op, &l, &r), Ok(want), "{l} {op:?} {r}");
+        }
+        // a - b * c of decimal(16,4): b * c is (32,8), then one more digit.
+        let bc = arithmetic(BinOp::Mul, &dec(16, 4), &dec(16, 4));
+        assert_eq!(bc, Ok(dec(32, 8)));
         assert_eq!(
-            arithmetic(BinOp::Add, &Type::Decimal(10, 2), &Type::Decimal(12, 4)),
-            Ok(Type::Decimal(10, 2))
+            arithmetic(BinOp::Sub, &dec(16, 4), &dec(32, 8)),
+            Ok(dec(33, 8))
         );
         assert_eq!(
-            arithmetic(BinOp::Mul, &Type::Decimal(10, 2), &Type::Int64),
-            Ok(Type::Decimal(38, 2))
+            arithmetic(BinOp::Sub, &Type::TimestampTz, &Type::Timestamp),
+            Err(None)
         );
         assert_eq!(arithmetic(BinOp::Add, &usd, &usd), Ok(usd.clone()));
         assert_eq!(arithmetic(BinOp::Div, &usd, &usd), Ok(Type::Float64));

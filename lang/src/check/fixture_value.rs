@@ -34,8 +34,8 @@ pub(super) fn check_value(
             format!("column '{}' of {what} has no known type: only null fits it", col.name),
             None,
         )),
-        (FixtureValueKind::Int(_), Type::Int64 | Type::Float64) => None,
-        (FixtureValueKind::Float(_), Type::Float64) => None,
+        (FixtureValueKind::Int(_), Type::Int64 | Type::Float32 | Type::Float64) => None,
+        (FixtureValueKind::Float(_), Type::Float32 | Type::Float64) => None,
         (FixtureValueKind::Float(text), Type::Int64) => Some((
             format!("{text} is not an integer, and column '{}' is int64", col.name),
             None,
@@ -57,6 +57,12 @@ pub(super) fn check_value(
             (
                 format!("\"{s}\" is not a timestamp (column '{}')", col.name),
                 Some("write a timestamp as \"YYYY-MM-DD HH:MM[:SS[.ffffff]]\" (a `T` may replace the space), without a time zone, e.g. \"2024-01-31 08:30:00\"".to_string()),
+            )
+        }),
+        (FixtureValueKind::Str(s), Type::TimestampTz) => (!valid_timestamptz(s)).then(|| {
+            (
+                format!("\"{s}\" is not a timestamptz (column '{}')", col.name),
+                Some("write an instant as a timestamp and its UTC offset, e.g. \"2024-03-31 01:30:00+01:00\" or \"2024-03-31 00:30:00Z\"".to_string()),
             )
         }),
         (FixtureValueKind::Str(s), Type::Uuid) => (!valid_uuid(s)).then(|| {
@@ -122,7 +128,7 @@ fn hint(kind: &FixtureValueKind, ty: &Type) -> Option<String> {
     Some(match (kind, ty) {
         (
             FixtureValueKind::Str(s),
-            Type::Int64 | Type::Float64 | Type::Decimal(..) | Type::Money(_),
+            Type::Int64 | Type::Float32 | Type::Float64 | Type::Decimal(..) | Type::Money(_),
         ) if s.trim().parse::<f64>().is_ok() => {
             format!("numbers are written without quotes: {}", s.trim())
         }
@@ -133,6 +139,9 @@ fn hint(kind: &FixtureValueKind, ty: &Type) -> Option<String> {
         (FixtureValueKind::Float(t), Type::String) => format!("strings are quoted: \"{t}\""),
         (_, Type::Date) => "write a date as a string: \"2024-01-31\"".into(),
         (_, Type::Timestamp) => "write a timestamp as a string: \"2024-01-31 08:30:00\"".into(),
+        (_, Type::TimestampTz) => {
+            "write an instant as a string with its UTC offset: \"2024-01-31 08:30:00+01:00\"".into()
+        }
         (_, Type::Array(_)) => "write an array as a list: [1, 2]".into(),
         _ => return None,
     })
@@ -225,6 +234,27 @@ pub fn valid_timestamp(s: &str) -> bool {
     })
 }
 
+/// A timestamp with a time of day and its UTC offset: `Z`, `+HH`, `+HHMM`
+/// or `+HH:MM` (or `-`), as DuckDB, PostgreSQL and Spark all read it.
+pub fn valid_timestamptz(s: &str) -> bool {
+    let (time, offset) = match s.strip_suffix('Z') {
+        Some(t) => (t, None),
+        None => match s.get(11..).and_then(|t| t.rfind(['+', '-'])) {
+            Some(i) => (&s[..11 + i], Some(&s[11 + i + 1..])),
+            None => return false,
+        },
+    };
+    let offset_ok = offset.is_none_or(|o| {
+        let digits = o.replace(':', "");
+        matches!(digits.len(), 2 | 4)
+            && digits.bytes().all(|c| c.is_ascii_digit())
+            && (o.len() != 5 || o.as_bytes()[2] == b':')
+            && digits[..2].parse::<u32>().is_ok_and(|h| h <= 15)
+            && digits.get(2..).is_none_or(|m| m.is_empty() || m < "60")
+    });
+    time.len() > 10 && offset_ok && valid_timestamp(time.trim_end())
+}
+
 /// 8-4-4-4-12 hex digits.
 pub fn valid_uuid(s: &str) -> bool {
     let groups: Vec<&str> = s.split('-').collect();
@@ -238,6 +268,29 @@ pub fn valid_uuid(s: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn instants_carry_their_offset() {
+        for ok in [
+            "2024-03-31 01:30:00+01:00",
+            "2024-03-31 00:30:00Z",
+            "2024-10-27T02:30:00.5-05",
+            "2024-10-27 02:30:00+0530",
+            "2024-10-27 02:30 +02:00",
+        ] {
+            assert!(valid_timestamptz(ok), "{ok}");
+        }
+        for bad in [
+            "2024-03-31 01:30:00",
+            "2024-03-31",
+            "2024-03-31Z",
+            "2024-03-31 01:30:00+1",
+            "2024-03-31 01:30:00+01:75",
+            "2024-03-31 25:30:00Z",
+        ] {
+            assert!(!valid_timestamptz(bad), "{bad}");
+        }
+    }
 
     #[test]
     fn dates_and_timestamps_are_iso_and_real() {

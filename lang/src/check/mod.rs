@@ -538,11 +538,13 @@ fn resolve_domain_type<'a>(
 fn builtin_type(k: &TypeRefKind) -> Option<Type> {
     Some(match k {
         TypeRefKind::Int64 => Type::Int64,
+        TypeRefKind::Float32 => Type::Float32,
         TypeRefKind::Float64 => Type::Float64,
         TypeRefKind::String => Type::String,
         TypeRefKind::Bool => Type::Bool,
         TypeRefKind::Date => Type::Date,
         TypeRefKind::Timestamp => Type::Timestamp,
+        TypeRefKind::TimestampTz => Type::TimestampTz,
         TypeRefKind::Uuid => Type::Uuid,
         TypeRefKind::Json => Type::Json,
         TypeRefKind::Decimal(p, s) => Type::Decimal(*p, *s),

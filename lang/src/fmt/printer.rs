@@ -1431,11 +1431,13 @@ fn float_text(v: f64, text: &str) -> String {
 pub(crate) fn type_ref(t: &TypeRef) -> String {
     match &t.kind {
         TypeRefKind::Int64 => "int64".into(),
+        TypeRefKind::Float32 => "float32".into(),
         TypeRefKind::Float64 => "float64".into(),
         TypeRefKind::String => "string".into(),
         TypeRefKind::Bool => "bool".into(),
         TypeRefKind::Date => "date".into(),
         TypeRefKind::Timestamp => "timestamp".into(),
+        TypeRefKind::TimestampTz => "timestamptz".into(),
         TypeRefKind::Uuid => "uuid".into(),
         TypeRefKind::Json => "json".into(),
         TypeRefKind::Decimal(p, s) => format!("decimal({p}, {s})"),

@@ -316,6 +316,14 @@ fn contract_annotations_and_types() {
 }
 
 #[test]
+fn instant_and_float32_types() {
+    check(
+        "source s() { columns: { at: timestamptz nonnull, w: float32, l: array(timestamptz) } }\ndomain weight = float32\n",
+        "source s() {\n  columns: {\n    at: timestamptz nonnull\n    w: float32\n    l: array(timestamptz)\n  }\n}\n\ndomain weight = float32\n",
+    );
+}
+
+#[test]
 fn empty_bodies() {
     check(
         "contract C {}\nmodel m {}\ntest m {}\npipeline p {}\n",

@@ -522,11 +522,13 @@ fn declarations() -> Vec<Rule> {
              or a domain name.",
             alt([
                 kw("int64"),
+                kw("float32"),
                 kw("float64"),
                 kw("string"),
                 kw("bool"),
                 kw("date"),
                 kw("timestamp"),
+                kw("timestamptz"),
                 kw("uuid"),
                 kw("json"),
                 seq([

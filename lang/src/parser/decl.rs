@@ -271,11 +271,13 @@ impl Parser<'_> {
                 self.bump();
                 match k {
                     "int64" => TypeRefKind::Int64,
+                    "float32" => TypeRefKind::Float32,
                     "float64" => TypeRefKind::Float64,
                     "string" => TypeRefKind::String,
                     "bool" => TypeRefKind::Bool,
                     "date" => TypeRefKind::Date,
                     "timestamp" => TypeRefKind::Timestamp,
+                    "timestamptz" => TypeRefKind::TimestampTz,
                     "uuid" => TypeRefKind::Uuid,
                     "json" => TypeRefKind::Json,
                     "decimal" => {

@@ -567,6 +567,7 @@ fn contract_and_types() {
   fee         : money(EUR) nonnull classification: pii;
   n: money classification: "secret", d: Dom
   t: array(array(timestamp)) x: float64 y: date z: uuid j: json b: bool
+  w: float32 at: timestamptz
 }"#;
     let Decl::Contract(c) = decl(text) else {
         panic!()
@@ -574,7 +575,7 @@ fn contract_and_types() {
     assert_eq!(c.name.name, "LiveShipment");
     assert_eq!(&text[c.span.range()], text);
     let f = &c.fields;
-    assert_eq!(f.len(), 11);
+    assert_eq!(f.len(), 13);
     match &f[1].annotations[..] {
         [Annotation::Nonnull(_), Annotation::Enum(vals, sp), Annotation::Unique(_), Annotation::Protected(_)] =>
         {
@@ -608,7 +609,9 @@ fn contract_and_types() {
             TypeRefKind::Date,
             TypeRefKind::Uuid,
             TypeRefKind::Json,
-            TypeRefKind::Bool
+            TypeRefKind::Bool,
+            TypeRefKind::Float32,
+            TypeRefKind::TimestampTz
         ]
     );
     // decimal: both numbers, comma optional.

@@ -127,6 +127,12 @@ impl Dialect {
         Ok(match (self, t) {
             (BigQuery, Type::Int64) => "INT64".into(),
             (_, Type::Int64) => "BIGINT".into(),
+            (DuckDb | Spark, Type::Float32) => "FLOAT".into(),
+            (Postgres, Type::Float32) => "REAL".into(),
+            // Their FLOAT and REAL are 8 bytes: no 4-byte float to compute in.
+            (BigQuery | Snowflake, Type::Float32) => {
+                return unsupported(self, "float32 (no 4-byte float type; declare float64)")
+            }
             (Postgres, Type::Float64) => "DOUBLE PRECISION".into(),
             (BigQuery, Type::Float64) => "FLOAT64".into(),
             (_, Type::Float64) => "DOUBLE".into(),
@@ -158,6 +164,10 @@ impl Dialect {
             (_, Type::Date) => "DATE".into(),
             (Snowflake, Type::Timestamp) => "TIMESTAMP_NTZ".into(),
             (_, Type::Timestamp) => "TIMESTAMP".into(),
+            // An instant: BigQuery's and Spark's TIMESTAMP are instants.
+            (DuckDb | Postgres, Type::TimestampTz) => "TIMESTAMPTZ".into(),
+            (Snowflake, Type::TimestampTz) => "TIMESTAMP_TZ".into(),
+            (BigQuery | Spark, Type::TimestampTz) => "TIMESTAMP".into(),
             (DuckDb | Postgres, Type::Uuid) => "UUID".into(),
             (_, Type::Uuid) => return unsupported(self, "the uuid type (no native UUID type)"),
             (Snowflake, Type::Json) => "VARIANT".into(),
@@ -194,12 +204,27 @@ impl Dialect {
 
     /// `CAST(x AS T)` for a value of type `from` (PostgreSQL casts a bool
     /// to an integer only through INTEGER).
+    /// Between `timestamptz` and the wall-clock types, through UTC (never
+    /// the session's time zone): an instant's `timestamp`, `date` and
+    /// `string` are its UTC time's.
     pub fn cast_from(self, sql: &str, from: &Type, to: &Type) -> Result<String, Unsupported> {
+        match (from, to) {
+            (Type::TimestampTz, Type::TimestampTz) => return self.cast(sql, to),
+            (Type::TimestampTz, Type::Timestamp) => return self.to_utc(sql),
+            (Type::TimestampTz, Type::Date | Type::String) => {
+                return self.cast(&self.to_utc(sql)?, to)
+            }
+            (Type::Timestamp, Type::TimestampTz) => return self.from_utc(sql),
+            (Type::Date, Type::TimestampTz) => {
+                return self.from_utc(&self.cast(sql, &Type::Timestamp)?)
+            }
+            _ => {}
+        }
         if self == Dialect::Postgres
             && *from == Type::Bool
             && matches!(
                 to,
-                Type::Int64 | Type::Decimal(..) | Type::Money(_) | Type::Float64
+                Type::Int64 | Type::Decimal(..) | Type::Money(_) | Type::Float32 | Type::Float64
             )
         {
             return self.cast(&format!("CAST({sql} AS INTEGER)"), to);
@@ -231,6 +256,40 @@ impl Dialect {
             }
             (Dialect::Postgres, true) => format!("(CAST({a} AS NUMERIC) % CAST({b} AS NUMERIC))"),
             _ => format!("({a} % {b})"),
+        }
+    }
+
+    /// The operands of an arithmetic `op` whose result has strata type
+    /// `ty`, cast where the engine would compute in a narrower type than
+    /// the result: a float32 operand of a float64 result is widened first
+    /// (DuckDB and Spark compute `FLOAT * BIGINT` in 4 bytes), and DuckDB
+    /// multiplies two decimals of up to 18 digits in 18 digits (an
+    /// overflow error where the product has up to 36), so its left operand
+    /// becomes `DECIMAL(38, s)` there.
+    pub fn widen_operands(
+        self,
+        op: crate::ast::BinOp,
+        (l, lt): (String, &Type),
+        (r, rt): (String, &Type),
+        ty: &Type,
+    ) -> Result<(String, String), Unsupported> {
+        use crate::ast::BinOp;
+        let arithmetic = matches!(op, BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Mod);
+        if !arithmetic {
+            return Ok((l, r));
+        }
+        if *ty == Type::Float64 && (*lt == Type::Float32 || *rt == Type::Float32) {
+            let widen = |sql: String, t: &Type| match t {
+                Type::Float32 => self.cast(&sql, &Type::Float64),
+                _ => Ok(sql),
+            };
+            return Ok((widen(l, lt)?, widen(r, rt)?));
+        }
+        match (self, op, ty, lt.as_decimal()) {
+            (Dialect::DuckDb, BinOp::Mul, Type::Decimal(p, _), Some((_, s))) if *p > 18 => {
+                Ok((self.cast(&l, &crate::types::decimal(38, s))?, r))
+            }
+            _ => Ok((l, r)),
         }
     }
 

@@ -111,11 +111,12 @@ fn missing_value(d: Dialect, c: &Column) -> Result<String, Unsupported> {
 pub fn zero_value(ty: &Type) -> FixtureValue {
     let kind = match ty {
         Type::Int64 | Type::Decimal(..) | Type::Money(_) => FixtureValueKind::Int(0),
-        Type::Float64 => FixtureValueKind::Float("0.0".into()),
+        Type::Float32 | Type::Float64 => FixtureValueKind::Float("0.0".into()),
         Type::String => FixtureValueKind::Str(String::new()),
         Type::Bool => FixtureValueKind::Bool(false),
         Type::Date => FixtureValueKind::Str("1970-01-01".into()),
         Type::Timestamp => FixtureValueKind::Str("1970-01-01 00:00:00".into()),
+        Type::TimestampTz => FixtureValueKind::Str("1970-01-01 00:00:00Z".into()),
         Type::Uuid => FixtureValueKind::Str("00000000-0000-0000-0000-000000000000".into()),
         Type::Json => FixtureValueKind::Str("{}".into()),
         Type::Array(_) => FixtureValueKind::List(Vec::new()),

@@ -23,6 +23,7 @@ macro_rules! cat {
 mod clock;
 pub(crate) mod dialect;
 mod fixture;
+mod zone;
 
 pub use clock::{reads as reads_clock, Clock, ClockPart};
 pub use dialect::Dialect;
@@ -741,7 +742,9 @@ impl Lower<'_> {
                 ColumnRef::Local(n) => self.bindings.get(n.as_str()).is_some_and(|b| b.plain),
             };
             // Only numbers vary across engines (int4 literals, HUGEINT sums,
-            // numeric averages); a value already cast to the type is kept.
+            // numeric averages); a value already cast to the type is kept;
+            // a number the dialect has no type for (float32 on BigQuery)
+            // cannot be computed there.
             let already = self
                 .d
                 .type_name(&col.ty)
@@ -749,7 +752,7 @@ impl Lower<'_> {
             let typed = if plain || !col.ty.is_numeric_arg() || already {
                 sql.clone()
             } else {
-                self.d.cast(&sql, &col.ty).unwrap_or_else(|_| sql.clone())
+                self.d.cast(&sql, &col.ty)?
             };
             outputs.push((col.name.to_string(), sql, typed));
         }
@@ -969,6 +972,9 @@ impl Lower<'_> {
                 let (l, lk) = self.expr(lhs)?;
                 let (r, rk) = self.expr(rhs)?;
                 let k = lk.max(rk);
+                let (l, r) = self
+                    .d
+                    .widen_operands(*op, (l, &lhs.ty), (r, &rhs.ty), &e.ty)?;
                 let infix = |op: &str| cat!("(", l, " ", op, " ", r, ")");
                 let sql = match op {
                     BinOp::Or => infix("OR"),
@@ -986,12 +992,9 @@ impl Lower<'_> {
                     BinOp::Sub => infix("-"),
                     BinOp::Mul => infix("*"),
                     BinOp::Div => self.d.divide(&l, &r),
-                    BinOp::Mod => self.d.modulo(
-                        &l,
-                        &r,
-                        lhs.ty == crate::types::Type::Float64
-                            || rhs.ty == crate::types::Type::Float64,
-                    ),
+                    BinOp::Mod => self
+                        .d
+                        .modulo(&l, &r, lhs.ty.is_float() || rhs.ty.is_float()),
                 };
                 (sql, k)
             }

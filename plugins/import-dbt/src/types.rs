@@ -39,11 +39,8 @@ pub fn from_warehouse(name: &str) -> Result<Type, String> {
         }
         "UUID" => Type::Uuid,
         "JSON" => Type::Json,
-        "FLOAT" | "FLOAT4" | "REAL" => {
-            return Err(format!(
-                "type {name} is a 4-byte float; strata's float64 would change its values"
-            ))
-        }
+        "FLOAT" | "FLOAT4" | "REAL" => Type::Float32,
+        "TIMESTAMPTZ" | "TIMESTAMP WITH TIME ZONE" => Type::TimestampTz,
         "HUGEINT" | "UBIGINT" | "UHUGEINT" | "INT128" => {
             return Err(format!("type {name} holds integers beyond int64's range"))
         }
@@ -84,7 +81,11 @@ mod tests {
         assert_eq!(from_warehouse("DECIMAL(10,2)"), Ok(Type::Decimal(10, 2)));
         assert_eq!(from_warehouse("varchar"), Ok(Type::String));
         assert_eq!(from_warehouse("TIMESTAMP"), Ok(Type::Timestamp));
-        assert!(from_warehouse("FLOAT").is_err());
+        assert_eq!(from_warehouse("FLOAT"), Ok(Type::Float32));
+        assert_eq!(
+            from_warehouse("TIMESTAMP WITH TIME ZONE"),
+            Ok(Type::TimestampTz)
+        );
         assert!(from_warehouse("STRUCT(a INTEGER)").is_err());
         assert_eq!(
             declared(&Type::Decimal(10, 2)).as_deref(),

@@ -14,7 +14,13 @@ pub fn cell_text(cell: &Option<String>, ty: &Type) -> String {
         (None, _) => "null".to_string(),
         (
             Some(s),
-            Type::String | Type::Date | Type::Timestamp | Type::Uuid | Type::Json | Type::Unknown,
+            Type::String
+            | Type::Date
+            | Type::Timestamp
+            | Type::TimestampTz
+            | Type::Uuid
+            | Type::Json
+            | Type::Unknown,
         ) => strata_lang::fmt::quote_string(s),
         (Some(s), _) => s.clone(),
     }
@@ -150,7 +156,7 @@ fn cell_json(cell: &Option<String>, ty: &Type) -> serde_json::Value {
         Type::Int64 => text
             .parse::<i64>()
             .map_or_else(|_| text.clone().into(), Into::into),
-        Type::Float64 => text
+        Type::Float32 | Type::Float64 => text
             .parse::<f64>()
             .ok()
             .and_then(serde_json::Number::from_f64)

@@ -266,6 +266,7 @@ impl Engine for DuckDb {
         ];
         match ty {
             Type::Int64 => int.contains(&p.as_str()),
+            Type::Float32 => p == "FLOAT",
             Type::Float64 => p == "DOUBLE" || p == "FLOAT",
             Type::Decimal(..) | Type::Money(_) => {
                 p.starts_with("DECIMAL") || int.contains(&p.as_str())
@@ -273,7 +274,10 @@ impl Engine for DuckDb {
             Type::String => p == "VARCHAR",
             Type::Bool => p == "BOOLEAN",
             Type::Date => p == "DATE",
-            Type::Timestamp => p.starts_with("TIMESTAMP"),
+            // TIMESTAMP, TIMESTAMP_S/_MS/_NS: wall-clock times; an instant
+            // (TIMESTAMP WITH TIME ZONE) is a timestamptz.
+            Type::Timestamp => p.starts_with("TIMESTAMP") && !p.contains("TIME ZONE"),
+            Type::TimestampTz => p == "TIMESTAMP WITH TIME ZONE" || p == "TIMESTAMPTZ",
             Type::Uuid => p == "UUID" || p == "VARCHAR",
             Type::Json => p == "JSON" || p == "VARCHAR",
             Type::Array(_) => p.ends_with("[]"),

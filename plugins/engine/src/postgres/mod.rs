@@ -256,12 +256,14 @@ impl Engine for Postgres {
         let int = ["int2", "int4", "int8"];
         match ty {
             Type::Int64 => int.contains(&p.as_str()),
+            Type::Float32 => p == "float4",
             Type::Float64 => p == "float8" || p == "float4",
             Type::Decimal(..) | Type::Money(_) => p == "numeric" || int.contains(&p.as_str()),
             Type::String => matches!(p.as_str(), "text" | "varchar" | "bpchar" | "name"),
             Type::Bool => p == "bool",
             Type::Date => p == "date",
-            Type::Timestamp => p == "timestamp" || p == "timestamptz",
+            Type::Timestamp => p == "timestamp",
+            Type::TimestampTz => p == "timestamptz",
             Type::Uuid => matches!(p.as_str(), "uuid" | "text" | "varchar"),
             Type::Json => matches!(p.as_str(), "json" | "jsonb" | "text" | "varchar"),
             Type::Array(_) => p.starts_with('_'),

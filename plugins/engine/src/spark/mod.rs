@@ -309,6 +309,7 @@ impl Engine for Spark {
         let text = p == "string" || p.starts_with("varchar") || p.starts_with("char");
         match ty {
             Type::Int64 => int.contains(&p.as_str()),
+            Type::Float32 => p == "float",
             Type::Float64 => p == "double" || p == "float",
             Type::Decimal(..) | Type::Money(_) => {
                 p.starts_with("decimal") || int.contains(&p.as_str())
@@ -317,6 +318,8 @@ impl Engine for Spark {
             Type::Bool => p == "boolean",
             Type::Date => p == "date",
             Type::Timestamp => p == "timestamp" || p == "timestamp_ntz",
+            // Spark's TIMESTAMP is an instant (shown in the session's zone).
+            Type::TimestampTz => p == "timestamp" || p == "timestamp_ltz",
             Type::Json => text || p == "variant",
             Type::Array(_) => p.starts_with("array<"),
             Type::Unknown => true,

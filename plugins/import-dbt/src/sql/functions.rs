@@ -367,8 +367,10 @@ impl Translator<'_> {
                 Some(func) => {
                     want(func.min_args, func.max_args.unwrap_or(usize::MAX))?;
                     let ty = func.returns.type_for(arg_ty.as_ref());
-                    // A decimal result: DuckDB may give it another scale.
-                    if matches!(ty, Some(Type::Decimal(..))) {
+                    // A decimal result: DuckDB may give it another scale
+                    // (not a sum: strata types it as DuckDB does).
+                    let sum = func.returns == strata_lang::catalog::Returns::SumA1;
+                    if matches!(ty, Some(Type::Decimal(..))) && !sum {
                         return Err(Refusal::at(
                             format!("{other}() of a decimal (DuckDB may give its result another scale than strata)"),
                             e,
