@@ -157,6 +157,7 @@ exec_fixtures!(
     joins,
     keywords,
     nulls,
+    quoted_names,
     setops,
     sort_take,
     strings_math,

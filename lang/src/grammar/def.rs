@@ -396,7 +396,7 @@ fn declarations() -> Vec<Rule> {
         syntax(
             "import-decl",
             "`import a.b`: the module a/b.strata.",
-            seq([kw("import"), list(tok("ident"), ".")]),
+            seq([kw("import"), list(tok("module-name"), ".")]),
         ),
         syntax(
             "source-decl",
@@ -1154,10 +1154,47 @@ fn tokens() -> Vec<Rule> {
         token(
             "ident",
             "A name: a word that is not a reserved word (the grammar does not \
-             exclude them; the parser does).",
-            seq([r("word-start"), star(r("word-char"))]),
+             exclude them; the parser does), or any text between backticks \
+             (`` `date` ``, `` `unit price` ``).",
+            alt([
+                seq([r("word-start"), star(r("word-char"))]),
+                seq([text("`"), plus(r("quoted-char")), text("`")]),
+            ]),
             // `columns: {` always starts a source's columns block.
             Avoid::ReservedWordsAnd(&["columns"]),
+        ),
+        token(
+            "module-name",
+            "A part of an import's path: a name, whose quoted form holds no `/`, `\\` \
+             or `.` (it names a file or a directory).",
+            alt([
+                seq([r("word-start"), star(r("word-char"))]),
+                seq([
+                    text("`"),
+                    plus(Node::Chars(Class {
+                        negated: true,
+                        ranges: vec![
+                            ('\u{0}', '\u{1f}'),
+                            ('.', '/'),
+                            ('\\', '\\'),
+                            ('`', '`'),
+                            ('\u{7f}', '\u{9f}'),
+                        ],
+                    })),
+                    text("`"),
+                ]),
+            ]),
+            Avoid::ReservedWords,
+        ),
+        token(
+            "quoted-char",
+            "A character of a quoted name: anything but a backtick or a control \
+             character.",
+            Node::Chars(Class {
+                negated: true,
+                ranges: vec![('\u{0}', '\u{1f}'), ('`', '`'), ('\u{7f}', '\u{9f}')],
+            }),
+            Avoid::Nothing,
         ),
         token(
             "unit",
