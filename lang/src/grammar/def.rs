@@ -89,12 +89,32 @@ impl Avoid {
     pub fn avoids(self, text: &str) -> bool {
         match self {
             Avoid::Nothing => false,
-            Avoid::ReservedWords => KEYWORDS.contains(&text) || TYPE_KEYWORDS.contains(&text),
+            Avoid::ReservedWords => {
+                KEYWORDS.contains(&text)
+                    || TYPE_KEYWORDS.contains(&text)
+                    || unquoted_outside_grammar(text)
+            }
             Avoid::ReservedWordsAnd(words) => {
                 words.contains(&text) || Avoid::ReservedWords.avoids(text)
             }
         }
     }
+}
+
+/// Whether `text` is a quoted name that `strata fmt` writes bare (the
+/// lexer takes it as a word: `` `日` ``) in letters the grammar has no bare
+/// word for: the sampler does not write it, so that a formatted sample is
+/// in the grammar too.
+fn unquoted_outside_grammar(text: &str) -> bool {
+    static LETTERS: std::sync::LazyLock<Vec<(char, char)>> =
+        std::sync::LazyLock::new(word_start_ranges);
+    let Some(inner) = text.strip_prefix('`').and_then(|t| t.strip_suffix('`')) else {
+        return false;
+    };
+    crate::ident::is_plain(inner)
+        && !inner.chars().all(|c| {
+            c.is_ascii_digit() || LETTERS.iter().any(|(a, b)| (*a..=*b).contains(&c))
+        })
 }
 
 #[derive(Clone, Debug)]
