@@ -11,12 +11,8 @@
 
 use std::borrow::Cow;
 
+pub use crate::lexer::is_quotable_char;
 use crate::lexer::{is_word_char, is_word_start, KEYWORDS, TYPE_KEYWORDS};
-
-/// Whether `c` may appear between backticks.
-pub fn is_quotable_char(c: char) -> bool {
-    c != '`' && !c.is_control()
-}
 
 /// Whether `s` lexes as one word (identifier, keyword or type keyword).
 pub fn is_word(s: &str) -> bool {

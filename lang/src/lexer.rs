@@ -240,6 +240,12 @@ pub fn is_word_char(c: char) -> bool {
     c == '_' || c.is_alphabetic() || c.is_ascii_digit()
 }
 
+/// Whether `c` may appear in a name between backticks (anything but a
+/// backtick and a control character; see [`crate::ident`]).
+pub fn is_quotable_char(c: char) -> bool {
+    c != '`' && !c.is_control()
+}
+
 /// Lex `text` (the contents of `file`) whole.
 pub fn lex(file: FileId, text: &str) -> Lexed<'_> {
     let mut lexer = Lexer::new(file, text);
@@ -445,12 +451,12 @@ impl<'a> Lexer<'a> {
     }
 
     /// A name between backticks: any characters but a backtick or a
-    /// control character, at least one ([`crate::ident`]).
+    /// control character, at least one.
     fn quoted_name(&mut self) {
         let start = self.pos;
         let rest = self.text.get(start + 1..).unwrap_or("");
         let len = rest
-            .find(|c: char| !crate::ident::is_quotable_char(c))
+            .find(|c: char| !is_quotable_char(c))
             .unwrap_or(rest.len());
         let inner = &rest[..len];
         let end = start + 1 + len;

@@ -42,10 +42,12 @@ pub fn rename<'w>(
             ))
         }
         None if ident::is_word(new_name) => new_name,
-        None if ident::is_writable(new_name) => return Err(format!(
+        None if ident::is_writable(new_name) => {
+            return Err(format!(
             "`{new_name}` is not a plain name (letters, digits and _, not starting with a digit): \
                  to use it, write it between backticks"
-        )),
+        ))
+        }
         None => return Err(format!("`{new_name}` is not a name")),
     };
     let Some(o) = a.index().at(a.file, offset) else {

@@ -112,9 +112,9 @@ fn unquoted_outside_grammar(text: &str) -> bool {
         return false;
     };
     crate::ident::is_plain(inner)
-        && !inner.chars().all(|c| {
-            c.is_ascii_digit() || LETTERS.iter().any(|(a, b)| (*a..=*b).contains(&c))
-        })
+        && !inner
+            .chars()
+            .all(|c| c.is_ascii_digit() || LETTERS.iter().any(|(a, b)| (*a..=*b).contains(&c)))
 }
 
 #[derive(Clone, Debug)]
