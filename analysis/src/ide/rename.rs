@@ -21,6 +21,10 @@ pub fn prepare_rename(a: &Analysis, offset: usize) -> Result<Span, String> {
     Ok(o.span)
 }
 
+/// A rename: the text to write, and each span to replace with it (with
+/// the analysis whose module it is a span of).
+pub type Renaming<'w> = (String, Vec<(&'w Analysis, Span)>);
+
 /// What renaming what the name at byte `offset` of `a`'s document refers
 /// to `new_name` takes: the text to write (the name quoted when it must
 /// be, `` `date` ``) and every span of `workspace` (the analyses of the
@@ -32,7 +36,7 @@ pub fn rename<'w>(
     a: &Analysis,
     offset: usize,
     new_name: &str,
-) -> Result<(String, Vec<(&'w Analysis, Span)>), String> {
+) -> Result<Renaming<'w>, String> {
     let new_name = match new_name.strip_prefix('`').and_then(|n| n.strip_suffix('`')) {
         Some(inner) if ident::is_writable(inner) => inner,
         Some(_) => {
