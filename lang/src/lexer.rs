@@ -8,7 +8,10 @@
 //! * a `.` directly after another `.` never starts a number, so `take 5..10`
 //!   lexes as `5` `.` `.` `10` (the reference lexes `.10` as a float);
 //! * integer literals must fit in an `i64`;
-//! * digits are ASCII only.
+//! * digits are ASCII only;
+//! * a name may be written between backticks (`` `date` ``, `` `unit price` ``),
+//!   so that a reserved word or any other text can name something
+//!   ([`crate::ident`]); the reference refuses the backtick character.
 //!
 //! A lex error produces a [`TokenKind::Error`] token at its place (so the
 //! parser stops there without a second message) and a diagnostic with the
@@ -142,7 +145,8 @@ fn symbol_at(rest: &[u8]) -> Option<&'static str> {
 #[derive(Clone, Debug, PartialEq)]
 pub enum TokenKind<'a> {
     /// An identifier (including contextual words such as `many_to_one`), as
-    /// written in the source.
+    /// written in the source; for a quoted name (`` `date` ``), the text
+    /// between the backticks (the token's span covers them).
     Ident(&'a str),
     /// A reserved keyword (one of [`KEYWORDS`]).
     Keyword(&'static str),
@@ -239,6 +243,12 @@ pub fn is_word_start(c: char) -> bool {
 /// Whether `c` may continue a word (letters, ASCII digits, `_`).
 pub fn is_word_char(c: char) -> bool {
     c == '_' || c.is_alphabetic() || c.is_ascii_digit()
+}
+
+/// Whether `c` may appear in a name between backticks (anything but a
+/// backtick and a control character; see [`crate::ident`]).
+pub fn is_quotable_char(c: char) -> bool {
+    c != '`' && !c.is_control()
 }
 
 /// Lex `text` (the contents of `file`) whole.
@@ -363,6 +373,7 @@ impl<'a> Lexer<'a> {
                 b'/' if self.byte(start + 1) == b'/' => self.line_comment(),
                 b'/' if self.byte(start + 1) == b'*' => self.block_comment(),
                 b'"' => self.string(),
+                b'`' => self.quoted_name(),
                 b'0'..=b'9' => self.number(),
                 b'.' if self.byte(start + 1).is_ascii_digit()
                     && !(start > 0 && self.byte(start - 1) == b'.') =>
@@ -442,6 +453,64 @@ impl<'a> Lexer<'a> {
             None => TokenKind::Ident(w),
         };
         self.push(kind, start, self.pos);
+    }
+
+    /// A name between backticks: any characters but a backtick or a
+    /// control character, at least one.
+    fn quoted_name(&mut self) {
+        let start = self.pos;
+        let rest = self.text.get(start + 1..).unwrap_or("");
+        let len = rest
+            .find(|c: char| !is_quotable_char(c))
+            .unwrap_or(rest.len());
+        let inner = &rest[..len];
+        let end = start + 1 + len;
+        if rest[len..].starts_with('`') {
+            self.pos = end + 1;
+            if inner.is_empty() {
+                self.error(
+                    start,
+                    self.pos,
+                    "empty quoted name: '``' names nothing".to_string(),
+                    Some("write a name between the backticks, e.g. `date`"),
+                );
+                self.push(TokenKind::Error, start, self.pos);
+            } else {
+                self.push(TokenKind::Ident(inner), start, self.pos);
+            }
+            return;
+        }
+        match rest[len..].chars().next() {
+            Some(c) if c != '\n' && c != '\r' => {
+                // A control character inside: the name runs to the next
+                // backtick on its line, and is an error.
+                let at = end;
+                let line = &rest[len..];
+                let close = line
+                    .find(['`', '\n'])
+                    .filter(|i| line[*i..].starts_with('`'));
+                self.pos = close.map_or(end, |i| end + i + 1);
+                self.error(
+                    at,
+                    at + c.len_utf8(),
+                    format!(
+                        "a quoted name cannot hold a control character (here U+{:04X})",
+                        u32::from(c)
+                    ),
+                    Some("a name between backticks holds no tab, line break or other control character"),
+                );
+            }
+            _ => {
+                self.pos = end;
+                self.error(
+                    start,
+                    start + 1,
+                    "unterminated quoted name: this '`' has no closing '`' on its line".to_string(),
+                    Some("a quoted name ends with '`' on the same line, e.g. `date`"),
+                );
+            }
+        }
+        self.push(TokenKind::Error, start, self.pos);
     }
 
     fn digits(&mut self) {
@@ -625,7 +694,12 @@ impl<'a> Lexer<'a> {
         // A run of characters no token can start with: one error.
         self.pos += c.len_utf8();
         while let Some(n) = self.peek() {
-            if n.is_ascii_whitespace() || is_word_start(n) || n.is_ascii_digit() || n == '"' {
+            if n.is_ascii_whitespace()
+                || is_word_start(n)
+                || n.is_ascii_digit()
+                || n == '"'
+                || n == '`'
+            {
                 break;
             }
             let r = self.text.get(self.pos..).unwrap_or("");
@@ -642,7 +716,7 @@ impl<'a> Lexer<'a> {
             format!("unexpected characters '{shown}'")
         };
         let help = match c {
-            '\'' | '`' => Some("strings are written with double quotes: \"text\""),
+            '\'' => Some("strings are written with double quotes: \"text\""),
             '&' => Some("use 'and' for a logical and"),
             '@' | '?' | '^' | '~' | '$' => None,
             _ => None,
@@ -730,6 +804,52 @@ mod tests {
                 Eof
             ]
         );
+    }
+
+    #[test]
+    fn quoted_names() {
+        use TokenKind::*;
+        assert_eq!(
+            kinds("`date` `unit price` `it's \"x\"` `a.b`.c `é`"),
+            vec![
+                id("date"),
+                id("unit price"),
+                id("it's \"x\""),
+                id("a.b"),
+                Sym("."),
+                id("c"),
+                id("é"),
+                Eof
+            ]
+        );
+        // The span covers the backticks.
+        let l = lex(FileId(0), "x `select`");
+        assert_eq!(l.tokens[1].span.range(), 2..10);
+        assert_eq!(
+            errors("a `` b"),
+            vec!["empty quoted name: '``' names nothing"]
+        );
+        assert_eq!(
+            errors("a `b\nc"),
+            vec!["unterminated quoted name: this '`' has no closing '`' on its line"]
+        );
+        assert_eq!(
+            errors("`b"),
+            vec!["unterminated quoted name: this '`' has no closing '`' on its line"]
+        );
+        assert_eq!(
+            errors("`a\tb` c"),
+            vec!["a quoted name cannot hold a control character (here U+0009)"]
+        );
+        // After an error the next token is lexed.
+        let l = lex(FileId(0), "`a\tb` c `` d");
+        assert_eq!(l.tokens[0].span.range(), 0..5);
+        assert_eq!(l.tokens[1].kind, id("c"));
+        assert_eq!(l.tokens[2].kind, TokenKind::Error);
+        assert_eq!(l.tokens[3].kind, id("d"));
+        let l = lex(FileId(0), "`ab\nc");
+        assert_eq!(l.diagnostics[0].span.range(), 0..1);
+        assert_eq!(l.tokens[1].kind, id("c"));
     }
 
     #[test]

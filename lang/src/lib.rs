@@ -14,6 +14,7 @@ pub mod fingerprint;
 pub mod fmt;
 pub mod grammar;
 pub mod hash;
+pub mod ident;
 pub mod ir;
 pub mod lexer;
 pub mod load;

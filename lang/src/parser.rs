@@ -367,8 +367,15 @@ impl<'a> Parser<'a> {
         matches!(self.kind(), TokenKind::Keyword(x) if *x == k)
     }
 
+    /// Whether the current token is the contextual word `name`: written
+    /// bare (a quoted name, `` `given` ``, is always a name).
     fn is_ident(&self, name: &str) -> bool {
-        matches!(self.kind(), TokenKind::Ident(x) if *x == name)
+        matches!(self.kind(), TokenKind::Ident(x) if *x == name) && !self.quoted()
+    }
+
+    /// Whether the current token was written between backticks.
+    fn quoted(&self) -> bool {
+        self.text.as_bytes().get(self.peek().span.start as usize) == Some(&b'`')
     }
 
     fn eat_sym(&mut self, s: &str) -> Option<Span> {
@@ -442,7 +449,7 @@ impl<'a> Parser<'a> {
                 if what.contains("name") || what.contains("identifier") =>
             {
                 f.with_help(format!(
-                    "'{k}' is a reserved word and cannot be used as a name"
+                    "'{k}' is a reserved word; to use it as a name, quote it: `{k}`"
                 ))
             }
             _ => f,
@@ -461,7 +468,7 @@ impl<'a> Parser<'a> {
     fn describe(&self, tok: &Token) -> String {
         let src = self.text.get(tok.span.range()).unwrap_or("");
         match &tok.kind {
-            TokenKind::Ident(n) => format!("identifier '{}'", shorten(n, 40)),
+            TokenKind::Ident(_) => format!("identifier '{}'", shorten(src, 40)),
             TokenKind::Keyword(k) => format!("keyword '{k}'"),
             TokenKind::TypeKeyword(k) => format!("type keyword '{k}'"),
             TokenKind::Int(_) => format!("integer {}", shorten(src, 40)),

@@ -158,6 +158,7 @@ exec_fixtures!(
     joins,
     keywords,
     nulls,
+    quoted_names,
     setops,
     sort_take,
     strings_math,

@@ -167,3 +167,94 @@ fn completion_of_window_parts_frames_and_nulls_placements() {
     assert_eq!(l, ["unbounded"]);
     c.stop();
 }
+
+// Names between backticks (line numbers 0-based).
+const QUOTED: &str = r#"source `select`(ns: "shop") {
+  columns: {
+    `date`: date nonnull
+    `unit price`: float64
+  }
+}
+
+model `order` {
+  from `select`
+  select { `date` = `select`.`date`, total = `unit price` }
+}
+
+model by_day {
+  from `order`
+  group { `date` } ( aggregate { n = count() } )
+}
+"#;
+// 0: source `select`           (`select` at 7..15)
+// 7: model `order`             (`order` at 6..13)
+// 9:   select { `date` = ...   (`date` at 11..17)
+// 13:  from `order`            (`order` at 7..14)
+// 14:  group { `date` } ...    (`date` at 10..16)
+
+#[test]
+fn quoted_names_hover_definition_completion_and_rename() {
+    let w = Workspace::new();
+    fs::write(w.path().join("quoted.strata"), QUOTED).unwrap();
+    let (mut c, _) = Client::initialized(STRATA, w.path(), json!({}));
+    let uri = w.uri("quoted.strata");
+    c.open(&uri, QUOTED);
+    assert_eq!(c.diagnostics(&uri), Vec::<Value>::new());
+    // Hover and definition on a quoted name: its span covers the backticks.
+    let model = hover_text(&mut c, &uri, 13, 9);
+    assert!(model.contains("**model** `order`"), "{model}");
+    let d = c.call("textDocument/definition", at(&uri, 13, 9));
+    assert_eq!(range(&d["range"]), [(7, 6), (7, 13)], "{d}");
+    let d = c.call("textDocument/definition", at(&uri, 14, 12));
+    assert_eq!(range(&d["range"])[0], (9, 11), "{d}");
+    let p = c.call("textDocument/prepareRename", at(&uri, 14, 12));
+    assert_eq!(range(&p), [(14, 10), (14, 16)], "{p}");
+    // Completion of a column that needs quoting inserts it quoted, found
+    // by the name typed without backticks.
+    c.change(&uri, 2, [(15, 0), (15, 0)], "  \n");
+    c.diagnostics(&uri);
+    let list = c.call("textDocument/completion", at(&uri, 15, 2));
+    let items = list["items"].as_array().unwrap();
+    let date = items.iter().find(|i| i["label"] == "date").unwrap();
+    assert_eq!(date["insertText"], "`date`", "{date}");
+    assert_eq!(date["filterText"], "date", "{date}");
+    let total = items.iter().find(|i| i["label"] == "total").unwrap();
+    assert!(total.get("insertText").is_none(), "{total}");
+    c.change(&uri, 3, [(15, 0), (16, 0)], "");
+    c.diagnostics(&uri);
+    // After `` `select`. ``: the quoted input's columns.
+    c.change(&uri, 4, [(10, 0), (10, 0)], "  derive { x = `select`.\n");
+    c.diagnostics(&uri);
+    let l = labels(&c.call("textDocument/completion", at(&uri, 10, 24)));
+    assert_eq!(l, vec!["date", "unit price"]);
+    c.change(&uri, 5, [(10, 0), (11, 0)], "");
+    c.diagnostics(&uri);
+    // Rename to a reserved word writes it quoted; a quoted new name is
+    // taken as it is; a bare text that is no word is refused.
+    let mut params = at(&uri, 13, 9);
+    params["newName"] = json!("where");
+    let edit = c.call("textDocument/rename", params);
+    let edits = edit["changes"][uri.as_str()].as_array().unwrap();
+    assert_eq!(apply(QUOTED, edits), QUOTED.replace("`order`", "`where`"));
+    let mut params = at(&uri, 14, 12);
+    params["newName"] = json!("`day of order`");
+    let edit = c.call("textDocument/rename", params);
+    let edits = edit["changes"][uri.as_str()].as_array().unwrap();
+    let renamed = apply(QUOTED, edits);
+    assert!(
+        renamed.contains("select { `day of order` = `select`.`date`,"),
+        "{renamed}"
+    );
+    assert!(renamed.contains("group { `day of order` }"), "{renamed}");
+    let mut params = at(&uri, 13, 9);
+    params["newName"] = json!("day of order");
+    let r = c.request("textDocument/rename", params);
+    assert!(
+        r["error"]["message"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("between backticks"),
+        "{r}"
+    );
+    c.stop();
+}

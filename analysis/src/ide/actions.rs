@@ -51,9 +51,16 @@ pub fn quick_fixes(a: &Analysis, start: usize, end: usize) -> Vec<QuickFix> {
             .strip_prefix("did you mean `")
             .and_then(|h| h.strip_suffix("`?"))
         {
+            // One name is written quoted when it must be (`date`); a
+            // qualified `a.b` or a `given x` is taken as it is.
+            let text = if name.contains('.') || name.starts_with("given ") {
+                name.into()
+            } else {
+                strata_lang::ident::written(name)
+            };
             actions.push(action(
                 format!("replace with `{name}`"),
-                vec![edit(d.span.start as usize, d.span.end as usize, name)],
+                vec![edit(d.span.start as usize, d.span.end as usize, &text)],
             ));
         }
         if d.code == "W090" {

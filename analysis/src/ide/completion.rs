@@ -30,13 +30,19 @@ pub struct Completion {
     pub label: String,
     pub kind: CompletionKind,
     pub detail: Option<String>,
+    /// The text to insert when it is not the label: a column or relation
+    /// whose name must be quoted (`` `date` ``).
+    pub insert: Option<String>,
 }
 
 fn item(label: &str, kind: CompletionKind, detail: Option<String>) -> Completion {
+    let name = matches!(kind, CompletionKind::Column | CompletionKind::Relation);
     Completion {
         label: label.to_string(),
         kind,
         detail,
+        insert: (name && !strata_lang::ident::is_plain(label))
+            .then(|| strata_lang::ident::written(label).into_owned()),
     }
 }
 
@@ -60,10 +66,16 @@ pub fn completions(a: &Analysis, text: &str, offset: usize) -> Vec<Completion> {
     // `input.` : that input's columns.
     if typing {
         if let Some((qualifier, _)) = last.rsplit_once('.') {
-            let qualifier = qualifier
-                .rsplit(|c: char| !(c.is_alphanumeric() || c == '_'))
-                .next()
-                .unwrap_or(qualifier);
+            let head = before.rsplit_once('.').map_or("", |(h, _)| h);
+            let qualifier = match head.strip_suffix('`') {
+                // A quoted input (it may hold spaces): the text between
+                // its backticks.
+                Some(q) => q.rsplit('`').next().unwrap_or(q),
+                None => qualifier
+                    .rsplit(|c: char| !(c.is_alphanumeric() || c == '_'))
+                    .next()
+                    .unwrap_or(qualifier),
+            };
             let node = if module.models.iter().any(|m| m.name == qualifier) {
                 NodeId::new(NodeKind::Model, qualifier)
             } else {

@@ -2,6 +2,8 @@
 //! expect rows(..) {..} }`), read from the text before it: the file may not
 //! parse while a row is being typed.
 
+use strata_lang::ident::unwritten;
+
 /// A place in a fixture test that completion knows.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Spot {
@@ -38,6 +40,17 @@ fn tokens(text: &str) -> Vec<&str> {
             }
             i = (i + 1).min(b.len());
             out.push(&text[start..i]);
+        } else if c == b'`' {
+            // A quoted name, one token with its backticks.
+            let start = i;
+            i += 1;
+            while i < b.len() && b[i] != b'`' && b[i] != b'\n' {
+                i += 1;
+            }
+            if b.get(i) == Some(&b'`') {
+                i += 1;
+            }
+            out.push(&text[start..i]);
         } else if c.is_ascii_alphanumeric() || c == b'_' || c >= 0x80 {
             let start = i;
             while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_' || b[i] >= 0x80) {
@@ -70,7 +83,7 @@ pub fn spot(text: &str, offset: usize, typing: bool) -> Option<Spot> {
     {
         toks.pop();
     }
-    let model = toks.get(1)?.to_string();
+    let model = unwritten(toks.get(1)?).to_string();
     let open = toks.iter().position(|t| *t == "{")?;
     // Walk the body: braces, and the column list being written.
     let mut depth = 0usize;
@@ -88,7 +101,7 @@ pub fn spot(text: &str, offset: usize, typing: bool) -> Option<Spot> {
                 list = match (toks[k - 2], toks[k - 1]) {
                     ("given", input) => Some(Spot::InputColumn {
                         model: model.clone(),
-                        input: input.to_string(),
+                        input: unwritten(input).to_string(),
                     }),
                     ("expect", "rows") => Some(Spot::OutputColumn {
                         model: model.clone(),

@@ -2,7 +2,7 @@
 //! the workspace, or refused with the reason (a name the warehouse or a
 //! contract fixes, a passed-through column, a test, a name already taken).
 
-use strata_lang::Span;
+use strata_lang::{ident, Span};
 
 use super::analysis::Analysis;
 use super::index::Target;
@@ -21,21 +21,39 @@ pub fn prepare_rename(a: &Analysis, offset: usize) -> Result<Span, String> {
     Ok(o.span)
 }
 
-/// Every span of `workspace` (the analyses of the open documents) to
-/// replace with `new_name` to rename what the name at byte `offset` of
-/// `a`'s document refers to, each with the analysis whose module it is a
-/// span of; or why it cannot be renamed so.
+/// A rename: the text to write, and each span to replace with it (with
+/// the analysis whose module it is a span of).
+pub type Renaming<'w> = (String, Vec<(&'w Analysis, Span)>);
+
+/// What renaming what the name at byte `offset` of `a`'s document refers
+/// to `new_name` takes: the text to write (the name quoted when it must
+/// be, `` `date` ``) and every span of `workspace` (the analyses of the
+/// open documents) to replace with it, each with the analysis whose module
+/// it is a span of; or why it cannot be renamed so. `new_name` is a word
+/// (a reserved one too: it is quoted) or any name between backticks.
 pub fn rename<'w>(
     workspace: &[&'w Analysis],
     a: &Analysis,
     offset: usize,
     new_name: &str,
-) -> Result<Vec<(&'w Analysis, Span)>, String> {
-    if !is_identifier(new_name) {
-        return Err(format!(
-            "`{new_name}` is not a name (letters, digits and _, not starting with a digit)"
-        ));
-    }
+) -> Result<Renaming<'w>, String> {
+    let new_name = match new_name.strip_prefix('`').and_then(|n| n.strip_suffix('`')) {
+        Some(inner) if ident::is_writable(inner) => inner,
+        Some(_) => {
+            return Err(format!(
+                "{new_name} is not a name: between backticks, a name holds at least one character, \
+                 and no backtick, tab or line break"
+            ))
+        }
+        None if ident::is_word(new_name) => new_name,
+        None if ident::is_writable(new_name) => {
+            return Err(format!(
+            "`{new_name}` is not a plain name (letters, digits and _, not starting with a digit): \
+                 to use it, write it between backticks"
+        ))
+        }
+        None => return Err(format!("`{new_name}` is not a name")),
+    };
     let Some(o) = a.index().at(a.file, offset) else {
         return Err("nothing to rename here".into());
     };
@@ -59,10 +77,11 @@ pub fn rename<'w>(
     if taken {
         return Err(format!("`{new_name}` is already taken"));
     }
-    Ok(occurrences_of(workspace, &o.target)
+    let spans = occurrences_of(workspace, &o.target)
         .into_iter()
         .map(|(a, o)| (a, o.span))
-        .collect())
+        .collect();
+    Ok((ident::written(new_name).into_owned(), spans))
 }
 
 /// Why `target` cannot be renamed, if it cannot.
@@ -99,12 +118,4 @@ fn rename_refusal(a: &Analysis, target: &Target) -> Option<String> {
         Target::Node(node) if node.kind == NodeKind::Test => Some("a test is named after its model".into()),
         Target::Node(_) => None,
     }
-}
-
-fn is_identifier(s: &str) -> bool {
-    let mut chars = s.chars();
-    chars
-        .next()
-        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
 }

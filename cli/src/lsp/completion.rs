@@ -15,6 +15,10 @@ pub fn completion(
     let items = ide::completions(a, &doc.text, offset)
         .into_iter()
         .map(|c| CompletionItem {
+            // A quoted name is inserted with its backticks, and found by
+            // the name typed without them.
+            filter_text: c.insert.as_ref().map(|_| c.label.clone()),
+            insert_text: c.insert,
             label: c.label,
             kind: Some(completion_kind(c.kind)),
             detail: c.detail,

@@ -27,7 +27,7 @@ pub fn prepare(
 pub fn rename(server: &Server, p: RenameParams) -> Result<Option<WorkspaceEdit>, Failure> {
     let (_, a, offset) = at(server, &p.text_document_position)?;
     let workspace = workspace(server);
-    let spans = ide::rename(&workspace, a, offset, &p.new_name).map_err(Failure::failed)?;
+    let (name, spans) = ide::rename(&workspace, a, offset, &p.new_name).map_err(Failure::failed)?;
     let mut changes: HashMap<Url, Vec<TextEdit>> = HashMap::new();
     for (a, span) in spans {
         let Some(uri) = uri(a, span.file) else {
@@ -39,7 +39,7 @@ pub fn rename(server: &Server, p: RenameParams) -> Result<Option<WorkspaceEdit>,
             .get(&uri)
             .map_or_else(|| a.text(span.file), |d| d.text.as_str());
         let lines = LineIndex::new(text, server.encoding);
-        let edit = text_edit(&lines, span.start as usize, span.end as usize, &p.new_name);
+        let edit = text_edit(&lines, span.start as usize, span.end as usize, &name);
         changes.entry(uri).or_default().push(edit);
     }
     Ok(Some(WorkspaceEdit::new(changes)))

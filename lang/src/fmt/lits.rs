@@ -2,22 +2,8 @@
 //! written as a bare word.
 
 use crate::ast::StrPart;
-use crate::lexer::{is_word_char, is_word_start, KEYWORDS, TYPE_KEYWORDS};
 
-/// Whether `s` lexes as one word (identifier, keyword or type keyword).
-pub(crate) fn is_word(s: &str) -> bool {
-    let mut chars = s.chars();
-    match chars.next() {
-        Some(c) if is_word_start(c) => {}
-        _ => return false,
-    }
-    chars.all(is_word_char)
-}
-
-/// Whether `s` lexes as an identifier (a word that is no keyword).
-pub(crate) fn is_ident(s: &str) -> bool {
-    is_word(s) && !KEYWORDS.contains(&s) && !TYPE_KEYWORDS.contains(&s)
-}
+pub(crate) use crate::ident::{is_plain as is_ident, is_word};
 
 /// Whether `s` is a run of ASCII digits.
 pub(crate) fn is_int(s: &str) -> bool {

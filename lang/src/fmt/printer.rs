@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 use super::doc::{concat, Doc};
 use super::lits;
 use crate::ast::*;
+use crate::ident::written;
 use crate::span::Span;
 
 /// How a bracketed, comma-separated list is laid out.
@@ -555,7 +556,7 @@ impl<'a> Printer<'a> {
         if kv.quoted {
             self.string_value(&kv.value, kv.value_span)
         } else {
-            kv.value.clone()
+            self.word_text(&kv.value, kv.value_span)
         }
     }
 
@@ -573,7 +574,19 @@ impl<'a> Printer<'a> {
         if self.written_quoted(span) == Some(true) {
             self.string_value(text, span)
         } else {
-            text.to_string()
+            self.word_text(text, span)
+        }
+    }
+
+    /// A single token taken as text (`ANY`) that was not a string: between
+    /// backticks again when it was written so (`` `a b` ``; kept even
+    /// around a plain word, which may be a contextual word there, as
+    /// `` `columns`: { `` in a source), else as written (a word, a keyword,
+    /// a number, a symbol).
+    fn word_text(&self, text: &str, span: Span) -> String {
+        match self.slice(span.start, span.end) {
+            Some(w) if w.starts_with('`') => format!("`{text}`"),
+            _ => text.to_string(),
         }
     }
 
@@ -607,7 +620,7 @@ impl<'a> Printer<'a> {
     fn decl(&mut self, d: &Decl) -> Doc {
         match d {
             Decl::Import(i) => {
-                let path: Vec<&str> = i.path.iter().map(|p| p.name.as_str()).collect();
+                let path: Vec<_> = i.path.iter().map(|p| written(&p.name)).collect();
                 Doc::text(format!("import {}", path.join(".")))
             }
             Decl::Source(s) => self.source(s),
@@ -617,13 +630,15 @@ impl<'a> Printer<'a> {
                 body.push(self.closing(c.span.start, c.span.end));
                 concat([
                     head,
-                    Doc::text(format!("contract {} ", c.name.name)),
+                    Doc::text(format!("contract {} ", written(&c.name.name))),
                     Self::braces("{", body, "}"),
                 ])
             }
-            Decl::Domain(dd) => {
-                Doc::text(format!("domain {} = {}", dd.name.name, type_ref(&dd.ty)))
-            }
+            Decl::Domain(dd) => Doc::text(format!(
+                "domain {} = {}",
+                written(&dd.name.name),
+                type_ref(&dd.ty)
+            )),
             Decl::Model(m) => self.model(m),
             Decl::Pipeline(p) => self.pipeline(p),
             Decl::Test(t) => self.test(t),
@@ -668,7 +683,7 @@ impl<'a> Printer<'a> {
         body.push(self.closing(body_start, s.span.end));
         let mut out = vec![
             head_comments,
-            Doc::text(format!("source {}", s.name.name)),
+            Doc::text(format!("source {}", written(&s.name.name))),
             args,
         ];
         if !body.iter().all(is_nil) {
@@ -697,7 +712,11 @@ impl<'a> Printer<'a> {
     }
 
     fn field(&mut self, f: &FieldDef) -> Doc {
-        let mut parts = vec![Doc::text(format!("{}: {}", f.name.name, type_ref(&f.ty)))];
+        let mut parts = vec![Doc::text(format!(
+            "{}: {}",
+            written(&f.name.name),
+            type_ref(&f.ty)
+        ))];
         for a in &f.annotations {
             parts.push(Doc::text(" "));
             parts.push(self.annotation(a));
@@ -752,12 +771,12 @@ impl<'a> Printer<'a> {
         let name = if m.name_quoted {
             self.string_value(&m.name.name, m.name.span)
         } else {
-            m.name.name.to_string()
+            written(&m.name.name).into_owned()
         };
         let mut title = format!("model {name}");
         if let Some(c) = &m.contract {
             title.push_str(" -> contract ");
-            title.push_str(&c.name);
+            title.push_str(&written(&c.name));
         }
         title.push(' ');
         let mut body = self.lines(&m.items, |i| i.span, |p, i| p.item(i));
@@ -775,7 +794,9 @@ impl<'a> Printer<'a> {
                 .unwrap_or(env.span.start);
             body.push(Doc::HardLine);
             let span = Span { start, ..env.span };
-            body.push(self.node(span, false, |_| Doc::text(format!("env: {}", env.name))));
+            body.push(self.node(span, false, |_| {
+                Doc::text(format!("env: {}", written(&env.name)))
+            }));
             entries += 1;
         }
         if let (Some(first), Some(last)) = (pl.models.first(), pl.models.last()) {
@@ -799,13 +820,13 @@ impl<'a> Printer<'a> {
         body.push(self.closing(pl.span.start, pl.span.end));
         concat([
             head,
-            Doc::text(format!("pipeline {} ", pl.name.name)),
+            Doc::text(format!("pipeline {} ", written(&pl.name.name))),
             Self::braces("{", body, "}"),
         ])
     }
 
     fn source_override(&mut self, o: &SourceOverride) -> Doc {
-        let name = Doc::text(o.source.name.clone());
+        let name = Doc::text(written(&o.source.name).into_owned());
         let func = match (&o.func, o.args.is_empty()) {
             (Some(f), _) => self.word_or_string(&f.name, f.span),
             (None, true) => return name,
@@ -842,14 +863,14 @@ impl<'a> Printer<'a> {
         };
         concat([
             head,
-            Doc::text(format!("test {}{name} ", t.model.name)),
+            Doc::text(format!("test {}{name} ", written(&t.model.name))),
             Self::braces("{", body, "}"),
         ])
     }
 
     fn given(&mut self, g: &Given) -> Doc {
         self.fixture_block(
-            format!("given {}", g.input.name),
+            format!("given {}", written(&g.input.name)),
             g.columns.as_deref(),
             &g.rows,
             g.span,
@@ -870,7 +891,7 @@ impl<'a> Printer<'a> {
                 &PARENS,
                 cols,
                 |c| c.span,
-                |_, _, c| Doc::text(c.name.to_string()),
+                |_, _, c| Doc::text(written(&c.name).into_owned()),
             ),
             None => Doc::nil(),
         };
@@ -953,12 +974,14 @@ impl<'a> Printer<'a> {
                 };
                 format!("{} {lit}", op.symbol())
             }
-            TestCheckKind::In { model, column } => format!("in {}.{}", model.name, column.name),
+            TestCheckKind::In { model, column } => {
+                format!("in {}.{}", written(&model.name), written(&column.name))
+            }
             TestCheckKind::Rows { columns, rows } => {
                 return self.fixture_block("expect rows".into(), columns.as_deref(), rows, c.span)
             }
         };
-        Doc::text(format!("expect {} {rest}", c.target.name))
+        Doc::text(format!("expect {} {rest}", written(&c.target.name)))
     }
 
     fn fn_decl(&mut self, f: &FnDecl) -> Doc {
@@ -969,7 +992,7 @@ impl<'a> Printer<'a> {
             &PARENS,
             &f.params,
             |(n, t)| n.span.to(t.span),
-            |_, _, (n, t)| Doc::text(format!("{}: {}", n.name, t.text)),
+            |_, _, (n, t)| Doc::text(format!("{}: {}", written(&n.name), t.text)),
         );
         head.push(self.inner(f.span.start, f.ret.span.end));
         let body = vec![
@@ -979,7 +1002,7 @@ impl<'a> Printer<'a> {
         ];
         concat([
             concat(head),
-            Doc::text(format!("fn {}", f.name.name)),
+            Doc::text(format!("fn {}", written(&f.name.name))),
             params,
             Doc::text(format!(" -> {} ", f.ret.text)),
             Self::braces("{", body, "}"),
@@ -992,9 +1015,13 @@ impl<'a> Printer<'a> {
     fn item(&mut self, it: &Item) -> Doc {
         match &it.kind {
             ItemKind::Attr(kv) => self.kv(kv),
-            ItemKind::From(id) => Doc::text(format!("from {}", id.name)),
+            ItemKind::From(id) => Doc::text(format!("from {}", written(&id.name))),
             ItemKind::Join(j) => {
-                let mut parts = vec![Doc::text(format!("{} {}", j.kind.keyword(), j.input.name))];
+                let mut parts = vec![Doc::text(format!(
+                    "{} {}",
+                    j.kind.keyword(),
+                    written(&j.input.name)
+                ))];
                 if let Some(on) = &j.on {
                     parts.push(Doc::text(" on "));
                     parts.push(self.expr(on));
@@ -1005,15 +1032,21 @@ impl<'a> Printer<'a> {
                 concat(parts)
             }
             ItemKind::Filter { expr, .. } => concat([Doc::text("filter "), self.expr(expr)]),
-            ItemKind::Let { name, expr } => {
-                concat([Doc::text(format!("let {} = ", name.name)), self.expr(expr)])
-            }
+            ItemKind::Let { name, expr } => concat([
+                Doc::text(format!("let {} = ", written(&name.name))),
+                self.expr(expr),
+            ]),
             ItemKind::Assign(kind, assigns) => {
                 let list = self.comma_list(
                     &BRACES,
                     assigns,
                     |a| a.span,
-                    |p, _, a| concat([Doc::text(format!("{} = ", a.name.name)), p.expr(&a.expr)]),
+                    |p, _, a| {
+                        concat([
+                            Doc::text(format!("{} = ", written(&a.name.name))),
+                            p.expr(&a.expr),
+                        ])
+                    },
                 );
                 concat([Doc::text(format!("{} ", kind.keyword())), list])
             }
@@ -1066,11 +1099,11 @@ impl<'a> Printer<'a> {
                 None => format!("take {start}"),
             }),
             ItemKind::Expand { column, alias } => Doc::text(match alias {
-                Some(a) => format!("expand {} as {}", column.name, a.name),
-                None => format!("expand {}", column.name),
+                Some(a) => format!("expand {} as {}", written(&column.name), written(&a.name)),
+                None => format!("expand {}", written(&column.name)),
             }),
             ItemKind::SetOp { kind, input } => {
-                Doc::text(format!("{} {}", kind.keyword(), input.name))
+                Doc::text(format!("{} {}", kind.keyword(), written(&input.name)))
             }
             ItemKind::Dedup { by } => match by {
                 Some(keys) if !keys.is_empty() => {
@@ -1105,7 +1138,7 @@ impl<'a> Printer<'a> {
         let mut rest = Vec::new();
         if let Some(c) = &f.column {
             rest.push(Doc::Line);
-            rest.push(Doc::text(format!("freshness_column: {}", c.name)));
+            rest.push(Doc::text(format!("freshness_column: {}", written(&c.name))));
         }
         if let Some(i) = &f.incremental {
             rest.push(Doc::Line);
@@ -1143,7 +1176,7 @@ impl<'a> Printer<'a> {
         let mut rest = Vec::new();
         if let Some(s) = &i.strategy {
             rest.push(Doc::Line);
-            rest.push(Doc::text(format!("merge_strategy: {}", s.name)));
+            rest.push(Doc::text(format!("merge_strategy: {}", written(&s.name))));
         }
         if let Some(keys) = &i.merge_keys {
             let list = self.comma_list(&BRACKETS_STRICT, keys, |e| e.span, |p, _, e| p.expr(e));
@@ -1153,7 +1186,7 @@ impl<'a> Printer<'a> {
         }
         if let Some(c) = &i.cdc_column {
             rest.push(Doc::Line);
-            rest.push(Doc::text(format!("cdc_column: {}", c.name)));
+            rest.push(Doc::text(format!("cdc_column: {}", written(&c.name))));
         }
         Doc::group(concat([Doc::text("incremental"), Doc::nest(concat(rest))]))
     }
@@ -1170,8 +1203,8 @@ impl<'a> Printer<'a> {
             ExprKind::Bool(b) => Doc::text(b.to_string()),
             ExprKind::Null => Doc::text("null"),
             ExprKind::Column { qualifier, name } => Doc::text(match qualifier {
-                Some(q) => format!("{}.{}", q.name, name.name),
-                None => name.name.to_string(),
+                Some(q) => format!("{}.{}", written(&q.name), written(&name.name)),
+                None => written(&name.name).into_owned(),
             }),
             ExprKind::Call(c) => self.call(c),
             ExprKind::Unary { op, operand } => {
@@ -1213,7 +1246,7 @@ impl<'a> Printer<'a> {
                         Doc::SoftLine,
                         el,
                         Doc::Line,
-                        Doc::text(format!("for {} in ", var.name)),
+                        Doc::text(format!("for {} in ", written(&var.name))),
                         it,
                     ])),
                     Doc::SoftLine,
@@ -1294,7 +1327,7 @@ impl<'a> Printer<'a> {
                         parts.push(Doc::text("distinct "));
                     }
                     if let Some(n) = &a.name {
-                        parts.push(Doc::text(format!("{}: ", n.name)));
+                        parts.push(Doc::text(format!("{}: ", written(&n.name))));
                     }
                     match &a.value.kind {
                         // The unit slots of date_trunc/date_diff take a bare word.
@@ -1311,7 +1344,7 @@ impl<'a> Printer<'a> {
                 },
             )
         };
-        let mut parts = vec![Doc::text(name), args];
+        let mut parts = vec![Doc::text(written(name).into_owned()), args];
         if let Some(w) = &c.over {
             parts.push(Doc::text(" over "));
             parts.push(self.window(w));
@@ -1442,9 +1475,9 @@ pub(crate) fn type_ref(t: &TypeRef) -> String {
         TypeRefKind::Json => "json".into(),
         TypeRefKind::Decimal(p, s) => format!("decimal({p}, {s})"),
         TypeRefKind::Money(None) => "money".into(),
-        TypeRefKind::Money(Some(c)) => format!("money({c})"),
+        TypeRefKind::Money(Some(c)) => format!("money({})", written(c)),
         TypeRefKind::Array(inner) => format!("array({})", type_ref(inner)),
-        TypeRefKind::Named(n) => n.clone(),
+        TypeRefKind::Named(n) => written(n).into_owned(),
     }
 }
 

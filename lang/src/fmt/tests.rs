@@ -1163,3 +1163,102 @@ fn comments_found_by_the_grammar_samples() {
         "pipeline p {\n  sources: {\n    # x \n    s: from(a: 1)\n  }\n}\n",
     );
 }
+
+// -------------------------------------------------------------------------
+// Quoted names
+
+#[test]
+fn quoted_names_everywhere_a_name_goes() {
+    check(
+        r#"import `my-lib`.`select`
+domain `order` = int64
+source `select`(ns: "raw", dataset: `my table`) { columns: { `date`: date nonnull, `unit price`: `order`, `x`: int64 } `from`: `a b` }
+contract `group` { `date`: date, `it's "q"`: string }
+model `from` -> contract `group` {
+  from `select`
+  join_left `order` on `select`.`date` == `order`.`date` expect many_to_one
+  let `let` = `x` + 1
+  derive { `sort` = `let` * 2 }
+  select { `date` = `select`.`date`, `it's "q"` = f(`named arg`: `unit price`) }
+}
+model m2 { from `from` expand `tags` as `tag` union `model` }
+model m3 { from s partition_by [`date`] freshness: daily freshness_column: `date` incremental cdc_column: `time stamp` }
+pipeline `order` { models: [`from`], sources: { `select`: from(path: "x.csv") } }
+test `from` { given `select`(`date`, `unit price`) { ("2024-01-01", 1) } expect `date` in `select`.`date`; expect rows(`date`) { ("2024-01-01") } }
+fn `my fn`(`in`: int64) -> int64 { `in` + [`for` for `for` in [1]] }
+"#,
+        r#"import `my-lib`.`select`
+
+domain order = int64
+
+source `select`(ns: "raw", dataset: `my table`) {
+  columns: {
+    `date`: date nonnull
+    `unit price`: order
+    x: int64
+  }
+  `from`: `a b`
+}
+
+contract `group` {
+  `date`: date
+  `it's "q"`: string
+}
+
+model `from` -> contract `group` {
+  from `select`
+  join_left order on `select`.`date` == order.`date` expect many_to_one
+  let `let` = x + 1
+  derive { `sort` = `let` * 2 }
+  select { `date` = `select`.`date`, `it's "q"` = f(`named arg`: `unit price`) }
+}
+
+model m2 {
+  from `from`
+  expand tags as tag
+  union `model`
+}
+
+model m3 {
+  from s
+  partition_by [`date`] freshness: daily freshness_column: `date`
+  incremental cdc_column: `time stamp`
+}
+
+pipeline order {
+  models: [`from`]
+  sources: {
+    `select`: from(path: "x.csv")
+  }
+}
+
+test `from` {
+  given `select`(`date`, `unit price`) {
+    ("2024-01-01", 1)
+  }
+  expect `date` in `select`.`date`
+  expect rows(`date`) {
+    ("2024-01-01")
+  }
+}
+
+fn `my fn`(`in`: int64) -> int64 {
+  `in` + [`for` for `for` in [1]]
+}
+"#,
+    );
+}
+
+#[test]
+fn a_quoted_name_is_never_a_contextual_word() {
+    // Quoted, `columns` is a property's key, not the columns block; the
+    // backticks stay.
+    check(
+        "source s() { `columns`: { }\n",
+        "source s() {\n  `columns`: {\n}\n",
+    );
+    check(
+        "source s() { columns: { `columns`: int64 } }\n",
+        "source s() {\n  columns: {\n    columns: int64\n  }\n}\n",
+    );
+}

@@ -89,12 +89,32 @@ impl Avoid {
     pub fn avoids(self, text: &str) -> bool {
         match self {
             Avoid::Nothing => false,
-            Avoid::ReservedWords => KEYWORDS.contains(&text) || TYPE_KEYWORDS.contains(&text),
+            Avoid::ReservedWords => {
+                KEYWORDS.contains(&text)
+                    || TYPE_KEYWORDS.contains(&text)
+                    || unquoted_outside_grammar(text)
+            }
             Avoid::ReservedWordsAnd(words) => {
                 words.contains(&text) || Avoid::ReservedWords.avoids(text)
             }
         }
     }
+}
+
+/// Whether `text` is a quoted name that `strata fmt` writes bare (the
+/// lexer takes it as a word: `` `日` ``) in letters the grammar has no bare
+/// word for: the sampler does not write it, so that a formatted sample is
+/// in the grammar too.
+fn unquoted_outside_grammar(text: &str) -> bool {
+    static LETTERS: std::sync::LazyLock<Vec<(char, char)>> =
+        std::sync::LazyLock::new(word_start_ranges);
+    let Some(inner) = text.strip_prefix('`').and_then(|t| t.strip_suffix('`')) else {
+        return false;
+    };
+    crate::ident::is_plain(inner)
+        && !inner
+            .chars()
+            .all(|c| c.is_ascii_digit() || LETTERS.iter().any(|(a, b)| (*a..=*b).contains(&c)))
 }
 
 #[derive(Clone, Debug)]
@@ -396,7 +416,7 @@ fn declarations() -> Vec<Rule> {
         syntax(
             "import-decl",
             "`import a.b`: the module a/b.strata.",
-            seq([kw("import"), list(tok("ident"), ".")]),
+            seq([kw("import"), list(tok("module-name"), ".")]),
         ),
         syntax(
             "source-decl",
@@ -1198,10 +1218,47 @@ fn tokens() -> Vec<Rule> {
         token(
             "ident",
             "A name: a word that is not a reserved word (the grammar does not \
-             exclude them; the parser does).",
-            seq([r("word-start"), star(r("word-char"))]),
+             exclude them; the parser does), or any text between backticks \
+             (`` `date` ``, `` `unit price` ``).",
+            alt([
+                seq([r("word-start"), star(r("word-char"))]),
+                seq([text("`"), plus(r("quoted-char")), text("`")]),
+            ]),
             // `columns: {` always starts a source's columns block.
             Avoid::ReservedWordsAnd(&["columns"]),
+        ),
+        token(
+            "module-name",
+            "A part of an import's path: a name, whose quoted form holds no `/`, `\\` \
+             or `.` (it names a file or a directory).",
+            alt([
+                seq([r("word-start"), star(r("word-char"))]),
+                seq([
+                    text("`"),
+                    plus(Node::Chars(Class {
+                        negated: true,
+                        ranges: vec![
+                            ('\u{0}', '\u{1f}'),
+                            ('.', '/'),
+                            ('\\', '\\'),
+                            ('`', '`'),
+                            ('\u{7f}', '\u{9f}'),
+                        ],
+                    })),
+                    text("`"),
+                ]),
+            ]),
+            Avoid::ReservedWords,
+        ),
+        token(
+            "quoted-char",
+            "A character of a quoted name: anything but a backtick or a control \
+             character.",
+            Node::Chars(Class {
+                negated: true,
+                ranges: vec![('\u{0}', '\u{1f}'), ('`', '`'), ('\u{7f}', '\u{9f}')],
+            }),
+            Avoid::Nothing,
         ),
         token(
             "unit",

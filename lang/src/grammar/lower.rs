@@ -151,7 +151,7 @@ pub(crate) enum Leaf {
 /// a name that is not a token rule used by syntax rules.
 pub(crate) fn token_examples(name: &str) -> Option<&'static [&'static str]> {
     Some(match name {
-        "ident" => &["a", "_a", "a1", "a_"],
+        "ident" | "module-name" => &["a", "_a", "a1", "a_", "`a`"],
         "unit" => &["h", "h1", "h_"],
         "int" => &["1", "1_"],
         "float" => &["1.5", ".5", "1.5_"],

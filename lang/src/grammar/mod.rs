@@ -17,8 +17,9 @@
 //! parser checks. The grammar accepts more than the parser only here (the
 //! sampler never writes these, so every sampled program parses):
 //! * a reserved word where a name is expected (`from select`): `ident` is
-//!   any word; the four corpus programs showing this are listed in
-//!   `tests/gbnf.rs`;
+//!   any word (or any text between backticks, `` from `select` ``, which
+//!   the parser takes too); the four corpus programs showing this are
+//!   listed in `tests/gbnf.rs`;
 //! * integers of any size (the lexer wants an int64, `decimal` a u32);
 //! * nesting of any depth (the parser stops at 200 levels);
 //! * in a source body, `columns: {` can also be read as a property whose

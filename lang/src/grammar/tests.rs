@@ -308,14 +308,14 @@ fn token_rules_match_the_lexer() {
         let k = kinds(text);
         let ok = matches!(
             (name, k.as_slice()),
-            ("ident" | "unit", [TokenKind::Ident(_)])
+            ("ident" | "unit" | "module-name", [TokenKind::Ident(_)])
                 | ("int", [TokenKind::Int(_)])
                 | ("float", [TokenKind::Float(..)])
                 | ("string", [TokenKind::Str(_)])
         );
         assert!(ok, "{name}: {text:?} lexes as {k:?}");
     };
-    for name in ["ident", "unit", "int", "float", "string"] {
+    for name in ["ident", "module-name", "unit", "int", "float", "string"] {
         for example in token_examples(name).unwrap_or(&[]) {
             expect(name, example);
         }

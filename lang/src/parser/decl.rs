@@ -62,14 +62,33 @@ impl Parser<'_> {
 
     fn import_decl(&mut self) -> PResult<ImportDecl> {
         let kw = self.bump();
-        let mut path = vec![self.ident("a module name after 'import'")?];
+        let mut path = vec![self.module_name("a module name after 'import'")?];
         while self.eat_sym(".").is_some() {
-            path.push(self.ident("a module name after '.'")?);
+            path.push(self.module_name("a module name after '.'")?);
         }
         Ok(ImportDecl {
             path,
             span: self.since(kw),
         })
+    }
+
+    /// One part of an import's path: a name that is a file or directory
+    /// name (a quoted one, `` `my-module` ``, holds no `/`, `\` or `.`).
+    fn module_name(&mut self, what: &str) -> PResult<Ident> {
+        let tok = self.peek().clone();
+        let name = self.ident(what)?;
+        if name.name.contains(['/', '\\', '.']) {
+            return Err(self
+                .fail_at(
+                    &tok,
+                    format!(
+                        "module name '{}' holds a path separator or '.': it must name a file or directory in its directory",
+                        crate::lexer::shorten(&name.name, 40)
+                    ),
+                )
+                .with_help("import a.b reads a/b.strata: write each directory and the file name as its own name"));
+        }
+        Ok(name)
     }
 
     fn source_decl(&mut self) -> PResult<SourceDecl> {
@@ -848,7 +867,7 @@ impl Parser<'_> {
                     });
                 }
                 Ok(FnType {
-                    text: n.to_string(),
+                    text: crate::ident::written(n).into_owned(),
                     span: start,
                 })
             }

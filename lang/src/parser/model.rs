@@ -116,7 +116,9 @@ impl Parser<'_> {
         let tok = self.peek().clone();
         let start = tok.span;
         let kind = match &tok.kind {
-            TokenKind::Ident(n) if ATTRS.contains(n) && self.is_sym_at(1, ":") => {
+            TokenKind::Ident(n)
+                if ATTRS.contains(n) && self.is_sym_at(1, ":") && !self.quoted() =>
+            {
                 let key = Ident {
                     name: crate::Name::new(n),
                     span: self.bump(),

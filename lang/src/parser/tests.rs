@@ -551,7 +551,7 @@ fn source_errors() {
     assert_eq!(d.span.start, 69);
     assert_eq!(
         d.help.as_deref(),
-        Some("'date' is a reserved word and cannot be used as a name")
+        Some("'date' is a reserved word; to use it as a name, quote it: `date`")
     );
     assert_eq!(
         msg("source s() { columns: { a: int64 "),
