@@ -9,6 +9,7 @@
 
 mod expr;
 mod fixture_value;
+mod generated;
 mod model;
 mod scope;
 mod test;
