@@ -153,6 +153,7 @@ exec_fixtures!(
     dates,
     dedup,
     filters,
+    generated,
     groups,
     joins,
     keywords,
