@@ -34,15 +34,25 @@ fn a_calendar_and_a_rows_model_join_orders_on_every_engine(kind: Kind) {
         return;
     };
     write(&dir, "m.strata", MODULE);
-    write(&dir, "orders.csv", "order_id,customer_id,amount\n1,10,5.0\n2,20,7.5\n3,,1.0\n4,10,2.0\n");
-    let run = || wh.strata(&["run", "m.strata", "-o", "wh.duckdb", "--source", "orders=orders.csv"]);
+    write(
+        &dir,
+        "orders.csv",
+        "order_id,customer_id,amount\n1,10,5.0\n2,20,7.5\n3,,1.0\n4,10,2.0\n",
+    );
+    let run = || {
+        wh.strata(&[
+            "run",
+            "m.strata",
+            "-o",
+            "wh.duckdb",
+            "--source",
+            "orders=orders.csv",
+        ])
+    };
     let first = run();
     assert_exit(&first, 0);
     // Leap day included, both bounds included.
-    assert_eq!(
-        wh.query("SELECT d FROM v_calendar ORDER BY d").len(),
-        5
-    );
+    assert_eq!(wh.query("SELECT d FROM v_calendar ORDER BY d").len(), 5);
     assert_eq!(
         wh.query(&format!(
             "SELECT CAST({m} AS {t}) FROM v_months ORDER BY {m}",
@@ -58,14 +68,14 @@ fn a_calendar_and_a_rows_model_join_orders_on_every_engine(kind: Kind) {
             "SELECT CAST(d AS {t}), order_id, tier FROM v_daily ORDER BY d, order_id",
             t = wh.type_name("VARCHAR")
         )),
-        [
-            "2024-02-27|1|gold",
-            "2024-02-28|2|silver",
-            "2024-02-29|3|",
-        ]
+        ["2024-02-27|1|gold", "2024-02-28|2|silver", "2024-02-29|3|",]
     );
     // A changed literal changes the model: the next run rebuilds it.
-    write(&dir, "m.strata", &MODULE.replace("\"gold\"", "\"platinum\""));
+    write(
+        &dir,
+        "m.strata",
+        &MODULE.replace("\"gold\"", "\"platinum\""),
+    );
     assert_exit(&run(), 0);
     assert_eq!(
         wh.query("SELECT tier FROM v_daily WHERE order_id = 1"),
@@ -74,7 +84,18 @@ fn a_calendar_and_a_rows_model_join_orders_on_every_engine(kind: Kind) {
     // Graph and lineage show the generated models with no upstream.
     let graph = strata(&dir, &["graph", "m.strata"]);
     assert_exit(&graph, 0);
-    let lineage = strata(&dir, &["lineage", "m.strata", "daily.tier"]);
+    let lineage = strata(&dir, &["lineage", "m.strata", "daily.tier", "--upstream"]);
     assert_exit(&lineage, 0);
-    assert!(text(&lineage).contains("tiers"), "{}", text(&lineage));
+    assert!(
+        text(&lineage).contains("tiers.tier -> daily.tier"),
+        "{}",
+        text(&lineage)
+    );
+    let generated = strata(&dir, &["lineage", "m.strata", "tiers.tier", "--upstream"]);
+    assert_exit(&generated, 0);
+    assert!(
+        text(&generated).contains("no column edges"),
+        "{}",
+        text(&generated)
+    );
 }

@@ -1106,7 +1106,10 @@ fn a_changed_literal_or_bound_changes_the_fingerprint() {
     };
     let rows = "model m { rows(a: int64) { (1) } }";
     assert_ne!(fp(rows), fp("model m { rows(a: int64) { (2) } }"));
-    assert_eq!(fp(rows), fp("model m {\n  rows(a: int64) {\n    (1)\n  }\n}"));
+    assert_eq!(
+        fp(rows),
+        fp("model m {\n  rows(a: int64) {\n    (1)\n  }\n}")
+    );
     let series = "model m { series n from 1 to 10 }";
     assert_ne!(fp(series), fp("model m { series n from 1 to 11 }"));
     assert_ne!(fp(series), fp("model m { series n from 1 to 10 step 2 }"));
