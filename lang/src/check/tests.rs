@@ -1025,7 +1025,7 @@ model n { series n from 1 to 10 step 2 derive { n = n, half = n / 2 } }
         .models
         .iter()
         .find(|m| m.name == "statuses")
-        .unwrap();
+        .expect("model statuses");
     assert!(m.inputs.is_empty());
     assert!(m
         .lineage
