@@ -349,6 +349,7 @@ codes! {
     E113: error(Check) "fixture-value-mismatch";
     E114: error(Check) "fixture-row-width";
     E115: error(Check) "test-check-misplaced";
+    E120: error(Check) "generated-input-misuse";
     F001: error(Resolve) "model-cycle";
     F045: error(Resolve) "circular-import";
     W001: warning(Lint, Warn) "model-without-contract";

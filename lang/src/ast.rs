@@ -208,6 +208,12 @@ pub enum ItemKind {
     /// `owner: "x"`, `reason`, `description`, `label`, `staleness_ok`.
     Attr(KeyValue),
     From(Ident),
+    /// `rows(col: type, ..) { (v, ..) .. }`: literal rows, the model's input
+    /// instead of a `from`.
+    Rows(Box<RowsClause>),
+    /// `series name from a to b [step n [unit]]`: generated values, the
+    /// model's input instead of a `from`.
+    Series(Box<SeriesClause>),
     Join(Box<JoinClause>),
     /// `filter e` or `where e` (`where_kw` records which word was written).
     Filter {
@@ -350,6 +356,34 @@ impl Cardinality {
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct Expect {
     pub cardinality: Cardinality,
+    pub span: Span,
+}
+
+/// `rows(col: type [flags], ..) { (v, ..) .. }`: a model that reads nothing
+/// but the literal rows written, each value typed by its column.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct RowsClause {
+    pub columns: Vec<FieldDef>,
+    pub rows: Vec<FixtureRow>,
+}
+
+/// `series name from start to end [step count [unit]]`: one column `name`
+/// holding every value from `start` to `end` (both included), `count`
+/// apart (in `unit`s for dates and timestamps: days unless written).
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct SeriesClause {
+    pub name: Ident,
+    pub start: Expr,
+    pub end: Expr,
+    pub step: Option<SeriesStep>,
+}
+
+/// `step count [unit]` of a series.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct SeriesStep {
+    pub count: i64,
+    pub unit: Option<Ident>,
+    /// From `step` to the end of the unit (or count).
     pub span: Span,
 }
 

@@ -318,6 +318,8 @@ impl Model {
                 Step::Join { .. }
                 | Step::Expand { .. }
                 | Step::SetOp { .. }
+                | Step::Rows(_)
+                | Step::Series(_)
                 | Step::From { .. } => group = None,
                 Step::Let { name, expr } | Step::Output { name, expr } => {
                     if let Some(keys) = &mut group {
@@ -563,6 +565,22 @@ pub struct FixtureTable {
     pub row_spans: Vec<Span>,
 }
 
+/// A generated series of values: `start`, `start + step`, .. up to `end`
+/// (both included); `start` and `end` are constants of type `ty` (int64,
+/// date or timestamp).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Series {
+    pub name: Name,
+    pub ty: Type,
+    pub start: TExpr,
+    pub end: TExpr,
+    /// The step, above zero: in `unit`s for a date or timestamp series.
+    pub count: i64,
+    /// One of [`crate::catalog::DATE_ADD_UNITS`] (`days` unless written);
+    /// `None` for an int64 series.
+    pub unit: Option<&'static str>,
+}
+
 /// A literal value in a typed expression.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Literal {
@@ -703,6 +721,11 @@ pub enum Step {
     From {
         input: usize,
     },
+    /// `rows(..) { .. }`: the literal rows, the model's input.
+    Rows(Box<FixtureTable>),
+    /// `series name from a to b [step n unit]`: the generated values, the
+    /// model's input.
+    Series(Box<Series>),
     /// `join` is the index into `Model::joins`; `on` is `None` for a cross
     /// join.
     Join {
@@ -765,7 +788,9 @@ impl Step {
             | Step::GroupOutput { expr: e, .. } => vec![e],
             Step::Group { keys } => keys.iter().map(|(_, e)| e).collect(),
             Step::Sort(keys) => keys.iter().map(|k| &k.expr).collect(),
+            Step::Series(s) => vec![&s.start, &s.end],
             Step::From { .. }
+            | Step::Rows(_)
             | Step::EndGroup
             | Step::Take { .. }
             | Step::Expand { .. }

@@ -21,7 +21,7 @@ mod tests;
 pub(crate) use decl::ANNOTATIONS;
 #[cfg(test)]
 pub(crate) use model::FN_MODEL_KEYWORDS;
-pub use model::{ATTRS, CARDINALITIES, MODEL_KEYWORDS};
+pub use model::{ATTRS, CARDINALITIES, MODEL_CLAUSE_WORDS, MODEL_KEYWORDS};
 
 use strata_codes as codes;
 

@@ -154,6 +154,7 @@ exec_fixtures!(
     dedup,
     filters,
     frames,
+    generated,
     groups,
     joins,
     keywords,

@@ -37,6 +37,7 @@ mod delta;
 mod delta_history;
 mod engines;
 mod fixtures;
+mod generated;
 mod history;
 mod incremental;
 mod lineage_events;

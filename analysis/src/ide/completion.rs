@@ -160,7 +160,10 @@ pub fn completions(a: &Analysis, text: &str, offset: usize) -> Vec<Completion> {
                         }
                     }
                 }
-                for c in strata_lang::parser::MODEL_KEYWORDS {
+                for c in strata_lang::parser::MODEL_KEYWORDS
+                    .iter()
+                    .chain(strata_lang::parser::MODEL_CLAUSE_WORDS)
+                {
                     items.push(item(c, CompletionKind::Keyword, None));
                 }
                 for a in strata_lang::parser::ATTRS {

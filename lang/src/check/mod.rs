@@ -10,6 +10,7 @@
 mod expr;
 mod fixture_value;
 mod frame;
+mod generated;
 mod model;
 mod scope;
 mod source_table;

@@ -19,7 +19,7 @@ use crate::Name;
 
 use super::expr::{ExprCtx, Place, Ty};
 use super::scope::{fresh_column, Entry, EntryCol, InputState, Origin, Scope, Sources, Src};
-use super::Env;
+use super::{generated, Env};
 
 /// Checks one model's body.
 pub struct ModelChecker<'a> {
@@ -62,6 +62,8 @@ pub struct ModelChecker<'a> {
     step_spans: Vec<Span>,
     /// The clause being checked.
     clause_span: Span,
+    /// The `rows` or `series` clause that is the model's input.
+    generated: Option<Span>,
     /// The definition (`name = expr`, a group key) of each registered
     /// output, in registration order: the IR's `column_spans`.
     output_spans: Vec<(Name, Span)>,
@@ -105,6 +107,7 @@ impl<'a> ModelChecker<'a> {
             steps: Vec::with_capacity(steps),
             step_spans: Vec::with_capacity(steps),
             clause_span: model.span,
+            generated: None,
             output_spans: Vec::with_capacity(steps),
         }
     }
@@ -424,6 +427,8 @@ impl<'a> ModelChecker<'a> {
         match &item.kind {
             ItemKind::Attr(_) => {}
             ItemKind::From(name) => self.from(name, item.span),
+            ItemKind::Rows(r) => self.rows(r, item.span),
+            ItemKind::Series(s) => self.series(s, item.span),
             ItemKind::Join(j) => self.join(j),
             ItemKind::Filter { expr, .. } => {
                 if let Some(mut t) = self.infer(expr, ExprCtx::at(Place::Filter)) {
@@ -606,7 +611,113 @@ impl<'a> ModelChecker<'a> {
         state
     }
 
+    /// Whether the `what` clause at `span` may be the model's input: the
+    /// first input clause (E120 otherwise).
+    fn generated_first(&mut self, span: Span, what: &str) -> bool {
+        let earlier = self
+            .generated
+            .or_else(|| self.inputs.first().map(|i| i.span));
+        let Some(earlier) = earlier else {
+            self.generated = Some(span);
+            return true;
+        };
+        self.error(
+            Diagnostic::new(
+                &codes::E120,
+                span,
+                format!("`{what}` is the model's input: it cannot follow another input"),
+            )
+            .with_secondary(earlier, "the model's input")
+            .with_help("a model reads one of `from`, `rows` or `series`, first; join other inputs"),
+        );
+        false
+    }
+
+    /// Put the generated columns in scope, passed through as literals.
+    fn generated_columns(&mut self, columns: &[Column]) {
+        self.scope
+            .reserve(columns.len() + step_estimate(&self.model.items));
+        for c in columns {
+            self.scope.insert(
+                &c.name,
+                Entry {
+                    col: EntryCol::Own(c.clone()),
+                    origin: Origin::Generated,
+                    sources: Sources::new(),
+                    how: "literal",
+                },
+            );
+        }
+    }
+
+    fn rows(&mut self, r: &'a ast::RowsClause, span: Span) {
+        if !self.generated_first(span, "rows") {
+            return;
+        }
+        let mut diags = Vec::new();
+        let table = generated::rows_table(r, &self.model.name.name, span, self.env, &mut diags);
+        for d in diags {
+            self.error(d);
+        }
+        let Some(table) = table else {
+            self.from_poisoned = true;
+            return;
+        };
+        self.generated_columns(&table.columns);
+        self.push_step(|| Step::Rows(Box::new(table)));
+    }
+
+    fn series(&mut self, s: &'a ast::SeriesClause, span: Span) {
+        if !self.generated_first(span, "series") {
+            return;
+        }
+        let mut diags = Vec::new();
+        let constant = generated::series_bounds_constant(s, &mut diags);
+        for d in diags.drain(..) {
+            self.error(d);
+        }
+        let bounds = if constant {
+            let start = self.infer(&s.start, ExprCtx::at(Place::Let));
+            let end = self.infer(&s.end, ExprCtx::at(Place::Let));
+            start.zip(end)
+        } else {
+            None
+        };
+        let typed = bounds.and_then(|(start, end)| {
+            generated::series_type(s, &start.ty, &end.ty, &mut diags).map(|t| (start, end, t))
+        });
+        for d in diags {
+            self.error(d);
+        }
+        let Some((mut start, mut end, (ty, unit))) = typed else {
+            self.from_poisoned = true;
+            return;
+        };
+        self.generated_columns(&[fresh_column(s.name.name.clone(), ty.clone(), false)]);
+        let series = ir::Series {
+            name: s.name.name.clone(),
+            ty,
+            start: start.texpr(),
+            end: end.texpr(),
+            count: s.step.as_ref().map_or(1, |st| st.count),
+            unit,
+        };
+        self.push_step(|| Step::Series(Box::new(series)));
+    }
+
     fn from(&mut self, name: &Ident, span: Span) {
+        if let Some(generated) = self.generated {
+            self.error(
+                Diagnostic::new(
+                    &codes::E120,
+                    span,
+                    "`from` cannot follow `rows` or `series`: they are the model's input",
+                )
+                .with_secondary(generated, "the model's input")
+                .with_help("join the other input (join_cross for every pairing), or read it in another model"),
+            );
+            return;
+        }
         if self.setop_seen {
             self.error(Diagnostic::new(
                 &codes::E076,

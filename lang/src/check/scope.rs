@@ -25,6 +25,8 @@ pub enum Origin {
     GroupKey,
     Expand,
     SetOp,
+    /// A column of a `rows` or `series` clause.
+    Generated,
 }
 
 /// One `(input, column)` pair a value is computed from, by number: input

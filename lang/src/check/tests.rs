@@ -1146,3 +1146,114 @@ fn frames_and_nulls_placements_change_the_fingerprint() {
         }
     }
 }
+
+#[test]
+fn rows_and_series_give_typed_columns_and_read_nothing() {
+    let c = check(
+        r#"
+model statuses {
+  rows(code: int64 nonnull, label: string) { (1, "placed") (2, null) }
+  filter code > 0
+}
+model days { series day from cast("2024-01-01", "date") to current_date() step 2 weeks }
+model n { series n from 1 to 10 step 2 derive { n = n, half = n / 2 } }
+"#,
+    );
+    assert_eq!(codes(&c), Vec::<&str>::new(), "{:?}", c.diagnostics);
+    assert_eq!(schema(&c, "statuses"), "code: int64 nonnull, label: string");
+    assert_eq!(schema(&c, "days"), "day: date nonnull");
+    assert_eq!(schema(&c, "n"), "n: int64 nonnull, half: float64 nonnull");
+    let m = c
+        .module
+        .models
+        .iter()
+        .find(|m| m.name == "statuses")
+        .expect("model statuses");
+    assert!(m.inputs.is_empty());
+    assert!(m
+        .lineage
+        .iter()
+        .all(|l| l.from.is_empty() && l.how == "literal"));
+}
+
+#[test]
+fn rows_and_series_errors_are_coded() {
+    let cases = [
+        // A row of the wrong width, a value of the wrong type.
+        (
+            r#"model m { rows(a: int64, b: string) { (1) } }"#,
+            vec!["E114"],
+        ),
+        (
+            r#"model m { rows(a: int64, b: string) { ("x", "y") } }"#,
+            vec!["E113"],
+        ),
+        (
+            r#"model m { rows(a: int64 nonnull) { (null) } }"#,
+            vec!["E113"],
+        ),
+        (
+            r#"model m { rows(a: int64, a: string) { (1, "x") } }"#,
+            vec!["E025"],
+        ),
+        // An input besides.
+        (
+            r#"source s(ns: "a") { columns: { a: int64 } } model m { from s rows(a: int64) { (1) } }"#,
+            vec!["E120"],
+        ),
+        (
+            r#"source s(ns: "a") { columns: { a: int64 } } model m { rows(a: int64) { (1) } from s }"#,
+            vec!["E120"],
+        ),
+        (
+            r#"model m { series a from 1 to 2 series b from 1 to 2 }"#,
+            vec!["E120"],
+        ),
+        // Bounds of two types, a column in a bound, a unit on integers, a
+        // zero step, an unknown unit, a type that does not count.
+        (
+            r#"model m { series d from cast("2024-01-01", "date") to 10 }"#,
+            vec!["E120"],
+        ),
+        (r#"model m { series d from 1 to d }"#, vec!["E120"]),
+        (
+            r#"model m { series d from 1 to 5 step 1 days }"#,
+            vec!["E120"],
+        ),
+        (r#"model m { series d from 1 to 5 step 0 }"#, vec!["E120"]),
+        (
+            r#"model m { series d from cast("2024-01-01", "date") to current_date() step 1 fortnights }"#,
+            vec!["E071"],
+        ),
+        (r#"model m { series d from "a" to "b" }"#, vec!["E120"]),
+        (
+            r#"model m { rows(a: nosuchtype) { (1) } filter b > 1 }"#,
+            vec!["E078"],
+        ),
+    ];
+    for (src, want) in cases {
+        let c = check(src);
+        assert_eq!(codes(&c), want, "{src}: {:?}", c.diagnostics);
+        for d in &c.diagnostics {
+            assert!(d.span.end > d.span.start, "{src}: no span on {d:?}");
+        }
+    }
+}
+
+#[test]
+fn a_changed_literal_or_bound_changes_the_fingerprint() {
+    let fp = |src: &str| {
+        let c = check(src);
+        assert_eq!(codes(&c), Vec::<&str>::new(), "{:?}", c.diagnostics);
+        c.module.models[0].fingerprint.clone()
+    };
+    let rows = "model m { rows(a: int64) { (1) } }";
+    assert_ne!(fp(rows), fp("model m { rows(a: int64) { (2) } }"));
+    assert_eq!(
+        fp(rows),
+        fp("model m {\n  rows(a: int64) {\n    (1)\n  }\n}")
+    );
+    let series = "model m { series n from 1 to 10 }";
+    assert_ne!(fp(series), fp("model m { series n from 1 to 11 }"));
+    assert_ne!(fp(series), fp("model m { series n from 1 to 10 step 2 }"));
+}

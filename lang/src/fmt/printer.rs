@@ -895,6 +895,13 @@ impl<'a> Printer<'a> {
             ),
             None => Doc::nil(),
         };
+        concat([Doc::text(head), self.rows_braces(header, rows, span)])
+    }
+
+    /// `<header> { rows }` of a fixture block or a `rows` clause (written at
+    /// `span`): one row per line, each value padded so that the columns line
+    /// up.
+    fn rows_braces(&mut self, header: Doc, rows: &[FixtureRow], span: Span) -> Doc {
         let texts: Vec<Vec<String>> = rows
             .iter()
             .map(|r| r.values.iter().map(|v| self.fixture_value(v)).collect())
@@ -929,12 +936,7 @@ impl<'a> Printer<'a> {
             },
         );
         body.push(self.closing(span.start, span.end));
-        concat([
-            Doc::text(head),
-            header,
-            Doc::text(" "),
-            Self::braces("{", body, "}"),
-        ])
+        concat([header, Doc::text(" "), Self::braces("{", body, "}")])
     }
 
     /// A fixture value as written (numbers kept, strings re-escaped).
@@ -1016,6 +1018,28 @@ impl<'a> Printer<'a> {
         match &it.kind {
             ItemKind::Attr(kv) => self.kv(kv),
             ItemKind::From(id) => Doc::text(format!("from {}", written(&id.name))),
+            ItemKind::Rows(r) => {
+                let header = self.comma_list(&PARENS, &r.columns, |c| c.span, |p, _, c| p.field(c));
+                concat([
+                    Doc::text("rows"),
+                    self.rows_braces(header, &r.rows, it.span),
+                ])
+            }
+            ItemKind::Series(s) => {
+                let mut parts = vec![
+                    Doc::text(format!("series {} from ", written(&s.name.name))),
+                    self.expr(&s.start),
+                    Doc::text(" to "),
+                    self.expr(&s.end),
+                ];
+                if let Some(step) = &s.step {
+                    parts.push(Doc::text(format!(" step {}", step.count)));
+                    if let Some(u) = &step.unit {
+                        parts.push(Doc::text(format!(" {}", u.name)));
+                    }
+                }
+                concat(parts)
+            }
             ItemKind::Join(j) => {
                 let mut parts = vec![Doc::text(format!(
                     "{} {}",

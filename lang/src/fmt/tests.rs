@@ -88,6 +88,10 @@ fn norm_items(items: &mut [Item]) {
             }
             ItemKind::Join(j) => j.on.iter_mut().for_each(norm_expr),
             ItemKind::Let { expr, .. } => norm_expr(expr),
+            ItemKind::Series(s) => {
+                norm_expr(&mut s.start);
+                norm_expr(&mut s.end);
+            }
             ItemKind::Assign(_, assigns) => {
                 for a in assigns {
                     norm_expr(&mut a.expr);
@@ -1260,5 +1264,13 @@ fn a_quoted_name_is_never_a_contextual_word() {
     check(
         "source s() { columns: { `columns`: int64 } }\n",
         "source s() {\n  columns: {\n    columns: int64\n  }\n}\n",
+    );
+}
+
+#[test]
+fn rows_and_series_clauses() {
+    check(
+        "model statuses { rows(code: int64 nonnull,label: string) { (1,\"placed\") (20, null) } filter code > 1 }\nmodel days { series day from cast(\"2024-01-01\", \"date\") to current_date() step 1 months }\nmodel n { series n from 1 to 10 }\n",
+        "model statuses {\n  rows(code: int64 nonnull, label: string) {\n    (1,  \"placed\")\n    (20, null)\n  }\n  filter code > 1\n}\n\nmodel days {\n  series day from cast(\"2024-01-01\", \"date\") to current_date() step 1 months\n}\n\nmodel n {\n  series n from 1 to 10\n}\n",
     );
 }

@@ -781,6 +781,8 @@ fn models() -> Vec<Rule> {
             alt([
                 r("attribute"),
                 r("from-clause"),
+                r("rows-clause"),
+                r("series-clause"),
                 r("join-clause"),
                 r("filter-clause"),
                 r("let-clause"),
@@ -826,6 +828,45 @@ fn models() -> Vec<Rule> {
             "from-clause",
             "The model's first input: `from orders`.",
             seq([kw("from"), tok("ident")]),
+        ),
+        syntax(
+            "rows-clause",
+            "Literal rows as the model's input, instead of a `from`: \
+             `rows(code: int64, label: string) { (1, \"placed\") }` (`rows` is a contextual word).",
+            seq([
+                word("rows"),
+                sym("("),
+                list(r("field"), ","),
+                opt(sym(",")),
+                sym(")"),
+                sym("{"),
+                entries(r("fixture-row"), sym(",")),
+                sym("}"),
+            ]),
+        ),
+        syntax(
+            "series-clause",
+            "Generated values as the model's input, instead of a `from`: \
+             `series day from START to END [step N UNIT]` (`series`, `to` and `step` are contextual words).",
+            seq([
+                word("series"),
+                tok("ident"),
+                kw("from"),
+                r("expr"),
+                word("to"),
+                r("expr"),
+                opt(seq([
+                    word("step"),
+                    tok("int"),
+                    opt(alt([
+                        word("years"),
+                        word("quarters"),
+                        word("months"),
+                        word("weeks"),
+                        word("days"),
+                    ])),
+                ])),
+            ]),
         ),
         syntax(
             "join-clause",

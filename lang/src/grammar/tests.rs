@@ -10,7 +10,8 @@ use super::*;
 use crate::ast::{BinOp, Decl, ExprKind, ItemKind, JoinKind};
 use crate::lexer::{lex, TokenKind, KEYWORDS, TYPE_KEYWORDS};
 use crate::parser::{
-    parse, parse_expr, ATTRS, CARDINALITIES, FN_MODEL_KEYWORDS, MODEL_KEYWORDS, TOP_KEYWORDS,
+    parse, parse_expr, ATTRS, CARDINALITIES, FN_MODEL_KEYWORDS, MODEL_CLAUSE_WORDS, MODEL_KEYWORDS,
+    TOP_KEYWORDS,
 };
 use crate::span::FileId;
 
@@ -116,7 +117,9 @@ fn clause_keywords_match_the_parser_tables() {
     };
     let set = |v: &[&'static str]| v.iter().copied().collect::<BTreeSet<_>>();
     assert_eq!(starts("model-item", true), set(MODEL_KEYWORDS));
-    assert_eq!(starts("model-item", false), set(ATTRS));
+    let mut contextual = set(ATTRS);
+    contextual.extend(MODEL_CLAUSE_WORDS);
+    assert_eq!(starts("model-item", false), contextual);
     assert_eq!(starts("model-value-item", true), set(FN_MODEL_KEYWORDS));
     assert_eq!(starts("model-value-item", false), set(ATTRS));
     let mut top = starts("block-decl", true);

@@ -207,7 +207,7 @@ impl Parser<'_> {
         Ok(fields)
     }
 
-    fn field_def(&mut self) -> PResult<FieldDef> {
+    pub(super) fn field_def(&mut self) -> PResult<FieldDef> {
         let name = self.ident("a column name")?;
         self.expect_sym(":", Lazy(|| format!("after column name '{}'", name.name)))?;
         let ty = self.type_ref()?;
@@ -618,7 +618,7 @@ impl Parser<'_> {
     }
 
     /// `(v, ..)`: one row of literal values.
-    fn fixture_row(&mut self) -> PResult<FixtureRow> {
+    pub(super) fn fixture_row(&mut self) -> PResult<FixtureRow> {
         let open = self.bump();
         let mut values = Vec::new();
         loop {

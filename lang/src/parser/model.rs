@@ -55,6 +55,10 @@ pub const MODEL_KEYWORDS: &[&str] = &[
     "incremental",
 ];
 
+/// Contextual words that start a model clause (a model's input instead of
+/// a `from`): still usable as names.
+pub const MODEL_CLAUSE_WORDS: &[&str] = &["rows", "series"];
+
 /// The cardinalities an `expect` can promise.
 pub const CARDINALITIES: &[&str] = &["many_to_one", "one_to_one"];
 
@@ -143,12 +147,106 @@ impl Parser<'_> {
             {
                 self.clause(k)?
             }
+            // Contextual words: `rows` and `series` stay usable as names.
+            TokenKind::Ident("rows") if !in_fn && self.at_generated() => self.rows_rest()?,
+            TokenKind::Ident(_) if !in_fn && self.at_generated() => self.series_rest()?,
             _ => return Err(self.bad_item(in_fn)),
         };
         Ok(Item {
             kind,
             span: self.since(start),
         })
+    }
+
+    /// Whether a `rows(` or `series NAME` clause starts here.
+    fn at_generated(&self) -> bool {
+        match self.kind() {
+            TokenKind::Ident("rows") => self.is_sym_at(1, "("),
+            TokenKind::Ident("series") => matches!(self.peek_at(1).kind, TokenKind::Ident(_)),
+            _ => false,
+        }
+    }
+
+    /// `rows(col: type [flags], ..) { (v, ..) .. }` (at `rows`).
+    fn rows_rest(&mut self) -> PResult<ItemKind> {
+        self.bump();
+        self.bump(); // '('
+        let mut columns = Vec::new();
+        while self.eat_sym(")").is_none() {
+            columns.push(self.field_def()?);
+            if self.eat_sym(",").is_none() {
+                self.expect_sym(")", "or ',' after a column of 'rows'")?;
+                break;
+            }
+        }
+        if columns.is_empty() {
+            return Err(self.fail_at(
+                &self.peek().clone(),
+                "'rows' needs at least one column: rows(name: type, ..)",
+            ));
+        }
+        self.expect_sym("{", "and the rows after the columns of 'rows'")?;
+        let mut rows = Vec::new();
+        while self.eat_sym("}").is_none() {
+            if !self.is_sym("(") {
+                return Err(self.unexpected("a row '( .. )' or '}'"));
+            }
+            rows.push(self.fixture_row()?);
+            self.eat_sym(",");
+        }
+        Ok(ItemKind::Rows(Box::new(RowsClause { columns, rows })))
+    }
+
+    /// `series name from start to end [step count [unit]]` (at `series`).
+    fn series_rest(&mut self) -> PResult<ItemKind> {
+        self.bump();
+        let name = self.ident("the name of the series' column")?;
+        self.expect_kw(
+            "from",
+            Lazy(|| {
+                format!(
+                    "after 'series {}' (series NAME from START to END)",
+                    name.name
+                )
+            }),
+        )?;
+        let start = self.expr()?;
+        if !self.is_ident("to") {
+            return Err(self.unexpected("'to' and the last value of the series"));
+        }
+        self.bump();
+        let end = self.expr()?;
+        let step = if self.is_ident("step") {
+            let kw = self.bump();
+            let count = match *self.kind() {
+                TokenKind::Int(n) => {
+                    self.bump();
+                    n
+                }
+                _ => return Err(self.unexpected("a whole number after 'step'")),
+            };
+            let unit = match self.kind() {
+                // Any word but an attribute's or a clause's: the checker
+                // knows the units.
+                TokenKind::Ident(_) if !self.is_sym_at(1, ":") && !self.at_generated() => {
+                    Some(self.ident("a unit")?)
+                }
+                _ => None,
+            };
+            Some(SeriesStep {
+                count,
+                unit,
+                span: self.since(kw),
+            })
+        } else {
+            None
+        };
+        Ok(ItemKind::Series(Box::new(SeriesClause {
+            name,
+            start,
+            end,
+            step,
+        })))
     }
 
     /// The error for a token that starts no model clause.
@@ -522,9 +620,9 @@ impl Parser<'_> {
                 let start = self.bump();
                 let mut text = self.int_text(start);
                 // `1h`: the unit is the next word, unless that word starts a
-                // model attribute (`freshness 1 owner: ".."`).
+                // model attribute (`freshness 1 owner: ".."`) or a clause.
                 if let TokenKind::Ident(unit) = self.kind().clone() {
-                    if !self.is_sym_at(1, ":") {
+                    if !self.is_sym_at(1, ":") && !self.at_generated() {
                         self.bump();
                         text.push_str(unit);
                     }

@@ -24,12 +24,31 @@ pub fn fixture_rows_sql(
     tag: &str,
     ordinal: Option<&str>,
 ) -> Result<String, Unsupported> {
+    rows_sql(d, tables, Some(tag), ordinal)
+}
+
+/// The rows of a `rows` clause as one query: [`fixture_rows_sql`] of one
+/// table, without the tag.
+pub fn literal_rows_sql(d: Dialect, table: &FixtureTable) -> Result<String, Unsupported> {
+    rows_sql(d, &[(0, table)], None, None)
+}
+
+fn rows_sql(
+    d: Dialect,
+    tables: &[(i64, &FixtureTable)],
+    tag: Option<&str>,
+    ordinal: Option<&str>,
+) -> Result<String, Unsupported> {
     let Some((_, first)) = tables.first() else {
         return Err("no rows to write".into());
     };
     let columns = &first.columns;
-    let mut names = vec![d.ident(tag)];
-    let mut types = vec![d.type_name(&Type::Int64)?];
+    let mut names = Vec::with_capacity(columns.len() + 2);
+    let mut types = Vec::with_capacity(columns.len() + 2);
+    if let Some(tag) = tag {
+        names.push(d.ident(tag));
+        types.push(d.type_name(&Type::Int64)?);
+    }
     for c in columns {
         names.push(d.ident(&c.name));
         types.push(column_type(d, &c.ty)?);
@@ -51,7 +70,9 @@ pub fn fixture_rows_sql(
         }
         for (r, row) in t.rows.iter().enumerate() {
             let mut cells = Vec::with_capacity(names.len());
-            cells.push(number.to_string());
+            if tag.is_some() {
+                cells.push(number.to_string());
+            }
             for (i, c) in columns.iter().enumerate() {
                 cells.push(match given_at[i].and_then(|k| row.get(k)) {
                     Some(v) => cell_sql(d, v, &c.ty)?,
@@ -72,6 +93,10 @@ pub fn fixture_rows_sql(
             .collect();
         return Ok(format!("SELECT {} WHERE 1 = 0", items.join(", ")));
     }
+    if d == Dialect::BigQuery {
+        // BigQuery has no VALUES list: one SELECT of cast cells per row.
+        return bigquery_rows(d, tables, &names, &types, ordinal.is_some());
+    }
     // The outer casts type a column whose cells are all an untyped NULL.
     let items: Vec<String> = names
         .iter()
@@ -84,6 +109,47 @@ pub fn fixture_rows_sql(
         rows.join(", "),
         names.join(", ")
     ))
+}
+
+/// The rows of [`rows_sql`] for BigQuery: `SELECT CAST(v AS T) AS c, ..`
+/// per row, joined by `UNION ALL`.
+fn bigquery_rows(
+    d: Dialect,
+    tables: &[(i64, &FixtureTable)],
+    names: &[String],
+    types: &[String],
+    ordinal: bool,
+) -> Result<String, Unsupported> {
+    let mut selects = Vec::new();
+    let tagged = names.len() > tables[0].1.columns.len() + usize::from(ordinal);
+    for (number, t) in tables {
+        let mut given_at: Vec<Option<usize>> = vec![None; t.columns.len()];
+        for (k, &i) in t.given.iter().enumerate() {
+            given_at[i] = Some(k);
+        }
+        for (r, row) in t.rows.iter().enumerate() {
+            let mut cells = Vec::with_capacity(names.len());
+            if tagged {
+                cells.push(number.to_string());
+            }
+            for (i, c) in t.columns.iter().enumerate() {
+                cells.push(match given_at[i].and_then(|k| row.get(k)) {
+                    Some(v) => literal_sql(d, v, &c.ty)?,
+                    None => missing_value(d, c)?,
+                });
+            }
+            if ordinal {
+                cells.push(r.to_string());
+            }
+            let items: Vec<String> = cells
+                .iter()
+                .zip(names.iter().zip(types))
+                .map(|(v, (n, ty))| format!("CAST({v} AS {ty}) AS {n}"))
+                .collect();
+            selects.push(format!("SELECT {}", items.join(", ")));
+        }
+    }
+    Ok(selects.join(" UNION ALL "))
 }
 
 /// The physical type of a fixture column: a column of no known type (an

@@ -23,11 +23,12 @@ macro_rules! cat {
 mod clock;
 pub(crate) mod dialect;
 mod fixture;
+mod series;
 mod zone;
 
 pub use clock::{reads as reads_clock, Clock, ClockPart};
 pub use dialect::Dialect;
-pub use fixture::{fixture_rows_sql, value_sql, zero_value};
+pub use fixture::{fixture_rows_sql, literal_rows_sql, value_sql, zero_value};
 
 use strata_codes as codes;
 
@@ -420,6 +421,16 @@ impl Lower<'_> {
                     self.bind(&c, sql, Kind::Row);
                 }
             }
+            Step::Rows(table) => {
+                let rows = literal_rows_sql(self.d, table)?;
+                self.generated(&rows, table.columns.iter().map(|c| &c.name));
+            }
+            Step::Series(s) => {
+                let (start, _) = self.expr(&s.start)?;
+                let (end, _) = self.expr(&s.end)?;
+                let rows = series::series_sql(self.d, s, &self.d.ident(&s.name), &start, &end)?;
+                self.generated(&rows, std::iter::once(&s.name));
+            }
             Step::Join { input, join, on } => {
                 if self.grouped() {
                     self.wrap()?;
@@ -528,6 +539,17 @@ impl Lower<'_> {
             Step::Dedup { by } => self.dedup = Some(by.clone()),
         }
         Ok(())
+    }
+
+    /// The query of a `rows` or `series` clause as the model's input, its
+    /// columns `names` bound to it.
+    fn generated<'n>(&mut self, query: &str, names: impl Iterator<Item = &'n Name>) {
+        let alias = self.d.ident("_generated");
+        self.layer.from = cat!("(", query, ") AS ", alias);
+        for name in names {
+            let sql = cat!(alias, ".", self.d.ident(name));
+            self.bind(name, sql, Kind::Row);
+        }
     }
 
     /// `expand col as name`: one row per array element.

@@ -228,3 +228,65 @@ fn qualified_group_key_after_the_group_is_the_key() {
         assert!(sql.contains("customer_id"), "{sql}");
     }
 }
+
+const GENERATED: &str = r#"
+source orders(ns: "a") { columns: { order_id: int64 nonnull, status: int64, placed: date } }
+model statuses {
+  rows(code: int64 nonnull, label: string nonnull) {
+    (1, "placed")
+    (2, "shipped")
+  }
+}
+model calendar {
+  series day from cast("2024-02-27", "date") to cast("2024-03-02", "date")
+  derive { day = day, dow = date_part(day, isodow) }
+}
+model months { series m from cast("2024-01-01", "date") to current_date() step 1 months }
+model nums { series n from 1 to 10 step 3 filter n > 1 }
+model stamps { series t from cast("2024-01-01 00:00:00", "timestamp") to cast("2024-01-03 00:00:00", "timestamp") step 12 days }
+model daily {
+  from orders
+  join_left calendar on orders.placed == calendar.day expect many_to_one
+  join_left statuses on orders.status == statuses.code expect many_to_one
+  select { order_id = order_id, day = calendar.day, label = statuses.label }
+}
+"#;
+
+#[test]
+fn rows_and_series_compile_for_every_dialect() {
+    for d in Dialect::ALL {
+        for m in ["statuses", "calendar", "months", "nums", "stamps", "daily"] {
+            let sql = compile(GENERATED, m, d);
+            assert!(!sql.is_empty());
+        }
+    }
+    let rows = compile(GENERATED, "statuses", Dialect::DuckDb);
+    assert_eq!(
+        rows,
+        "SELECT \"_generated\".\"code\" AS \"code\", \"_generated\".\"label\" AS \"label\"\nFROM (SELECT CAST(v.\"code\" AS BIGINT) AS \"code\", CAST(v.\"label\" AS VARCHAR) AS \"label\" FROM (VALUES (1, 'placed'), (2, 'shipped')) AS v(\"code\", \"label\")) AS \"_generated\""
+    );
+    let nums = compile(GENERATED, "nums", Dialect::Postgres);
+    assert!(
+        nums.contains("generate_series(CAST(1 AS BIGINT), CAST(10 AS BIGINT), 3)"),
+        "{nums}"
+    );
+    let bq = compile(GENERATED, "statuses", Dialect::BigQuery);
+    assert!(
+        bq.contains("UNION ALL SELECT CAST(2 AS INT64) AS `code`"),
+        "{bq}"
+    );
+    let spark = compile(GENERATED, "months", Dialect::Spark);
+    assert!(spark.contains("INTERVAL 1 MONTH"), "{spark}");
+}
+
+#[test]
+fn a_series_to_current_date_reads_the_run_clock() {
+    let c = crate::check_text("t.strata", GENERATED);
+    let m = c
+        .module
+        .models
+        .iter()
+        .find(|m| m.name == "months")
+        .expect("model");
+    assert!(reads_clock(m).is_some());
+}
