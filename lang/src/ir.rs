@@ -415,6 +415,8 @@ impl Model {
                 | Step::Expand { .. }
                 | Step::SetOp { .. }
                 | Step::From { .. }
+                | Step::Rows(_)
+                | Step::Series(_)
                 | Step::Group { .. } => {
                     pending.clear();
                     kept.clear();

@@ -107,7 +107,6 @@ pub enum Returns {
     /// timestamp, nullable iff any argument is.
     TimestampAny,
 
-
     /// timestamptz, nullable iff argument 1 is.
     TimestampTzA1,
     /// what a sum of argument 1 is, nullable iff argument 1 is
@@ -132,7 +131,6 @@ impl Returns {
             BoolAny | BoolNullable => Some(Type::Bool),
             DateA1 | DateAny => Some(Type::Date),
             TimestampAny => Some(Type::Timestamp),
-
 
             TimestampTzA1 => Some(Type::TimestampTz),
             SumA1 => first.map(Type::sum),

@@ -981,7 +981,6 @@ impl ModelChecker<'_> {
             Returns::DateAny => Ty::new(Type::Date, any_null),
             Returns::TimestampAny => Ty::new(Type::Timestamp, any_null),
 
-
             Returns::TimestampTzA1 => Ty::new(Type::TimestampTz, a1.nullable),
             Returns::SumA1 => Ty::new(a1.ty.sum(), a1.nullable),
             Returns::Int64Nullable => Ty::new(Type::Int64, true),

@@ -17,7 +17,7 @@ use crate::span::FileId;
 
 /// How many programs the sampling test draws: `sample_program(seed, 0)`
 /// for every seed below this.
-const SEEDS: u64 = 30_000;
+const SEEDS: u64 = 60_000;
 
 fn walk<'a>(n: &'a Node, f: &mut dyn FnMut(&'a Node)) {
     f(n);
