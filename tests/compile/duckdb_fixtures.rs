@@ -15,14 +15,6 @@ const DUCKDB_REFUSED_MODELS: &[(&str, &str)] = &[
     ("time_zones", "madrid_wall"),
 ];
 
-fn duckdb_refused(fixture: &str) -> Vec<&'static str> {
-    DUCKDB_REFUSED_MODELS
-        .iter()
-        .filter(|(f, _)| *f == fixture)
-        .map(|(_, m)| *m)
-        .collect()
-}
-
 /// The rows of a DuckDB view in the `.expected` text form, sorted. Floats
 /// are rendered by Rust (shortest round-trip, `3` not `3.0`, as PostgreSQL
 /// prints them); everything else is cast to VARCHAR by DuckDB.
@@ -114,25 +106,12 @@ fn duckdb_fixture_rows(name: &str) -> (Value, SectionRows) {
     let dir = exec_dir();
     let file = dir.join(format!("{name}.strata"));
     let data = read(&dir.join(format!("{name}.data.sql")));
-    let refused = duckdb_refused(name);
-    for model in &refused {
-        let out = Command::new(STRATA)
-            .args(["compile", "--dialect", "duckdb"])
-            .arg(&file)
-            .arg(model)
-            .output()
-            .expect("run strata");
-        assert!(
-            out.status.code() == Some(1) && String::from_utf8_lossy(&out.stderr).contains("E070"),
-            "{name}: model {model} is listed in DUCKDB_REFUSED_MODELS but compiles for DuckDB: remove the entry"
-        );
-    }
-    let others: Vec<String> = module(&file)
-        .models
-        .iter()
-        .map(|m| m.name.to_string())
-        .filter(|m| !refused.contains(&m.as_str()))
-        .collect();
+    let (refused, others) = refused_and_others(
+        &file,
+        name,
+        "duckdb",
+        ("DUCKDB_REFUSED_MODELS", DUCKDB_REFUSED_MODELS),
+    );
     let compiled = compile_json_models(&file, "duckdb", &others).unwrap_or_else(|e| panic!("{e}"));
     let wh = strata_engine::open(
         &strata_engine::Target::DuckDb(":memory:".into()),
@@ -195,7 +174,7 @@ pub(crate) fn run_duckdb_fixture(name: &str) {
         &compiled,
         &rows,
         KNOWN_DUCKDB_DIFFERENCES,
-        &duckdb_refused(name),
+        &refused_in(DUCKDB_REFUSED_MODELS, name),
     );
 }
 
@@ -209,7 +188,7 @@ fn duckdb_and_postgres_agree_row_for_row() {
     for name in FIXTURES {
         let (_, on_pg) = pg_fixture_rows(pg, name);
         let (compiled, on_duck) = duckdb_fixture_rows(name);
-        let refused = duckdb_refused(name);
+        let refused = refused_in(DUCKDB_REFUSED_MODELS, name);
         let on_pg = on_pg
             .iter()
             .filter(|(section, _)| !refused.contains(&section_model(section)));

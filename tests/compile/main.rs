@@ -107,6 +107,46 @@ fn array<'a>(v: &'a Value, key: &str) -> &'a [Value] {
 }
 
 /// The checked module (its sources and model schemas).
+/// The models of exec fixture `name` a `(fixture, model)` table lists.
+fn refused_in(table: &[(&'static str, &'static str)], name: &str) -> Vec<&'static str> {
+    table
+        .iter()
+        .filter(|(f, _)| *f == name)
+        .map(|(_, m)| *m)
+        .collect()
+}
+
+/// The models of exec fixture `name` listed in `refused` (a table of
+/// `(fixture, model)` a dialect refuses, named `table` in messages), each
+/// checked to be refused still (E070), and the names of the others.
+fn refused_and_others(
+    file: &Path,
+    name: &str,
+    dialect: &str,
+    (table, refused): (&str, &[(&'static str, &'static str)]),
+) -> (Vec<&'static str>, Vec<String>) {
+    let refused = refused_in(refused, name);
+    for model in &refused {
+        let out = Command::new(STRATA)
+            .args(["compile", "--dialect", dialect])
+            .arg(file)
+            .arg(model)
+            .output()
+            .expect("run strata");
+        assert!(
+            out.status.code() == Some(1) && String::from_utf8_lossy(&out.stderr).contains("E070"),
+            "{name}: model {model} is listed in {table} but compiles for {dialect}: remove the entry"
+        );
+    }
+    let others = module(file)
+        .models
+        .iter()
+        .map(|m| m.name.to_string())
+        .filter(|m| !refused.contains(&m.as_str()))
+        .collect();
+    (refused, others)
+}
+
 fn module(file: &Path) -> strata_lang::ir::Module {
     let checked = strata_lang::check_files(&[file.to_path_buf()], &Default::default());
     assert!(

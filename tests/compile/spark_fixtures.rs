@@ -11,14 +11,6 @@ const KNOWN_SPARK_DIFFERENCES: &[(&str, &str, &str)] = &[];
 /// them, and each must still be refused.
 const SPARK_REFUSED_MODELS: &[(&str, &str)] = &[("keywords", "by-key")];
 
-fn spark_refused(fixture: &str) -> Vec<&'static str> {
-    SPARK_REFUSED_MODELS
-        .iter()
-        .filter(|(f, _)| *f == fixture)
-        .map(|(_, m)| *m)
-        .collect()
-}
-
 /// The rows of a Spark view in the `.expected` text form, sorted: floats
 /// rendered by Rust (shortest round-trip), timestamps without the `T`,
 /// everything else cast to STRING by Spark.
@@ -46,25 +38,12 @@ fn spark_fixture_rows(name: &str) -> Option<(Value, SectionRows)> {
     let (duck, spark_d) = (Dialect::DuckDb, Dialect::Spark);
     let dir = exec_dir();
     let file = dir.join(format!("{name}.strata"));
-    let refused = spark_refused(name);
-    for model in &refused {
-        let out = Command::new(STRATA)
-            .args(["compile", "--dialect", "spark"])
-            .arg(&file)
-            .arg(model)
-            .output()
-            .expect("run strata");
-        assert!(
-            out.status.code() == Some(1) && String::from_utf8_lossy(&out.stderr).contains("E070"),
-            "{name}: model {model} is listed in SPARK_REFUSED_MODELS but compiles for Spark: remove the entry"
-        );
-    }
-    let others: Vec<String> = module(&file)
-        .models
-        .iter()
-        .map(|m| m.name.to_string())
-        .filter(|m| !refused.contains(&m.as_str()))
-        .collect();
+    let (refused, others) = refused_and_others(
+        &file,
+        name,
+        "spark",
+        ("SPARK_REFUSED_MODELS", SPARK_REFUSED_MODELS),
+    );
     let compiled = compile_json_models(&file, "spark", &others).unwrap_or_else(|e| panic!("{e}"));
     let local = strata_engine::open(
         &strata_engine::Target::DuckDb(":memory:".into()),
@@ -112,7 +91,7 @@ fn spark_fixture_rows(name: &str) -> Option<(Value, SectionRows)> {
 /// sections of `SPARK_REFUSED_MODELS`, which must still be refused).
 pub(crate) fn run_spark_fixture(name: &str) {
     if let Some((compiled, rows)) = spark_fixture_rows(name) {
-        let refused = spark_refused(name);
+        let refused = refused_in(SPARK_REFUSED_MODELS, name);
         assert_fixture_rows(
             "Spark",
             name,

@@ -1,6 +1,8 @@
 //! `strata test` and `strata replay` end to end, and warehouses written by
 //! older releases (before sampling, older fingerprints).
 
+use std::process::Output;
+
 use crate::support::*;
 
 on_every_engine!(
@@ -55,20 +57,7 @@ fn test_command_and_replay(kind: Kind) {
         "{}",
         text(&show)
     );
-    let exec = wh.strata(&[
-        "replay",
-        "t.strata",
-        &id[..6],
-        "--execute",
-        "-o",
-        "wh.duckdb",
-    ]);
-    assert_exit(&exec, 0);
-    assert!(
-        text(&exec).contains("outputs equal the recorded snapshots"),
-        "{}",
-        text(&exec)
-    );
+    let exec = replayed_equal(&wh, "t.strata", &id[..6]);
     assert!(
         text(&exec).contains("  ok  enriched left customers: many_to_one"),
         "{}",
@@ -89,6 +78,19 @@ fn test_command_and_replay(kind: Kind) {
         "{}",
         text(&o)
     );
+}
+
+/// `replay --execute` of `run` (an id or a prefix) on `module`: it passes and
+/// says its outputs equal the recorded snapshots.
+fn replayed_equal(wh: &Wh, module: &str, run: &str) -> Output {
+    let exec = wh.strata(&["replay", module, run, "--execute", "-o", "wh.duckdb"]);
+    assert_exit(&exec, 0);
+    assert!(
+        text(&exec).contains("outputs equal the recorded snapshots"),
+        "{}",
+        text(&exec)
+    );
+    exec
 }
 
 /// `current_date()` and `current_timestamp()` read the run's clock (`--now`
@@ -156,20 +158,7 @@ model stamped {
         text(&plan)
     );
     // Replayed today, the first run computes its own day's rows again.
-    let exec = wh.strata(&[
-        "replay",
-        "c.strata",
-        &first[..8],
-        "--execute",
-        "-o",
-        "wh.duckdb",
-    ]);
-    assert_exit(&exec, 0);
-    assert!(
-        text(&exec).contains("outputs equal the recorded snapshots"),
-        "{}",
-        text(&exec)
-    );
+    replayed_equal(&wh, "c.strata", &first[..8]);
     // current_timestamp() is the whole time, to the microsecond.
     let at = run("stamped", "2026-12-07T10:30:00.25+01:00");
     assert_ne!(run("stamped", "2026-12-07T10:30:01+01:00"), at);
