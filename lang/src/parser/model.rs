@@ -285,8 +285,7 @@ impl Parser<'_> {
         self.bump();
         Ok(match k {
             "from" => ItemKind::From(self.ident("an input name after 'from'")?),
-            _ if JoinKind::from_keyword(k).is_some() => {
-                let kind = JoinKind::from_keyword(k).unwrap_or(JoinKind::Inner);
+            _ if let Some(kind) = JoinKind::from_keyword(k) => {
                 let input = self.ident(Lazy(|| format!("an input name after '{k}'")))?;
                 let on = if kind == JoinKind::Cross {
                     if self.is_kw("on") {

@@ -31,6 +31,23 @@ fn msg(text: &str) -> String {
     err1(text).message
 }
 
+/// Each diagnostic's code, the text it points at and the text its first
+/// label points at.
+fn code_at_and_first_label<'t>(
+    text: &'t str,
+    d: &[Diagnostic],
+) -> Vec<(&'static str, &'t str, &'t str)> {
+    d.iter()
+        .map(|d| {
+            (
+                d.code,
+                &text[d.span.range()],
+                &text[d.labels[0].span.range()],
+            )
+        })
+        .collect()
+}
+
 /// The text an error points at.
 fn at<'t>(text: &'t str, d: &Diagnostic) -> &'t str {
     &text[d.span.range()]
@@ -1272,16 +1289,7 @@ fn pipeline_decl() {
         .map(|c| c.name.name.as_str())
         .collect();
     assert_eq!(names, ["a"]);
-    let found: Vec<_> = d
-        .iter()
-        .map(|d| {
-            (
-                d.code,
-                &text[d.span.range()],
-                &text[d.labels[0].span.range()],
-            )
-        })
-        .collect();
+    let found = code_at_and_first_label(text, &d);
     assert_eq!(
         found,
         [("E025", "env", "env"), ("E025", "columns", "columns")]
@@ -1290,16 +1298,7 @@ fn pipeline_decl() {
     // A nulls placement or a frame written twice keeps the first (E067).
     let text = "model m { from t sort { a nulls_first nulls_last } derive { s = sum(x) over (sort: [a], rows: [-1, 0], range: [0, 1]) } }";
     let (f, d) = parse(F, text);
-    let found: Vec<_> = d
-        .iter()
-        .map(|d| {
-            (
-                d.code,
-                &text[d.span.range()],
-                &text[d.labels[0].span.range()],
-            )
-        })
-        .collect();
+    let found = code_at_and_first_label(text, &d);
     assert_eq!(
         found,
         [
