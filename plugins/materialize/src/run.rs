@@ -114,6 +114,13 @@ pub struct TestArgs {
     /// branch's live view shows, as `run` would).
     #[arg(long)]
     pub full_refresh: bool,
+    /// The time `current_date()` and `current_timestamp()` read, in the
+    /// fixture tests and the data phase alike: a date (`2026-12-07`) or a
+    /// date and time (`2026-12-07T10:30:00Z`), UTC unless it names an
+    /// offset. Default: when the tests start. A fixture test of a model
+    /// that reads the clock needs it to expect the same rows every day.
+    #[arg(long, value_name = "TIME", value_parser = strata_lifecycle::clock::parse)]
+    pub now: Option<strata_lang::sql::Clock>,
     /// Run only the fixture tests (no warehouse is opened), or only the
     /// data phase (materialize into the `test` branch, then the
     /// declarative tests). Default: both, fixture tests first.
@@ -319,6 +326,7 @@ pub fn test(args: TestArgs, host: &dyn Host) -> i32 {
     let opts = match run_options(&select, args.cardinality.sample_rows(&select.project)) {
         Ok(mut o) => {
             o.full_refresh = args.full_refresh;
+            o.clock = args.now.clone();
             o
         }
         Err(f) => return report_error(host, f, args.format),
@@ -327,8 +335,14 @@ pub fn test(args: TestArgs, host: &dyn Host) -> i32 {
     let fixtures = match args.only {
         Some(Only::Data) => None,
         _ => {
-            let run = fixtures::select(module, &opts, args.filter.as_deref())
-                .and_then(|tests| fixtures::run(module, &tests, host.progress().as_ref()));
+            let run = fixtures::select(module, &opts, args.filter.as_deref()).and_then(|tests| {
+                fixtures::run(
+                    module,
+                    &tests,
+                    opts.clock.as_ref(),
+                    host.progress().as_ref(),
+                )
+            });
             match run {
                 Ok(run) => Some(run),
                 Err(f) => return report_error(host, f, args.format),
