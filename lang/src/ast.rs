@@ -543,7 +543,32 @@ pub struct TestDecl {
     pub checks: Vec<TestCheck>,
     /// The `given` clauses, in source order.
     pub givens: Vec<Given>,
+    /// `severity: warn` (or `error`), first in the body, with the span of
+    /// the whole entry.
+    pub severity: Option<(Severity, Span)>,
     pub span: Span,
+}
+
+/// What a failing declarative test does to a run.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    /// The default: a failing check fails the run; nothing is published.
+    #[default]
+    Error,
+    /// A failing check is reported and never blocks publishing.
+    Warn,
+}
+
+impl Severity {
+    pub const ALL: [Severity; 2] = [Severity::Error, Severity::Warn];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Error => "error",
+            Severity::Warn => "warn",
+        }
+    }
 }
 
 impl TestDecl {

@@ -531,6 +531,8 @@ pub struct Test {
     pub fixture: Option<Fixture>,
     /// Whether the test has `given` rows (even with errors).
     pub is_fixture: bool,
+    /// `severity: warn`: a failing check is reported, never blocking.
+    pub severity: crate::ast::Severity,
 }
 
 /// The rows of a fixture test: one table per input its model reads, and

@@ -233,9 +233,10 @@ fn ordering_words(before: &str, previous: Option<&str>) -> Option<Vec<Completion
     }
 }
 
-/// Inside a fixture test: the tested model's inputs after `given`, an
-/// input's columns in `given input(..`, the model's output columns in
-/// `expect rows(..`, and the test's words between entries.
+/// Inside a test: the tested model's inputs after `given`, an input's
+/// columns in `given input(..`, the model's output columns in
+/// `expect rows(..`, the test's words between entries (`severity` before
+/// the first), and `warn` / `error` after `severity:`.
 fn fixture_completions(a: &Analysis, spot: &super::fixture::Spot) -> Vec<Completion> {
     use super::fixture::Spot;
     let module = &a.checked.module;
@@ -292,7 +293,26 @@ fn fixture_completions(a: &Analysis, spot: &super::fixture::Spot) -> Vec<Complet
             ));
             columns(&NodeId::new(NodeKind::Model, model), &mut items);
         }
-        Spot::Body { .. } => {
+        Spot::Severity => {
+            items.push(item(
+                "warn",
+                CompletionKind::Keyword,
+                Some("a failing check is reported and never blocks publishing".into()),
+            ));
+            items.push(item(
+                "error",
+                CompletionKind::Keyword,
+                Some("the default: a failing check stops the run, nothing published".into()),
+            ));
+        }
+        Spot::Body { first, .. } => {
+            if *first {
+                items.push(item(
+                    "severity",
+                    CompletionKind::Keyword,
+                    Some("severity: warn — a failing check is reported, never blocking (first in the body)".into()),
+                ));
+            }
             items.push(item(
                 "given",
                 CompletionKind::Keyword,

@@ -15,8 +15,10 @@ pub enum Spot {
     OutputColumn { model: String },
     /// After `expect`: `rows`, `row_count` or an output column.
     Expect { model: String },
-    /// Between the entries of the test's body.
-    Body { model: String },
+    /// Between the entries of the test's body (`first`: before any).
+    Body { model: String, first: bool },
+    /// After `severity:`.
+    Severity,
 }
 
 /// The tokens that matter here: names, strings (as one token) and symbols.
@@ -119,10 +121,15 @@ pub fn spot(text: &str, offset: usize, typing: bool) -> Option<Spot> {
     if list.is_some() {
         return list;
     }
-    Some(match toks.last() {
-        Some(&"given") => Spot::Input { model },
-        Some(&"expect") => Spot::Expect { model },
-        _ => Spot::Body { model },
+    Some(match toks.as_slice() {
+        [.., "given"] => Spot::Input { model },
+        [.., "expect"] => Spot::Expect { model },
+        [.., "severity", ":"] => Spot::Severity,
+        [.., last] => Spot::Body {
+            model,
+            first: *last == "{",
+        },
+        [] => return None,
     })
 }
 
@@ -156,8 +163,19 @@ mod tests {
             Some(Spot::OutputColumn { model: m() })
         );
         assert_eq!(
+            at("test m {\n  |"),
+            Some(Spot::Body {
+                model: m(),
+                first: true
+            })
+        );
+        assert_eq!(at("test m {\n  severity: w|"), Some(Spot::Severity));
+        assert_eq!(
             at("test m {\n  given o(id) { (1, \"(\") }\n  |"),
-            Some(Spot::Body { model: m() })
+            Some(Spot::Body {
+                model: m(),
+                first: false
+            })
         );
         // Inside a row, and after the test, nothing.
         assert_eq!(

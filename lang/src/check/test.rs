@@ -31,7 +31,18 @@ pub(super) fn check_test(
         checks: t.checks.clone(),
         fixture: None,
         is_fixture: t.is_fixture(),
+        severity: t.severity.map(|(s, _)| s).unwrap_or_default(),
     };
+    if let (true, Some((_, span))) = (t.is_fixture(), t.severity) {
+        diags.push(
+            Diagnostic::new(
+                &codes::E115,
+                span,
+                "a fixture test has no severity: it checks the model's logic on its `given` rows, and a failure is always an error",
+            )
+            .with_help("remove `severity:`, or move the checks that may warn to a test without `given` (it runs on the warehouse's data)"),
+        );
+    }
     let Some(model) = find(&t.model.name) else {
         let mut d = Diagnostic::new(
             &codes::E091,

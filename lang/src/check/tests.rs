@@ -574,6 +574,10 @@ fn fixture_errors_have_codes_at_their_spans() {
             ("E115", "expect id in n.country")
         ]
     );
+    // A severity is for tests of materialized data.
+    let e = fixture_errors(r#"test m { severity: warn given o {} given c {} }"#);
+    let got: Vec<(&str, &str)> = e.iter().map(|(c, _, at)| (*c, at.as_str())).collect();
+    assert_eq!(got, [("E115", "severity: warn")]);
     // An unknown model is E091 whatever the test holds.
     let e = fixture_errors(r#"test zz "x" { given o(id) { (1) } }"#);
     assert_eq!(e.iter().map(|x| x.0).collect::<Vec<_>>(), ["E091"]);

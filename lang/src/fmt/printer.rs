@@ -844,15 +844,17 @@ impl<'a> Printer<'a> {
     fn test(&mut self, t: &TestDecl) -> Doc {
         let head_end = t.name.as_ref().map_or(t.model.span.end, |(_, s)| s.end);
         let head = self.inner(t.span.start, head_end);
-        // `given` blocks and checks, in the order written.
+        // The severity, `given` blocks and checks, in the order written.
         let mut entries: Vec<TestEntry> = t
-            .givens
+            .severity
             .iter()
-            .map(TestEntry::Given)
+            .map(|&(s, span)| TestEntry::Severity(s, span))
+            .chain(t.givens.iter().map(TestEntry::Given))
             .chain(t.checks.iter().map(TestEntry::Check))
             .collect();
         entries.sort_by_key(|e| e.span().start);
         let mut body = self.lines(&entries, TestEntry::span, |p, e| match e {
+            TestEntry::Severity(s, _) => Doc::text(format!("severity: {}", s.as_str())),
             TestEntry::Given(g) => p.given(g),
             TestEntry::Check(c) => p.check(c),
         });
@@ -1505,8 +1507,9 @@ pub(crate) fn type_ref(t: &TypeRef) -> String {
     }
 }
 
-/// An entry of a test body: a `given` block or a check.
+/// An entry of a test body: its severity, a `given` block or a check.
 enum TestEntry<'t> {
+    Severity(Severity, Span),
     Given(&'t Given),
     Check(&'t TestCheck),
 }
@@ -1514,6 +1517,7 @@ enum TestEntry<'t> {
 impl TestEntry<'_> {
     fn span(&self) -> Span {
         match self {
+            TestEntry::Severity(_, span) => *span,
             TestEntry::Given(g) => g.span,
             TestEntry::Check(c) => c.span,
         }

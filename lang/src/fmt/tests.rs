@@ -483,6 +483,11 @@ fn fixture_tests_line_up_their_rows() {
 }
 "#,
     );
+    // A severity first, on its own line, its comment kept.
+    check(
+        "test m { severity :warn; # dbt: warn\n expect row_count > 0 }",
+        "test m {\n  severity: warn # dbt: warn\n  expect row_count > 0\n}\n",
+    );
     // Comments stay with their rows.
     check(
         "test m {\n  given o(a) { # the inputs\n    (1) # one\n    // two\n    (2)\n  }\n}\n",

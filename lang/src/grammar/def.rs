@@ -645,8 +645,19 @@ fn declarations() -> Vec<Rule> {
                 tok("ident"),
                 opt(tok("string")),
                 sym("{"),
+                opt(r("test-severity")),
                 entries(alt([r("test-check"), r("given-block")]), sym(";")),
                 sym("}"),
+            ]),
+        ),
+        syntax(
+            "test-severity",
+            "`severity: warn`: a failing check of this test is reported and never blocks publishing (`error`, the default, stops the run). First in the body.",
+            seq([
+                word("severity"),
+                sym(":"),
+                alt([word("warn"), word("error")]),
+                opt(sym(";")),
             ]),
         ),
         syntax(

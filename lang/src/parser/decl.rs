@@ -515,6 +515,10 @@ impl Parser<'_> {
             return Err(f);
         }
         self.bump();
+        let severity = match self.is_ident("severity") {
+            true => Some(self.test_severity()?),
+            false => None,
+        };
         let mut checks = Vec::new();
         let mut givens = Vec::new();
         loop {
@@ -529,6 +533,10 @@ impl Parser<'_> {
             } else if self.is_ident("given") {
                 givens.push(self.given()?);
                 false
+            } else if self.is_ident("severity") {
+                return Err(self
+                    .unexpected("'expect', 'given' or '}' in test body")
+                    .with_help("`severity:` comes first in a test body, once"));
             } else {
                 let f = self.unexpected("'expect', 'given' or '}' in test body");
                 return Err(match self.kind() {
@@ -542,6 +550,7 @@ impl Parser<'_> {
                 && needs_separator
                 && !self.is_kw("expect")
                 && !self.is_ident("given")
+                && !self.is_ident("severity")
                 && !self.is_sym("}")
             {
                 return Err(self.unexpected("';' after the check"));
@@ -552,8 +561,28 @@ impl Parser<'_> {
             name,
             checks,
             givens,
+            severity,
             span: self.since(kw),
         })
+    }
+
+    /// `severity: warn|error` at the start of a test body, and its `;`.
+    fn test_severity(&mut self) -> PResult<(Severity, Span)> {
+        let start = self.bump();
+        self.expect_sym(":", "after 'severity'")?;
+        let tok = self.peek().clone();
+        let value = self.ident("'warn' or 'error' after 'severity:'")?;
+        let Some(severity) = Severity::ALL
+            .into_iter()
+            .find(|s| s.as_str() == value.name.as_str())
+        else {
+            return Err(self
+                .fail_at(&tok, format!("unknown test severity '{}'", crate::lexer::shorten(&value.name, 40)))
+                .with_help("a test's severity is `warn` (a failure is reported and never blocks publishing) or `error` (the default: a failure stops the run)"));
+        };
+        let span = self.since(start);
+        self.eat_sym(";");
+        Ok((severity, span))
     }
 
     /// `given input [(col, ..)] { rows }`.

@@ -1403,6 +1403,42 @@ fn test_decl() {
 }
 
 #[test]
+fn test_severity() {
+    let text = "test orders { severity: warn; expect row_count > 0 }";
+    let Decl::Test(t) = decl(text) else { panic!() };
+    let (severity, span) = t.severity.expect("a severity");
+    assert_eq!(severity, Severity::Warn);
+    assert_eq!(&text[span.range()], "severity: warn");
+    assert_eq!(t.checks.len(), 1);
+    let Decl::Test(t) = decl("test orders { severity: error\n expect row_count > 0 }") else {
+        panic!()
+    };
+    assert_eq!(t.severity.map(|s| s.0), Some(Severity::Error));
+    let Decl::Test(t) = decl("test orders { expect row_count > 0 }") else {
+        panic!()
+    };
+    assert_eq!(t.severity, None);
+    // A word other than warn or error, and a severity after a check.
+    let d = err1("test m { severity: info expect x > 1 }");
+    assert_eq!(d.message, "unknown test severity 'info'");
+    assert_eq!(d.span.range(), 19..23);
+    assert!(d.help.as_deref().is_some_and(|h| h.contains("`warn`")));
+    let d = err1("test m { expect x > 1 severity: warn }");
+    assert_eq!(
+        d.message,
+        "expected 'expect', 'given' or '}' in test body, found identifier 'severity'"
+    );
+    assert_eq!(
+        d.help.as_deref(),
+        Some("`severity:` comes first in a test body, once")
+    );
+    assert_eq!(
+        msg("test m { severity warn }"),
+        "expected ':' after 'severity', found identifier 'warn'"
+    );
+}
+
+#[test]
 fn test_decl_errors() {
     let d = err1("test m { expect x = 1 }");
     assert_eq!(

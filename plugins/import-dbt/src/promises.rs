@@ -18,7 +18,7 @@ pub enum Carried {
     /// `test <model> { expect column in model.field }`.
     In { model: String, field: String },
     /// A model of the failing rows (translated from this SQL), and whether
-    /// it is only a warning (no `test` block then).
+    /// it is only a warning (its test then says `severity: warn`).
     FailingRows { sql: String, warn: bool },
     /// Not carried: why.
     Not(String),

@@ -2,7 +2,7 @@
 //! tests (join cardinality is in `cardinality/`).
 
 use strata_codes as codes;
-use strata_lang::ast::{CompareOp, TestCheckKind, TestLitKind};
+use strata_lang::ast::{CompareOp, Severity, TestCheckKind, TestLitKind};
 use strata_lang::ir::{self, Column};
 use strata_lang::{Diagnostic, Span};
 
@@ -232,13 +232,9 @@ pub fn declarative(
                     report.push(format!("  ok  test {name}: {label} ({total})"));
                     continue;
                 }
-                let d = Diagnostic::new(
-                    &codes::PinError,
-                    check.span,
-                    format!("test FAILED [{name}] expect {label}: the model has {total} rows",),
-                )
-                .with_label("this expectation");
-                return Err(fail(report, d));
+                let what = format!("expect {label}: the model has {total} rows");
+                failed(report, test, name, check.span, &what, None)?;
+                continue;
             }
             TestCheckKind::Compare { op, value } => {
                 let c = ident(target);
@@ -281,16 +277,44 @@ pub fn declarative(
             continue;
         }
         let samples = samples_text(&wh.rows(&sample_sql)?);
-        let d = Diagnostic::new(
-            &codes::PinError,
-            check.span,
-            format!("test FAILED [{name}] expect {label}: {violations} of {total} rows violate it"),
-        )
-        .with_label("this expectation")
-        .with_note(samples);
-        return Err(fail(report, d));
+        let what = format!("expect {label}: {violations} of {total} rows violate it");
+        failed(report, test, name, check.span, &what, Some(samples))?;
     }
     Ok(())
+}
+
+/// A declarative check that failed: the run's PinError (nothing is
+/// published), or for a `severity: warn` test a `WARN` report line, and
+/// the run goes on.
+fn failed(
+    report: &mut Vec<String>,
+    test: &ir::Test,
+    name: &str,
+    span: Span,
+    what: &str,
+    samples: Option<String>,
+) -> Result<(), Failure> {
+    match test.severity {
+        Severity::Warn => {
+            let samples = samples.map(|s| format!("; {s}")).unwrap_or_default();
+            report.push(format!(
+                "  WARN test {name}: {what}{samples} (severity: warn, not blocking)"
+            ));
+            Ok(())
+        }
+        Severity::Error => {
+            let mut d = Diagnostic::new(
+                &codes::PinError,
+                span,
+                format!("test FAILED [{name}] {what}"),
+            )
+            .with_label("this expectation");
+            if let Some(s) = samples {
+                d = d.with_note(s);
+            }
+            Err(fail(report, d))
+        }
+    }
 }
 
 fn compare_i64(a: i64, op: CompareOp, b: i64) -> bool {

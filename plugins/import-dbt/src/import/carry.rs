@@ -205,22 +205,10 @@ impl State<'_> {
                         ) {
                             Ok(plans) => {
                                 let name = plans.last().map(|p| p.name.clone()).unwrap_or_default();
+                                let severity = if *warn { "  severity: warn\n" } else { "" };
                                 let block = format!(
-                                    "{}test {name} {{\n  expect row_count == 0\n}}\n",
-                                    if *warn {
-                                        "# dbt severity: warn — strata has no warning-level test, so this one is not asserted:\n# "
-                                    } else {
-                                        ""
-                                    }
+                                    "test {name} {{\n{severity}  expect row_count == 0\n}}\n"
                                 );
-                                let block = if *warn {
-                                    block
-                                        .replacen("test ", "# test ", 1)
-                                        .replace("\n  expect", "\n#   expect")
-                                        .replace("\n}\n", "\n# }\n")
-                                } else {
-                                    block
-                                };
                                 match model_index {
                                     Some(i) if outcomes[*i].status == Some(Status::Converted) => {
                                         outcomes[*i].extra.extend(plans);
@@ -232,7 +220,7 @@ impl State<'_> {
                                     }
                                 }
                                 if *warn {
-                                    ("warning".to_string(), format!("model `{name}` of the failing rows; severity warn: not asserted (strata has no warning-level test)"))
+                                    ("warning".to_string(), format!("model `{name}` of the failing rows, `expect row_count == 0` with `severity: warn` (reported, never blocking)"))
                                 } else {
                                     ("failing_rows".to_string(), format!("model `{name}` of the failing rows, `expect row_count == 0`"))
                                 }
