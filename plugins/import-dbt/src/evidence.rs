@@ -159,6 +159,7 @@ impl Facts {
                 ..f
             })
             .collect();
+        let mut last_select: Option<&[(String, SExpr)]> = None;
         for step in &plan.steps {
             match step {
                 Step::Join(j) => {
@@ -166,7 +167,13 @@ impl Facts {
                         facts.clear();
                     }
                 }
-                Step::Filter(_) | Step::Sort(_) | Step::Take(..) => {}
+                Step::Filter(f) => {
+                    if let Some(fact) = last_select.and_then(|items| first_per_partition(f, items))
+                    {
+                        facts.push(fact);
+                    }
+                }
+                Step::Sort(_) | Step::Take(..) => {}
                 Step::Let(..) => {}
                 Step::Group(g) => {
                     let mut keys = Vec::new();
@@ -189,6 +196,7 @@ impl Facts {
                     }
                 }
                 Step::Select(items) => {
+                    last_select = Some(items);
                     // A fact survives when each of its columns is output
                     // as a plain reference.
                     let rename = |c: &str| -> Option<String> {
@@ -226,6 +234,42 @@ impl Facts {
         }
         facts
     }
+}
+
+/// `rn == 1` (a conjunct of `f`) on an output `rn = row_number() over
+/// (partition_by: [..])` of the select list `items` whose partition keys
+/// are all output: one row per partition (SQL's QUALIFY dedup).
+fn first_per_partition(f: &SExpr, items: &[(String, SExpr)]) -> Option<Fact> {
+    f.conjuncts().into_iter().find_map(|c| {
+        let rn = match c {
+            SExpr::Bin(crate::plan::Op::Eq, l, r) => match (&**l, &**r) {
+                (SExpr::Col { input: None, name }, SExpr::Int(1))
+                | (SExpr::Int(1), SExpr::Col { input: None, name }) => name,
+                _ => return None,
+            },
+            _ => return None,
+        };
+        let over = items.iter().find_map(|(n, e)| match e {
+            SExpr::Call {
+                name,
+                over: Some(o),
+                ..
+            } if n == rn && name == "row_number" => Some(o),
+            _ => None,
+        })?;
+        let keys: Option<Vec<String>> = over
+            .partition_by
+            .iter()
+            .map(|k| {
+                matches!(k, SExpr::Col { .. })
+                    .then(|| items.iter().find(|(_, e)| e == k).map(|(n, _)| n.clone()))
+                    .flatten()
+            })
+            .collect();
+        let keys = keys.filter(|k| !k.is_empty())?;
+        let why = format!("first row of each {} (row_number() == 1)", keys.join(", "));
+        Some(Fact::new(keys, why))
+    })
 }
 
 #[cfg(test)]
