@@ -122,6 +122,7 @@ fn corpus_snapshot_check_and_determinism() {
         "calendar",
         "date",
         "latest_order_per_customer",
+        "dedup_subquery",
     ] {
         assert_eq!(status(m), "converted", "{m}");
     }
@@ -172,6 +173,15 @@ fn corpus_snapshot_check_and_determinism() {
     // A model deduplicated by QUALIFY row_number() ... = 1 is unique on
     // its partition key (and the customers on theirs: one_to_one).
     let j = join("latest_order_per_customer", "qualify_alias");
+    assert_eq!(j["promise"], "one_to_one", "{j}");
+    assert!(
+        j["evidence"]
+            .as_str()
+            .unwrap_or("")
+            .contains("first row of each customer_id"),
+        "{j}"
+    );
+    let j = join("latest_order_per_customer", "dedup_subquery");
     assert_eq!(j["promise"], "one_to_one", "{j}");
     assert!(
         j["evidence"]
