@@ -189,6 +189,37 @@ impl SExpr {
         }
     }
 
+    /// A copy with each part for which `f` gives a replacement replaced
+    /// (tried on a part before its operands: a replaced part is not
+    /// entered; a window's `over` is kept as it is).
+    pub fn replace(&self, f: &mut impl FnMut(&SExpr) -> Option<SExpr>) -> SExpr {
+        if let Some(r) = f(self) {
+            return r;
+        }
+        match self {
+            SExpr::Call {
+                name,
+                distinct,
+                args,
+                kwargs,
+                over,
+            } => SExpr::Call {
+                name: name.clone(),
+                distinct: *distinct,
+                args: args.iter().map(|a| a.replace(f)).collect(),
+                kwargs: kwargs
+                    .iter()
+                    .map(|(k, a)| (k.clone(), a.replace(f)))
+                    .collect(),
+                over: over.clone(),
+            },
+            SExpr::Not(x) => SExpr::Not(Box::new(x.replace(f))),
+            SExpr::Neg(x) => SExpr::Neg(Box::new(x.replace(f))),
+            SExpr::Bin(op, l, r) => SExpr::Bin(*op, Box::new(l.replace(f)), Box::new(r.replace(f))),
+            other => other.clone(),
+        }
+    }
+
     /// Whether a window (`over`) is anywhere in it.
     pub fn has_window(&self) -> bool {
         match self {

@@ -66,85 +66,40 @@ impl Translator<'_> {
         outputs: &[Output],
         hidden: &mut Vec<(String, SExpr)>,
     ) -> SExpr {
-        if let Some((n, _, _)) = outputs.iter().find(|(_, x, _)| x == e) {
-            return SExpr::col(None, n);
-        }
-        let hide = matches!(e, SExpr::Col { input: Some(_), .. })
-            || matches!(e, SExpr::Call { over: Some(_), .. });
-        if hide {
-            if let Some((n, _)) = hidden.iter().find(|(_, x)| x == e) {
-                return SExpr::col(None, n);
+        e.replace(&mut |part: &SExpr| {
+            if let Some((n, _, _)) = outputs.iter().find(|(_, x, _)| x == part) {
+                return Some(SExpr::col(None, n));
             }
-            let taken = |n: &str| {
+            let hide = matches!(part, SExpr::Col { input: Some(_), .. })
+                || matches!(part, SExpr::Call { over: Some(_), .. });
+            if !hide {
+                return None;
+            }
+            if let Some((n, _)) = hidden.iter().find(|(_, x)| x == part) {
+                return Some(SExpr::col(None, n));
+            }
+            let taken = |n: &str, hidden: &[(String, SExpr)]| {
                 outputs.iter().any(|(o, _, _)| o.eq_ignore_ascii_case(n))
                     || hidden.iter().any(|(h, _)| h.eq_ignore_ascii_case(n))
             };
             let name = (1..)
                 .map(|i| format!("qualify_{i}"))
-                .find(|n| !taken(n))
+                .find(|n| !taken(n, hidden))
                 .unwrap_or_default();
-            hidden.push((name.clone(), e.clone()));
-            return SExpr::col(None, &name);
-        }
-        match e {
-            SExpr::Call {
-                name,
-                distinct,
-                args,
-                kwargs,
-                over,
-            } => SExpr::Call {
-                name: name.clone(),
-                distinct: *distinct,
-                args: args
-                    .iter()
-                    .map(|a| self.outputs_in(a, outputs, hidden))
-                    .collect(),
-                kwargs: kwargs
-                    .iter()
-                    .map(|(k, a)| (k.clone(), self.outputs_in(a, outputs, hidden)))
-                    .collect(),
-                over: over.clone(),
-            },
-            SExpr::Not(x) => SExpr::Not(Box::new(self.outputs_in(x, outputs, hidden))),
-            SExpr::Neg(x) => SExpr::Neg(Box::new(self.outputs_in(x, outputs, hidden))),
-            SExpr::Bin(op, l, r) => SExpr::Bin(
-                *op,
-                Box::new(self.outputs_in(l, outputs, hidden)),
-                Box::new(self.outputs_in(r, outputs, hidden)),
-            ),
-            other => other.clone(),
-        }
+            hidden.push((name.clone(), part.clone()));
+            Some(SExpr::col(None, &name))
+        })
     }
 }
 
 /// Column references to the select list's aliases, read through a
 /// nameless input: written unqualified.
 fn unqualify(e: &SExpr) -> SExpr {
-    match e {
+    e.replace(&mut |part: &SExpr| match part {
         SExpr::Col {
             input: Some(i),
             name,
-        } if i.is_empty() => SExpr::col(None, name),
-        SExpr::Call {
-            name,
-            distinct,
-            args,
-            kwargs,
-            over,
-        } => SExpr::Call {
-            name: name.clone(),
-            distinct: *distinct,
-            args: args.iter().map(unqualify).collect(),
-            kwargs: kwargs
-                .iter()
-                .map(|(k, a)| (k.clone(), unqualify(a)))
-                .collect(),
-            over: over.clone(),
-        },
-        SExpr::Not(x) => SExpr::Not(Box::new(unqualify(x))),
-        SExpr::Neg(x) => SExpr::Neg(Box::new(unqualify(x))),
-        SExpr::Bin(op, l, r) => SExpr::Bin(*op, Box::new(unqualify(l)), Box::new(unqualify(r))),
-        other => other.clone(),
-    }
+        } if i.is_empty() => Some(SExpr::col(None, name)),
+        _ => None,
+    })
 }
