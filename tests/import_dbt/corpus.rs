@@ -113,16 +113,26 @@ fn corpus_snapshot_check_and_determinism() {
         "full_outer",
         "cross_join",
         "right_join",
+        "qualify_latest",
+        "qualify_alias",
+        "reserved_column",
+        "window_frames",
+        "constants",
+        "date_spine",
+        "calendar",
+        "date",
+        "latest_order_per_customer",
+        "dedup_subquery",
     ] {
         assert_eq!(status(m), "converted", "{m}");
     }
     for m in [
         "uses_run_query",
         "not_in_subquery",
-        "qualify_latest",
-        "reserved_column",
         "sql_error",
         "string_agg_model",
+        "frame_interval",
+        "qualify_grouped",
     ] {
         assert_eq!(status(m), "needs_review", "{m}");
     }
@@ -158,6 +168,26 @@ fn corpus_snapshot_check_and_determinism() {
             .as_str()
             .unwrap_or("")
             .starts_with("no evidence: this join can repeat rows"),
+        "{j}"
+    );
+    // A model deduplicated by QUALIFY row_number() ... = 1 is unique on
+    // its partition key (and the customers on theirs: one_to_one).
+    let j = join("latest_order_per_customer", "qualify_alias");
+    assert_eq!(j["promise"], "one_to_one", "{j}");
+    assert!(
+        j["evidence"]
+            .as_str()
+            .unwrap_or("")
+            .contains("first row of each customer_id"),
+        "{j}"
+    );
+    let j = join("latest_order_per_customer", "dedup_subquery");
+    assert_eq!(j["promise"], "one_to_one", "{j}");
+    assert!(
+        j["evidence"]
+            .as_str()
+            .unwrap_or("")
+            .contains("first row of each customer_id"),
         "{j}"
     );
     let j = join("countries_seen", "distinct_countries");

@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 
 use strata_lang::ir;
 
-use crate::names::quote;
+use crate::names::{quote, written};
 use crate::plan::ModelPlan;
 use crate::types;
 
@@ -26,7 +26,7 @@ pub fn column_lines(cols: &[ir::Column]) -> String {
     let mut s = String::new();
     for c in cols {
         let ty = types::declared(&c.ty).unwrap_or_else(|| "string".into());
-        let _ = write!(s, "    {}: {ty}", c.name);
+        let _ = write!(s, "    {}: {ty}", written(&c.name));
         if !c.nullable {
             s.push_str(" nonnull");
         }
@@ -58,11 +58,17 @@ pub fn check_plans(
                     text.push('\n');
                 }
                 Some(Decl::Model(cols)) => {
+                    // A model named by a reserved word reads a source
+                    // named so too: both written between backticks.
+                    let source = format!("__strata_in_{input}");
                     let _ = write!(
                         text,
-                        "source __strata_in_{input}(ns: {}) {{\n  columns: {{\n{}  }}\n}}\nmodel {input} {{\n  from __strata_in_{input}\n}}\n",
+                        "source {}(ns: {}) {{\n  columns: {{\n{}  }}\n}}\nmodel {} {{\n  from {}\n}}\n",
+                        written(&source),
                         quote("import-dbt"),
-                        column_lines(cols)
+                        column_lines(cols),
+                        written(input),
+                        written(&source)
                     );
                 }
                 None => return Err(vec![format!("`{input}` is not declared")]),

@@ -37,6 +37,10 @@ impl Fact {
 #[derive(Debug, Default)]
 pub struct Facts {
     pub by_relation: BTreeMap<String, Vec<Fact>>,
+    /// The `row_number()` outputs of each model, with the output columns
+    /// they partition by: a reader keeping `rn == 1` of one has one row
+    /// per partition (the dedup subquery or CTE).
+    pub ranked: BTreeMap<String, Vec<(String, Vec<String>)>>,
 }
 
 impl Facts {
@@ -137,6 +141,22 @@ impl Facts {
         for f in self.structural(plan) {
             self.add(&plan.name, f);
         }
+        let last_select = plan.steps.iter().rev().find_map(|s| match s {
+            Step::Select(items) => Some(items),
+            _ => None,
+        });
+        let reshaped = plan
+            .steps
+            .iter()
+            .rev()
+            .take_while(|s| !matches!(s, Step::Select(_)))
+            .any(|s| matches!(s, Step::Join(_) | Step::Group(_) | Step::SetOp(..)));
+        if let (Some(items), false) = (last_select, reshaped) {
+            let ranks = row_numbers(items);
+            if !ranks.is_empty() {
+                self.ranked.insert(plan.name.clone(), ranks);
+            }
+        }
     }
 
     /// What a model is unique on by its own steps.
@@ -159,14 +179,29 @@ impl Facts {
                 ..f
             })
             .collect();
+        let mut last_select: Option<&[(String, SExpr)]> = None;
+        let mut joined = false;
         for step in &plan.steps {
             match step {
                 Step::Join(j) => {
+                    joined = true;
                     if j.kind.can_promise() && j.promise.is_none() || j.kind == JoinKind::Cross {
                         facts.clear();
                     }
                 }
-                Step::Filter(_) | Step::Sort(_) | Step::Take(..) => {}
+                Step::Filter(f) => {
+                    // `rn == 1` on this model's select list, or on the
+                    // from input's (read before any join).
+                    let ranks = match last_select {
+                        Some(items) => Some(row_numbers(items)),
+                        None if !joined => self.ranked.get(&plan.from).cloned(),
+                        None => None,
+                    };
+                    if let Some(fact) = ranks.and_then(|r| first_per_partition(f, &r, &plan.from)) {
+                        facts.push(fact);
+                    }
+                }
+                Step::Sort(_) | Step::Take(..) => {}
                 Step::Let(..) => {}
                 Step::Group(g) => {
                     let mut keys = Vec::new();
@@ -189,6 +224,7 @@ impl Facts {
                     }
                 }
                 Step::Select(items) => {
+                    last_select = Some(items);
                     // A fact survives when each of its columns is output
                     // as a plain reference.
                     let rename = |c: &str| -> Option<String> {
@@ -226,6 +262,60 @@ impl Facts {
         }
         facts
     }
+}
+
+/// The `row_number() over (partition_by: [..])` outputs of a select list
+/// whose partition keys are all output as plain columns: each with the
+/// output names of its keys.
+fn row_numbers(items: &[(String, SExpr)]) -> Vec<(String, Vec<String>)> {
+    items
+        .iter()
+        .filter_map(|(rn, e)| {
+            let SExpr::Call {
+                name,
+                over: Some(o),
+                ..
+            } = e
+            else {
+                return None;
+            };
+            if name != "row_number" || o.partition_by.is_empty() {
+                return None;
+            }
+            let keys: Option<Vec<String>> = o
+                .partition_by
+                .iter()
+                .map(|k| {
+                    matches!(k, SExpr::Col { .. })
+                        .then(|| items.iter().find(|(_, e)| e == k).map(|(n, _)| n.clone()))
+                        .flatten()
+                })
+                .collect();
+            Some((rn.clone(), keys?))
+        })
+        .collect()
+}
+
+/// `rn == 1` (a conjunct of `f`, `rn` read unqualified or from `from`) on
+/// one of `ranks`: one row per partition (SQL's QUALIFY dedup).
+fn first_per_partition(f: &SExpr, ranks: &[(String, Vec<String>)], from: &str) -> Option<Fact> {
+    f.conjuncts().into_iter().find_map(|c| {
+        let SExpr::Bin(crate::plan::Op::Eq, l, r) = c else {
+            return None;
+        };
+        let rn = match (&**l, &**r) {
+            (SExpr::Col { input, name }, SExpr::Int(1))
+            | (SExpr::Int(1), SExpr::Col { input, name })
+                if input.as_deref().is_none_or(|i| i == from) =>
+            {
+                name
+            }
+            _ => return None,
+        };
+        let (_, keys) = ranks.iter().find(|(n, _)| n == rn)?;
+        let why = format!("first row of each {} (row_number() == 1)", keys.join(", "));
+        Some(Fact::new(keys.clone(), why))
+    })
 }
 
 #[cfg(test)]

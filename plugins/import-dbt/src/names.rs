@@ -16,20 +16,19 @@ pub fn is_ident(s: &str) -> bool {
 }
 
 /// Why `s` cannot be a strata name, for a needs-review reason; `None` when
-/// it can.
+/// it can: bare, or between backticks (a reserved word such as `date`, a
+/// name with a space), as [`written`] writes it.
 pub fn refusal(s: &str) -> Option<String> {
-    if is_ident(s) {
+    if strata_lang::ident::is_writable(s) {
         return None;
     }
-    if KEYWORDS.contains(&s) || TYPE_KEYWORDS.contains(&s) {
-        return Some(format!(
-            "`{s}` is a reserved word in strata and cannot name a column, model or source"
-        ));
-    }
     Some(format!(
-        "`{s}` is not a strata identifier (letters, digits and `_`, not starting with a digit)"
+        "`{s}` cannot be a strata name, not even between backticks (it is empty or holds a backtick or a control character)"
     ))
 }
+
+/// A name as strata writes it: bare, or between backticks.
+pub use strata_lang::ident::written;
 
 /// The strata name of dbt source `source_name`'s table `table`: both
 /// joined by `__` (a dbt source's tables are named within the source, and
@@ -77,8 +76,10 @@ mod tests {
         assert!(!is_ident("1a"));
         assert!(!is_ident("a-b"));
         assert!(!is_ident(""));
-        assert!(refusal("date").is_some_and(|r| r.contains("reserved")));
-        assert!(refusal("a b").is_some_and(|r| r.contains("not a strata identifier")));
+        assert_eq!(refusal("date"), None);
+        assert_eq!(refusal("a b"), None);
+        assert!(refusal("a`b").is_some_and(|r| r.contains("backtick")));
+        assert_eq!(written("date"), "`date`");
     }
 
     #[test]

@@ -5,7 +5,7 @@
 
 use std::fmt::Write as _;
 
-use crate::names::quote;
+use crate::names::{quote, written};
 
 /// A strata expression.
 #[derive(Clone, Debug, PartialEq)]
@@ -39,7 +39,34 @@ pub enum SExpr {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Over {
     pub partition_by: Vec<SExpr>,
-    pub sort: Vec<(SExpr, bool)>,
+    pub sort: Vec<SortKey>,
+    /// The frame as strata writes it (`rows: [unbounded, 0]`), when not
+    /// the default one.
+    pub frame: Option<String>,
+}
+
+/// A sort key: its expression, `desc`, and where its NULLs go when it
+/// says (`None`: last, strata's and DuckDB's default).
+#[derive(Clone, Debug, PartialEq)]
+pub struct SortKey {
+    pub expr: SExpr,
+    pub desc: bool,
+    pub nulls_first: Option<bool>,
+}
+
+impl SortKey {
+    fn to_text(&self) -> String {
+        let mut t = self.expr.to_text();
+        if self.desc {
+            t.push_str(" desc");
+        }
+        match self.nulls_first {
+            Some(true) => t.push_str(" nulls_first"),
+            Some(false) => t.push_str(" nulls_last"),
+            None => {}
+        }
+        t
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -148,8 +175,8 @@ impl SExpr {
                     for e in &o.partition_by {
                         e.columns(out);
                     }
-                    for (e, _) in &o.sort {
-                        e.columns(out);
+                    for k in &o.sort {
+                        k.expr.columns(out);
                     }
                 }
             }
@@ -159,6 +186,37 @@ impl SExpr {
                 r.columns(out);
             }
             _ => {}
+        }
+    }
+
+    /// A copy with each part for which `f` gives a replacement replaced
+    /// (tried on a part before its operands: a replaced part is not
+    /// entered; a window's `over` is kept as it is).
+    pub fn replace(&self, f: &mut impl FnMut(&SExpr) -> Option<SExpr>) -> SExpr {
+        if let Some(r) = f(self) {
+            return r;
+        }
+        match self {
+            SExpr::Call {
+                name,
+                distinct,
+                args,
+                kwargs,
+                over,
+            } => SExpr::Call {
+                name: name.clone(),
+                distinct: *distinct,
+                args: args.iter().map(|a| a.replace(f)).collect(),
+                kwargs: kwargs
+                    .iter()
+                    .map(|(k, a)| (k.clone(), a.replace(f)))
+                    .collect(),
+                over: over.clone(),
+            },
+            SExpr::Not(x) => SExpr::Not(Box::new(x.replace(f))),
+            SExpr::Neg(x) => SExpr::Neg(Box::new(x.replace(f))),
+            SExpr::Bin(op, l, r) => SExpr::Bin(*op, Box::new(l.replace(f)), Box::new(r.replace(f))),
+            other => other.clone(),
         }
     }
 
@@ -207,9 +265,9 @@ impl SExpr {
                 input: Some(i),
                 name,
             } => {
-                let _ = write!(s, "{i}.{name}");
+                let _ = write!(s, "{}.{}", written(i), written(name));
             }
-            SExpr::Col { input: None, name } => s.push_str(name),
+            SExpr::Col { input: None, name } => s.push_str(&written(name)),
             SExpr::Int(v) => {
                 let _ = write!(s, "{v}");
             }
@@ -266,14 +324,13 @@ impl SExpr {
                             "sort: [{}]",
                             o.sort
                                 .iter()
-                                .map(|(e, desc)| if *desc {
-                                    format!("{} desc", e.to_text())
-                                } else {
-                                    e.to_text()
-                                })
+                                .map(SortKey::to_text)
                                 .collect::<Vec<_>>()
                                 .join(", ")
                         ));
+                    }
+                    if let Some(f) = &o.frame {
+                        parts.push(f.clone());
                     }
                     s.push_str(&parts.join(", "));
                     s.push(')');
@@ -404,7 +461,7 @@ pub enum Step {
     Group(Group),
     Select(Vec<(String, SExpr)>),
     Dedup,
-    Sort(Vec<(SExpr, bool)>),
+    Sort(Vec<SortKey>),
     Take(u64, Option<u64>),
     /// `union`, `union all`, `intersect`, `except` and the model.
     SetOp(&'static str, String),
@@ -415,6 +472,9 @@ pub enum Step {
 pub struct ModelPlan {
     pub name: String,
     pub from: String,
+    /// What a model that reads nothing starts from instead of `from`
+    /// (`rows(...) { .. }`, `series d from .. to ..`); `from` is empty then.
+    pub head: Option<String>,
     pub steps: Vec<Step>,
     /// Its output columns, in order.
     pub columns: Vec<String>,
@@ -429,6 +489,7 @@ impl ModelPlan {
         ModelPlan {
             name: name.to_string(),
             from: from.to_string(),
+            head: None,
             steps: Vec::new(),
             columns: Vec::new(),
             comment: Vec::new(),
@@ -446,7 +507,10 @@ impl ModelPlan {
 
     /// The relations it reads: from, joins, set operations.
     pub fn inputs(&self) -> Vec<&str> {
-        let mut v = vec![self.from.as_str()];
+        let mut v = Vec::new();
+        if self.head.is_none() {
+            v.push(self.from.as_str());
+        }
         for s in &self.steps {
             match s {
                 Step::Join(j) => v.push(&j.input),
@@ -470,23 +534,30 @@ impl ModelPlan {
                 }
             }
         }
-        let _ = write!(s, "model {}", self.name);
+        let _ = write!(s, "model {}", written(&self.name));
         if let Some(c) = &self.contract {
             let _ = write!(s, " -> contract {c}");
         }
         s.push_str(" {\n");
-        let _ = writeln!(s, "  from {}", self.from);
+        match &self.head {
+            Some(h) => {
+                let _ = writeln!(s, "  {h}");
+            }
+            None => {
+                let _ = writeln!(s, "  from {}", written(&self.from));
+            }
+        }
         let assigns = |items: &[(String, SExpr)]| -> String {
             items
                 .iter()
-                .map(|(n, e)| format!("{n} = {}", e.to_text()))
+                .map(|(n, e)| format!("{} = {}", written(n), e.to_text()))
                 .collect::<Vec<_>>()
                 .join(", ")
         };
         for step in &self.steps {
             match step {
                 Step::Join(j) => {
-                    let _ = write!(s, "  {} {}", j.kind.keyword(), j.input);
+                    let _ = write!(s, "  {} {}", j.kind.keyword(), written(&j.input));
                     if let Some(on) = &j.on {
                         let _ = write!(s, " on {}", on.to_text());
                     }
@@ -499,7 +570,7 @@ impl ModelPlan {
                     let _ = writeln!(s, "  filter {}", e.to_text());
                 }
                 Step::Let(n, e) => {
-                    let _ = writeln!(s, "  let {n} = {}", e.to_text());
+                    let _ = writeln!(s, "  let {} = {}", written(n), e.to_text());
                 }
                 Step::Group(g) => {
                     let keys: Vec<String> = g.keys.iter().map(SExpr::to_text).collect();
@@ -515,16 +586,7 @@ impl ModelPlan {
                 }
                 Step::Dedup => s.push_str("  dedup\n"),
                 Step::Sort(keys) => {
-                    let keys: Vec<String> = keys
-                        .iter()
-                        .map(|(e, d)| {
-                            if *d {
-                                format!("{} desc", e.to_text())
-                            } else {
-                                e.to_text()
-                            }
-                        })
-                        .collect();
+                    let keys: Vec<String> = keys.iter().map(SortKey::to_text).collect();
                     let _ = writeln!(s, "  sort {{ {} }}", keys.join(", "));
                 }
                 Step::Take(n, None) => {
@@ -534,7 +596,7 @@ impl ModelPlan {
                     let _ = writeln!(s, "  take {a} .. {b}");
                 }
                 Step::SetOp(kw, m) => {
-                    let _ = writeln!(s, "  {kw} {m}");
+                    let _ = writeln!(s, "  {kw} {}", written(m));
                 }
             }
         }

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use super::contract::contract_name;
 use super::{Outcome, PIPELINE};
 use crate::check::Decl;
-use crate::names::quote;
+use crate::names::{quote, written};
 use crate::plan::ModelPlan;
 use crate::project::Project;
 use crate::report::Status;
@@ -62,7 +62,10 @@ pub(super) fn assemble(
             }
         }
         wanted.remove(stem);
-        wanted.iter().map(|w| format!("import {w}\n")).collect()
+        wanted
+            .iter()
+            .map(|w| format!("import {}\n", written(w)))
+            .collect()
     };
 
     // Sources (seeds, dbt sources, needs-review models read as tables).
@@ -209,12 +212,12 @@ pub(super) fn assemble(
         project.name
     );
     for imp in &imports {
-        root.push_str(&format!("import {imp}\n"));
+        root.push_str(&format!("import {}\n", written(imp)));
     }
-    let mut pipeline_models: Vec<&str> = Vec::new();
+    let mut pipeline_models: Vec<std::borrow::Cow<str>> = Vec::new();
     for p in &all_plans {
         if runnable.contains(&p.name) {
-            pipeline_models.push(&p.name);
+            pipeline_models.push(written(&p.name));
         }
     }
     root.push_str(&format!(
@@ -223,7 +226,8 @@ pub(super) fn assemble(
     ));
     for (name, path) in seed_paths {
         root.push_str(&format!(
-            "    {name}: from(path: {}),\n",
+            "    {}: from(path: {}),\n",
+            written(name),
             quote(&relative(out_dir, path))
         ));
     }

@@ -177,8 +177,13 @@ impl State<'_> {
                     }
                     Carried::In { model, field } => {
                         let c = d.column.clone().unwrap_or_default();
-                        let block =
-                            format!("test {relation} {{\n  expect {c} in {model}.{field}\n}}\n");
+                        let block = format!(
+                            "test {} {{\n  expect {} in {}.{}\n}}\n",
+                            names::written(relation),
+                            names::written(&c),
+                            names::written(model),
+                            names::written(field)
+                        );
                         if let Some(i) = model_index {
                             outcomes[*i].tests.push(block);
                             outcomes[*i].test_refs.push(model.clone());
@@ -207,7 +212,8 @@ impl State<'_> {
                                 let name = plans.last().map(|p| p.name.clone()).unwrap_or_default();
                                 let severity = if *warn { "  severity: warn\n" } else { "" };
                                 let block = format!(
-                                    "test {name} {{\n{severity}  expect row_count == 0\n}}\n"
+                                    "test {} {{\n{severity}  expect row_count == 0\n}}\n",
+                                    names::written(&name)
                                 );
                                 match model_index {
                                     Some(i) if outcomes[*i].status == Some(Status::Converted) => {
@@ -265,7 +271,10 @@ impl State<'_> {
             let (carried_as, detail) = match carried {
                 Ok(plans) => {
                     let name = plans.last().map(|p| p.name.clone()).unwrap_or_default();
-                    seed_blocks.push(format!("test {name} {{\n  expect row_count == 0\n}}\n"));
+                    seed_blocks.push(format!(
+                        "test {} {{\n  expect row_count == 0\n}}\n",
+                        names::written(&name)
+                    ));
                     seed_tests.extend(plans);
                     (
                         "failing_rows".to_string(),
@@ -347,7 +356,10 @@ fn failing_rows(
         facts.plan(p);
     }
     for p in &plans {
-        if !decls.contains_key(&p.from) && !plans.iter().any(|q| q.name == p.from) {
+        if p.head.is_none()
+            && !decls.contains_key(&p.from)
+            && !plans.iter().any(|q| q.name == p.from)
+        {
             return Err(format!("it reads `{}`, which needs review", p.from));
         }
     }

@@ -44,7 +44,11 @@ pub(super) fn contract_text(
                 ));
             }
         }
-        s.push_str(&format!("  {}: {ty} {}\n", c.name, flags.join(" ")));
+        s.push_str(&format!(
+            "  {}: {ty} {}\n",
+            crate::names::written(&c.name),
+            flags.join(" ")
+        ));
     }
     s.push_str("}\n");
     s

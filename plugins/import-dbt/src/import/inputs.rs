@@ -57,7 +57,7 @@ impl State<'_> {
                             ty: Some(t.clone()),
                         });
                         let decl = types::declared(t).unwrap_or_else(|| "string".into());
-                        lines.push_str(&format!("    {}: {decl}\n", c.name));
+                        lines.push_str(&format!("    {}: {decl}\n", names::written(&c.name)));
                     }
                     Err(why) => probs.push(format!("column `{}`: {why}", c.name)),
                 }
@@ -81,7 +81,7 @@ impl State<'_> {
                 text.push_str(&format!(
                 "# Seed {}\nsource {}(ns: {}, dataset: {}) {{\n  columns: {{\n{lines}  }}\n}}\n",
                 seed.rel,
-                seed.name,
+                names::written(&seed.name),
                 quote(&project.name),
                 quote(&seed.name)
             ));
@@ -154,7 +154,8 @@ impl State<'_> {
                 match ty {
                     Ok(ty) => {
                         lines.push_str(&format!(
-                            "    {n}: {}\n",
+                            "    {}: {}\n",
+                            names::written(n),
                             types::declared(ty).unwrap_or_else(|| "string".into())
                         ));
                         infos.push(ColInfo {
@@ -171,8 +172,9 @@ impl State<'_> {
                     text.push_str(&comment(d));
                 }
                 text.push_str(&format!(
-                "# dbt source {src}.{tbl} ({})\nsource {name}(schema: {}, table: {}) {{\n  columns: {{\n{lines}  }}\n}}\n",
+                "# dbt source {src}.{tbl} ({})\nsource {}(schema: {}, table: {}) {{\n  columns: {{\n{lines}  }}\n}}\n",
                 t.loc,
+                names::written(&name),
                 // Where dbt reads it: each a name as a source's `schema:`
                 // and `table:` read them (a dot in one quoted).
                 quote(&TableName::bare(t.schema.as_deref().unwrap_or(src)).to_string()),

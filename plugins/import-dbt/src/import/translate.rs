@@ -275,7 +275,8 @@ fn declare_from_catalog(
             return;
         }
         lines.push_str(&format!(
-            "    {n}: {}\n",
+            "    {}: {}\n",
+            names::written(n),
             types::declared(&ty).unwrap_or_else(|| "string".into())
         ));
         infos.push(ColInfo {
@@ -286,7 +287,7 @@ fn declare_from_catalog(
     let text = format!(
         "# The model {} needs review (IMPORT.md): its readers read the table dbt builds.\nsource {}(ns: {}, dataset: {}) {{\n  columns: {{\n{lines}  }}\n}}\n",
         m.rel,
-        m.name,
+        names::written(&m.name),
         quote("dbt"),
         quote(&m.name)
     );

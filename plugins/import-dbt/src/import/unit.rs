@@ -83,7 +83,7 @@ impl State<'_> {
         let _ = writeln!(
             block,
             "test {} {} {{",
-            u.model,
+            crate::names::written(&u.model),
             strata_lang::fmt::quote_string(&u.name)
         );
         let given = raw
@@ -98,7 +98,11 @@ impl State<'_> {
             let name = self.input_name(input)?;
             let types = self.input_types(&name);
             let table = self.rows_of(g, &format!("the rows of {input}"))?;
-            block.push_str(&rows_block(&format!("given {name}"), &table, &types)?);
+            block.push_str(&rows_block(
+                &format!("given {}", crate::names::written(&name)),
+                &table,
+                &types,
+            )?);
         }
         let expect = raw.get("expect").ok_or("it has no `expect:`")?;
         let out_types: BTreeMap<String, Type> = self.outcomes[i]
@@ -293,7 +297,8 @@ fn rows_block(
     if columns.is_empty() {
         return Ok(format!("  {head} {{}}\n"));
     }
-    let mut s = format!("  {head}({}) {{\n", columns.join(", "));
+    let written: Vec<_> = columns.iter().map(|c| crate::names::written(c)).collect();
+    let mut s = format!("  {head}({}) {{\n", written.join(", "));
     for row in rows {
         let cells: Vec<String> = columns
             .iter()

@@ -359,7 +359,7 @@ impl Object for Namespace {
             None => Err(refuse(
                 &self.record,
                 format!(
-                    "{}.{method}() is not provided by import-dbt (it provides dbt's cross-database macros and dbt_utils' plain-SQL ones: star, generate_surrogate_key, safe_divide, safe_add, safe_subtract, pivot)",
+                    "{}.{method}() is not provided by import-dbt (it provides dbt's cross-database macros and dbt_utils' plain-SQL ones: star, generate_surrogate_key, safe_divide, safe_add, safe_subtract, pivot, date_spine)",
                     self.package
                 ),
             )),

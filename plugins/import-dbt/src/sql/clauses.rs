@@ -253,8 +253,6 @@ pub(super) fn unsupported_select_parts(s: &sql::Select) -> R<()> {
         Some("LATERAL VIEW")
     } else if s.prewhere.is_some() {
         Some("PREWHERE")
-    } else if s.qualify.is_some() {
-        Some("QUALIFY (rank in one model with row_number() over (...), filter in the next)")
     } else if !s.named_window.is_empty() {
         Some("a named WINDOW (write the window in each over (...))")
     } else if !s.cluster_by.is_empty() || !s.distribute_by.is_empty() || !s.sort_by.is_empty() {

@@ -9,6 +9,9 @@ use super::{line_of, Named, Refusal, R};
 use crate::names;
 use crate::plan::{Join, JoinKind, ModelPlan, Op, SExpr, Step};
 
+const NO_FROM_ITEM: &str =
+    "this FROM item (a table function, LATERAL, PIVOT, UNNEST, ...) has no strata equivalent";
+
 impl Translator<'_> {
     /// The relation a table name reads: a CTE in scope, else what the
     /// context resolves (a ref, a source, a relation of compiled SQL).
@@ -82,12 +85,16 @@ impl Translator<'_> {
                 let rel = self.query(subquery, None, scope, &names::helper(base, &a))?;
                 (rel, a)
             }
-            other => {
-                return Err(Refusal::at(
-                    "this FROM item (a table function, LATERAL, PIVOT, UNNEST, ...) has no strata equivalent",
-                    other,
-                ))
-            }
+            sql::TableFactor::Table {
+                name,
+                alias,
+                args: Some(args),
+                ..
+            } => match self.series(name, args, alias.as_ref(), f, base)? {
+                Some(r) => r,
+                None => return Err(Refusal::at(NO_FROM_ITEM, f)),
+            },
+            other => return Err(Refusal::at(NO_FROM_ITEM, other)),
         };
         // strata names an input by its relation: a relation read twice
         // (a self-join) is read the second time through a helper model.

@@ -9,7 +9,7 @@ use super::literals::*;
 use super::ops::{cast, compare_operands, with_filter};
 use super::translator::{Input, Mode, Translator, Typed};
 use super::{Refusal, R};
-use crate::plan::{Op, Over, SExpr};
+use crate::plan::{Op, Over, SExpr, SortKey};
 
 impl Translator<'_> {
     pub(super) fn function(
@@ -399,37 +399,21 @@ impl Translator<'_> {
         if spec.window_name.is_some() {
             return Err(Refusal::at("a window that extends a named window", e));
         }
-        if let Some(frame) = &spec.window_frame {
-            // Only the default frame means what strata's window means.
-            let default = matches!(frame.units, sql::WindowFrameUnits::Range)
-                && matches!(frame.start_bound, sql::WindowFrameBound::Preceding(None))
-                && matches!(
-                    frame.end_bound,
-                    None | Some(sql::WindowFrameBound::CurrentRow)
-                );
-            if !default {
-                return Err(Refusal::at(
-                    "a window frame (ROWS / RANGE BETWEEN ...): strata's windows use the default frame",
-                    e,
-                ));
-            }
-        }
+        let frame = match (&spec.window_frame, &call) {
+            (Some(f), SExpr::Call { name, .. }) => super::window::frame(f, name, e)?,
+            _ => None,
+        };
         let mut partition_by = Vec::new();
         for p in &spec.partition_by {
             partition_by.push(self.expr(p, inputs, mode)?.0);
         }
         let mut sort = Vec::new();
         for o in &spec.order_by {
-            if o.options.nulls_first == Some(true) {
-                return Err(Refusal::at(
-                    "a window ORDER BY ... NULLS FIRST: strata sorts NULLs last",
-                    e,
-                ));
-            }
-            sort.push((
-                self.expr(&o.expr, inputs, mode)?.0,
-                o.options.asc == Some(false),
-            ));
+            sort.push(SortKey {
+                expr: self.expr(&o.expr, inputs, mode)?.0,
+                desc: o.options.asc == Some(false),
+                nulls_first: super::select::nulls_first(&o.options),
+            });
         }
         let call = match call {
             SExpr::Call {
@@ -443,7 +427,11 @@ impl Translator<'_> {
                 distinct,
                 args,
                 kwargs,
-                over: Some(Box::new(Over { partition_by, sort })),
+                over: Some(Box::new(Over {
+                    partition_by,
+                    sort,
+                    frame,
+                })),
             },
             other => other,
         };

@@ -31,10 +31,32 @@ impl Translator<'_> {
         name: Option<&str>,
         base: &str,
     ) -> R<Rel> {
+        // `*` / `t.*` under GROUP BY ALL: every column of the inputs (or
+        // of `t`) is a key, as DuckDB groups them.
+        let group_all = matches!(&s.group_by, sql::GroupByExpr::All(_));
+        let stars: Vec<Vec<(String, sql::Expr)>> = s
+            .projection
+            .iter()
+            .map(|p| match p {
+                sql::SelectItem::Wildcard(o) if group_all && o.to_string().is_empty() => {
+                    star_keys(inputs, None)
+                }
+                sql::SelectItem::QualifiedWildcard(
+                    sql::SelectItemQualifiedWildcardKind::ObjectName(q),
+                    o,
+                ) if group_all && o.to_string().is_empty() => star_keys(inputs, Some(q)),
+                _ => Vec::new(),
+            })
+            .collect();
         // The select list: named expressions only.
         let mut items: Vec<(String, &sql::Expr)> = Vec::new();
-        for p in &s.projection {
+        for (p, star) in s.projection.iter().zip(&stars) {
             match p {
+                sql::SelectItem::Wildcard(_) | sql::SelectItem::QualifiedWildcard(..)
+                    if !star.is_empty() =>
+                {
+                    items.extend(star.iter().map(|(n, e)| (n.clone(), e)));
+                }
                 sql::SelectItem::UnnamedExpr(e) => {
                     let n = match e {
                         sql::Expr::Identifier(i) => i.value.clone(),
@@ -396,4 +418,33 @@ impl Translator<'_> {
             .collect();
         self.push(main, cols)
     }
+}
+
+/// The columns `*` (or `q.*`) selects, each as `alias.column`.
+fn star_keys(inputs: &[Input], q: Option<&sql::ObjectName>) -> Vec<(String, sql::Expr)> {
+    let qualifier = q.and_then(|q| match q.0.as_slice() {
+        [sql::ObjectNamePart::Identifier(i)] => Some(i.value.as_str()),
+        _ => None,
+    });
+    if q.is_some() && qualifier.is_none() {
+        return Vec::new();
+    }
+    inputs
+        .iter()
+        .filter(|i| qualifier.is_none_or(|a| i.alias.eq_ignore_ascii_case(a)))
+        .flat_map(|i| {
+            i.columns
+                .iter()
+                .filter(|c| !i.merged.contains(&c.name))
+                .map(move |c| {
+                    (
+                        c.name.clone(),
+                        sql::Expr::CompoundIdentifier(vec![
+                            sql::Ident::new(i.alias.clone()),
+                            sql::Ident::new(c.name.clone()),
+                        ]),
+                    )
+                })
+        })
+        .collect()
 }

@@ -16,11 +16,14 @@ mod from;
 mod functions;
 mod group;
 mod literals;
+mod nothing;
 mod ops;
 mod projection;
+mod qualify;
 mod select;
 mod setops;
 mod translator;
+mod window;
 
 use std::collections::{BTreeMap, BTreeSet};
 

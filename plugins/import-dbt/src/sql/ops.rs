@@ -99,6 +99,10 @@ impl Translator<'_> {
                     Some(Type::String),
                 )
             }
+            // DuckDB's `^` (and `**`) is power(), a double.
+            B::PGExp | B::BitwiseXor if self.cx.duckdb && num(&lt) && num(&rt) => {
+                (SExpr::call("power", vec![l, r]), Some(Type::Float64))
+            }
             B::DuckIntegerDivide | B::MyIntegerDivide => {
                 return Err(Refusal::at(
                     "integer division (`//`) has no strata equivalent",
@@ -231,7 +235,8 @@ pub(super) fn cast(x: SExpr, ty: &Type, node: &impl Spanned) -> R<Typed> {
 }
 
 /// The operands of a comparison, with a string literal compared to a date
-/// or a timestamp cast to it (DuckDB casts the literal).
+/// or a timestamp cast to it (DuckDB casts the literal), and a date
+/// compared to a timestamp cast to a timestamp (as DuckDB compares them).
 pub(super) fn compare_operands(
     l: SExpr,
     lt: Option<Type>,
@@ -246,6 +251,7 @@ pub(super) fn compare_operands(
             {
                 Ok(cast(x, t, node)?.0)
             }
+            (Some(Type::Date), Some(Type::Timestamp)) => Ok(cast(x, &Type::Timestamp, node)?.0),
             _ => Ok(x),
         }
     };

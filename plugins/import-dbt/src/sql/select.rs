@@ -8,7 +8,7 @@ use super::clauses::*;
 use super::translator::{Input, Mode, Output, Rel, Scope, Translator};
 use super::{line_of, span_line, ColInfo, Refusal, R};
 use crate::names;
-use crate::plan::{Join, JoinKind, ModelPlan, Op, SExpr, Step};
+use crate::plan::{Join, JoinKind, ModelPlan, Op, SExpr, SortKey, Step};
 
 impl Translator<'_> {
     /// Translate a query. With `name`, the result is a model of that name;
@@ -154,18 +154,14 @@ impl Translator<'_> {
         base: &str,
     ) -> R<Rel> {
         unsupported_select_parts(s)?;
+        if s.from.is_empty() {
+            return self.constants(s, order, limit, name, base);
+        }
         let [from] = s.from.as_slice() else {
-            return Err(if s.from.is_empty() {
-                Refusal::at(
-                    "a SELECT without FROM: strata models read a source or a model",
-                    s,
-                )
-            } else {
-                Refusal::at(
-                    "several relations in FROM separated by commas: write the join with JOIN ... ON",
-                    &s.from[1],
-                )
-            });
+            return Err(Refusal::at(
+                "several relations in FROM separated by commas: write the join with JOIN ... ON",
+                &s.from[1],
+            ));
         };
         let mut inputs = vec![self.factor(&from.relation, scope, base, &[])?];
 
@@ -341,13 +337,54 @@ impl Translator<'_> {
         };
 
         if grouped {
+            if let Some(q) = &s.qualify {
+                return Err(Refusal::at(
+                    "QUALIFY in a grouped SELECT: group in one model, filter the windows in the next",
+                    q,
+                ));
+            }
             return self.grouped(s, plan, &inputs, order, limit, distinct, name, base);
         }
 
         let outputs = self.select_list(&s.projection, &inputs, &Mode::Row)?;
         // `select *` of one input: strata's passthrough is the same
         // columns in the same order.
-        if !(is_plain_star(&s.projection) && inputs.len() == 1) {
+        if let Some(q) = &s.qualify {
+            let (steps, hidden) = self.qualify(q, &outputs, &inputs)?;
+            plan.steps.extend(steps);
+            if !hidden.is_empty() {
+                // The hidden columns are dropped by the model reading this
+                // one, which the rest of the query (DISTINCT, ORDER BY with
+                // LIMIT) then reads.
+                if limit.is_some() {
+                    return Err(Refusal::at(
+                        "QUALIFY on a window the select list does not output, with LIMIT: output the window",
+                        q,
+                    ));
+                }
+                let model = plan.name.clone();
+                plan.name = self.fresh(&names::helper(base, "qualified"));
+                let mut cols: Vec<ColInfo> = outputs
+                    .iter()
+                    .map(|(n, _, ty)| ColInfo {
+                        name: n.clone(),
+                        ty: ty.clone(),
+                    })
+                    .collect();
+                cols.extend(hidden.iter().map(|n| ColInfo {
+                    name: n.clone(),
+                    ty: None,
+                }));
+                let helper = self.push(plan, cols)?;
+                plan = ModelPlan::new(&model, &helper.name);
+                plan.steps.push(Step::Select(
+                    outputs
+                        .iter()
+                        .map(|(n, _, _)| (n.clone(), SExpr::col(Some(&helper.name), n)))
+                        .collect(),
+                ));
+            }
+        } else if !(is_plain_star(&s.projection) && inputs.len() == 1) {
             plan.steps.push(Step::Select(
                 outputs
                     .iter()
@@ -381,16 +418,10 @@ impl Translator<'_> {
         outputs: &[Output],
         inputs: &[Input],
         mode: &Mode,
-    ) -> R<Vec<(SExpr, bool)>> {
+    ) -> R<Vec<SortKey>> {
         let mut keys = Vec::new();
         for o in order {
             let desc = o.options.asc == Some(false);
-            if o.options.nulls_first == Some(true) {
-                return Err(Refusal::at(
-                    "ORDER BY ... NULLS FIRST: strata sorts NULLs last",
-                    &o.expr,
-                ));
-            }
             if o.with_fill.is_some() {
                 return Err(Refusal::at("ORDER BY ... WITH FILL", &o.expr));
             }
@@ -423,8 +454,19 @@ impl Translator<'_> {
                 }
                 other => self.expr(other, inputs, mode)?.0,
             };
-            keys.push((key, desc));
+            keys.push(SortKey {
+                expr: key,
+                desc,
+                nulls_first: nulls_first(&o.options),
+            });
         }
         Ok(keys)
     }
+}
+
+/// Where a key's NULLs go, as strata writes it: `NULLS FIRST` is
+/// `nulls_first`; `NULLS LAST` and no placement are strata's default
+/// (NULLs last), which is DuckDB's for both directions.
+pub(super) fn nulls_first(o: &sql::OrderByOptions) -> Option<bool> {
+    (o.nulls_first == Some(true)).then_some(true)
 }

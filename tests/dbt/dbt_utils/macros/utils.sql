@@ -34,3 +34,13 @@
 {% test accepted_range(model, column_name, min_value=none, max_value=none, inclusive=true) %}
   select * from {{ model }} where not ({{ column_name }} >= {{ min_value }} and {{ column_name }} <= {{ max_value }})
 {% endtest %}
+
+{% macro date_spine(datepart, start_date, end_date) -%}
+  {#- As dbt_utils' date_spine: every datepart from start_date up to
+      end_date (left out), as timestamps, named date_<datepart>. -#}
+  with parts as (
+    select unnest(range(0, datediff('{{ datepart }}', cast({{ start_date }} as date), cast({{ end_date }} as date)))) as k
+  )
+  select cast({{ start_date }} as date) + k * interval 1 {{ datepart }} as date_{{ datepart }}
+  from parts
+{%- endmacro %}

