@@ -113,6 +113,7 @@ fn corpus_snapshot_check_and_determinism() {
         "full_outer",
         "cross_join",
         "right_join",
+        "string_agg_model",
     ] {
         assert_eq!(status(m), "converted", "{m}");
     }
@@ -122,7 +123,6 @@ fn corpus_snapshot_check_and_determinism() {
         "qualify_latest",
         "reserved_column",
         "sql_error",
-        "string_agg_model",
     ] {
         assert_eq!(status(m), "needs_review", "{m}");
     }
@@ -188,6 +188,7 @@ fn unit_tests(tmp: &Path, report: &serde_json::Value) {
         "wrong_country_fails",
         "cents_to_amount_and_lower_status",
         "test_rounding",
+        "test_string_agg",
     ] {
         let e = entry(name);
         assert_eq!(e["carried_as"], "fixture", "{e}");
@@ -195,7 +196,6 @@ fn unit_tests(tmp: &Path, report: &serde_json::Value) {
     for (name, why) in [
         ("customers_given_as_sql", "format sql"),
         ("with_overrides", "`overrides` (vars)"),
-        ("test_string_agg", "`string_agg_model` needs review"),
     ] {
         let e = entry(name);
         assert_eq!(e["carried_as"], "not_carried", "{e}");

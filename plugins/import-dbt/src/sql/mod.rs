@@ -17,6 +17,7 @@ mod functions;
 mod group;
 mod literals;
 mod ops;
+mod ordered;
 mod projection;
 mod select;
 mod setops;
