@@ -240,6 +240,7 @@ fn unit_tests(tmp: &Path, report: &serde_json::Value) {
                 "stg_orders \"cents_to_amount_and_lower_status\"".to_string(),
                 true
             ),
+            ("string_agg_model \"test_string_agg\"".to_string(), true),
             ("uses_round \"test_rounding\"".to_string(), true),
         ],
         "{out}"

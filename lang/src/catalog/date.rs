@@ -250,7 +250,7 @@ pub(super) const FUNCTIONS: &[Function] = &[
         signature: "strptime(s, format)",
         summary: "the timestamp s names in a format of %Y %m %d %H %M %S codes (4 and 2 digits), null when s does not match it or names no time",
         sql: Sql::By(strptime),
-        sql_aliases: &["try_strptime", "parse_datetime", "parse_timestamp"],
+        sql_aliases: &["try_strptime"],
         ..DATE
     },
     Function {

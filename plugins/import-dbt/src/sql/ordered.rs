@@ -23,6 +23,7 @@ const NAMES: &[&str] = &[
     "quantile_cont",
     "quantile_disc",
     "strptime",
+    "try_strptime",
 ];
 
 impl Translator<'_> {
@@ -40,7 +41,11 @@ impl Translator<'_> {
             return None;
         }
         // An aggregate reads its arguments row by row.
-        let mode = if name == "strptime" { mode } else { &Mode::Row };
+        let mode = if name.ends_with("strptime") {
+            mode
+        } else {
+            &Mode::Row
+        };
         Some(self.ordered(e, f, name, inputs, mode))
     }
 
