@@ -51,7 +51,7 @@ pub fn parse(format: &str) -> Result<Vec<Piece>, String> {
             Some(other) => {
                 return Err(format!(
                     "unknown format code %{other} (have: {}, and %% for %)",
-                    codes_list()
+                    codes_list(CODES.iter().map(|(c, _)| *c))
                 ))
             }
             None => return Err("the format ends with a lone % (write %% for %)".into()),
@@ -63,12 +63,9 @@ pub fn parse(format: &str) -> Result<Vec<Piece>, String> {
     Ok(pieces)
 }
 
-fn codes_list() -> String {
-    CODES
-        .iter()
-        .map(|(c, _)| format!("%{c}"))
-        .collect::<Vec<_>>()
-        .join(" ")
+/// `%Y %m ..`: the codes, as a format writes them.
+fn codes_list(codes: impl Iterator<Item = char>) -> String {
+    codes.map(|c| format!("%{c}")).collect::<Vec<_>>().join(" ")
 }
 
 /// The dialect's pattern for `pieces` (the text of a string literal).
@@ -158,7 +155,7 @@ pub fn parse_for_reading(format: &str) -> Result<Vec<Piece>, String> {
             if !READ_CODES.iter().any(|(r, _)| r == c) {
                 return Err(format!(
                     "strptime() reads the codes {} (not %{c})",
-                    read_codes_list()
+                    codes_list(READ_CODES.iter().map(|(c, _)| *c))
                 ));
             }
             if seen.contains(c) {
@@ -171,14 +168,6 @@ pub fn parse_for_reading(format: &str) -> Result<Vec<Piece>, String> {
         return Err("strptime() format needs %Y, the year".into());
     }
     Ok(pieces)
-}
-
-fn read_codes_list() -> String {
-    READ_CODES
-        .iter()
-        .map(|(c, _)| format!("%{c}"))
-        .collect::<Vec<_>>()
-        .join(" ")
 }
 
 /// What a text matching a `strptime` format looks like: the regular
