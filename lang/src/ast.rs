@@ -769,6 +769,20 @@ pub struct Call {
     /// Boxed: most calls have no window, and every expression is as large
     /// as its largest kind.
     pub over: Option<Box<Window>>,
+    /// An ordered aggregate's `sort: [k [desc], ..]`, written as its last
+    /// argument (`string_agg(s, ",", sort: [s])`). Left out of the
+    /// serialisation when not written (fingerprints of other calls are
+    /// unchanged).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sort: Option<CallSort>,
+}
+
+/// `sort: [k [desc] [nulls_first|nulls_last], ..]` in a call's arguments.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct CallSort {
+    pub keys: Vec<WindowKey>,
+    /// From `sort` to `]`.
+    pub span: Span,
 }
 
 /// A call argument, positional or `name: value`.
@@ -932,6 +946,9 @@ impl Expr {
                     for k in &w.sort {
                         k.expr.walk(f);
                     }
+                }
+                for k in c.sort.iter().flat_map(|s| &s.keys) {
+                    k.expr.walk(f);
                 }
             }
             ExprKind::Unary { operand, .. } => operand.walk(f),

@@ -640,6 +640,9 @@ impl TExpr {
                         key.expr.walk(f);
                     }
                 }
+                for key in &call.sort {
+                    key.expr.walk(f);
+                }
             }
         }
     }
@@ -691,6 +694,8 @@ pub struct TCall {
     pub unit: Option<Name>,
     /// Boxed: rare, and it would make every typed expression larger.
     pub window: Option<Box<TWindow>>,
+    /// An ordered aggregate's `sort: [..]` (empty for every other call).
+    pub sort: Vec<SortKey>,
 }
 
 #[derive(Clone, Debug, PartialEq)]

@@ -123,6 +123,7 @@ fn corpus_snapshot_check_and_determinism() {
         "date",
         "latest_order_per_customer",
         "dedup_subquery",
+        "string_agg_model",
     ] {
         assert_eq!(status(m), "converted", "{m}");
     }
@@ -130,7 +131,6 @@ fn corpus_snapshot_check_and_determinism() {
         "uses_run_query",
         "not_in_subquery",
         "sql_error",
-        "string_agg_model",
         "frame_interval",
         "qualify_grouped",
     ] {
@@ -218,6 +218,7 @@ fn unit_tests(tmp: &Path, report: &serde_json::Value) {
         "wrong_country_fails",
         "cents_to_amount_and_lower_status",
         "test_rounding",
+        "test_string_agg",
     ] {
         let e = entry(name);
         assert_eq!(e["carried_as"], "fixture", "{e}");
@@ -225,7 +226,6 @@ fn unit_tests(tmp: &Path, report: &serde_json::Value) {
     for (name, why) in [
         ("customers_given_as_sql", "format sql"),
         ("with_overrides", "`overrides` (vars)"),
-        ("test_string_agg", "`string_agg_model` needs review"),
     ] {
         let e = entry(name);
         assert_eq!(e["carried_as"], "not_carried", "{e}");
@@ -270,6 +270,7 @@ fn unit_tests(tmp: &Path, report: &serde_json::Value) {
                 "stg_orders \"cents_to_amount_and_lower_status\"".to_string(),
                 true
             ),
+            ("string_agg_model \"test_string_agg\"".to_string(), true),
             ("uses_round \"test_rounding\"".to_string(), true),
         ],
         "{out}"

@@ -320,6 +320,9 @@ impl Builder<'_> {
                         self.expr(&k.expr, scope);
                     }
                 }
+                for k in c.sort.iter().flat_map(|s| &s.keys) {
+                    self.expr(&k.expr, scope);
+                }
             }
             ExprKind::Unary { operand, .. } => self.expr(operand, scope),
             ExprKind::Binary { lhs, rhs, .. } => {

@@ -82,6 +82,61 @@ fn sum(d: Dialect, c: &SqlCall) -> Result<String, Unsupported> {
     Ok(format!("SUM({distinct}{x})"))
 }
 
+/// The values joined by the separator in the order of `sort: [..]`, ties
+/// broken by the value itself (so the result is one string whatever order
+/// the engine reads the rows in); nulls are skipped.
+fn string_agg(d: Dialect, c: &SqlCall) -> Result<String, Unsupported> {
+    let (x, sep) = (c.a(0), c.a(1));
+    let mut keys = c.order.to_vec();
+    keys.push(format!("{x} ASC NULLS LAST"));
+    let keys = keys.join(", ");
+    Ok(match d {
+        Dialect::DuckDb | Dialect::Postgres | Dialect::BigQuery => {
+            format!("STRING_AGG({x}, {sep} ORDER BY {keys})")
+        }
+        Dialect::Spark | Dialect::Snowflake => {
+            format!("LISTAGG({x}, {sep}) WITHIN GROUP (ORDER BY {keys})")
+        }
+    })
+}
+
+/// The value at a fraction of the sorted non-null values: `cont`
+/// interpolates between the two nearest (as float64), `disc` takes the
+/// first whose cumulative share reaches the fraction (a value of x).
+fn percentile(d: Dialect, c: &SqlCall, cont: bool) -> Result<String, Unsupported> {
+    use crate::types::Type;
+    let p = c.a(1);
+    let x = if cont {
+        d.cast(c.a(0), &Type::Float64)?
+    } else {
+        c.a(0).to_string()
+    };
+    let name = if cont { "CONT" } else { "DISC" };
+    let sql = match d {
+        Dialect::DuckDb => format!("QUANTILE_{name}({x}, {p})"),
+        Dialect::Postgres | Dialect::Spark | Dialect::Snowflake => {
+            format!("PERCENTILE_{name}({p}) WITHIN GROUP (ORDER BY {x})")
+        }
+        // Its PERCENTILE_CONT / PERCENTILE_DISC are window functions only.
+        Dialect::BigQuery => {
+            return unsupported(
+                d,
+                &format!("percentile_{}() as an aggregate", name.to_lowercase()),
+            )
+        }
+    };
+    // Spark's PERCENTILE_DISC answers a double: back to x's type.
+    Ok(if cont { sql } else { d.cast(&sql, c.ty)? })
+}
+
+fn percentile_cont(d: Dialect, c: &SqlCall) -> Result<String, Unsupported> {
+    percentile(d, c, true)
+}
+
+fn percentile_disc(d: Dialect, c: &SqlCall) -> Result<String, Unsupported> {
+    percentile(d, c, false)
+}
+
 fn stddev(d: Dialect, c: &SqlCall) -> Result<String, Unsupported> {
     let t = d.type_name(&crate::types::Type::Float64)?;
     Ok(format!("CAST(STDDEV_SAMP({}) AS {t})", c.a(0)))
@@ -215,6 +270,52 @@ pub(super) const FUNCTIONS: &[Function] = &[
         sql: Sql::By(stddev),
         sql_aliases: &["stddev_samp"],
         duckdb_same: true,
+        ..AGG
+    },
+    Function {
+        name: "string_agg",
+        example: "string_agg(s, \",\", sort: [i desc])",
+        window: false,
+        frame: false,
+        ordered: true,
+        min_args: 2,
+        max_args: Some(2),
+        kinds: &[Str, Str],
+        returns: StringA1,
+        signature: "string_agg(s, separator, sort: [k, ..])",
+        summary: "the non-null values joined by the separator (a literal) in the order of sort (ties by the value)",
+        sql: Sql::By(string_agg),
+        sql_aliases: &["listagg", "group_concat"],
+        ..AGG
+    },
+    Function {
+        name: "percentile_cont",
+        example: "percentile_cont(f, 0.9)",
+        window: false,
+        frame: false,
+        min_args: 2,
+        max_args: Some(2),
+        kinds: &[Num, Num],
+        returns: Float64A1,
+        signature: "percentile_cont(x, fraction)",
+        summary: "the value at the fraction (a literal in [0, 1]) of the sorted non-null values, interpolated between the two nearest, as float64",
+        sql: Sql::By(percentile_cont),
+        sql_aliases: &["quantile_cont"],
+        ..AGG
+    },
+    Function {
+        name: "percentile_disc",
+        example: "percentile_disc(i, 0.5)",
+        window: false,
+        frame: false,
+        min_args: 2,
+        max_args: Some(2),
+        kinds: &[Num, Num],
+        returns: SameA1,
+        signature: "percentile_disc(x, fraction)",
+        summary: "the first of the sorted non-null values whose cumulative share reaches the fraction (a literal in [0, 1])",
+        sql: Sql::By(percentile_disc),
+        sql_aliases: &["quantile_disc"],
         ..AGG
     },
 ];

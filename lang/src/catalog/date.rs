@@ -131,6 +131,73 @@ fn strftime(d: Dialect, c: &SqlCall) -> Result<String, Unsupported> {
     })
 }
 
+/// The time s names in a `strptime` format, null when s does not match it
+/// (a digit count, a separator) or names no time (month 13, February 29 of
+/// a common year): the same answer on every engine, none of whose own
+/// parsers agree on these (DuckDB's strptime fails, PostgreSQL's
+/// to_timestamp fails or reads `2024/01/05` for `YYYY-MM-DD`, Spark's
+/// to_timestamp fails under ANSI). The fields are read at their
+/// positions, checked, and the time cast from its ISO text.
+fn strptime(d: Dialect, c: &SqlCall) -> Result<String, Unsupported> {
+    let format = match c.targs.get(1).map(|t| &t.kind) {
+        Some(crate::ir::TExprKind::Lit(crate::ir::Literal::Str(f))) => f.as_str(),
+        _ => return unsupported(d, "strptime() with a format that is not a literal"),
+    };
+    let pieces = super::format::parse_for_reading(format)?;
+    let layout = super::format::layout(&pieces);
+    let s = c.a(0);
+    let text = |code: char, default: &str| -> String {
+        match layout.fields.iter().find(|(c, _, _)| *c == code) {
+            Some((_, at, width)) => format!("SUBSTR({s}, {at}, {width})"),
+            None => d.string(default),
+        }
+    };
+    let int = |code: char| -> Result<Option<String>, Unsupported> {
+        match layout.fields.iter().find(|(c, _, _)| *c == code) {
+            Some(_) => Ok(Some(d.cast(&text(code, ""), &Type::Int64)?)),
+            None => Ok(None),
+        }
+    };
+    let year = int('Y')?.unwrap_or_default();
+    let mut checks = vec![format!("{year} >= 1")];
+    if let Some(m) = int('m')? {
+        checks.push(format!("{m} BETWEEN 1 AND 12"));
+    }
+    if let Some(day) = int('d')? {
+        let month = int('m')?.unwrap_or_else(|| "1".into());
+        let leap =
+            format!("((MOD({year}, 4) = 0 AND MOD({year}, 100) <> 0) OR MOD({year}, 400) = 0)");
+        checks.push(format!(
+            "{day} BETWEEN 1 AND CASE WHEN {month} = 2 THEN CASE WHEN {leap} THEN 29 ELSE 28 END WHEN {month} IN (4, 6, 9, 11) THEN 30 ELSE 31 END"
+        ));
+    }
+    for (code, max) in [('H', 23), ('M', 59), ('S', 59)] {
+        if let Some(v) = int(code)? {
+            checks.push(format!("{v} <= {max}"));
+        }
+    }
+    let iso = [
+        text('Y', ""),
+        d.string("-"),
+        text('m', "01"),
+        d.string("-"),
+        text('d', "01"),
+        d.string(" "),
+        text('H', "00"),
+        d.string(":"),
+        text('M', "00"),
+        d.string(":"),
+        text('S', "00"),
+    ]
+    .join(", ");
+    let matches = super::string::regex_match(d, s, &d.string(&layout.regex));
+    Ok(format!(
+        "CASE WHEN {matches} THEN CASE WHEN {} THEN {} END END",
+        checks.join(" AND "),
+        d.cast(&format!("CONCAT({iso})"), &Type::Timestamp)?
+    ))
+}
+
 /// The UTC time `seconds` after 1970-01-01 00:00:00.
 fn to_timestamp(d: Dialect, c: &SqlCall) -> Result<String, Unsupported> {
     let x = c.a(0);
@@ -171,6 +238,19 @@ pub(super) const FUNCTIONS: &[Function] = &[
         summary: "d written with a format of %Y %y %m %d %j %H %M %S %b %B %a %A codes",
         sql: Sql::By(strftime),
         sql_aliases: &["format_date", "format_datetime", "date_format"],
+        ..DATE
+    },
+    Function {
+        name: "strptime",
+        example: "strptime(s, \"%Y-%m-%d %H:%M\")",
+        min_args: 2,
+        max_args: Some(2),
+        kinds: &[Str, Str],
+        returns: TimestampNullable,
+        signature: "strptime(s, format)",
+        summary: "the timestamp s names in a format of %Y %m %d %H %M %S codes (4 and 2 digits), null when s does not match it or names no time",
+        sql: Sql::By(strptime),
+        sql_aliases: &["try_strptime"],
         ..DATE
     },
     Function {

@@ -1,6 +1,8 @@
-//! `strftime` formats: the codes strata reads (`%Y-%m-%d`) and how each
-//! dialect writes them (DuckDB and BigQuery: the same codes; PostgreSQL and
-//! Snowflake: `to_char` patterns; Spark: Java date patterns).
+//! `strftime` / `strptime` formats: the codes strata reads (`%Y-%m-%d`),
+//! how each dialect writes them (DuckDB and BigQuery: the same codes;
+//! PostgreSQL and Snowflake: `to_char` patterns; Spark: Java date
+//! patterns), and where a text that matches a `strptime` format has each
+//! field ([`layout`]).
 
 use crate::sql::dialect::{unsupported, Dialect, Unsupported};
 
@@ -49,7 +51,7 @@ pub fn parse(format: &str) -> Result<Vec<Piece>, String> {
             Some(other) => {
                 return Err(format!(
                     "unknown format code %{other} (have: {}, and %% for %)",
-                    codes_list()
+                    codes_list(CODES.iter().map(|(c, _)| *c))
                 ))
             }
             None => return Err("the format ends with a lone % (write %% for %)".into()),
@@ -61,12 +63,9 @@ pub fn parse(format: &str) -> Result<Vec<Piece>, String> {
     Ok(pieces)
 }
 
-fn codes_list() -> String {
-    CODES
-        .iter()
-        .map(|(c, _)| format!("%{c}"))
-        .collect::<Vec<_>>()
-        .join(" ")
+/// `%Y %m ..`: the codes, as a format writes them.
+fn codes_list(codes: impl Iterator<Item = char>) -> String {
+    codes.map(|c| format!("%{c}")).collect::<Vec<_>>().join(" ")
 }
 
 /// The dialect's pattern for `pieces` (the text of a string literal).
@@ -141,6 +140,76 @@ fn code(d: Dialect, c: char) -> Result<&'static str, Unsupported> {
     })
 }
 
+/// The codes `strptime` reads, each with its width: a text matches a
+/// format when it has exactly these digits where the format has a code.
+pub const READ_CODES: &[(char, usize)] =
+    &[('Y', 4), ('m', 2), ('d', 2), ('H', 2), ('M', 2), ('S', 2)];
+
+/// The pieces of a format `strptime` reads, or why it cannot: a code it
+/// does not read, one written twice, or no `%Y`.
+pub fn parse_for_reading(format: &str) -> Result<Vec<Piece>, String> {
+    let pieces = parse(format)?;
+    let mut seen = Vec::new();
+    for p in &pieces {
+        if let Piece::Code(c) = p {
+            if !READ_CODES.iter().any(|(r, _)| r == c) {
+                return Err(format!(
+                    "strptime() reads the codes {} (not %{c})",
+                    codes_list(READ_CODES.iter().map(|(c, _)| *c))
+                ));
+            }
+            if seen.contains(c) {
+                return Err(format!("strptime() format has %{c} twice"));
+            }
+            seen.push(*c);
+        }
+    }
+    if !seen.contains(&'Y') {
+        return Err("strptime() format needs %Y, the year".into());
+    }
+    Ok(pieces)
+}
+
+/// What a text matching a `strptime` format looks like: the regular
+/// expression of the whole text (digits where a code is, the format's own
+/// text elsewhere; the same in every dialect's regex flavour) and each
+/// code's (1-based) character position and width in it.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Layout {
+    pub regex: String,
+    pub fields: Vec<(char, usize, usize)>,
+}
+
+pub fn layout(pieces: &[Piece]) -> Layout {
+    let mut regex = String::from("^");
+    let mut fields = Vec::new();
+    let mut at = 1;
+    for p in pieces {
+        match p {
+            Piece::Text(t) => {
+                for ch in t.chars() {
+                    if "\\.^$*+?()[]{}|".contains(ch) {
+                        regex.push('\\');
+                    }
+                    regex.push(ch);
+                }
+                at += t.chars().count();
+            }
+            Piece::Code(c) => {
+                let width = READ_CODES
+                    .iter()
+                    .find(|(r, _)| r == c)
+                    .map_or(2, |(_, w)| *w);
+                regex.push_str(&format!("[0-9]{{{width}}}"));
+                fields.push((*c, at, width));
+                at += width;
+            }
+        }
+    }
+    regex.push('$');
+    Layout { regex, fields }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -167,5 +236,28 @@ mod tests {
         assert!(pattern(Dialect::Snowflake, &parse("%A").expect("parses")).is_err());
         assert!(matches!(parse("%Q"), Err(e) if e.contains("%Q")));
         assert!(parse("50%").is_err());
+    }
+
+    #[test]
+    fn reading_layouts() {
+        let p = parse_for_reading("%d.%m.%Y %H:%M").expect("reads");
+        let l = layout(&p);
+        assert_eq!(
+            l.regex,
+            "^[0-9]{2}\\.[0-9]{2}\\.[0-9]{4} [0-9]{2}:[0-9]{2}$"
+        );
+        assert_eq!(
+            l.fields,
+            vec![
+                ('d', 1, 2),
+                ('m', 4, 2),
+                ('Y', 7, 4),
+                ('H', 12, 2),
+                ('M', 15, 2)
+            ]
+        );
+        assert!(matches!(parse_for_reading("%Y-%b"), Err(e) if e.contains("%b")));
+        assert!(matches!(parse_for_reading("%Y-%Y"), Err(e) if e.contains("twice")));
+        assert!(matches!(parse_for_reading("%m-%d"), Err(e) if e.contains("%Y")));
     }
 }

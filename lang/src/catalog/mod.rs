@@ -106,6 +106,8 @@ pub enum Returns {
     DateAny,
     /// timestamp, nullable iff any argument is.
     TimestampAny,
+    /// timestamp, always nullable.
+    TimestampNullable,
 
     /// timestamptz, nullable iff argument 1 is.
     TimestampTzA1,
@@ -130,7 +132,7 @@ impl Returns {
             StringArrayAny => Some(Type::Array(Box::new(Type::String))),
             BoolAny | BoolNullable => Some(Type::Bool),
             DateA1 | DateAny => Some(Type::Date),
-            TimestampAny => Some(Type::Timestamp),
+            TimestampAny | TimestampNullable => Some(Type::Timestamp),
 
             TimestampTzA1 => Some(Type::TimestampTz),
             SumA1 => first.map(Type::sum),
@@ -200,6 +202,9 @@ impl Family {
 pub struct SqlCall<'a> {
     pub distinct: bool,
     pub args: &'a [String],
+    /// The keys of an ordered aggregate's `sort: [..]`, as SQL order keys
+    /// (`"k" DESC NULLS LAST`); empty for every other call.
+    pub order: &'a [String],
     pub targs: &'a [TExpr],
     pub unit: Option<&'a str>,
     pub ty: &'a Type,
@@ -248,6 +253,9 @@ pub struct Function {
     /// aggregates and `first_value` / `last_value`; not the ranking and
     /// offset functions, which engines refuse a frame.
     pub frame: bool,
+    /// It takes `sort: [..]` as its last argument: the order in which it
+    /// reads its values (`string_agg`).
+    pub ordered: bool,
     pub min_args: usize,
     /// `None` = unbounded.
     pub max_args: Option<usize>,
@@ -291,6 +299,7 @@ pub(crate) const SCALAR: Function = Function {
     aggregate: false,
     window: false,
     frame: false,
+    ordered: false,
     min_args: 1,
     max_args: Some(1),
     kinds: &[ArgKind::Any],

@@ -85,14 +85,18 @@ fn like(_: Dialect, c: &SqlCall) -> Result<String, Unsupported> {
 }
 
 fn rlike(d: Dialect, c: &SqlCall) -> Result<String, Unsupported> {
-    let (a, b) = (c.a(0), c.a(1));
-    Ok(match d {
+    Ok(regex_match(d, c.a(0), c.a(1)))
+}
+
+/// Whether the regular expression `b` matches somewhere in `a`.
+pub(super) fn regex_match(d: Dialect, a: &str, b: &str) -> String {
+    match d {
         Dialect::DuckDb => format!("REGEXP_MATCHES({a}, {b})"),
         Dialect::Postgres => format!("({a} ~ {b})"),
         Dialect::BigQuery => format!("REGEXP_CONTAINS({a}, {b})"),
         Dialect::Snowflake => format!("(REGEXP_INSTR({a}, {b}) > 0)"),
         Dialect::Spark => format!("({a} RLIKE {b})"),
-    })
+    }
 }
 
 /// The 1-based position of the first occurrence, 0 when there is none.

@@ -3,7 +3,7 @@
 
 use strata_codes as codes;
 
-use crate::ast::{Arg, BinOp, Call, Expr, ExprKind, Nulls, UnaryOp};
+use crate::ast::{Arg, BinOp, Call, Expr, ExprKind, Nulls, UnaryOp, WindowKey};
 use crate::catalog::{self, ArgKind, Function, Returns};
 use crate::diag::Diagnostic;
 use crate::ir::{Literal, SortKey, TCall, TExpr, TExprKind, TWindow};
@@ -523,6 +523,7 @@ impl ModelChecker<'_> {
                 return None;
             }
         }
+        let order = self.call_order(func, call, span, arg_ctx)?;
         let is_date_add = name == "date_add" || name == "date_sub";
         if !is_date_add {
             if let Some(a) = call.args.iter().find(|a| a.name.is_some()) {
@@ -583,6 +584,17 @@ impl ModelChecker<'_> {
         for a in &args {
             merge(&mut sources, &a.sources);
         }
+        let sort = order
+            .into_iter()
+            .map(|(mut t, key)| {
+                merge(&mut sources, &t.sources);
+                SortKey {
+                    expr: t.texpr(),
+                    desc: key.desc,
+                    nulls_first: key.nulls == Some(Nulls::First),
+                }
+            })
+            .collect();
         let ty = self.call_result(func, call, span, &args)?;
         let aggregate = (func.aggregate && call.over.is_none()) || args.iter().any(|a| a.aggregate);
         let node = {
@@ -609,6 +621,7 @@ impl ModelChecker<'_> {
                 args: targs,
                 unit,
                 window,
+                sort,
             }))
         };
         Some(Ty {
@@ -617,6 +630,74 @@ impl ModelChecker<'_> {
             node,
             ..ty
         })
+    }
+
+    /// The typed keys of an ordered aggregate's `sort: [..]`, which it
+    /// needs (without one, the engine's reading order would decide the
+    /// result); E072 for a sort on any other function.
+    fn call_order<'c>(
+        &mut self,
+        func: &Function,
+        call: &'c Call,
+        span: Span,
+        ctx: ExprCtx,
+    ) -> Option<Vec<(Ty, &'c WindowKey)>> {
+        let name = func.name;
+        let Some(sort) = &call.sort else {
+            if func.ordered {
+                self.error(
+                    Diagnostic::new(
+                        &codes::E072,
+                        span,
+                        format!("{name}() needs sort: [..], the order of its values"),
+                    )
+                    .with_help(format!(
+                        "without one, the order the engine reads the rows in would decide the result: `{}`",
+                        func.example
+                    )),
+                );
+                return None;
+            }
+            return Some(Vec::new());
+        };
+        if !func.ordered {
+            let ordered: Vec<&str> = catalog::functions()
+                .filter(|f| f.ordered)
+                .map(|f| f.name)
+                .collect();
+            let mut d = Diagnostic::new(
+                &codes::E072,
+                sort.span,
+                format!(
+                    "{name}() takes no sort: [..] (only {} take one: the order of their values)",
+                    ordered.join(", ")
+                ),
+            );
+            if func.window {
+                d = d.with_help(format!(
+                    "to order the rows of a window, write `{name}(..) over (sort: [..])`"
+                ));
+            }
+            self.error(d);
+            return None;
+        }
+        if sort.keys.is_empty() {
+            self.error(Diagnostic::new(
+                &codes::E072,
+                sort.span,
+                format!("{name}() sort: [..] needs at least one key"),
+            ));
+            return None;
+        }
+        let mut keys = Vec::with_capacity(sort.keys.len());
+        let mut ok = true;
+        for k in &sort.keys {
+            match self.infer(&k.expr, ctx) {
+                Some(t) => keys.push((t, k)),
+                None => ok = false,
+            }
+        }
+        ok.then_some(keys)
     }
 
     /// The one type of `values` (unknown when all are), or E058 naming
@@ -769,11 +850,40 @@ impl ModelChecker<'_> {
             _ => {}
         }
 
-        if name == "strftime" {
+        if name == "string_agg" && !matches!(call.args[1].value.kind, ExprKind::Str(_)) {
+            self.error(Diagnostic::new(
+                &codes::E063,
+                arg_span(1),
+                "string_agg() separator must be a string literal, e.g. \", \"",
+            ));
+            return None;
+        }
+        if name == "percentile_cont" || name == "percentile_disc" {
+            let fraction = match call.args[1].value.kind {
+                ExprKind::Int(v) => Some(v as f64),
+                ExprKind::Float(v, _) => Some(v),
+                _ => None,
+            };
+            if !fraction.is_some_and(|v| (0.0..=1.0).contains(&v)) {
+                self.error(
+                    Diagnostic::new(
+                        &codes::E063,
+                        arg_span(1),
+                        format!("{name}() fraction must be a number literal between 0 and 1"),
+                    )
+                    .with_help(format!("e.g. `{name}(x, 0.9)` for the 90th percentile")),
+                );
+                return None;
+            }
+        }
+        if name == "strftime" || name == "strptime" {
             // The format is translated for each dialect: a literal of known codes.
             let format = match &call.args[1].value.kind {
-                ExprKind::Str(f) => catalog::format::parse(f),
-                _ => Err("strftime() format must be a string literal, e.g. \"%Y-%m-%d\"".into()),
+                ExprKind::Str(f) if name == "strftime" => catalog::format::parse(f),
+                ExprKind::Str(f) => catalog::format::parse_for_reading(f),
+                _ => Err(format!(
+                    "{name}() format must be a string literal, e.g. \"%Y-%m-%d\""
+                )),
             };
             if let Err(why) = format {
                 self.error(Diagnostic::new(&codes::E063, arg_span(1), why));
@@ -980,6 +1090,7 @@ impl ModelChecker<'_> {
             Returns::DateA1 => Ty::new(Type::Date, a1.nullable),
             Returns::DateAny => Ty::new(Type::Date, any_null),
             Returns::TimestampAny => Ty::new(Type::Timestamp, any_null),
+            Returns::TimestampNullable => Ty::new(Type::Timestamp, true),
 
             Returns::TimestampTzA1 => Ty::new(Type::TimestampTz, a1.nullable),
             Returns::SumA1 => Ty::new(a1.ty.sum(), a1.nullable),

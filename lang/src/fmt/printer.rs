@@ -1337,17 +1337,36 @@ impl<'a> Printer<'a> {
 
     fn call(&mut self, c: &Call) -> Doc {
         let name = c.name.name.as_str();
-        let args = if c.args.is_empty() && c.distinct {
+        // The arguments, then an ordered aggregate's sort: [..].
+        let items: Vec<Option<&Arg>> = c
+            .args
+            .iter()
+            .map(Some)
+            .chain(c.sort.as_ref().map(|_| None))
+            .collect();
+        let args = if items.is_empty() && c.distinct {
             Doc::text("(distinct)")
         } else {
             self.comma_list(
                 &PARENS,
-                &c.args,
-                |a| match &a.name {
-                    Some(n) => n.span.to(a.value.span),
-                    None => a.value.span,
+                &items,
+                |a| match a {
+                    Some(a) => match &a.name {
+                        Some(n) => n.span.to(a.value.span),
+                        None => a.value.span,
+                    },
+                    None => c.sort.as_ref().map_or(c.name.span, |s| s.span),
                 },
                 |p, i, a| {
+                    let Some(a) = a else {
+                        let keys = c.sort.as_ref().map_or(&[][..], |s| &s.keys[..]);
+                        let distinct = if i == 0 && c.distinct {
+                            "distinct "
+                        } else {
+                            ""
+                        };
+                        return concat([Doc::text(format!("{distinct}sort: ")), p.sort_keys(keys)]);
+                    };
                     let mut parts = Vec::new();
                     if i == 0 && c.distinct {
                         parts.push(Doc::text("distinct "));
@@ -1376,6 +1395,36 @@ impl<'a> Printer<'a> {
             parts.push(self.window(w));
         }
         concat(parts)
+    }
+
+    /// `[k desc nulls_last, ..]` of a window's or an ordered aggregate's
+    /// `sort:`.
+    fn sort_keys(&mut self, sort: &[WindowKey]) -> Doc {
+        let keys: Vec<(Span, &WindowKey)> = sort
+            .iter()
+            .map(|k| {
+                let mut sp = k.expr.span;
+                if k.desc {
+                    sp.end = self.extend_over(sp.end, &["desc"]);
+                }
+                if k.nulls.is_some() {
+                    sp.end = self.extend_over(sp.end, &["nulls_first", "nulls_last"]);
+                }
+                (sp, k)
+            })
+            .collect();
+        self.comma_list(
+            &BRACKETS_STRICT,
+            &keys,
+            |(sp, _)| *sp,
+            |p, _, (_, k)| {
+                concat([
+                    p.expr(&k.expr),
+                    Doc::text(if k.desc { " desc" } else { "" }),
+                    nulls_doc(k.nulls),
+                ])
+            },
+        )
     }
 
     fn window(&mut self, w: &Window) -> Doc {
@@ -1408,32 +1457,7 @@ impl<'a> Printer<'a> {
                 parts.push(Doc::text("partition_by: "));
                 parts.push(list);
             } else {
-                let keys: Vec<(Span, &WindowKey)> = w
-                    .sort
-                    .iter()
-                    .map(|k| {
-                        let mut sp = k.expr.span;
-                        if k.desc {
-                            sp.end = self.extend_over(sp.end, &["desc"]);
-                        }
-                        if k.nulls.is_some() {
-                            sp.end = self.extend_over(sp.end, &["nulls_first", "nulls_last"]);
-                        }
-                        (sp, k)
-                    })
-                    .collect();
-                let list = self.comma_list(
-                    &BRACKETS_STRICT,
-                    &keys,
-                    |(sp, _)| *sp,
-                    |p, _, (_, k)| {
-                        concat([
-                            p.expr(&k.expr),
-                            Doc::text(if k.desc { " desc" } else { "" }),
-                            nulls_doc(k.nulls),
-                        ])
-                    },
-                );
+                let list = self.sort_keys(&w.sort);
                 parts.push(Doc::text("sort: "));
                 parts.push(list);
             }

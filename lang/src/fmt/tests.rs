@@ -614,6 +614,12 @@ fn literals_calls_and_windows() {
         "count() over (rows: [unbounded, unbounded])",
         "count() over (rows: [unbounded, unbounded])",
     );
+    // An ordered aggregate's sort: [..], its last argument.
+    expr_check(
+        r#"string_agg( s , ", " ,sort: [k  desc nulls_first, s] ) || strptime(t,"%Y")"#,
+        r#"string_agg(s, ", ", sort: [k desc nulls_first, s]) || strptime(t, "%Y")"#,
+    );
+    expr_check("percentile_cont(x , 0.9)", "percentile_cont(x, 0.9)");
 }
 
 #[test]

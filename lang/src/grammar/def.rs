@@ -1180,13 +1180,36 @@ fn expressions() -> Vec<Rule> {
         ),
         syntax(
             "call-rest",
-            "A call's arguments (`distinct` first for `count(distinct x)`) and window.",
+            "A call's arguments (`distinct` first for `count(distinct x)`, an ordered aggregate's `sort: [..]` last) and window.",
             seq([
                 sym("("),
                 opt(kw("distinct")),
-                opt(list(r("call-arg"), ",")),
+                opt(alt([
+                    seq([
+                        list(r("call-arg"), ","),
+                        opt(seq([sym(","), r("call-sort")])),
+                    ]),
+                    r("call-sort"),
+                ])),
                 sym(")"),
                 opt(r("window")),
+            ]),
+        ),
+        syntax(
+            "call-sort",
+            "An ordered aggregate's order: `string_agg(s, \",\", sort: [k desc])`.",
+            seq([kw("sort"), sym(":"), r("sort-keys")]),
+        ),
+        syntax(
+            "sort-keys",
+            "`[expr [desc] [nulls_first|nulls_last], ..]` after `sort:` in a window or a call.",
+            seq([
+                sym("["),
+                opt(list(
+                    seq([r("expr"), opt(kw("desc")), opt(r("nulls-placement"))]),
+                    ",",
+                )),
+                sym("]"),
             ]),
         ),
         syntax(
@@ -1224,16 +1247,7 @@ fn expressions() -> Vec<Rule> {
                     opt(list(r("expr"), ",")),
                     sym("]"),
                 ]),
-                seq([
-                    kw("sort"),
-                    sym(":"),
-                    sym("["),
-                    opt(list(
-                        seq([r("expr"), opt(kw("desc")), opt(r("nulls-placement"))]),
-                        ",",
-                    )),
-                    sym("]"),
-                ]),
+                seq([kw("sort"), sym(":"), r("sort-keys")]),
             ]),
         ),
         syntax(

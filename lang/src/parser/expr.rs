@@ -246,8 +246,26 @@ impl Parser<'_> {
         self.expect_sym("(", Lazy(|| format!("after '{}'", name.name)))?;
         let distinct = self.eat_kw("distinct").is_some();
         let mut args = Vec::new();
+        let mut sort = None;
         if self.eat_sym(")").is_none() {
             loop {
+                if self.is_kw("sort") && self.is_sym_at(1, ":") {
+                    // An ordered aggregate's order: the last argument.
+                    let at = self.bump();
+                    self.bump();
+                    let keys = self.sort_keys()?;
+                    sort = Some(CallSort {
+                        keys,
+                        span: self.since(at),
+                    });
+                    self.expect_sym(
+                        ")",
+                        Lazy(|| {
+                            format!("after sort: [..], the last argument of {}(..)", name.name)
+                        }),
+                    )?;
+                    break;
+                }
                 let arg_name =
                     if matches!(self.kind(), TokenKind::Ident(_)) && self.is_sym_at(1, ":") {
                         let n = self.ident("an argument name")?;
@@ -298,6 +316,7 @@ impl Parser<'_> {
                 distinct,
                 args,
                 over,
+                sort,
             }),
         })
     }
@@ -343,32 +362,8 @@ impl Parser<'_> {
         if is_part(self, "sort") {
             self.bump();
             self.bump();
-            self.expect_sym("[", "after 'sort:'")?;
-            if self.eat_sym("]").is_none() {
-                loop {
-                    let expr = self.expr()?;
-                    let desc = self.eat_kw("desc").is_some();
-                    if !desc && self.is_kw("asc") {
-                        let f = self.unexpected("',' or ']' in sort: [..]");
-                        return Err(f.with_help(
-                            "only 'desc' may follow a window sort key; ascending is the default",
-                        ));
-                    }
-                    let nulls = self.nulls_placement();
-                    w.sort.push(WindowKey { expr, desc, nulls });
-                    if self.eat_sym(",").is_some() {
-                        continue;
-                    }
-                    if self.is_kw("asc") {
-                        let f = self.unexpected("',' or ']' in sort: [..]");
-                        return Err(f.with_help(
-                            "only 'desc' may follow a window sort key; ascending is the default",
-                        ));
-                    }
-                    self.expect_sym("]", "or ',' in sort: [..]")?;
-                    break;
-                }
-            }
+            let keys = self.sort_keys()?;
+            w.sort.extend(keys);
             w.parts_written.push(false);
             return Ok(());
         }
@@ -412,6 +407,39 @@ impl Parser<'_> {
             return Ok(());
         }
         Err(self.unexpected("'partition_by:', 'sort:', 'rows:' or 'range:' in over(..)"))
+    }
+
+    /// `[k [desc] [nulls_first|nulls_last], ..]` after `sort:` (of a window
+    /// or an ordered aggregate).
+    fn sort_keys(&mut self) -> PResult<Vec<WindowKey>> {
+        self.expect_sym("[", "after 'sort:'")?;
+        let mut keys = Vec::new();
+        if self.eat_sym("]").is_none() {
+            loop {
+                let expr = self.expr()?;
+                let desc = self.eat_kw("desc").is_some();
+                if !desc && self.is_kw("asc") {
+                    let f = self.unexpected("',' or ']' in sort: [..]");
+                    return Err(
+                        f.with_help("only 'desc' may follow a sort key; ascending is the default")
+                    );
+                }
+                let nulls = self.nulls_placement();
+                keys.push(WindowKey { expr, desc, nulls });
+                if self.eat_sym(",").is_some() {
+                    continue;
+                }
+                if self.is_kw("asc") {
+                    let f = self.unexpected("',' or ']' in sort: [..]");
+                    return Err(
+                        f.with_help("only 'desc' may follow a sort key; ascending is the default")
+                    );
+                }
+                self.expect_sym("]", "or ',' in sort: [..]")?;
+                break;
+            }
+        }
+        Ok(keys)
     }
 
     /// A frame bound: `unbounded` or a signed integer.

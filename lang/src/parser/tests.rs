@@ -299,6 +299,17 @@ fn windows() {
         se("sum(x) over (range: [-2, unbounded], partition_by: [k])"),
         "sum(x) over(pb[k] sort[] [true]) Range[Offset(-2), Unbounded]"
     );
+    // An ordered aggregate's sort: [..] is the last argument.
+    let ExprKind::Call(c) = e("string_agg(s, \",\", sort: [k desc, s nulls_first])").kind else {
+        panic!("a call")
+    };
+    let keys = c.sort.as_ref().map(|s| &s.keys[..]).unwrap_or_default();
+    assert_eq!(c.args.len(), 2);
+    assert_eq!(keys.len(), 2);
+    assert!(keys[0].desc && keys[1].nulls == Some(Nulls::First));
+    assert!(
+        crate::parser::parse_expr(crate::FileId(0), "string_agg(s, sort: [k], \",\")").is_err()
+    );
     // `rows`, `range`, `unbounded` and the placements stay names elsewhere.
     assert_eq!(
         se("rows + range - unbounded"),

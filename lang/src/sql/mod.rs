@@ -1036,8 +1036,13 @@ impl Lower<'_> {
                 let outer = self.in_agg.replace(self.in_agg.get() || aggregate_call);
                 let rendered: R<Vec<(String, Kind)>> =
                     c.args.iter().map(|a| self.expr(a)).collect();
+                let order: R<Vec<String>> = c
+                    .sort
+                    .iter()
+                    .map(|key| Ok(order_key(&self.expr(&key.expr)?.0, key)))
+                    .collect();
                 self.in_agg.set(outer);
-                let rendered = rendered?;
+                let (rendered, order) = (rendered?, order?);
                 let kind = rendered.iter().map(|(_, k)| *k).max().unwrap_or(Kind::Row);
                 let args: Vec<String> = rendered.into_iter().map(|(s, _)| s).collect();
                 let Some(func) = func else {
@@ -1048,6 +1053,7 @@ impl Lower<'_> {
                     &crate::catalog::SqlCall {
                         distinct: c.distinct,
                         args: &args,
+                        order: &order,
                         targs: &c.args,
                         unit: c.unit.as_deref(),
                         ty: &e.ty,

@@ -34,6 +34,8 @@ pub enum SExpr {
     Bin(Op, Box<SExpr>, Box<SExpr>),
     /// `*` (as in `count(*)`).
     Star,
+    /// `[k desc, ..]`: the value of an ordered aggregate's `sort:`.
+    SortKeys(Vec<(SExpr, bool)>),
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -185,6 +187,11 @@ impl SExpr {
                 l.columns(out);
                 r.columns(out);
             }
+            SExpr::SortKeys(keys) => {
+                for (k, _) in keys {
+                    k.columns(out);
+                }
+            }
             _ => {}
         }
     }
@@ -276,6 +283,19 @@ impl SExpr {
             SExpr::Bool(b) => s.push_str(if *b { "true" } else { "false" }),
             SExpr::Null => s.push_str("null"),
             SExpr::Star => s.push('*'),
+            SExpr::SortKeys(keys) => {
+                s.push('[');
+                for (i, (k, desc)) in keys.iter().enumerate() {
+                    if i > 0 {
+                        s.push_str(", ");
+                    }
+                    k.write(s);
+                    if *desc {
+                        s.push_str(" desc");
+                    }
+                }
+                s.push(']');
+            }
             SExpr::Call {
                 name,
                 distinct,

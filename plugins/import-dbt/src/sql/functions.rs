@@ -35,6 +35,9 @@ impl Translator<'_> {
         if name == "__strata_star" {
             return Err(Refusal::at("dbt_utils.star() inside an expression", e));
         }
+        if let Some(t) = self.ordered_call(e, f, &name, inputs, mode) {
+            return t;
+        }
         if f.null_treatment.is_some() || !f.within_group.is_empty() || f.uses_odbc_syntax {
             return Err(Refusal::at(
                 format!("{name}(...) with IGNORE NULLS or WITHIN GROUP"),

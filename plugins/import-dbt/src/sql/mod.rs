@@ -18,6 +18,7 @@ mod group;
 mod literals;
 mod nothing;
 mod ops;
+mod ordered;
 mod projection;
 mod qualify;
 mod select;

