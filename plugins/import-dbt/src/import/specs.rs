@@ -75,7 +75,7 @@ pub(super) fn all_tests(
 }
 
 /// What a relation's tests prove it unique on.
-pub(super) fn test_facts(
+pub(crate) fn test_facts(
     file: &str,
     columns: &[ColumnProps],
     tests: &[TestSpec],
