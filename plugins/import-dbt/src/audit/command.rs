@@ -98,6 +98,7 @@ pub struct AuditArgs {
 /// The exit code `--deny` asks for.
 fn denied(audit: &Audit, deny: &[Deny]) -> i32 {
     let mut code = exit::OK;
+    let mut hits: std::collections::BTreeMap<Deny, usize> = std::collections::BTreeMap::new();
     for j in &audit.joins {
         let on_data = j.verdict == Verdict::FansOutToday;
         for d in deny {
@@ -107,6 +108,7 @@ fn denied(audit: &Audit, deny: &[Deny]) -> i32 {
                 Deny::NoEvidence => !j.verdict.proven(),
             };
             if hit {
+                *hits.entry(*d).or_default() += 1;
                 code = code.max(if on_data && *d != Deny::NoEvidence {
                     exit::DATA_CHECK
                 } else {
@@ -114,6 +116,19 @@ fn denied(audit: &Audit, deny: &[Deny]) -> i32 {
                 });
             }
         }
+    }
+    for (d, n) in hits {
+        let what = match d {
+            Deny::FanOut => "fan out today",
+            Deny::DoubleCount => "double count",
+            Deny::NoEvidence => "have no proof",
+        };
+        let flag = match d {
+            Deny::FanOut => "fan-out",
+            Deny::DoubleCount => "double-count",
+            Deny::NoEvidence => "no-evidence",
+        };
+        eprintln!("error: --deny {flag}: {n} join(s) {what}");
     }
     code
 }

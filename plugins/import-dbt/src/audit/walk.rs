@@ -372,9 +372,7 @@ impl<'e> Walker<'e> {
                     right,
                 } = c
                 else {
-                    if mentions(items, r, c) && !comma {
-                        found.unresolved.push(c.to_string());
-                    }
+                    // Not an equality: it only removes matches.
                     continue;
                 };
                 let side = |e: &Expr| -> Option<(usize, String)> {
