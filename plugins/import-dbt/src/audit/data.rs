@@ -14,6 +14,7 @@ use super::walk::CountOn;
 use super::{Audit, DataFinding, Verdict};
 use crate::catalog::Manifest;
 use crate::error::Failure;
+use crate::jinja::{ref_marker, source_marker};
 
 /// The SQL relation of a model, seed or source: `schema.name` of the
 /// relation dbt built it as (the database part left out, so that a
@@ -37,6 +38,33 @@ fn physical(manifest: Option<&Manifest>, rel: &Rel, wh: &dyn Engine) -> Option<S
     )
 }
 
+/// SQL rendered here (no compiled SQL) names relations by markers
+/// (`"$ref$orders"`): the relations dbt built, where the manifest names them.
+fn unmark(sql: &str, manifest: Option<&Manifest>, wh: &dyn Engine) -> String {
+    if !sql.contains("\"$") {
+        return sql.to_string();
+    }
+    let mut out = sql.to_string();
+    for v in manifest.map(|m| m.relations.values()).into_iter().flatten() {
+        let (marker, rel) = match v {
+            Ok(n) => (ref_marker(n), Rel::Model { name: n.clone() }),
+            Err((s, t)) => (
+                source_marker(s, t),
+                Rel::Source {
+                    source: s.clone(),
+                    table: t.clone(),
+                },
+            ),
+        };
+        if out.contains(&marker) {
+            if let Some(p) = physical(manifest, &rel, wh) {
+                out = out.replace(&marker, &p);
+            }
+        }
+    }
+    out
+}
+
 /// Count on `wh` for every join that has no proof, and give each its
 /// verdict on the data.
 pub fn count(
@@ -56,10 +84,11 @@ pub fn count(
                 None => continue,
             },
             CountOn::Sql { sql, columns } => {
+                let sql = unmark(sql, manifest, wh);
                 if sql.starts_with('(') {
                     (format!("{sql} AS r"), columns.clone())
                 } else {
-                    (sql.clone(), columns.clone())
+                    (sql, columns.clone())
                 }
             }
         };
@@ -84,10 +113,13 @@ pub fn count(
                             })
                             .collect(),
                     })
-                    .map_err(|e| match e {
-                        strata_engine::Failure::Environment(m)
-                        | strata_engine::Failure::Usage(m) => m,
-                        strata_engine::Failure::Data(d) => format!("{d:?}"),
+                    .map_err(|e| {
+                        let m = match e {
+                            strata_engine::Failure::Environment(m)
+                            | strata_engine::Failure::Usage(m) => m,
+                            strata_engine::Failure::Data(d) => format!("{d:?}"),
+                        };
+                        m.lines().next().unwrap_or_default().to_string()
                     })
             });
         match entry {

@@ -276,9 +276,9 @@ mod tests {
     fn expr(text: &str) -> Expr {
         Parser::new(&DuckDbDialect {})
             .try_with_sql(text)
-            .unwrap()
+            .unwrap_or_else(|e| panic!("{e}"))
             .parse_expr()
-            .unwrap()
+            .unwrap_or_else(|e| panic!("{e}"))
     }
 
     #[test]

@@ -32,7 +32,7 @@ fn origins_text(j: &Join) -> Option<String> {
         .iter()
         .filter_map(|k| {
             let o = k.right_origin.as_deref()?;
-            (format!("{}", k.right) != o).then(|| format!("{} is {o}", k.right))
+            (k.right != o).then(|| format!("{} is {o}", k.right))
         })
         .collect();
     (!parts.is_empty()).then(|| parts.join(", "))

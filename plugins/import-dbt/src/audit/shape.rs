@@ -162,7 +162,10 @@ mod tests {
     fn a_base_shape_has_every_column_and_proves_on_a_subset() {
         let rel = Rel::Model { name: "stg".into() };
         let s = Shape::base(rel.clone(), vec![Fact::new(vec!["id".into()], "test")]);
-        assert_eq!(s.col("x").unwrap().origin, Some((rel, "x".into())));
+        assert_eq!(
+            s.col("x").unwrap_or_else(|| panic!("missing")).origin,
+            Some((rel, "x".into()))
+        );
         assert!(s.proof(&["id".into(), "d".into()]).is_some());
         assert!(s.proof(&["d".into()]).is_none());
     }

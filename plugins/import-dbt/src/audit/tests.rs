@@ -3,14 +3,16 @@
 use super::*;
 
 fn project(models: &[(&str, &str)], yml: &str) -> Project {
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("dbt_project.yml"), "name: shop\n").unwrap();
-    std::fs::create_dir(dir.path().join("models")).unwrap();
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    std::fs::write(dir.path().join("dbt_project.yml"), "name: shop\n")
+        .unwrap_or_else(|e| panic!("{e}"));
+    std::fs::create_dir(dir.path().join("models")).unwrap_or_else(|e| panic!("{e}"));
     for (n, sql) in models {
-        std::fs::write(dir.path().join(format!("models/{n}.sql")), sql).unwrap();
+        std::fs::write(dir.path().join(format!("models/{n}.sql")), sql)
+            .unwrap_or_else(|e| panic!("{e}"));
     }
-    std::fs::write(dir.path().join("models/schema.yml"), yml).unwrap();
-    let p = Project::read(dir.path(), &ReadOptions::default()).unwrap();
+    std::fs::write(dir.path().join("models/schema.yml"), yml).unwrap_or_else(|e| panic!("{e}"));
+    let p = Project::read(dir.path(), &ReadOptions::default()).unwrap_or_else(|e| panic!("{e}"));
     drop(dir);
     p
 }
@@ -119,7 +121,11 @@ fn group_by_distinct_and_row_number_prove_and_carry() {
         "",
     );
     let j = joins_of(&p, "uses");
-    let by_joined = |n: &str| j.iter().find(|x| x.joined.starts_with(n)).unwrap();
+    let by_joined = |n: &str| {
+        j.iter()
+            .find(|x| x.joined.starts_with(n))
+            .unwrap_or_else(|| panic!("missing"))
+    };
     assert_eq!(by_joined("dims").verdict, Verdict::ManyToOne);
     assert!(by_joined("dims").evidence.contains("group by"));
     assert_eq!(
@@ -129,7 +135,10 @@ fn group_by_distinct_and_row_number_prove_and_carry() {
         by_joined("latest")
     );
     assert_eq!(by_joined("d ").verdict, Verdict::ManyToOne);
-    let e = j.iter().find(|x| x.joined == "facts as e").unwrap();
+    let e = j
+        .iter()
+        .find(|x| x.joined == "facts as e")
+        .unwrap_or_else(|| panic!("missing"));
     assert_eq!(e.verdict, Verdict::NoEvidence);
     assert!(
         e.grain.as_deref().unwrap_or("").contains("no unique test"),
@@ -153,6 +162,9 @@ fn unresolved_keys_are_listed_and_joins_in_subqueries_and_unions_found() {
     let j = joins_of(&p, "m");
     assert_eq!(j.len(), 2, "{j:?}");
     assert!(j.iter().any(|x| x.verdict == Verdict::Unresolved));
-    let comma = j.iter().find(|x| x.kind == "comma").unwrap();
+    let comma = j
+        .iter()
+        .find(|x| x.kind == "comma")
+        .unwrap_or_else(|| panic!("missing"));
     assert_eq!(comma.keys.len(), 1);
 }

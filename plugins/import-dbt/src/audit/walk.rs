@@ -479,6 +479,13 @@ impl<'e> Walker<'e> {
 /// `(item, column)` it copies.
 type OutCol = (String, Col, Option<(usize, String)>);
 
+/// A `group by` key: its output name, and the base column it copies.
+type GroupKey = (Option<String>, Option<(Rel, String)>);
+
+/// A projection: its columns, the expression of each (none for a
+/// wildcard's), the items a wildcard takes whole, the columns not listed.
+type Projection<'s> = (Vec<OutCol>, Vec<Option<&'s Expr>>, Vec<usize>, Option<Rest>);
+
 impl Walker<'_> {
     fn select(&mut self, s: &Select) -> Shape {
         let cond = s.selection.as_ref();
@@ -523,7 +530,7 @@ impl Walker<'_> {
         };
 
         // Grouping and aggregates.
-        let mut group: Vec<(Option<String>, Option<(Rel, String)>)> = Vec::new();
+        let mut group: Vec<GroupKey> = Vec::new();
         let mut group_line = 0;
         let grouped = match &s.group_by {
             GroupByExpr::Expressions(list, _) if !list.is_empty() => {
@@ -712,10 +719,7 @@ impl Walker<'_> {
 
 /// The output columns of a projection, the items a wildcard takes whole,
 /// and the columns it does not list.
-fn project<'s>(
-    items: &[Item],
-    s: &'s Select,
-) -> (Vec<OutCol>, Vec<Option<&'s Expr>>, Vec<usize>, Option<Rest>) {
+fn project<'s>(items: &[Item], s: &'s Select) -> Projection<'s> {
     let mut outs: Vec<OutCol> = Vec::new();
     let mut exprs: Vec<Option<&'s Expr>> = Vec::new();
     let mut star: Vec<usize> = Vec::new();
@@ -786,12 +790,7 @@ fn project<'s>(
 
 /// A `group by` expression: its output name (when it is an output
 /// column) and the base column it copies.
-fn group_key(
-    items: &[Item],
-    outs: &[OutCol],
-    exprs: &[Option<&Expr>],
-    g: &Expr,
-) -> (Option<String>, Option<(Rel, String)>) {
+fn group_key(items: &[Item], outs: &[OutCol], exprs: &[Option<&Expr>], g: &Expr) -> GroupKey {
     if let Some(k) = x::position(g) {
         return match outs.get(k.wrapping_sub(1)) {
             Some(o) => (Some(o.0.clone()), o.1.origin.clone()),
