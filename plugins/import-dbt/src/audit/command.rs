@@ -6,9 +6,7 @@ use std::time::Duration;
 use strata_plugin::{command, exit, parse, print_json, print_text, Host, PluginCommand};
 
 use super::{audit_project, data, profile, render, Audit, Verdict};
-use crate::catalog::Manifest;
 use crate::error::Failure;
-use crate::project::{Project, ReadOptions};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum AuditFormat {
@@ -139,18 +137,12 @@ fn run(args: AuditArgs) -> Result<i32, Failure> {
             "--deny fan-out needs the data: add --data (or -o PATH|URL)",
         ));
     }
-    let project = Project::read(
-        &args.project,
-        &ReadOptions {
-            vars: args.vars.clone(),
-            profiles_dir: args.profiles_dir.clone(),
-        },
-    )?;
-    let target = args
-        .target_path
-        .clone()
-        .unwrap_or_else(|| project.root.join("target"));
-    let manifest = Manifest::read(&target)?;
+    let (project, manifest) = super::read(&super::Options {
+        project: args.project.clone(),
+        vars: args.vars.clone(),
+        profiles_dir: args.profiles_dir.clone(),
+        target_path: args.target_path.clone(),
+    })?;
     let mut audit = audit_project(&project, manifest.as_ref());
     if args.data || args.warehouse.is_some() {
         let (text, secret) = match &args.warehouse {

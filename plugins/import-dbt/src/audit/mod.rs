@@ -320,8 +320,8 @@ impl Auditor<'_> {
     }
 }
 
-/// Audit a project statically.
-pub fn audit(options: &Options) -> Result<Audit, Failure> {
+/// Read the project and dbt's manifest (when dbt left one).
+pub fn read(options: &Options) -> Result<(Project, Option<Manifest>), Failure> {
     let project = Project::read(
         &options.project,
         &ReadOptions {
@@ -334,7 +334,7 @@ pub fn audit(options: &Options) -> Result<Audit, Failure> {
         .clone()
         .unwrap_or_else(|| project.root.join("target"));
     let manifest = Manifest::read(&target)?;
-    Ok(audit_project(&project, manifest.as_ref()))
+    Ok((project, manifest))
 }
 
 /// The uniqueness the property files prove, by relation.
