@@ -7,7 +7,8 @@
 //!   codes and every lint rule's descriptor appear) is validated by
 //!   tests/sarif/validate.py (Python `jsonschema`, formats checked). Each log
 //!   must hold as many results as `--format json` has diagnostics.
-//! * So is `strata diff --format sarif` of every pair of tests/diff/cases.
+//! * So is `strata diff --format sarif` of every pair of tests/diff/cases,
+//!   and `strata audit --format sarif` of tests/cmd/audit/projects/shop.
 //! * The same run validates a broken log too, which must be rejected: the
 //!   validator really validates.
 //!
@@ -138,6 +139,35 @@ fn sarif_logs_match_the_schema() {
         diffs += 1;
     }
     assert!(diffs >= 30, "only {diffs} diff pairs");
+    // `strata audit --format sarif` of a dbt project: one result per join
+    // without a proof (its JSON's verdicts), a double counting among them.
+    let audit = |format: &str| -> Value {
+        let out = Command::new(STRATA)
+            .args(["audit", "tests/cmd/audit/projects/shop", "--format", format])
+            .current_dir(root())
+            .output()
+            .expect("run strata audit");
+        serde_json::from_slice(&out.stdout).expect("audit output is JSON")
+    };
+    let (sarif, json) = (audit("sarif"), audit("json"));
+    let unproven = json["joins"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|j| j["verdict"] == "no_evidence" || j["verdict"] == "unresolved")
+        .count();
+    let found = sarif["runs"][0]["results"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    assert!(unproven > 0 && found.len() == unproven, "{sarif:#}");
+    assert!(
+        found.iter().any(|r| r["ruleId"] == "double-count"),
+        "{sarif:#}"
+    );
+    let path = dir.join("audit.sarif");
+    fs::write(&path, sarif.to_string()).expect("write log");
+    logs.push(path);
     assert!(results > 50, "only {results} results");
     assert_eq!(
         levels.into_iter().collect::<Vec<_>>(),

@@ -105,6 +105,7 @@ fn import_corpus_with(tmp: &Path, out: &str, flags: &[&str]) -> serde_json::Valu
     serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("{e}: {}", text(&o.stdout)))
 }
 
+mod audit;
 mod corpus;
 mod dbt_rows;
 mod fuzz;

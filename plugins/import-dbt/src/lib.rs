@@ -11,6 +11,7 @@
 //! (`promises`), join evidence (`evidence`), checking (`check`), the
 //! report (`report`); `import` runs them in order, one step a file.
 
+pub mod audit;
 pub mod catalog;
 pub mod check;
 mod command;

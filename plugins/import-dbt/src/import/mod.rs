@@ -12,7 +12,7 @@ mod entries;
 mod inputs;
 mod lines;
 mod models;
-mod specs;
+pub(crate) mod specs;
 mod translate;
 mod unit;
 

@@ -33,7 +33,7 @@ pub(super) fn all_tests(
                 c.tests
                     .first()
                     .map(|t| t.loc.file.clone())
-                    .unwrap_or_default(),
+                    .unwrap_or_else(|| file.to_string()),
                 c.line,
             );
             let wanted: &[&str] = match k.as_str() {
@@ -75,7 +75,7 @@ pub(super) fn all_tests(
 }
 
 /// What a relation's tests prove it unique on.
-pub(super) fn test_facts(
+pub(crate) fn test_facts(
     file: &str,
     columns: &[ColumnProps],
     tests: &[TestSpec],

@@ -18,7 +18,7 @@ use serde_json::{Map, Value as Json};
 
 use crate::project::{Loc, Project};
 
-pub use objects::Dep;
+pub use objects::{ref_marker, source_marker, Dep};
 use objects::{Adapter, ConfigFn, Namespace, RefFn, Relation, SourceFn, VarFn};
 
 const BUILTINS: &str = include_str!("builtins.jinja");

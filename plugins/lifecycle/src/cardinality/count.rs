@@ -11,7 +11,7 @@ use strata_lang::Diagnostic;
 use crate::checks::fail;
 
 /// What a duplicate-group query found.
-pub(super) struct Counted {
+pub struct Counted {
     /// Duplicate key groups.
     pub groups: i64,
     /// Rows checked (non-NULL keys); only computed for a sample.
@@ -53,7 +53,7 @@ pub fn duplicate_groups_sql(
     }
 }
 
-pub(super) fn duplicate_groups(
+pub fn duplicate_groups(
     wh: &dyn Engine,
     keys: &[String],
     relation: &str,

@@ -43,8 +43,8 @@ use strata_lang::ir;
 use strata_lang::sql::{self, CardinalityCheck};
 
 use crate::Progress;
-pub use count::duplicate_groups_sql;
-use count::{duplicate_groups, failure};
+use count::failure;
+pub use count::{duplicate_groups, duplicate_groups_sql, Counted};
 pub use sampling::Sampling;
 use summary::line;
 pub use summary::{CheckResult, Outcome, ProofSource, Summary};

@@ -1,0 +1,210 @@
+//! `strata audit` on a copy of the corpus built by dbt, with planted bugs:
+//! a product row duplicated (its unique test removed) and a model summing
+//! an order line's quantity after joining the products; and a model whose
+//! fan-out a `group by` on the from side's key collapses.
+//!
+//! * every join sqlglot finds in the compiled SQL of manifest.json is in
+//!   the audit (the same count per model);
+//! * `--data` reports the planted fan-out with its key and the double
+//!   counting with its line; the by-design join is not a fan-out;
+//! * every count on the data agrees with a plain SQL count of duplicate keys;
+//! * the warehouse is byte-identical after the audit;
+//! * `--write-tests` writes a YAML file.
+
+use super::dbt_rows::{dbt, dbt_command, run_dbt};
+use super::*;
+
+const PLANTED: &str = "-- Planted: products repeat their key, so quantities are counted twice.
+select
+    i.order_id,
+    sum(i.quantity) as quantity,
+    max(p.title) as title
+from {{ ref('stg_order_items') }} i
+join {{ ref('raw_products') }} p on i.product_id = p.product_id
+group by i.order_id
+";
+
+const BY_DESIGN: &str = "select o.order_id, sum(p.amount) as paid
+from {{ ref('stg_orders') }} o
+left join {{ ref('stg_payments') }} p on o.order_id = p.order_id
+group by o.order_id
+";
+
+const SQLGLOT: &str = r#"
+import json, sys
+import sqlglot
+from sqlglot import exp
+m = json.load(open(sys.argv[1]))
+out = {}
+for node in m["nodes"].values():
+    if node.get("resource_type") != "model" or "compiled_code" not in node:
+        continue
+    try:
+        trees = sqlglot.parse(node["compiled_code"], read="duckdb")
+    except Exception:
+        continue
+    out[node["name"]] = sum(len(list(t.find_all(exp.Join))) for t in trees if t is not None)
+print(json.dumps(out))
+"#;
+
+fn planted_corpus() -> tempfile::TempDir {
+    let tmp = corpus_copy();
+    let project = tmp.path().join("corpus");
+    let products = project.join("seeds/raw_products.csv");
+    let mut text = std::fs::read_to_string(&products).unwrap_or_else(|e| panic!("{e}"));
+    let first = text.lines().nth(1).unwrap_or_default().to_string();
+    text.push_str(&format!("{first}\n"));
+    std::fs::write(&products, text).unwrap_or_else(|e| panic!("{e}"));
+    let seeds = project.join("seeds/seeds.yml");
+    let yml = std::fs::read_to_string(&seeds).unwrap_or_else(|e| panic!("{e}"));
+    let yml = yml.replacen(
+        "      - name: product_id\n        data_tests:\n          - unique\n",
+        "      - name: product_id\n        data_tests:\n",
+        1,
+    );
+    std::fs::write(&seeds, yml).unwrap_or_else(|e| panic!("{e}"));
+    for (name, sql) in [("planted_sales", PLANTED), ("paid_per_order", BY_DESIGN)] {
+        std::fs::write(project.join(format!("models/marts/{name}.sql")), sql)
+            .unwrap_or_else(|e| panic!("{e}"));
+    }
+    tmp
+}
+
+fn json_of(out: &std::process::Output) -> serde_json::Value {
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "not JSON ({e}):\n{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    })
+}
+
+#[test]
+fn audit_finds_every_join_and_the_planted_fan_out_read_only() {
+    let Some(dbt) = dbt() else { return };
+    let Some(python) = tools::python_with(&["sqlglot"]) else {
+        return;
+    };
+    let tmp = planted_corpus();
+    let project = tmp.path().join("corpus");
+    run_dbt(&dbt, &["deps"], &project);
+    run_dbt(&dbt, &["seed"], &project);
+    // The corpus has a model dbt itself refuses (sql_error): the others build.
+    dbt_command(&dbt, &["run"], &project);
+    dbt_command(&dbt, &["compile"], &project);
+
+    // Every join sqlglot finds.
+    let script = tmp.path().join("joins.py");
+    std::fs::write(&script, SQLGLOT).unwrap_or_else(|e| panic!("{e}"));
+    let o = Command::new(&python)
+        .arg(&script)
+        .arg(project.join("target/manifest.json"))
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let glot: BTreeMap<String, u64> =
+        serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("{e}"));
+    let warehouse = project.join("corpus.duckdb");
+    let before = std::fs::read(&warehouse).unwrap_or_else(|e| panic!("{e}"));
+    let out = strata(
+        &[
+            "audit",
+            "corpus",
+            "--data",
+            "--format",
+            "json",
+            "--write-tests",
+            "tests.yml",
+        ],
+        tmp.path(),
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let audit = json_of(&out);
+    let after = std::fs::read(&warehouse).unwrap_or_else(|e| panic!("{e}"));
+    assert!(before == after, "the warehouse changed during the audit");
+
+    let joins = audit["joins"].as_array().cloned().unwrap_or_default();
+    let mut ours: BTreeMap<String, u64> = BTreeMap::new();
+    for j in &joins {
+        *ours
+            .entry(j["model"].as_str().unwrap_or_default().to_string())
+            .or_default() += 1;
+    }
+    let glot: BTreeMap<String, u64> = glot.into_iter().filter(|(_, n)| *n > 0).collect();
+    assert!(glot.len() >= 15, "{glot:?}");
+    assert_eq!(ours, glot, "joins per model: strata audit, then sqlglot");
+
+    let find = |model: &str| {
+        joins
+            .iter()
+            .find(|j| j["model"] == model)
+            .cloned()
+            .unwrap_or_else(|| panic!("no join of {model}"))
+    };
+    let planted = find("planted_sales");
+    assert_eq!(planted["verdict"], "fans_out_today", "{planted:#}");
+    assert_eq!(planted["data"]["duplicate_groups"], 1);
+    let example = planted["data"]["examples"][0].as_str().unwrap_or_default();
+    assert!(example.starts_with("product_id=10 (2 rows)"), "{example}");
+    assert_eq!(planted["double_counts"][0]["text"], "sum(i.quantity)");
+    assert_eq!(planted["double_counts"][0]["at"]["line"], 4);
+    assert_eq!(planted["double_counts"][0]["at"]["line_in"], "model");
+    assert_eq!(planted["at"]["file"], "models/marts/planted_sales.sql");
+    assert_eq!(planted["at"]["line"], 7);
+    let by_design = find("paid_per_order");
+    assert_eq!(
+        by_design["verdict"], "one_to_many_by_design",
+        "{by_design:#}"
+    );
+    assert!(by_design["data"].is_null());
+
+    // Every count agrees with a plain count of duplicate keys.
+    let conn = duckdb::Connection::open_with_flags(
+        &warehouse,
+        duckdb::Config::default()
+            .access_mode(duckdb::AccessMode::ReadOnly)
+            .unwrap_or_else(|e| panic!("{e}")),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let mut counted = 0;
+    for j in &joins {
+        let Some(data) = j["data"].as_object() else {
+            continue;
+        };
+        let keys: Vec<String> = data["keys"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|k| k.as_str().map(|k| format!("\"{k}\"")))
+            .collect();
+        let rel = data["relation"].as_str().unwrap_or_default();
+        let sql = format!(
+            "select count(*) from (select {k} from {rel} where {nn} group by {k} having count(*) > 1)",
+            k = keys.join(", "),
+            nn = keys
+                .iter()
+                .map(|k| format!("{k} is not null"))
+                .collect::<Vec<_>>()
+                .join(" and ")
+        );
+        let n: i64 = conn
+            .query_row(&sql, [], |r| r.get(0))
+            .unwrap_or_else(|e| panic!("{sql}: {e}"));
+        assert_eq!(Some(n), data["duplicate_groups"].as_i64(), "{j:#}");
+        counted += 1;
+    }
+    assert!(counted >= 3, "{counted} joins counted");
+    let tests =
+        std::fs::read_to_string(tmp.path().join("tests.yml")).unwrap_or_else(|e| panic!("{e}"));
+    assert!(tests.contains("version: 2"), "{tests}");
+    assert!(
+        !tests.contains("raw_products"),
+        "a test that fails today: {tests}"
+    );
+}
