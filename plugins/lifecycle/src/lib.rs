@@ -60,5 +60,5 @@ pub use cardinality::{Sampling, Summary as CardinalitySummary};
 pub use prepare::RunOptions;
 pub use run::run;
 pub use strata_engine::{redact, DataFailure, Engine, Failure, Origin, Target, Warehouse};
-pub use strata_plugin::{NoProgress, Progress};
+pub use strata_project::{NoProgress, Progress};
 pub use test::test;
