@@ -20,6 +20,7 @@ mod origin;
 mod postgres;
 mod spark;
 pub mod target;
+mod url;
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -33,7 +34,8 @@ pub use self::spark::{Spark, SparkTarget};
 pub use failure::{DataFailure, Failure};
 pub use meter::Meter;
 pub use origin::{FileFormat, Origin, TableName};
-pub use target::{redact, Target};
+pub use target::Target;
+pub use url::redact;
 
 /// How many sample values a failed check shows (duplicated keys, values
 /// outside an enum, ...).
