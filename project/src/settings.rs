@@ -20,7 +20,8 @@ pub enum Settings<'a> {
     /// made by [`Settings::read`]).
     Around {
         start: PathBuf,
-        read: OnceCell<Result<ProjectConfig, ConfigError>>,
+        /// Boxed: a borrowed reading is one pointer.
+        read: Box<OnceCell<Result<ProjectConfig, ConfigError>>>,
     },
 }
 
@@ -30,7 +31,7 @@ impl<'a> Settings<'a> {
     pub fn around(start: &Path) -> Settings<'a> {
         Settings::Around {
             start: start.to_path_buf(),
-            read: OnceCell::new(),
+            read: Box::default(),
         }
     }
 
@@ -39,7 +40,7 @@ impl<'a> Settings<'a> {
         let start = config.dir().map(Path::to_path_buf).unwrap_or_default();
         Settings::Around {
             start,
-            read: OnceCell::from(Ok(config)),
+            read: Box::new(OnceCell::from(Ok(config))),
         }
     }
 
@@ -48,7 +49,7 @@ impl<'a> Settings<'a> {
         match self {
             Settings::Read(config) => Ok(config.clone()),
             Settings::Around { start, read } => {
-                read.into_inner().unwrap_or_else(|| discover(&start))
+                (*read).into_inner().unwrap_or_else(|| discover(&start))
             }
         }
     }
