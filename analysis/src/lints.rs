@@ -7,7 +7,7 @@ use std::path::Path;
 
 use strata_lang::diag::sort_diagnostics;
 use strata_lang::Checked;
-use strata_plugin::config::{self, ConfigError, ProjectConfig};
+use strata_project::{self as config, ConfigError, ProjectConfig};
 use strata_rules::lint::Levels;
 use strata_rules::Level;
 
@@ -96,7 +96,7 @@ impl LintError {
     pub fn exit_code(&self) -> i32 {
         match self {
             LintError::Config(e) => e.exit_code(),
-            LintError::Levels(_) => strata_plugin::exit::USAGE,
+            LintError::Levels(_) => strata_project::exit::USAGE,
         }
     }
 }

@@ -110,6 +110,7 @@ fn plugin_declared_codes() -> BTreeMap<String, PathBuf> {
 }
 
 mod codes;
+mod dependencies;
 mod explanations;
 mod first_steps;
 mod functions;

@@ -56,7 +56,7 @@ struct JsonModel<'a> {
 pub fn run(mut args: BuildArgs) -> i32 {
     let file = match crate::project::module_and_models(args.file.take(), &mut args.models, "build")
     {
-        Ok(file) => file,
+        Ok(found) => found.file,
         Err(code) => return code,
     };
     let results = match check_roots(std::slice::from_ref(&file), &args.search_dir, args.format) {

@@ -33,7 +33,7 @@ pub struct CompileArgs {
 pub fn run(mut args: CompileArgs) -> i32 {
     let file =
         match crate::project::module_and_models(args.file.take(), &mut args.models, "compile") {
-            Ok(file) => file,
+            Ok(found) => found.file,
             Err(code) => return code,
         };
     let results = match check_roots(std::slice::from_ref(&file), &args.search_dir, args.format) {

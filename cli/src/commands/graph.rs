@@ -47,7 +47,7 @@ pub struct GraphArgs {
 pub fn run(mut args: GraphArgs) -> i32 {
     let file = match crate::project::module_and_models(args.file.take(), &mut args.models, "graph")
     {
-        Ok(file) => file,
+        Ok(found) => found.file,
         Err(code) => return code,
     };
     let checked = match check_valid(&file, &args.search_dir, "graph") {

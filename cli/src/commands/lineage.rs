@@ -96,7 +96,7 @@ pub fn run(args: LineageArgs) -> i32 {
     };
     let (file, column) =
         match crate::project::module_then(args.file.clone(), args.column.clone(), "lineage") {
-            Ok((file, Some(column))) => (file, column),
+            Ok((found, Some(column))) => (found.file, column),
             Ok((_, None)) => {
                 eprintln!("error: `strata lineage` needs the COLUMN to follow (MODEL.COLUMN)");
                 return exit::USAGE;

@@ -8,16 +8,20 @@
 //! needs (checking a module with every rule, rendering diagnostics, a
 //! progress display) without depending on the CLI crate.
 //!
-//! Also here, so that plugins and the CLI agree on them: the exit codes
-//! ([`exit`]), the `--format` choice and stdout helpers ([`output`]), and
-//! the one reader of the project file `strata.toml` ([`config`]), and the
-//! project a command works on when it names no module ([`project`]).
+//! Also here, so that plugins and the CLI agree on them: the `--format`
+//! choice and stdout helpers ([`output`]), and the project a command works
+//! on when it names no module ([`project`]). The project file
+//! ([`config`]), the exit codes ([`exit`]) and [`Progress`] are the
+//! `strata-project` crate's, which the libraries below the command line
+//! use too; they are re-exported here for the plugins.
 
-pub mod config;
 pub mod dialect;
-pub mod exit;
 pub mod output;
 pub mod project;
+
+pub use strata_project as config;
+pub use strata_project::exit;
+pub use strata_project::{NoProgress, Progress};
 
 use std::path::{Path, PathBuf};
 
@@ -105,20 +109,4 @@ pub trait Host {
     fn environment_error(&self, message: &str, format: Format) -> i32;
     /// A progress display on stderr for long work (inert off a terminal).
     fn progress(&self) -> Box<dyn Progress>;
-}
-
-/// Receives progress while a plugin works (a spinner on a terminal).
-pub trait Progress {
-    /// A step starts: `label` says what (`build enriched`, `check ...`).
-    fn step(&self, label: &str);
-    /// Everything is done (or failed).
-    fn finish(&self);
-}
-
-/// Progress that shows nothing.
-pub struct NoProgress;
-
-impl Progress for NoProgress {
-    fn step(&self, _label: &str) {}
-    fn finish(&self) {}
 }

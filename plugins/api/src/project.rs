@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::config::{self, ProjectConfig};
+use crate::config::{self, ProjectConfig, Settings};
 use crate::exit;
 
 /// The module files a command taking several paths works on: `paths`, or,
@@ -15,7 +15,9 @@ pub fn modules_or_project(paths: &[PathBuf], command: &str) -> Result<Vec<PathBu
     if !paths.is_empty() {
         return Ok(paths.to_vec());
     }
-    project_modules(command).map_err(report)
+    project_modules(command)
+        .map(|(_, modules)| modules)
+        .map_err(report)
 }
 
 /// The files `strata fmt` works on: `paths`, or, when none is given, the
@@ -35,16 +37,53 @@ pub fn paths_or_project_dir(paths: &[PathBuf], command: &str) -> Result<Vec<Path
     }
 }
 
+/// A module file a command works on, and the project settings read to
+/// find it when the command line named none.
+#[derive(Debug)]
+pub struct Found {
+    pub file: PathBuf,
+    /// The project around the current directory, when the module is its.
+    pub project: Option<ProjectConfig>,
+}
+
+impl Found {
+    /// The module file and its settings, read at most once: those read to
+    /// find it when they are its nearest `strata.toml`, else its nearest
+    /// `strata.toml`, read when first asked for.
+    pub fn settings(self) -> (PathBuf, Settings<'static>) {
+        match self.project {
+            Some(project) if project.path.is_some() && config::find(&self.file) == project.path => {
+                (self.file, Settings::read(project))
+            }
+            _ => {
+                let settings = Settings::around(&self.file);
+                (self.file, settings)
+            }
+        }
+    }
+}
+
 /// The one module a command works on: `file`, or, when none is given, the
 /// module of the project around the current directory (its only one). On
 /// failure the error is printed and the exit code returned.
 pub fn module_or_project(file: Option<&Path>, command: &str) -> Result<PathBuf, i32> {
+    found_module(file, command).map(|f| f.file)
+}
+
+/// [`module_or_project`], with the project settings read to find it.
+fn found_module(file: Option<&Path>, command: &str) -> Result<Found, i32> {
     if let Some(f) = file {
-        return Ok(f.to_path_buf());
+        return Ok(Found {
+            file: f.to_path_buf(),
+            project: None,
+        });
     }
-    let modules = project_modules(command).map_err(report)?;
+    let (project, modules) = project_modules(command).map_err(report)?;
     match modules.as_slice() {
-        [one] => Ok(one.clone()),
+        [one] => Ok(Found {
+            file: one.clone(),
+            project: Some(project),
+        }),
         many => {
             let names: Vec<String> = many.iter().map(|m| m.display().to_string()).collect();
             Err(report((
@@ -86,10 +125,10 @@ pub fn module_and_models(
     file: Option<PathBuf>,
     models: &mut Vec<String>,
     command: &str,
-) -> Result<PathBuf, i32> {
+) -> Result<Found, i32> {
     let (file, first) = module_or_next(file);
     models.splice(0..0, first);
-    module_or_project(file.as_deref(), command)
+    found_module(file.as_deref(), command)
 }
 
 /// For a command whose positionals are `[FILE] [ARG]`: the module file
@@ -101,12 +140,12 @@ pub fn module_then(
     file: Option<PathBuf>,
     next: Option<String>,
     command: &str,
-) -> Result<(PathBuf, Option<String>), i32> {
+) -> Result<(Found, Option<String>), i32> {
     let (file, next) = match next {
         Some(n) => (file, Some(n)),
         None => module_or_next(file),
     };
-    Ok((module_or_project(file.as_deref(), command)?, next))
+    Ok((found_module(file.as_deref(), command)?, next))
 }
 
 /// The settings of the project around the current directory (the defaults
@@ -120,10 +159,10 @@ fn cwd() -> PathBuf {
     std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."))
 }
 
-/// The modules of the project around the current directory, as paths
+/// The project around the current directory and its modules, as paths
 /// relative to it; an error (exit code and message) outside a project or
 /// in one without modules.
-fn project_modules(command: &str) -> Result<Vec<PathBuf>, (i32, String)> {
+fn project_modules(command: &str) -> Result<(ProjectConfig, Vec<PathBuf>), (i32, String)> {
     let here = cwd();
     let project = config::discover(&here).map_err(|e| (e.exit_code(), e.message().to_string()))?;
     let Some(file) = project.path.clone() else {
@@ -141,7 +180,8 @@ fn project_modules(command: &str) -> Result<Vec<PathBuf>, (i32, String)> {
             ),
         ));
     }
-    Ok(modules.iter().map(|m| relative_to(m, &here)).collect())
+    let modules = modules.iter().map(|m| relative_to(m, &here)).collect();
+    Ok((project, modules))
 }
 
 /// The error of a command that names no module outside any project.

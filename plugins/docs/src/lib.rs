@@ -210,7 +210,7 @@ fn last_runs(
         target: args.target.clone(),
         lock_timeout: args.lock_timeout,
     }
-    .open_read_only(file)?;
+    .open_read_only(&strata_plugin::config::Settings::around(file))?;
     let models: Vec<&str> = module.models.iter().map(|m| m.name.as_str()).collect();
     Ok(Some(site::Runs {
         warehouse: wh.name().to_string(),

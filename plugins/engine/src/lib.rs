@@ -15,10 +15,12 @@
 
 mod duckdb;
 mod failure;
+mod meter;
 mod origin;
 mod postgres;
 mod spark;
 pub mod target;
+mod url;
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -30,8 +32,10 @@ pub use self::duckdb::{library_version as duckdb_version, DuckDb};
 pub use self::postgres::{tls, PgTarget, Postgres};
 pub use self::spark::{Spark, SparkTarget};
 pub use failure::{DataFailure, Failure};
+pub use meter::Meter;
 pub use origin::{FileFormat, Origin, TableName};
-pub use target::{redact, Target};
+pub use target::Target;
+pub use url::redact;
 
 /// How many sample values a failed check shows (duplicated keys, values
 /// outside an enum, ...).
@@ -93,6 +97,10 @@ pub type Rows = Vec<Vec<Option<String>>>;
 pub trait Engine {
     /// The SQL dialect this engine speaks (quoting, literals, types).
     fn dialect(&self) -> Dialect;
+    /// Statements and queries sent to the warehouse since it was opened,
+    /// counted where the engine sends them (its [`Meter`]): what a check
+    /// of a run cost is this before and after it.
+    fn statements(&self) -> usize;
     /// The warehouse as messages show it: a path, or a URL without its
     /// password.
     fn name(&self) -> &str;

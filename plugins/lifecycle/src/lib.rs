@@ -3,22 +3,27 @@
 //! of `strata-engine`, with contract pins and join cardinality checks that
 //! abort before anything is published.
 //!
-//! The layers, each importing only those above it:
+//! The layers, from the bookkeeping up to the verbs (not strict: the run
+//! history in [`state`] records a run's [`timing`] and [`cardinality`]
+//! sampling, and [`run`] asks [`plan`] which models are stale). Only what
+//! its callers use is public: the verbs, [`state`], and the parts the
+//! commands render or parse; the steps of a run (`build`, `freeze`,
+//! `delta`, `work`, ...) are the crate's own.
 //!
 //! * [`state`]: the `_strata_*` bookkeeping tables (schema and migrations,
 //!   the run history, frozen inputs, which run each view shows), and
-//!   [`naming`] (views, snapshots, run ids), [`failpoint`] and [`work`]
+//!   [`naming`] (views, snapshots, run ids), `failpoint` and `work`
 //!   (a unit of work: a transaction, or undone by hand where the engine has
 //!   none);
 //! * [`inputs`] (where each source reads from), [`content`] (content
-//!   hashes, how strata.toml says to freeze a source), [`delta`] (freezing
-//!   only the rows added since the last freeze), [`freeze`] (each source's
+//!   hashes, how strata.toml says to freeze a source), `delta` (freezing
+//!   only the rows added since the last freeze), `freeze` (each source's
 //!   freeze for a run),
-//!   [`checks`] (pins, declarative tests), [`cardinality`] (join checks),
-//!   [`registry`] (the checks run after each model), [`select`],
+//!   `checks` (pins, declarative tests), [`cardinality`] (join checks),
+//!   [`registry`] (the checks run after each model), `select`,
 //!   [`timing`] (what each model and check cost);
-//! * [`prepare`] (options, models, sources, content hashes settled before
-//!   anything runs), [`build`] (one model and its checks), [`incremental`];
+//! * `prepare` (options, models, sources, content hashes settled before
+//!   anything runs), `build` (one model and its checks), `incremental`;
 //! * the verbs: [`run`], [`test`] (and [`fixtures`]: fixture tests on an
 //!   in-memory database), [`plan`] (what a run would rebuild),
 //!   [`backfill`] (a corrected re-run of a past run), [`replay`] (and
@@ -29,36 +34,36 @@
 
 pub mod backfill;
 pub mod branches;
-pub mod build;
+mod build;
 pub mod cardinality;
-pub mod checks;
+mod checks;
 pub mod clock;
 pub mod content;
-pub mod delta;
-pub mod failpoint;
+mod delta;
+mod failpoint;
 pub mod fixtures;
-pub mod freeze;
+mod freeze;
 pub mod gc;
-pub mod incremental;
+mod incremental;
 pub mod inputs;
 pub mod naming;
 pub mod plan;
-pub mod prepare;
+mod prepare;
 pub mod registry;
 pub mod replay;
 pub mod rollback;
 pub mod run;
-pub mod select;
+mod select;
 pub mod state;
 pub mod test;
 pub mod timing;
 pub mod verify;
-pub mod work;
+mod work;
 
 pub use build::RunReport;
 pub use cardinality::{Sampling, Summary as CardinalitySummary};
 pub use prepare::RunOptions;
 pub use run::run;
 pub use strata_engine::{redact, DataFailure, Engine, Failure, Origin, Target, Warehouse};
-pub use strata_plugin::{NoProgress, Progress};
+pub use strata_project::{NoProgress, Progress};
 pub use test::test;

@@ -39,8 +39,8 @@ inventory::collect!(MaterializeCheck);
 
 /// What a check sees of the model it checks.
 pub struct CheckContext<'a> {
-    /// The warehouse (counting the statements the check sends: see
-    /// `timing::Counted`).
+    /// The warehouse (what the check sends is counted by the engine:
+    /// `Engine::statements`).
     pub wh: &'a (dyn Engine + 'a),
     pub module: &'a ir::Module,
     pub model: &'a ir::Model,

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use strata_lifecycle::{content, inputs, state, Failure, RunOptions, Target, Warehouse};
-use strata_plugin::config::{self, ConfigError};
+use strata_plugin::config::{self, ConfigError, Settings};
 
 /// Options shared by the commands that open the warehouse.
 #[derive(Debug, Clone, clap::Args)]
@@ -34,37 +34,36 @@ pub struct WarehouseArgs {
 }
 
 impl WarehouseArgs {
-    /// The warehouse named by `--warehouse`, `--target` (in the strata.toml
-    /// nearest `module`), `$STRATA_WAREHOUSE`, the project's default target
-    /// (`[project] default-target`, or its only `[targets.NAME]`), or the
-    /// default file.
-    pub fn target(&self, module: &Path) -> Result<Target, Failure> {
+    /// The warehouse named by `--warehouse`, `--target` (in the command's
+    /// strata.toml, `settings`), `$STRATA_WAREHOUSE`, the project's default
+    /// target (`[project] default-target`, or its only `[targets.NAME]`),
+    /// or the default file. The settings are read only when needed.
+    pub fn target(&self, settings: &Settings) -> Result<Target, Failure> {
         if let Some(w) = &self.warehouse {
             return Target::parse(w, None);
         }
         if let Some(name) = &self.target {
-            let project = config::discover(module).map_err(config_failure)?;
-            return named_target(&project, name);
+            return named_target(settings.get().map_err(config_failure)?, name);
         }
         if let Ok(w) = std::env::var("STRATA_WAREHOUSE") {
             if !w.is_empty() {
                 return Target::parse(&w, None);
             }
         }
-        let project = config::discover(module).map_err(config_failure)?;
+        let project = settings.get().map_err(config_failure)?;
         match project.default_target() {
-            Some(name) => named_target(&project, name),
+            Some(name) => named_target(project, name),
             None => Ok(Target::DuckDb("strata.duckdb".into())),
         }
     }
 
-    pub fn open(&self, module: &Path) -> Result<Box<Warehouse>, Failure> {
-        state::open(&self.target(module)?, self.lock_wait())
+    pub fn open(&self, settings: &Settings) -> Result<Box<Warehouse>, Failure> {
+        state::open(&self.target(settings)?, self.lock_wait())
     }
 
     /// [`WarehouseArgs::open`] for reading only (`state::open_read_only`).
-    pub fn open_read_only(&self, module: &Path) -> Result<Box<Warehouse>, Failure> {
-        state::open_read_only(&self.target(module)?, self.lock_wait())
+    pub fn open_read_only(&self, settings: &Settings) -> Result<Box<Warehouse>, Failure> {
+        state::open_read_only(&self.target(settings)?, self.lock_wait())
     }
 
     fn lock_wait(&self) -> Duration {
@@ -102,16 +101,20 @@ fn named_target(project: &config::ProjectConfig, name: &str) -> Result<Target, F
     Target::parse(&url, secret_env)
 }
 
-/// The module file and run id of `[FILE] RUN_ID` (`rollback`, `backfill`):
-/// the file may be left out inside a project; the run id may not. On
-/// failure the error is printed and the exit code returned.
+/// The module file, its settings and the run id of `[FILE] RUN_ID`
+/// (`rollback`, `backfill`): the file may be left out inside a project;
+/// the run id may not. On failure the error is printed and the exit code
+/// returned.
 pub(crate) fn required_run_id(
     file: Option<PathBuf>,
     run_id: Option<String>,
     command: &str,
-) -> Result<(PathBuf, String), i32> {
+) -> Result<(PathBuf, Settings<'static>, String), i32> {
     match strata_plugin::project::module_then(file, run_id, command)? {
-        (file, Some(run_id)) => Ok((file, run_id)),
+        (found, Some(run_id)) => {
+            let (file, settings) = found.settings();
+            Ok((file, settings, run_id))
+        }
         (_, None) => {
             eprintln!(
                 "error: `strata {command}` needs the RUN_ID of the run (`strata replay` lists them)"
@@ -167,8 +170,16 @@ pub struct Selection {
     pub pipeline_named: bool,
     pub sources: Vec<String>,
     pub search_dir: Vec<PathBuf>,
-    /// The settings of the module's strata.toml (the defaults without one).
+    /// The settings of the module's strata.toml (the defaults without one),
+    /// read once for the whole command.
     pub project: config::ProjectConfig,
+}
+
+impl Selection {
+    /// The command's settings, as read when the selection was made.
+    pub fn settings(&self) -> Settings<'_> {
+        Settings::Read(&self.project)
+    }
 }
 
 impl SelectArgs {
@@ -184,8 +195,9 @@ impl SelectArgs {
             sources,
             search_dir,
         } = self;
-        let file = strata_plugin::project::module_and_models(file, &mut models, command)?;
-        let project = config::discover(&file).map_err(|e| {
+        let found = strata_plugin::project::module_and_models(file, &mut models, command)?;
+        let (file, settings) = found.settings();
+        let project = settings.into_config().map_err(|e| {
             eprintln!("error: {}", e.message());
             e.exit_code()
         })?;

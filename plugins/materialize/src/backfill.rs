@@ -13,7 +13,6 @@ use crate::args::{
 use crate::openlineage::{self, OpenLineageArgs};
 use crate::report::{report_error, report_failure};
 use crate::run::print_report;
-use strata_plugin::config;
 
 #[derive(Debug, clap::Args)]
 #[command(
@@ -62,17 +61,18 @@ pub struct BackfillArgs {
 }
 
 pub fn backfill(args: BackfillArgs, host: &dyn Host) -> i32 {
-    let (file, run_id) = match required_run_id(args.file.clone(), args.run_id.clone(), "backfill") {
-        Ok(f) => f,
-        Err(code) => return code,
-    };
+    let (file, settings, run_id) =
+        match required_run_id(args.file.clone(), args.run_id.clone(), "backfill") {
+            Ok(f) => f,
+            Err(code) => return code,
+        };
     let checked = match host.checked_module(&file, &args.search_dir, args.format) {
         Ok(c) => c,
         Err(code) => return code,
     };
     let lineage = match args
         .openlineage
-        .emitter(&file, None)
+        .emitter(&settings, &file, None)
         .and_then(|e| e.map(|e| e.start().map(|()| e)).transpose())
     {
         Ok(e) => e,
@@ -98,15 +98,15 @@ pub fn backfill(args: BackfillArgs, host: &dyn Host) -> i32 {
             branch: args.branch.clone(),
             stage_only: args.stage_only,
         };
-        let project = config::discover(&file).map_err(config_failure)?;
-        let wh = args.warehouse.open(&file)?;
+        let project = settings.get().map_err(config_failure)?;
+        let wh = args.warehouse.open(&settings)?;
         let progress = host.progress();
         let opts = backfill::options(
             &*wh,
             &b,
             &file,
-            args.cardinality.sample_rows(&project),
-            source_policies(&project),
+            args.cardinality.sample_rows(project),
+            source_policies(project),
         )?;
         used = Some(opts.clone());
         let report = strata_lifecycle::run(&*wh, &checked.module, &opts, progress.as_ref())?;
@@ -117,6 +117,7 @@ pub fn backfill(args: BackfillArgs, host: &dyn Host) -> i32 {
         &checked.module,
         used.as_ref(),
         &args.warehouse,
+        &settings,
         result.as_ref().map(|(r, _)| r),
     );
     let code = match result {

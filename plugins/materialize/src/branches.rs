@@ -3,6 +3,7 @@
 use std::path::Path;
 
 use strata_lifecycle::Failure;
+use strata_plugin::config::Settings;
 use strata_plugin::{exit, outln, print_json, Format, Host};
 
 use crate::args::WarehouseArgs;
@@ -20,7 +21,7 @@ pub struct BranchesArgs {
 
 pub fn branches(args: BranchesArgs, host: &dyn Host) -> i32 {
     let result = (|| {
-        let wh = args.warehouse.open(Path::new("."))?;
+        let wh = args.warehouse.open(&Settings::around(Path::new(".")))?;
         Ok::<_, Failure>((
             strata_lifecycle::branches::branches(&*wh)?,
             wh.name().to_string(),

@@ -5,7 +5,7 @@ use std::path::Path;
 
 use strata_lifecycle::gc::{Collection, Compact, Doomed, Keep};
 use strata_lifecycle::{Failure, Warehouse};
-use strata_plugin::config;
+use strata_plugin::config::{ProjectConfig, Settings};
 use strata_plugin::{exit, outln, print_json, Format, Host};
 
 use crate::args::{config_failure, WarehouseArgs};
@@ -40,15 +40,14 @@ pub struct GcArgs {
     pub format: Format,
 }
 
-/// What to keep: the flags, else the `[gc]` settings of the strata.toml
-/// nearest `start`, else the last 10 runs and 30 days; and when to compact.
+/// What to keep: the flags, else the `[gc]` settings of the command's
+/// strata.toml, else the last 10 runs and 30 days; and when to compact.
 pub fn keep(
     runs: Option<usize>,
     days: Option<u64>,
     compact: bool,
-    start: &Path,
+    project: &ProjectConfig,
 ) -> Result<(Keep, Compact), Failure> {
-    let project = config::discover(start).map_err(config_failure)?;
     let compact = match compact {
         true => Compact::Yes,
         false => match project.gc.compact_when_free.unwrap_or(0.5) {
@@ -67,8 +66,10 @@ pub fn keep(
 
 pub fn gc(args: GcArgs, host: &dyn Host) -> i32 {
     let result = (|| {
-        let (keep, compact) = keep(args.keep, args.keep_days, args.compact, Path::new("."))?;
-        let wh = args.warehouse.open(Path::new("."))?;
+        let settings = Settings::around(Path::new("."));
+        let project = settings.get().map_err(config_failure)?;
+        let (keep, compact) = keep(args.keep, args.keep_days, args.compact, project)?;
+        let wh = args.warehouse.open(&settings)?;
         strata_lifecycle::gc::gc(&*wh, keep, args.apply, compact)
     })();
     match result {
@@ -84,11 +85,11 @@ pub fn gc(args: GcArgs, host: &dyn Host) -> i32 {
 /// `--gc-keep-days` when given, else the project settings.
 pub fn after_run(
     wh: &Warehouse,
-    module: &Path,
+    project: &ProjectConfig,
     runs: Option<usize>,
     days: Option<u64>,
 ) -> Result<Collection, Failure> {
-    let (keep, compact) = keep(runs, days, false, module)?;
+    let (keep, compact) = keep(runs, days, false, project)?;
     strata_lifecycle::gc::gc(wh, keep, true, compact)
 }
 

@@ -30,7 +30,7 @@ pub fn plan(args: PlanArgs, host: &dyn Host) -> i32 {
     let result = (|| {
         let mut opts = run_options(&select, None)?;
         opts.branch = args.branch.clone();
-        let wh = args.warehouse.open(&select.file)?;
+        let wh = args.warehouse.open(&select.settings())?;
         let progress = host.progress();
         strata_lifecycle::plan::plan_run(&*wh, &checked.module, &opts, progress.as_ref())
     })();

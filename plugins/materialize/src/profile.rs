@@ -55,7 +55,7 @@ pub fn profile(args: ProfileArgs, host: &dyn Host) -> i32 {
                 let mut opts = run_options(&select, sample_rows)?;
                 opts.branch = "profile".into();
                 opts.stage_only = true;
-                let wh = args.warehouse.open(&select.file)?;
+                let wh = args.warehouse.open(&select.settings())?;
                 let progress = host.progress();
                 strata_lifecycle::run(&*wh, &checked.module, &opts, progress.as_ref())
             })();

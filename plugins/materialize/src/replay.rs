@@ -43,11 +43,11 @@ pub struct ReplayArgs {
 }
 
 pub fn run(mut args: ReplayArgs, host: &dyn Host) -> i32 {
-    let file =
+    let (file, settings) =
         match strata_plugin::project::module_then(args.file.take(), args.run_id.take(), "replay") {
-            Ok((file, run_id)) => {
+            Ok((found, run_id)) => {
                 args.run_id = run_id;
-                file
+                found.settings()
             }
             Err(code) => return code,
         };
@@ -60,7 +60,7 @@ pub fn run(mut args: ReplayArgs, host: &dyn Host) -> i32 {
         Err(code) => return code,
     };
     let result = (|| {
-        let wh = args.warehouse.open(&file)?;
+        let wh = args.warehouse.open(&settings)?;
         if let Some(prefix) = &args.verify {
             let record = history::find(&*wh, prefix)?;
             let v = verify::verify(&checked.module, &record);

@@ -32,12 +32,13 @@ pub struct RollbackArgs {
 }
 
 pub fn rollback(args: RollbackArgs, host: &dyn Host) -> i32 {
-    let (file, run_id) = match required_run_id(args.file.clone(), args.run_id.clone(), "rollback") {
-        Ok(f) => f,
-        Err(code) => return code,
-    };
+    let (file, settings, run_id) =
+        match required_run_id(args.file.clone(), args.run_id.clone(), "rollback") {
+            Ok(f) => f,
+            Err(code) => return code,
+        };
     let result = (|| {
-        let wh = args.warehouse.open(&file)?;
+        let wh = args.warehouse.open(&settings)?;
         strata_lifecycle::rollback::rollback(
             &*wh,
             &file.display().to_string(),

@@ -222,7 +222,7 @@ pub fn run(args: RunArgs, host: &dyn Host) -> i32 {
     }
     let lineage = match args
         .openlineage
-        .emitter(&select.file, select.pipeline.as_deref())
+        .emitter(&select.settings(), &select.file, select.pipeline.as_deref())
         .and_then(|e| e.map(|e| e.start().map(|()| e)).transpose())
     {
         Ok(e) => e,
@@ -239,13 +239,13 @@ pub fn run(args: RunArgs, host: &dyn Host) -> i32 {
         opts.full_refresh = args.full_refresh;
         opts.clock = args.now.clone();
         used = Some(opts.clone());
-        let wh = args.warehouse.open(&select.file)?;
+        let wh = args.warehouse.open(&select.settings())?;
         let progress = host.progress();
         let report = strata_lifecycle::run(&*wh, &checked.module, &opts, progress.as_ref())?;
         let collected = match args.gc {
             true => Some(after_run(
                 &*wh,
-                &select.file,
+                &select.project,
                 args.gc_keep,
                 args.gc_keep_days,
             )?),
@@ -270,6 +270,7 @@ pub fn run(args: RunArgs, host: &dyn Host) -> i32 {
         &checked.module,
         used.as_ref(),
         &args.warehouse,
+        &select.settings(),
         result.as_ref().map(|(r, _)| r),
     );
     let code = match result {
@@ -421,7 +422,7 @@ fn data_phase(
 ) -> Data {
     let may_skip = fixtures_ran && args.only.is_none() && !data_named(args, select);
     let result = (|| {
-        let target = args.warehouse.target(&select.file)?;
+        let target = args.warehouse.target(&select.settings())?;
         if may_skip {
             if let strata_lifecycle::Target::DuckDb(path) = &target {
                 if path != ":memory:" && !std::path::Path::new(path).exists() {
@@ -431,7 +432,7 @@ fn data_phase(
                 }
             }
         }
-        let wh = args.warehouse.open(&select.file)?;
+        let wh = args.warehouse.open(&select.settings())?;
         if may_skip {
             if let Some(why) = strata_lifecycle::test::missing_data(&*wh, module, opts)? {
                 return Ok(Err(format!("no data to read: {why}")));

@@ -116,7 +116,7 @@ pub fn status(args: StatusArgs, host: &dyn Host) -> i32 {
     };
     let module = &checked.module;
     let gathered = (|| -> Result<(Freshness, Vec<RunRecord>, String), Failure> {
-        let wh = args.warehouse.open(&select.file)?;
+        let wh = args.warehouse.open(&select.settings())?;
         let mut opts = run_options(&select, None)?;
         opts.branch = args.branch.clone();
         let mut runs = history::list(&*wh)?;

@@ -10,7 +10,8 @@ use strata_lang::sql::Dialect;
 use strata_lang::types::Type;
 
 use crate::{
-    db_error, Capabilities, Compaction, Engine, Failure, FileFormat, Origin, Rows, Size, TableName,
+    db_error, Capabilities, Compaction, Engine, Failure, FileFormat, Meter, Origin, Rows, Size,
+    TableName,
 };
 
 mod compact;
@@ -22,6 +23,8 @@ pub struct DuckDb {
     path: String,
     /// Whether statements are kept prepared by their text ([`DuckDb::scratch`]).
     keep_statements: bool,
+    /// The statements sent.
+    meter: Meter,
 }
 
 /// How many prepared statements a scratch database keeps: those of a few
@@ -70,6 +73,7 @@ impl DuckDb {
         sql: &str,
         f: impl FnOnce(&mut duckdb::Statement) -> Result<T, duckdb::Error>,
     ) -> Result<T, Failure> {
+        self.meter.add(1);
         let conn = self.conn.borrow();
         let done = if self.keep_statements {
             conn.prepare_cached(sql).and_then(|mut s| f(&mut s))
@@ -97,6 +101,7 @@ impl DuckDb {
                         conn: RefCell::new(conn),
                         path: path.to_string(),
                         keep_statements: false,
+                        meter: Meter::default(),
                     })
                 }
                 Err(e) => e.to_string(),
@@ -150,6 +155,10 @@ impl Engine for DuckDb {
         &self.path
     }
 
+    fn statements(&self) -> usize {
+        self.meter.count()
+    }
+
     fn capabilities(&self) -> Capabilities {
         Capabilities {
             transactions: true,
@@ -161,6 +170,7 @@ impl Engine for DuckDb {
     }
 
     fn exec(&self, sql: &str) -> Result<(), Failure> {
+        self.meter.add(1);
         self.conn
             .borrow()
             .execute_batch(sql)
@@ -193,6 +203,7 @@ impl Engine for DuckDb {
     }
 
     fn rollback(&self) {
+        self.meter.add(1);
         let _ = self.conn.borrow().execute_batch("ROLLBACK");
     }
 
@@ -420,6 +431,20 @@ fn holder(msg: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::holder;
+    use crate::Engine;
+
+    #[test]
+    fn every_statement_is_counted_once() {
+        let wh = super::DuckDb::open(":memory:", std::time::Duration::ZERO)
+            .unwrap_or_else(|e| panic!("{e:?}"));
+        let before = wh.statements();
+        wh.exec("CREATE TABLE t AS SELECT 1 AS x").expect("exec");
+        assert_eq!(wh.count("SELECT COUNT(*) FROM t").expect("count"), 1);
+        wh.rows_each(&["SELECT 1".into(), "SELECT 2".into()])
+            .expect("rows");
+        assert!(wh.relation_exists("t").expect("exists"));
+        assert_eq!(wh.statements() - before, 5);
+    }
 
     #[test]
     fn the_holder_is_named_with_its_pid() {

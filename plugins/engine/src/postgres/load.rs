@@ -55,6 +55,7 @@ impl Postgres {
                 duck.string(&csv.to_string_lossy())
             ))?;
             let copy = format!("COPY {table} FROM STDIN (FORMAT csv)");
+            self.meter.add(1);
             let mut client = self.client.borrow_mut();
             let mut writer = client
                 .copy_in(&copy)

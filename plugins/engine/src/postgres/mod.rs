@@ -11,7 +11,7 @@ use postgres::Client;
 use strata_lang::sql::Dialect;
 use strata_lang::types::Type;
 
-use crate::{db_error, Capabilities, Engine, Failure, Origin, Rows, Size, TableName};
+use crate::{db_error, Capabilities, Engine, Failure, Meter, Origin, Rows, Size, TableName};
 pub use url::PgTarget;
 
 mod load;
@@ -22,6 +22,8 @@ mod url;
 pub struct Postgres {
     client: RefCell<Client>,
     shown: String,
+    /// The statements sent.
+    meter: Meter,
 }
 
 /// What a driver error says, in one line: the server's message with its
@@ -86,6 +88,7 @@ impl Postgres {
         let pg = Postgres {
             client: RefCell::new(client),
             shown,
+            meter: Meter::default(),
         };
         let schema = pg.string(&target.schema);
         if pg.count(&format!(
@@ -107,11 +110,16 @@ impl Engine for Postgres {
         Dialect::Postgres
     }
 
+    fn statements(&self) -> usize {
+        self.meter.count()
+    }
+
     fn name(&self) -> &str {
         &self.shown
     }
 
     fn exec(&self, sql: &str) -> Result<(), Failure> {
+        self.meter.add(1);
         self.client
             .borrow_mut()
             .batch_execute(sql)
@@ -119,6 +127,7 @@ impl Engine for Postgres {
     }
 
     fn rows(&self, sql: &str) -> Result<Rows, Failure> {
+        self.meter.add(1);
         let messages = self
             .client
             .borrow_mut()
@@ -156,6 +165,7 @@ impl Engine for Postgres {
     }
 
     fn rollback(&self) {
+        self.meter.add(1);
         let _ = self.client.borrow_mut().batch_execute("ROLLBACK");
     }
 
@@ -293,6 +303,7 @@ impl Engine for Postgres {
         // that does not convert fails the query (outside any transaction
         // of the run), and the server names it.
         let sql = format!("SELECT COUNT(CAST({column} AS {target})) FROM {relation}");
+        self.meter.add(1);
         let err = match self.client.borrow_mut().simple_query(&sql) {
             Ok(_) => return Ok(None),
             Err(e) => e,

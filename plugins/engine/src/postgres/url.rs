@@ -4,7 +4,7 @@
 use std::str::FromStr;
 
 use super::tls::{SslMode, Tls};
-use crate::target::{percent_decode, redact, secret_from_env};
+use crate::url::{percent_decode, redact, secret_from_env};
 use crate::Failure;
 
 /// A parsed `postgres://` URL.
@@ -122,11 +122,10 @@ fn shown(config: &postgres::Config, schema: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::Target;
 
     fn pg(url: &str) -> PgTarget {
-        match Target::parse(url, None) {
-            Ok(Target::Postgres(pg)) => *pg,
+        match PgTarget::parse(url, None) {
+            Ok(pg) => pg,
             other => panic!("{other:?}"),
         }
     }
@@ -146,7 +145,7 @@ mod tests {
     #[test]
     fn sslmode_and_sslrootcert_are_read_like_libpq() {
         for key in ["sslcert", "sslkey"] {
-            let refused = Target::parse(&format!("postgres://u@h/d?{key}=%2Fx.pem"), None);
+            let refused = PgTarget::parse(&format!("postgres://u@h/d?{key}=%2Fx.pem"), None);
             assert!(
                 matches!(&refused, Err(Failure::Usage(m)) if m.contains("client certificates are not supported")),
                 "{key}"
@@ -162,7 +161,7 @@ mod tests {
             SslMode::Prefer
         );
         assert!(matches!(
-            Target::parse("postgres://u@h/d?sslmode=verify", None),
+            PgTarget::parse("postgres://u@h/d?sslmode=verify", None),
             Err(Failure::Usage(m)) if m.contains("verify-full")
         ));
     }
@@ -176,7 +175,7 @@ mod tests {
             "postgres://me:***@h:5/d?x=1"
         );
         assert_eq!(redact("postgres://me@h/d"), "postgres://me@h/d");
-        match Target::parse("postgres://me:hunter2@h:notaport/d", None) {
+        match PgTarget::parse("postgres://me:hunter2@h:notaport/d", None) {
             Err(Failure::Usage(m)) => {
                 assert!(!m.contains("hunter2") && m.contains("me:***@"), "{m}")
             }

@@ -28,7 +28,7 @@ use arrow_array::RecordBatch;
 use strata_lang::sql::Dialect;
 use strata_lang::types::Type;
 
-use crate::{Capabilities, Engine, Failure, Origin, Rows, TableName};
+use crate::{Capabilities, Engine, Failure, Meter, Origin, Rows, TableName};
 use connect::Session;
 use lock::Lock;
 use script::statements;
@@ -46,6 +46,8 @@ pub struct Spark {
     /// What this session has read of the catalog (every catalog request is
     /// a round trip and a plan on the server).
     catalog: RefCell<Catalog>,
+    /// The statements sent.
+    meter: Meter,
 }
 
 /// The relations of the database and the columns of those described, as
@@ -81,6 +83,7 @@ impl Spark {
             shown: target.shown.clone(),
             lock: None,
             catalog: RefCell::default(),
+            meter: Meter::default(),
             sql_log: std::env::var_os("STRATA_SPARK_SQL_LOG").and_then(|path| {
                 std::fs::OpenOptions::new()
                     .create(true)
@@ -120,6 +123,7 @@ impl Spark {
 
     /// Run one statement on the session (written to the SQL log, if any).
     fn sql(&self, sql: &str) -> Result<Vec<RecordBatch>, String> {
+        self.meter.add(1);
         let start = Instant::now();
         let result = self.session.sql(sql);
         self.log(start, sql);
@@ -176,6 +180,10 @@ impl Engine for Spark {
         &self.shown
     }
 
+    fn statements(&self) -> usize {
+        self.meter.count()
+    }
+
     fn exec(&self, sql: &str) -> Result<(), Failure> {
         let statements = statements(sql);
         if !statements.is_empty() {
@@ -195,6 +203,7 @@ impl Engine for Spark {
     fn rows_each(&self, queries: &[String]) -> Result<Vec<Rows>, Failure> {
         let start = Instant::now();
         let all: Vec<&str> = queries.iter().map(String::as_str).collect();
+        self.meter.add(all.len());
         let results = self.session.sql_all(&all);
         queries
             .iter()

@@ -1,7 +1,7 @@
 //! A Spark Connect URL: `sc://host[:port][/;key=value;...][?schema=db]`,
 //! as Spark's own clients read it, plus strata's `schema`.
 
-use crate::target::{percent_decode, secret_from_env, unescape};
+use crate::url::{percent_decode, secret_from_env, unescape};
 use crate::Failure;
 
 /// A parsed `sc://host:port/;token=...;user_id=...?schema=db` URL.
@@ -150,11 +150,10 @@ fn redact_pair(pair: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::Target;
 
     fn sc(url: &str) -> SparkTarget {
-        match Target::parse(url, None) {
-            Ok(Target::Spark(sc)) => *sc,
+        match SparkTarget::parse(url, None) {
+            Ok(sc) => sc,
             other => panic!("{other:?}"),
         }
     }
@@ -186,12 +185,12 @@ mod tests {
             ("sc://h/;use_ssl=yes", "expected true or false"),
             ("sc://h/?db=x", "schema=DATABASE"),
         ] {
-            match Target::parse(url, None) {
+            match SparkTarget::parse(url, None) {
                 Err(Failure::Usage(m)) => assert!(m.contains(says), "{url}: {m}"),
                 other => panic!("{url}: {other:?}"),
             }
         }
-        match Target::parse("sc://h/;token=hunter2;use_ssl=maybe", None) {
+        match SparkTarget::parse("sc://h/;token=hunter2;use_ssl=maybe", None) {
             Err(Failure::Usage(m)) => {
                 assert!(!m.contains("hunter2") && m.contains("token=***"), "{m}")
             }

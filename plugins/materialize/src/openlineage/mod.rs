@@ -16,7 +16,8 @@ use std::time::{Duration, SystemTime};
 
 use strata_lang::ir;
 use strata_lifecycle::{inputs, Failure, RunOptions, RunReport};
-use strata_plugin::{config, exit};
+use strata_plugin::config::Settings;
+use strata_plugin::exit;
 
 use crate::args::{config_failure, WarehouseArgs};
 pub use event::Facts;
@@ -51,13 +52,14 @@ pub struct Emitter {
 
 impl OpenLineageArgs {
     /// The emitter for a run of `module` (`pipeline` selected), when
-    /// events are asked for, by the flag or the project file.
+    /// events are asked for, by the flag or the project file (`settings`).
     pub fn emitter(
         &self,
+        settings: &Settings,
         module: &Path,
         pipeline: Option<&str>,
     ) -> Result<Option<Emitter>, Failure> {
-        let project = config::discover(module).map_err(config_failure)?;
+        let project = settings.get().map_err(config_failure)?;
         let table = project.openlineage.clone().unwrap_or_default();
         let base = project.dir().map(Path::to_path_buf).unwrap_or_default();
         let target = match (&self.openlineage, &table.url, &table.file) {
@@ -189,19 +191,20 @@ impl Emitter {
 }
 
 /// Send the end of a run (`opts` as it ran, when it got that far): COMPLETE
-/// with `result`'s report, or FAIL with its failure.
+/// with `result`'s report, or FAIL with its failure. The warehouse is the
+/// one `warehouse` names with the command's `settings`.
 pub fn finish(
     emitter: Option<&Emitter>,
     module: &ir::Module,
     opts: Option<&RunOptions>,
     warehouse: &WarehouseArgs,
+    settings: &Settings,
     result: Result<&RunReport, &Failure>,
 ) -> Result<(), Failure> {
     let Some(emitter) = emitter else {
         return Ok(());
     };
-    let path = opts.map_or(Path::new("."), |o| o.module_path.as_path());
-    let target = warehouse.target(path)?;
+    let target = warehouse.target(settings)?;
     let origins = opts
         .and_then(|o| {
             let pipeline = o

@@ -1,0 +1,60 @@
+#!/usr/bin/env python3
+"""Figures of the warehouse side that issue 60 tracks, read from the source
+(no build): non-test functions taking the warehouse handle, the lifecycle's
+public modules, the engine trait's methods, and which crates depend on the
+command-line plugin API. Run from the repository root (or give it).
+
+    python3 bench/warehouse_side.py [ROOT]
+"""
+
+import re
+import sys
+from pathlib import Path
+
+root = Path(sys.argv[1] if len(sys.argv) > 1 else ".")
+
+
+def code(path: Path) -> str:
+    """A file's text without its test module (`#[cfg(test)] mod ...` to the end)."""
+    text = path.read_text()
+    cut = re.search(r"#\[cfg\(test\)\]\s*mod \w+\s*\{", text)
+    return text[: cut.start()] if cut else text
+
+
+HANDLE = re.compile(r"&\s*(?:'\w+\s+)?(?:Warehouse\b|dyn Engine\b|\(dyn Engine\b)")
+FN = re.compile(r"\bfn\s+\w+\s*(?:<[^>]*>)?\s*\(([^)]*)\)", re.S)
+
+taking, files = 0, set()
+for crate in ["plugins/lifecycle", "plugins/materialize", "plugins/docs", "plugins/engine", "cli"]:
+    for f in sorted((root / crate / "src").rglob("*.rs")):
+        for m in FN.finditer(code(f)):
+            if HANDLE.search(m.group(1)):
+                taking += 1
+                files.add(f)
+print(f"non-test functions taking the warehouse handle: {taking} in {len(files)} files")
+
+lib = (root / "plugins/lifecycle/src/lib.rs").read_text()
+mods = re.findall(r"^\s*(pub\s+)?mod\s+(\w+)\s*;", lib, re.M)
+print(f"lifecycle modules: {len(mods)}, pub: {sum(1 for p, _ in mods if p)}")
+
+engine = (root / "plugins/engine/src/lib.rs").read_text()
+trait = engine[engine.index("pub trait Engine") :]
+body, depth = [], 0
+for i, ch in enumerate(trait):
+    depth += ch == "{"
+    depth -= ch == "}"
+    if depth == 0 and ch == "}":
+        trait = trait[: i + 1]
+        break
+methods = re.findall(r"^\s{4}fn\s+(\w+)", trait, re.M)
+print(f"Engine trait methods: {len(methods)}")
+
+users = []
+for toml in sorted(root.glob("**/Cargo.toml")):
+    if "target" in toml.parts or toml.parent == root:
+        continue
+    text = toml.read_text()
+    deps = text.split("[dev-dependencies]")[0]
+    if re.search(r"^strata-plugin\b", deps, re.M):
+        users.append(str(toml.parent.relative_to(root)))
+print("crates depending on the command-line plugin API:", ", ".join(users))
