@@ -125,6 +125,19 @@ const CONFIG_KEYS: &[&str] = &[
 ];
 
 impl Project {
+    /// Read the project at `root`, and where dbt writes its artifacts
+    /// (`manifest.json`, `catalog.json`): `target_path`, else
+    /// `<root>/target`. What `import-dbt` and `audit` both start from.
+    pub fn read_with_target(
+        root: &Path,
+        options: &ReadOptions,
+        target_path: Option<&Path>,
+    ) -> Result<(Project, PathBuf), Failure> {
+        let project = Project::read(root, options)?;
+        let target = target_path.map_or_else(|| project.root.join("target"), Path::to_path_buf);
+        Ok((project, target))
+    }
+
     /// Read the project at `root`.
     pub fn read(root: &Path, options: &ReadOptions) -> Result<Project, Failure> {
         let project_file = root.join("dbt_project.yml");

@@ -322,17 +322,14 @@ impl Auditor<'_> {
 
 /// Read the project and dbt's manifest (when dbt left one).
 pub fn read(options: &Options) -> Result<(Project, Option<Manifest>), Failure> {
-    let project = Project::read(
+    let (project, target) = Project::read_with_target(
         &options.project,
         &ReadOptions {
             vars: options.vars.clone(),
             profiles_dir: options.profiles_dir.clone(),
         },
+        options.target_path.as_deref(),
     )?;
-    let target = options
-        .target_path
-        .clone()
-        .unwrap_or_else(|| project.root.join("target"));
     let manifest = Manifest::read(&target)?;
     Ok((project, manifest))
 }

@@ -172,17 +172,14 @@ fn final_check(result: &Import) -> Vec<(String, String)> {
 }
 
 fn import_once(options: &Options, forced: &BTreeMap<String, String>) -> Result<Import, Failure> {
-    let project = Project::read(
+    let (project, target) = Project::read_with_target(
         &options.project,
         &ReadOptions {
             vars: options.vars.clone(),
             profiles_dir: options.profiles_dir.clone(),
         },
+        options.target_path.as_deref(),
     )?;
-    let target = options
-        .target_path
-        .clone()
-        .unwrap_or_else(|| project.root.join("target"));
     let manifest = if options.ignore_manifest {
         None
     } else {
