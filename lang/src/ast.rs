@@ -772,9 +772,10 @@ pub struct Call {
     /// An ordered aggregate's `sort: [k [desc], ..]`, written as its last
     /// argument (`string_agg(s, ",", sort: [s])`). Left out of the
     /// serialisation when not written (fingerprints of other calls are
-    /// unchanged).
+    /// unchanged). Boxed, as `over`: rare, and inline it would make every
+    /// expression larger (a language server holds them all).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub sort: Option<CallSort>,
+    pub sort: Option<Box<CallSort>>,
 }
 
 /// `sort: [k [desc] [nulls_first|nulls_last], ..]` in a call's arguments.

@@ -254,10 +254,10 @@ impl Parser<'_> {
                     let at = self.bump();
                     self.bump();
                     let keys = self.sort_keys()?;
-                    sort = Some(CallSort {
+                    sort = Some(Box::new(CallSort {
                         keys,
                         span: self.since(at),
-                    });
+                    }));
                     self.expect_sym(
                         ")",
                         Lazy(|| {
