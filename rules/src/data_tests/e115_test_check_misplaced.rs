@@ -12,6 +12,9 @@ use crate::rule;
 ///   test without `given` there are none to compare with.
 /// * `expect col in model.col` reads another model's materialized data,
 ///   which a fixture test never reads.
+/// * `severity: warn` lets a failing check of the warehouse's data be
+///   reported without blocking the run; a fixture test checks the model's
+///   logic on its own rows, and its failure is always an error.
 ///
 /// `expect row_count ..` and `expect col <op> literal` work in both.
 ///
