@@ -337,25 +337,23 @@ pub fn read(options: &Options) -> Result<(Project, Option<Manifest>), Failure> {
 /// The uniqueness the property files prove, by relation.
 fn test_proofs(project: &Project) -> BTreeMap<Rel, Vec<Fact>> {
     let mut out: BTreeMap<Rel, Vec<Fact>> = BTreeMap::new();
-    for (name, p) in &project.props.models {
-        out.entry(Rel::Model { name: name.clone() })
-            .or_default()
-            .extend(test_facts(
-                &p.loc.file,
-                &p.columns,
-                &p.tests,
-                &p.constraints,
-            ));
-    }
-    for (name, p) in &project.props.seeds {
-        out.entry(Rel::Seed { name: name.clone() })
-            .or_default()
-            .extend(test_facts(
-                &p.loc.file,
-                &p.columns,
-                &p.tests,
-                &p.constraints,
-            ));
+    let models = project
+        .props
+        .models
+        .iter()
+        .map(|(name, p)| (Rel::Model { name: name.clone() }, p));
+    let seeds = project
+        .props
+        .seeds
+        .iter()
+        .map(|(name, p)| (Rel::Seed { name: name.clone() }, p));
+    for (rel, p) in models.chain(seeds) {
+        out.entry(rel).or_default().extend(test_facts(
+            &p.loc.file,
+            &p.columns,
+            &p.tests,
+            &p.constraints,
+        ));
     }
     for ((s, t), p) in &project.props.sources {
         out.entry(Rel::Source {

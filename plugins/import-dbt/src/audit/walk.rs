@@ -894,8 +894,8 @@ fn count_on(shape: &Shape, keys: &[String]) -> Option<CountOn> {
         })
 }
 
-/// `rn = 1` where `rn` is a row number: the item and its partition.
-fn first_row(items: &[Item], c: &Expr) -> Option<(usize, Vec<String>)> {
+/// `e = 1` or `1 = e`: `e`.
+fn equals_one(c: &Expr) -> Option<&Expr> {
     let Expr::BinaryOp {
         left,
         op: sql::BinaryOperator::Eq,
@@ -904,34 +904,25 @@ fn first_row(items: &[Item], c: &Expr) -> Option<(usize, Vec<String>)> {
     else {
         return None;
     };
-    let (col, one) = if x::position(right) == Some(1) {
-        (left, right)
+    if x::position(right) == Some(1) {
+        Some(left)
+    } else if x::position(left) == Some(1) {
+        Some(right)
     } else {
-        (right, left)
-    };
-    if x::position(one) != Some(1) {
-        return None;
+        None
     }
-    let (q, n) = column_ref(col)?;
+}
+
+/// `rn = 1` where `rn` is a row number: the item and its partition.
+fn first_row(items: &[Item], c: &Expr) -> Option<(usize, Vec<String>)> {
+    let (q, n) = column_ref(equals_one(c)?)?;
     let (i, _, c) = resolve_name(items, q.as_deref(), &n)?;
     c.rownum.map(|p| (i, p))
 }
 
 /// `qualify row_number() over (partition by ...) = 1`: the partition.
 fn qualify_first(items: &[Item], c: &Expr) -> Option<Vec<(usize, String)>> {
-    let Expr::BinaryOp {
-        left,
-        op: sql::BinaryOperator::Eq,
-        right,
-    } = c
-    else {
-        return None;
-    };
-    let parts = x::row_number_partition(left).or_else(|| x::row_number_partition(right))?;
-    if x::position(left) != Some(1) && x::position(right) != Some(1) {
-        return None;
-    }
-    parts
+    x::row_number_partition(equals_one(c)?)?
         .iter()
         .map(|e| {
             let (q, n) = column_ref(e)?;
