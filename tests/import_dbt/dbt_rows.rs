@@ -45,7 +45,10 @@ pub(super) fn dbt_command(dbt: &Path, args: &[&str], cwd: &Path) -> std::process
 }
 
 /// A relation's column names and rows, every value as text (sorted rows).
-fn rows(conn: &duckdb::Connection, relation: &str) -> (Vec<String>, Vec<Vec<Option<String>>>) {
+pub(super) fn rows(
+    conn: &duckdb::Connection,
+    relation: &str,
+) -> (Vec<String>, Vec<Vec<Option<String>>>) {
     let mut stmt = conn
         .prepare(&format!("DESCRIBE SELECT * FROM {relation}"))
         .unwrap_or_else(|e| panic!("{relation}: {e}"));

@@ -109,5 +109,6 @@ mod audit;
 mod corpus;
 mod dbt_rows;
 mod fuzz;
+mod incremental;
 mod init;
 mod unit_tests;

@@ -502,6 +502,8 @@ pub struct ModelPlan {
     pub comment: Vec<String>,
     /// `-> contract C`.
     pub contract: Option<String>,
+    /// `incremental ...`: how a run merges its new rows.
+    pub incremental: Option<String>,
 }
 
 impl ModelPlan {
@@ -514,6 +516,7 @@ impl ModelPlan {
             columns: Vec::new(),
             comment: Vec::new(),
             contract: None,
+            incremental: None,
         }
     }
 
@@ -566,6 +569,9 @@ impl ModelPlan {
             None => {
                 let _ = writeln!(s, "  from {}", written(&self.from));
             }
+        }
+        if let Some(i) = &self.incremental {
+            let _ = writeln!(s, "  {i}");
         }
         let assigns = |items: &[(String, SExpr)]| -> String {
             items

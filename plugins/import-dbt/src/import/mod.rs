@@ -9,6 +9,7 @@ mod assemble;
 mod carry;
 mod contract;
 mod entries;
+mod incremental;
 mod inputs;
 mod lines;
 mod models;
@@ -78,6 +79,8 @@ struct Outcome {
     test_refs: Vec<String>,
     declared_as_source: bool,
     deps: Vec<Dep>,
+    /// How an incremental model merges, when dbt's is the usual pattern.
+    incremental: Option<incremental::Merge>,
 }
 
 /// Import a dbt project. Every module written is checked whole; a model

@@ -9,12 +9,15 @@ use std::collections::{BTreeMap, BTreeSet};
 use rayon::prelude::*;
 use serde_json::Value;
 
+use super::incremental::{rebuilt_in_full, Merge};
 use super::lines::line_with;
 use super::{Outcome, State};
+use crate::jinja::this_marker;
 use crate::jinja::{Dep, Renderer};
 use crate::names;
 use crate::project::ModelFile;
 use crate::report::{Reason, Status};
+use crate::sql::incremental::watermark;
 
 impl State<'_> {
     /// Render every model and read its config.
@@ -25,6 +28,7 @@ impl State<'_> {
             report,
             outcomes,
             sql_of,
+            dialect,
             ..
         } = self;
         for (file, line, msg) in &renderer.broken {
@@ -128,18 +132,37 @@ impl State<'_> {
                 ));
             }
             match config.get("materialized").and_then(Value::as_str) {
-            Some("incremental") => o.notes.push(Reason::new(
-                "materialized incremental in dbt: converted as a model rebuilt in full ({% if is_incremental() %} blocks left out); strata's `incremental` needs a cdc column, add it by hand",
-                m.rel.clone(),
-                0,
-            )),
-            Some("ephemeral") => o.notes.push(Reason::new(
-                "ephemeral in dbt: a model of its own in strata",
-                m.rel.clone(),
-                0,
-            )),
-            _ => {}
-        }
+                Some("incremental") => {
+                    let merge = match &renders[i] {
+                        Some(Ok(full)) => renderer
+                            .render_incremental(&m.name, &m.rel, &m.text)
+                            .map_err(|f| {
+                                format!(
+                                    "with is_incremental() true its Jinja does not render: {}",
+                                    f.message
+                                )
+                            })
+                            .and_then(|inc| {
+                                watermark(&full.sql, &inc.sql, &this_marker(&m.name), &**dialect)
+                            })
+                            .and_then(|w| Merge::of(&config, &w)),
+                        _ => Err("its Jinja does not render".to_string()),
+                    };
+                    match merge {
+                        Ok(merge) => o.incremental = Some(merge),
+                        Err(why) => {
+                            o.notes
+                                .push(Reason::new(rebuilt_in_full(&why), m.rel.clone(), 0))
+                        }
+                    }
+                }
+                Some("ephemeral") => o.notes.push(Reason::new(
+                    "ephemeral in dbt: a model of its own in strata",
+                    m.rel.clone(),
+                    0,
+                )),
+                _ => {}
+            }
         }
     }
 

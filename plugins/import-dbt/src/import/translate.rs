@@ -5,6 +5,7 @@
 
 use std::collections::BTreeMap;
 
+use super::incremental::rebuilt_in_full;
 use super::lines::map_line;
 use super::specs::test_facts;
 use super::{Outcome, State};
@@ -129,6 +130,15 @@ impl State<'_> {
                     continue;
                 }
             };
+            if let Some(merge) = outcomes[i].incremental.take() {
+                let main = plans.iter_mut().rev().find(|p| p.name == m.name);
+                let note = match main.map(|p| merge.clause(p).map(|c| p.incremental = Some(c))) {
+                    Some(Ok(())) => merge.describe(),
+                    Some(Err(why)) => rebuilt_in_full(&why),
+                    None => rebuilt_in_full("it translates to no model of its name"),
+                };
+                outcomes[i].notes.push(Reason::new(note, m.rel.clone(), 0));
+            }
             // The model's own tests prove what it is unique on: known before
             // its joins' promises are decided (they concern its readers).
             for p in plans.iter_mut() {

@@ -10,6 +10,7 @@
 //! reason and the line.
 
 mod objects;
+pub(crate) use objects::this_marker;
 
 use std::sync::{Arc, Mutex};
 
@@ -62,6 +63,9 @@ pub struct RenderFailure {
     pub deps: Vec<Dep>,
 }
 
+/// The context variable `is_incremental()` reads.
+const INCREMENTAL: &str = "__strata_is_incremental";
+
 /// What a render records (shared by the functions of one render).
 #[derive(Debug, Default)]
 pub(crate) struct Record {
@@ -95,7 +99,11 @@ impl Renderer {
         env.add_function("log", |_: minijinja::value::Rest<Value>| "");
         env.add_function("print", |_: minijinja::value::Rest<Value>| "");
         env.add_function("env_var", env_var);
-        env.add_function("is_incremental", || false);
+        // False, but in the second rendering of an incremental model
+        // (`Renderer::render_incremental`).
+        env.add_function("is_incremental", |state: &minijinja::State| {
+            state.lookup(INCREMENTAL).is_some_and(|v| v.is_true())
+        });
         env.add_function("fromjson", |s: String| {
             serde_json::from_str::<Json>(&s)
                 .map(Value::from_serialize)
@@ -187,6 +195,27 @@ impl Renderer {
 
     /// Render model `name` (file `rel`, text `source`).
     pub fn render(&self, name: &str, rel: &str, source: &str) -> Result<Rendered, RenderFailure> {
+        self.render_with(name, rel, source, false)
+    }
+
+    /// Render it as dbt does on an incremental run: `is_incremental()`
+    /// true.
+    pub fn render_incremental(
+        &self,
+        name: &str,
+        rel: &str,
+        source: &str,
+    ) -> Result<Rendered, RenderFailure> {
+        self.render_with(name, rel, source, true)
+    }
+
+    fn render_with(
+        &self,
+        name: &str,
+        rel: &str,
+        source: &str,
+        incremental: bool,
+    ) -> Result<Rendered, RenderFailure> {
         let record: Shared = Arc::new(Mutex::new(Record::default()));
         // The imports go on the model's first line, so that its lines keep
         // their numbers.
@@ -254,6 +283,7 @@ impl Renderer {
                 }),
             ),
             ("this", Value::from_object(this)),
+            (INCREMENTAL, Value::from(incremental)),
             (
                 "model",
                 Value::from_serialize(

@@ -15,6 +15,7 @@ mod expr;
 mod from;
 mod functions;
 mod group;
+pub(crate) mod incremental;
 mod literals;
 mod nothing;
 mod ops;
