@@ -100,6 +100,46 @@ fn string_agg(d: Dialect, c: &SqlCall) -> Result<String, Unsupported> {
     })
 }
 
+/// x at the row with the greatest (`max`) or least y, among the rows where
+/// neither is null; ties broken by the greatest (least) x, so the value
+/// does not depend on the order the engine reads rows in (DuckDB's and
+/// Spark's own `max_by` pick any of the tied rows).
+fn by(d: Dialect, c: &SqlCall, max: bool) -> Result<String, Unsupported> {
+    let (x, y) = (c.a(0), c.a(1));
+    let dir = if max { "DESC" } else { "ASC" };
+    let both = format!("{x} IS NOT NULL AND {y} IS NOT NULL");
+    Ok(match d {
+        Dialect::DuckDb => {
+            format!("(LIST({x} ORDER BY {y} {dir}, {x} {dir}) FILTER (WHERE {both}))[1]")
+        }
+        Dialect::Postgres => {
+            format!("(ARRAY_AGG({x} ORDER BY {y} {dir}, {x} {dir}) FILTER (WHERE {both}))[1]")
+        }
+        Dialect::Spark => {
+            let f = if max { "MAX_BY" } else { "MIN_BY" };
+            format!("{f}({x}, STRUCT({y}, {x})) FILTER (WHERE {both})")
+        }
+        Dialect::BigQuery => format!(
+            "ARRAY_AGG(IF({y} IS NULL, NULL, {x}) IGNORE NULLS ORDER BY {y} {dir}, {x} {dir} LIMIT 1)[SAFE_OFFSET(0)]"
+        ),
+        // Its ARRAY_AGG skips nulls and gives a VARIANT.
+        Dialect::Snowflake => d.cast(
+            &format!(
+                "(ARRAY_AGG(CASE WHEN {y} IS NOT NULL THEN {x} END) WITHIN GROUP (ORDER BY {y} {dir}, {x} {dir}))[0]"
+            ),
+            c.ty,
+        )?,
+    })
+}
+
+fn max_by(d: Dialect, c: &SqlCall) -> Result<String, Unsupported> {
+    by(d, c, true)
+}
+
+fn min_by(d: Dialect, c: &SqlCall) -> Result<String, Unsupported> {
+    by(d, c, false)
+}
+
 /// The value at a fraction of the sorted non-null values: `cont`
 /// interpolates between the two nearest (as float64), `disc` takes the
 /// first whose cumulative share reaches the fraction (a value of x).
@@ -316,6 +356,38 @@ pub(super) const FUNCTIONS: &[Function] = &[
         summary: "the first of the sorted non-null values whose cumulative share reaches the fraction (a literal in [0, 1])",
         sql: Sql::By(percentile_disc),
         sql_aliases: &["quantile_disc"],
+        ..AGG
+    },
+    Function {
+        name: "max_by",
+        example: "max_by(s, dt)",
+        window: false,
+        frame: false,
+        min_args: 2,
+        max_args: Some(2),
+        kinds: &[Any, Any],
+        returns: SameNullable,
+        signature: "max_by(x, y)",
+        summary: "x at the row with the greatest y, among the rows where neither is null (ties: the greatest x)",
+        sql: Sql::By(max_by),
+        sql_aliases: &["arg_max", "argmax"],
+        duckdb_same: true,
+        ..AGG
+    },
+    Function {
+        name: "min_by",
+        example: "min_by(s, dt)",
+        window: false,
+        frame: false,
+        min_args: 2,
+        max_args: Some(2),
+        kinds: &[Any, Any],
+        returns: SameNullable,
+        signature: "min_by(x, y)",
+        summary: "x at the row with the least y, among the rows where neither is null (ties: the least x)",
+        sql: Sql::By(min_by),
+        sql_aliases: &["arg_min", "argmin"],
+        duckdb_same: true,
         ..AGG
     },
 ];

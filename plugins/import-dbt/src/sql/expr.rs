@@ -122,6 +122,24 @@ impl Translator<'_> {
             E::Identifier(i) => self.column(std::slice::from_ref(i), inputs, e)?,
             E::CompoundIdentifier(parts) => self.column(parts, inputs, e)?,
             E::Nested(inner) => self.expr(inner, inputs, mode)?,
+            E::CompoundFieldAccess { root, access_chain } => {
+                let [sql::AccessExpr::Subscript(sql::Subscript::Slice {
+                    lower_bound,
+                    upper_bound,
+                    stride: None,
+                })] = access_chain.as_slice()
+                else {
+                    return Err(Refusal::at(format!("`{e}` has no strata equivalent"), e));
+                };
+                let (x, ty) = self.expr(root, inputs, mode)?;
+                if ty != Some(Type::String) {
+                    return Err(Refusal::at(
+                        format!("`{e}`: a slice of something that is not known to be a string"),
+                        e,
+                    ));
+                }
+                (string_slice(x, lower_bound.as_ref(), upper_bound.as_ref(), e)?, ty)
+            }
             E::Value(v) => match &v.value {
                 sql::Value::Number(n, _) => number(n, e)?,
                 sql::Value::Boolean(b) => (SExpr::Bool(*b), Some(Type::Bool)),
@@ -380,4 +398,46 @@ impl Translator<'_> {
             }
         })
     }
+}
+
+/// DuckDB's `s[a:b]` of a string, for literal bounds `1 <= a <= b` (either
+/// left out): the characters from a to b, both included — strata's
+/// `substring(s, a, b - a + 1)`.
+fn string_slice(
+    x: SExpr,
+    lower: Option<&sql::Expr>,
+    upper: Option<&sql::Expr>,
+    e: &sql::Expr,
+) -> R<SExpr> {
+    let bound = |b: Option<&sql::Expr>| -> R<Option<i64>> {
+        match b {
+            None => Ok(None),
+            Some(sql::Expr::Value(v)) => match &v.value {
+                sql::Value::Number(n, _) => match n.parse::<i64>() {
+                    Ok(i) if i >= 1 => Ok(Some(i)),
+                    _ => Err(Refusal::at(
+                        format!("`{e}`: a slice bound below 1 (counted from the end in DuckDB)"),
+                        e,
+                    )),
+                },
+                _ => Err(Refusal::at(
+                    format!("`{e}`: a slice bound that is not a number"),
+                    e,
+                )),
+            },
+            Some(_) => Err(Refusal::at(
+                format!("`{e}`: a slice bound that is not a literal"),
+                e,
+            )),
+        }
+    };
+    let start = bound(lower)?.unwrap_or(1);
+    let mut args = vec![x, SExpr::Int(start)];
+    if let Some(end) = bound(upper)? {
+        if end < start {
+            return Err(Refusal::at(format!("`{e}`: an empty slice"), e));
+        }
+        args.push(SExpr::Int(end - start + 1));
+    }
+    Ok(SExpr::call("substring", args))
 }

@@ -204,3 +204,25 @@ fn refusals_name_the_line() {
     );
     assert!(r.is_err_and(|r| r.message.contains("FULL JOIN ... USING")));
 }
+
+#[test]
+fn string_slices_and_max_by() {
+    let t = one("select status[7:] as a, status[2:4] as b, status[:3] as c from \"$ref$orders\"");
+    assert!(
+        t.contains("a = substring(orders.status, 7), b = substring(orders.status, 2, 3), c = substring(orders.status, 1, 3)"),
+        "{t}"
+    );
+    for refused in ["status[-2:]", "status[3:2]", "status[id:]", "amount[1:]"] {
+        assert!(
+            translate_model(&format!("select {refused} as x from \"$ref$orders\"")).is_err(),
+            "{refused}"
+        );
+    }
+    let t = one("select customer_id, max_by(status, ordered_on) as s, arg_min(id, amount) as i from \"$ref$orders\" group by all");
+    assert!(
+        t.contains(
+            "s = max_by(orders.status, orders.ordered_on), i = min_by(orders.id, orders.amount)"
+        ),
+        "{t}"
+    );
+}
