@@ -1,9 +1,10 @@
 //! Aggregates with an order of their own and the calls that read a format:
 //! `string_agg(x, ',' ORDER BY y)`, `listagg(x, ',') WITHIN GROUP (ORDER BY
 //! y)`, `percentile_cont(0.9) WITHIN GROUP (ORDER BY x)` (and DuckDB's
-//! `quantile_cont(x, 0.9)`), `strptime(s, '%Y-%m-%d')`, as strata's
-//! `string_agg(x, ",", sort: [y])`, `percentile_cont(x, 0.9)` and
-//! `strptime(s, "%Y-%m-%d")`.
+//! `quantile_cont(x, 0.9)`), `strptime(s, '%Y-%m-%d')`, `strftime(d,
+//! '%B')` (either argument first, as DuckDB takes them), as strata's
+//! `string_agg(x, ",", sort: [y])`, `percentile_cont(x, 0.9)`,
+//! `strptime(s, "%Y-%m-%d")` and `strftime(d, "%B")`.
 
 use sqlparser::ast::{self as sql};
 use strata_lang::types::Type;
@@ -24,6 +25,7 @@ const NAMES: &[&str] = &[
     "quantile_disc",
     "strptime",
     "try_strptime",
+    "strftime",
 ];
 
 impl Translator<'_> {
@@ -41,7 +43,7 @@ impl Translator<'_> {
             return None;
         }
         // An aggregate reads its arguments row by row.
-        let mode = if name.ends_with("strptime") {
+        let mode = if name.ends_with("strptime") || name == "strftime" {
             mode
         } else {
             &Mode::Row
@@ -193,6 +195,30 @@ impl Translator<'_> {
                     SExpr::call(strata, vec![with_filter(x, filter), fraction]),
                     ty,
                 ))
+            }
+            "strftime" => {
+                // DuckDB takes the format first or second.
+                let mut args = args;
+                if matches!(args.first(), Some((SExpr::Str(_), _))) {
+                    args.reverse();
+                }
+                let format_ok = matches!(args.get(1), Some((SExpr::Str(f), _))
+                    if strata_lang::catalog::format::parse(f).is_ok());
+                let temporal =
+                    matches!(args.first(), Some((_, Some(Type::Date | Type::Timestamp))));
+                if args.len() != 2
+                    || !format_ok
+                    || !temporal
+                    || filter.is_some()
+                    || !keys.is_empty()
+                {
+                    return Err(Refusal::at(
+                        "strftime() of a date or timestamp with a format other than a literal of %Y %y %m %d %j %H %M %S %b %B %a %A",
+                        e,
+                    ));
+                }
+                let plain = args.into_iter().map(|a| a.0).collect();
+                Ok((SExpr::call("strftime", plain), Some(Type::String)))
             }
             _ => {
                 // strptime: a format strata reads; DuckDB fails the run on a

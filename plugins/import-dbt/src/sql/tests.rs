@@ -218,6 +218,19 @@ fn string_slices_and_max_by() {
             "{refused}"
         );
     }
+    let t = one("select strftime('%B', ordered_on) as m, strftime(ordered_on, '%Y-%j') as j from \"$ref$orders\"");
+    assert!(
+        t.contains(
+            "m = strftime(orders.ordered_on, \"%B\"), j = strftime(orders.ordered_on, \"%Y-%j\")"
+        ),
+        "{t}"
+    );
+    for refused in ["strftime(ordered_on, '%Q')", "strftime(status, '%Y')"] {
+        assert!(
+            translate_model(&format!("select {refused} as x from \"$ref$orders\"")).is_err(),
+            "{refused}"
+        );
+    }
     let t = one("select customer_id, max_by(status, ordered_on) as s, arg_min(id, amount) as i from \"$ref$orders\" group by all");
     assert!(
         t.contains(
