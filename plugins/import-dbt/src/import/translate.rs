@@ -6,9 +6,13 @@
 use std::collections::BTreeMap;
 
 use super::lines::map_line;
+use serde_json::Value;
+use strata_lang::table_name::TableName;
+
 use super::specs::test_facts;
+use super::warehouse::{built_at, Reader};
 use super::{Outcome, State};
-use crate::catalog::{relation_key, Catalog};
+use crate::catalog::{relation_key, Catalog, Manifest};
 use crate::check::{self, Decl};
 use crate::jinja::Dep;
 use crate::names::{self, quote};
@@ -35,6 +39,7 @@ impl State<'_> {
             by_name,
             outcomes,
             sql_of,
+            reader,
             ..
         } = self;
         let relations = manifest.as_ref().map(|m| &m.relations);
@@ -87,7 +92,16 @@ impl State<'_> {
                     }
                 }
                 outcomes[i].status = Some(Status::NeedsReview);
-                declare_from_catalog(m, project, catalog.as_ref(), known, decls, &mut outcomes[i]);
+                declare_from_catalog(
+                    m,
+                    project,
+                    catalog.as_ref(),
+                    manifest.as_ref(),
+                    reader,
+                    known,
+                    decls,
+                    &mut outcomes[i],
+                );
                 continue;
             }
             let Some(sql_text) = sql_of[i].clone() else {
@@ -122,6 +136,8 @@ impl State<'_> {
                         m,
                         project,
                         catalog.as_ref(),
+                        manifest.as_ref(),
+                        reader,
                         known,
                         decls,
                         &mut outcomes[i],
@@ -172,6 +188,8 @@ impl State<'_> {
                         m,
                         project,
                         catalog.as_ref(),
+                        manifest.as_ref(),
+                        reader,
                         known,
                         decls,
                         &mut outcomes[i],
@@ -237,13 +255,17 @@ pub(super) fn resolve_name(
     ))
 }
 
-/// A model that needs review but whose columns catalog.json gives (or
-/// whose YAML types every column): declared as a source reading the table
-/// dbt builds, so the models reading it still convert.
+/// A model that needs review but that dbt builds, whose columns
+/// catalog.json gives (or whose YAML types every column, or dbt's
+/// warehouse has): declared as a source reading the relation dbt built, so
+/// the models reading it still convert (and run against dbt's warehouse).
+#[allow(clippy::too_many_arguments)]
 fn declare_from_catalog(
     m: &ModelFile,
     project: &Project,
     catalog: Option<&Catalog>,
+    manifest: Option<&Manifest>,
+    reader: &mut Reader,
     known: &mut BTreeMap<String, RelInfo>,
     decls: &mut BTreeMap<String, Decl>,
     outcome: &mut Outcome,
@@ -251,6 +273,15 @@ fn declare_from_catalog(
     if names::refusal(&m.name).is_some() {
         return;
     }
+    let config = project.model_config(m);
+    if config.get("materialized").and_then(Value::as_str) == Some("ephemeral") {
+        // dbt builds no relation to read.
+        return;
+    }
+    let built = reader
+        .warehouse
+        .as_ref()
+        .map(|w| built_at(manifest, w, &m.name, &config));
     let from_yaml: Option<Vec<(String, String)>> =
         project.props.models.get(&m.name).and_then(|p| {
             if p.columns.is_empty() {
@@ -263,7 +294,11 @@ fn declare_from_catalog(
         });
     let cols = catalog
         .and_then(|c| c.nodes.get(&m.name).cloned())
-        .or(from_yaml);
+        .or(from_yaml)
+        .or_else(|| {
+            let (schema, table) = built.as_ref()?;
+            reader.columns(schema, table)?.ok()
+        });
     let Some(cols) = cols else { return };
     let mut lines = String::new();
     let mut infos = Vec::new();
@@ -284,12 +319,18 @@ fn declare_from_catalog(
             ty: Some(ty),
         });
     }
+    let place = match &built {
+        Some((schema, table)) => format!(
+            "schema: {}, table: {}",
+            quote(&TableName::bare(schema).to_string()),
+            quote(&TableName::bare(table).to_string())
+        ),
+        None => format!("ns: {}, dataset: {}", quote("dbt"), quote(&m.name)),
+    };
     let text = format!(
-        "# The model {} needs review (IMPORT.md): its readers read the table dbt builds.\nsource {}(ns: {}, dataset: {}) {{\n  columns: {{\n{lines}  }}\n}}\n",
+        "# The model {} needs review (IMPORT.md): its readers read the table dbt builds.\nsource {}({place}) {{\n  columns: {{\n{lines}  }}\n}}\n",
         m.rel,
         names::written(&m.name),
-        quote("dbt"),
-        quote(&m.name)
     );
     decls.insert(m.name.clone(), Decl::Source(text));
     known.insert(
