@@ -45,7 +45,10 @@ pub(super) fn dbt_command(dbt: &Path, args: &[&str], cwd: &Path) -> std::process
 }
 
 /// A relation's column names and rows, every value as text (sorted rows).
-fn rows(conn: &duckdb::Connection, relation: &str) -> (Vec<String>, Vec<Vec<Option<String>>>) {
+pub(super) fn rows(
+    conn: &duckdb::Connection,
+    relation: &str,
+) -> (Vec<String>, Vec<Vec<Option<String>>>) {
     let mut stmt = conn
         .prepare(&format!("DESCRIBE SELECT * FROM {relation}"))
         .unwrap_or_else(|e| panic!("{relation}: {e}"));
@@ -76,7 +79,7 @@ fn rows(conn: &duckdb::Connection, relation: &str) -> (Vec<String>, Vec<Vec<Opti
 
 /// Two values are the same: equal text, or numbers within a relative 1e-9
 /// (a float sum may round differently in its last digit).
-fn same_value(a: &Option<String>, b: &Option<String>) -> bool {
+pub(super) fn same_value(a: &Option<String>, b: &Option<String>) -> bool {
     match (a, b) {
         (Some(x), Some(y)) if x != y => match (x.parse::<f64>(), y.parse::<f64>()) {
             (Ok(p), Ok(q)) => (p - q).abs() <= 1e-9 * p.abs().max(q.abs()).max(1.0),

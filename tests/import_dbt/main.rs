@@ -26,6 +26,9 @@ mod tools;
 
 use tools::{root, STRATA};
 
+#[path = "../support/pg.rs"]
+mod pg;
+
 /// Copy a directory tree.
 fn copy_dir(from: &Path, to: &Path) {
     for entry in walk(from) {
@@ -110,4 +113,5 @@ mod corpus;
 mod dbt_rows;
 mod fuzz;
 mod init;
+mod on_dbt;
 mod unit_tests;

@@ -333,11 +333,12 @@ impl Report {
                 }
             );
         }
-        let next = self.next_commands(std::path::Path::new("."));
+        // In the output directory: the check is `strata check .`.
+        let next = self.next_commands(std::path::Path::new(""));
         if next.len() > 1 {
             let _ = writeln!(md, "```sh");
             for c in &next[1..] {
-                let _ = writeln!(md, "{}", c.trim_start_matches("./"));
+                let _ = writeln!(md, "{c}");
             }
             let _ = writeln!(md, "```\n");
         }
