@@ -118,11 +118,7 @@ def compare_rows(report, out, warehouse):
         return
     dbt_con = duckdb.connect(warehouse, read_only=True)
     s_con = duckdb.connect(wh, read_only=True)
-
-    def rows(con, rel):
-        cols = [r[0] for r in con.sql(f"DESCRIBE SELECT * FROM {rel}").fetchall()]
-        data = con.sql(f"SELECT * FROM {rel}").fetchall()
-        return cols, sorted(data, key=lambda r: tuple((v is None, str(v)) for v in r))
+    rows = sorted_rows
 
     same = differ = 0
     for m in report["models"]:
