@@ -229,3 +229,31 @@ impl Manifest {
         Ok(Some(out))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dbt_s_run_values_in_compiled_sql_become_the_run_s() {
+        let doc = serde_json::json!({"metadata": {
+            "invocation_id": "180cada4-0e2a-4abb-868e-c9121ff73271",
+            "generated_at": "2026-12-07T22:51:20.123456Z",
+        }});
+        let mut compiled = BTreeMap::from([(
+            "m".to_string(),
+            "select '2026-12-07 22:51:12.488534+00:00' as s, '180cada4-0e2a-4abb-868e-c9121ff73271' as i, \
+             '2027-01-01 00:00:00.000000+00:00' as later, '2026-12-07 22:51:12+00:00' as other"
+                .to_string(),
+        )]);
+        run_values_as_markers(&doc, &mut compiled);
+        assert_eq!(
+            compiled["m"],
+            format!(
+                "select '{}' as s, '{}' as i, '2027-01-01 00:00:00.000000+00:00' as later, '2026-12-07 22:51:12+00:00' as other",
+                crate::jinja::RUN_STARTED_AT,
+                crate::jinja::INVOCATION_ID
+            )
+        );
+    }
+}
