@@ -45,6 +45,21 @@ impl State<'_> {
         let relations = manifest.as_ref().map(|m| &m.relations);
         for &i in order {
             let m = &project.models[i];
+            // A model that needs review, read by its readers as dbt's relation.
+            macro_rules! declare_needs_review {
+                () => {
+                    declare_from_catalog(
+                        m,
+                        project,
+                        catalog.as_ref(),
+                        manifest.as_ref(),
+                        reader,
+                        known,
+                        decls,
+                        &mut outcomes[i],
+                    )
+                };
+            }
             if let Some(why) = forced.get(&m.name) {
                 outcomes[i].reasons.push(Reason::new(
                     format!(
@@ -92,16 +107,7 @@ impl State<'_> {
                     }
                 }
                 outcomes[i].status = Some(Status::NeedsReview);
-                declare_from_catalog(
-                    m,
-                    project,
-                    catalog.as_ref(),
-                    manifest.as_ref(),
-                    reader,
-                    known,
-                    decls,
-                    &mut outcomes[i],
-                );
+                declare_needs_review!();
                 continue;
             }
             let Some(sql_text) = sql_of[i].clone() else {
@@ -132,16 +138,7 @@ impl State<'_> {
                         .reasons
                         .push(Reason::new(message, m.rel.clone(), line));
                     outcomes[i].status = Some(Status::NeedsReview);
-                    declare_from_catalog(
-                        m,
-                        project,
-                        catalog.as_ref(),
-                        manifest.as_ref(),
-                        reader,
-                        known,
-                        decls,
-                        &mut outcomes[i],
-                    );
+                    declare_needs_review!();
                     continue;
                 }
             };
@@ -184,16 +181,7 @@ impl State<'_> {
                     for p in &plans {
                         facts.by_relation.remove(&p.name);
                     }
-                    declare_from_catalog(
-                        m,
-                        project,
-                        catalog.as_ref(),
-                        manifest.as_ref(),
-                        reader,
-                        known,
-                        decls,
-                        &mut outcomes[i],
-                    );
+                    declare_needs_review!();
                 }
             }
         }
