@@ -17,7 +17,13 @@ it also runs the import's `seeds` pipeline and compares every converted
 model it publishes with dbt's relation of the same name: column names and
 order, and the rows as a multiset.
 
-usage: python3 bench/import_dbt_reasons.py PATH/TO/dbt_project [--top N] [--rows W.duckdb] [-- import-dbt args...]
+With `--dbt` (and `--rows` naming the same file the profile names) it runs
+the import as printed, `strata run ROOT --target dbt`, on dbt's warehouse
+itself (strata publishes into its schema `strata`, beside dbt's relations:
+work on a copy of the project) and compares every converted model dbt built
+with strata's view of it, side by side in the one file.
+
+usage: python3 bench/import_dbt_reasons.py PATH/TO/dbt_project [--top N] [--rows W.duckdb [--dbt]] [-- import-dbt args...]
        STRATA (default $CARGO_TARGET_DIR/release/strata) names the program.
 """
 
@@ -56,6 +62,9 @@ def main():
         top = int(args[i + 1])
         del args[i:i + 2]
     warehouse = None
+    on_dbt = "--dbt" in args
+    if on_dbt:
+        args.remove("--dbt")
     if "--rows" in args:
         i = args.index("--rows")
         warehouse = os.path.abspath(args[i + 1])
@@ -72,7 +81,9 @@ def main():
         report = json.loads(p.stdout)
         check = subprocess.run([STRATA, "check", os.path.join(out, "s")],
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        if warehouse:
+        if warehouse and on_dbt:
+            compare_on_dbt(report, os.path.join(out, "s"), warehouse)
+        elif warehouse:
             compare_rows(report, os.path.join(out, "s"), warehouse)
     s = report["summary"]
     enabled = s["models"] - s.get("disabled", 0)
@@ -95,6 +106,9 @@ def compare_rows(report, out, warehouse):
     import duckdb
 
     wh = os.path.join(out, "strata.duckdb")
+    if not report.get("pipeline"):
+        print("no seeds pipeline: no model reads only seeds")
+        return
     p = subprocess.run([STRATA, "run", os.path.join(out, report["root"]), "--pipeline",
                         report["pipeline"], "-o", wh],
                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -104,11 +118,7 @@ def compare_rows(report, out, warehouse):
         return
     dbt_con = duckdb.connect(warehouse, read_only=True)
     s_con = duckdb.connect(wh, read_only=True)
-
-    def rows(con, rel):
-        cols = [r[0] for r in con.sql(f"DESCRIBE SELECT * FROM {rel}").fetchall()]
-        data = con.sql(f"SELECT * FROM {rel}").fetchall()
-        return cols, sorted(data, key=lambda r: tuple((v is None, str(v)) for v in r))
+    rows = sorted_rows
 
     same = differ = 0
     for m in report["models"]:
@@ -128,6 +138,51 @@ def compare_rows(report, out, warehouse):
             print(f"  {m['name']}: DIFFERS: columns dbt {dc} / strata {sc}; "
                   f"{len(dr)} rows dbt, {len(sr)} strata")
     print(f"  {same} converted models publish dbt's rows, {differ} differ")
+
+
+def sorted_rows(con, rel):
+    cols = [r[0] for r in con.sql(f"DESCRIBE SELECT * FROM {rel}").fetchall()]
+    data = con.sql(f"SELECT * FROM {rel}").fetchall()
+    return cols, sorted(data, key=lambda r: tuple((v is None, str(v)) for v in r))
+
+
+def compare_on_dbt(report, out, warehouse):
+    """Run the import as it prints it (`--target dbt`), then compare each
+    converted model dbt built with strata's view of it in schema
+    `strata` of the same file."""
+    import duckdb
+
+    if not report.get("target"):
+        print("no dbt target written (IMPORT.md's notes say why)")
+        return
+    p = subprocess.run([STRATA, "run", os.path.join(out, report["root"]), "--target", "dbt"],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    print(f"strata run --target dbt: exit {p.returncode}")
+    if p.returncode != 0:
+        print(p.stderr[-2000:])
+        return
+    schema = report["target"]["schema"]
+    con = duckdb.connect(warehouse, read_only=True)
+    same = differ = unbuilt = 0
+    for m in report["models"]:
+        if m["status"] != "converted":
+            continue
+        found = con.sql("SELECT table_schema FROM information_schema.tables WHERE table_name = ? "
+                        "AND table_schema <> ? AND table_catalog = current_database()",
+                        params=[m["name"], schema]).fetchall()
+        if not found:
+            unbuilt += 1
+            continue
+        dc, dr = sorted_rows(con, f'"{found[0][0]}"."{m["name"]}"')
+        sc, sr = sorted_rows(con, f'"{schema}"."v_{m["name"]}"')
+        if dc == sc and dr == sr:
+            same += 1
+        else:
+            differ += 1
+            print(f"  {m['name']}: DIFFERS: columns dbt {dc} / strata {sc}; "
+                  f"{len(dr)} rows dbt, {len(sr)} strata")
+    print(f"  {same} converted models publish dbt's rows, {differ} differ, "
+          f"{unbuilt} not built by dbt (ephemeral, or not run)")
 
 
 if __name__ == "__main__":

@@ -79,7 +79,7 @@ pub(super) fn rows(
 
 /// Two values are the same: equal text, or numbers within a relative 1e-9
 /// (a float sum may round differently in its last digit).
-fn same_value(a: &Option<String>, b: &Option<String>) -> bool {
+pub(super) fn same_value(a: &Option<String>, b: &Option<String>) -> bool {
     match (a, b) {
         (Some(x), Some(y)) if x != y => match (x.parse::<f64>(), y.parse::<f64>()) {
             (Ok(p), Ok(q)) => (p - q).abs() <= 1e-9 * p.abs().max(q.abs()).max(1.0),

@@ -26,6 +26,9 @@ mod tools;
 
 use tools::{root, STRATA};
 
+#[path = "../support/pg.rs"]
+mod pg;
+
 /// Copy a directory tree.
 fn copy_dir(from: &Path, to: &Path) {
     for entry in walk(from) {
@@ -111,4 +114,5 @@ mod dbt_rows;
 mod fuzz;
 mod incremental;
 mod init;
+mod on_dbt;
 mod unit_tests;

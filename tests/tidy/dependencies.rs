@@ -2,9 +2,8 @@
 //! cannot drift: each crate depends only on crates above it in the page's
 //! order (no upward arrow); no library below the command line depends on
 //! the command-line plugin API (`strata-plugin`) — settings, exit codes and
-//! progress are `strata-project`'s; DuckDB is linked only by the engine and
-//! import-dbt (its seeds are typed by an in-memory DuckDB), a database
-//! driver only by the engine. Dev-dependencies (tests) are free.
+//! progress are `strata-project`'s; DuckDB and a database driver are
+//! linked only by the engine. Dev-dependencies (tests) are free.
 
 use super::*;
 
@@ -41,7 +40,7 @@ const LIBRARIES: &[&str] = &[
 
 /// What links DuckDB or a database driver, and the only crates that may.
 const LINKED: &[(&str, &[&str])] = &[
-    ("duckdb", &["plugins/engine", "plugins/import-dbt"]),
+    ("duckdb", &["plugins/engine"]),
     ("postgres", &["plugins/engine"]),
     ("tokio-postgres-rustls", &["plugins/engine"]),
     ("tonic", &["plugins/engine"]),

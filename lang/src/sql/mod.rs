@@ -504,7 +504,13 @@ impl Lower<'_> {
                 }
                 let mut group_by = Vec::new();
                 for (name, sql, plain) in rendered {
-                    group_by.push(sql.clone());
+                    // An integer literal in GROUP BY is a column position in
+                    // every dialect: a constant key is grouped on as a cast.
+                    if !sql.is_empty() && sql.bytes().all(|b| b.is_ascii_digit()) {
+                        group_by.push(self.d.cast(&sql, &crate::types::Type::Int64)?);
+                    } else {
+                        group_by.push(sql.clone());
+                    }
                     self.bind_as(&name, sql, Kind::Row, plain);
                 }
                 self.layer.group_by = Some(group_by);

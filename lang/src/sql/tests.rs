@@ -229,6 +229,16 @@ fn qualified_group_key_after_the_group_is_the_key() {
     }
 }
 
+#[test]
+fn a_constant_group_key_is_no_column_position() {
+    let src = format!("{SRC} model m {{ from orders let kind = 0 group {{ customer_id, kind }} ( aggregate {{ n = count() }} ) }}");
+    let sql = compile(&src, "m", Dialect::DuckDb);
+    assert!(
+        sql.ends_with("GROUP BY \"orders\".\"customer_id\", CAST(0 AS BIGINT)"),
+        "{sql}"
+    );
+}
+
 const GENERATED: &str = r#"
 source orders(ns: "a") { columns: { order_id: int64 nonnull, status: int64, placed: date } }
 model statuses {

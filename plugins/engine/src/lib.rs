@@ -8,7 +8,8 @@
 //! the most duplicated keys).
 //!
 //! `--warehouse` picks the engine by its form ([`open`], [`Target`]): a
-//! path is an embedded DuckDB file (`duckdb/`), a `postgres://` URL a
+//! path is an embedded DuckDB file (`duckdb/`; `?schema=S` after it puts
+//! every relation strata creates in schema `S`), a `postgres://` URL a
 //! PostgreSQL server (`postgres/`: its URL form, TLS, lock and file
 //! loading), an `sc://` URL a Spark Connect server (`spark/`: connection,
 //! URL form, lock, file loading, types, script splitting).
@@ -28,7 +29,7 @@ use std::time::Duration;
 use strata_lang::sql::Dialect;
 use strata_lang::types::Type;
 
-pub use self::duckdb::{library_version as duckdb_version, DuckDb};
+pub use self::duckdb::{file_of as duckdb_file, library_version as duckdb_version, DuckDb};
 pub use self::postgres::{tls, PgTarget, Postgres};
 pub use self::spark::{Spark, SparkTarget};
 pub use failure::{DataFailure, Failure};

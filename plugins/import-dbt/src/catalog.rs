@@ -110,6 +110,44 @@ impl Catalog {
     }
 }
 
+/// dbt's per-invocation values in compiled SQL as the markers rendering
+/// gives them (`crate::jinja::RUN_STARTED_AT`, `INVOCATION_ID`), so that
+/// they translate as the run's own rather than as dbt's constants: the
+/// manifest's `invocation_id`, and a literal `'YYYY-MM-DD
+/// HH:MM:SS.ffffff+00:00'` (how `{{ run_started_at }}` renders) no later
+/// than the manifest was written.
+fn run_values_as_markers(doc: &Value, compiled: &mut BTreeMap<String, String>) {
+    let meta = doc.get("metadata");
+    let text = |k: &str| meta.and_then(|m| m.get(k)).and_then(Value::as_str);
+    let generated = text("generated_at").unwrap_or("").replace('T', " ");
+    for code in compiled.values_mut() {
+        if let Some(id) = text("invocation_id").filter(|i| !i.is_empty()) {
+            if code.contains(id) {
+                *code = code.replace(id, crate::jinja::INVOCATION_ID);
+            }
+        }
+        let stamps: Vec<String> = code
+            .match_indices("+00:00'")
+            .filter_map(|(at, _)| code.get(at.checked_sub(26)?..at))
+            .filter(|s| {
+                let b = s.as_bytes();
+                b.iter().enumerate().all(|(i, c)| match i {
+                    4 | 7 => *c == b'-',
+                    10 => *c == b' ',
+                    13 | 16 => *c == b':',
+                    19 => *c == b'.',
+                    _ => c.is_ascii_digit(),
+                }) && !generated.is_empty()
+                    && **s <= *generated.get(..26).unwrap_or(&generated)
+            })
+            .map(|s| format!("{s}+00:00"))
+            .collect();
+        for s in stamps {
+            *code = code.replace(&s, crate::jinja::RUN_STARTED_AT);
+        }
+    }
+}
+
 /// A relation name without quotes, lower case.
 pub fn relation_key(name: &str) -> String {
     name.replace(['"', '`'], "").to_ascii_lowercase()
@@ -172,6 +210,7 @@ impl Manifest {
                 }
             }
         }
+        run_values_as_markers(&doc, &mut out.compiled);
         if let Some(sources) = doc.get("sources").and_then(Value::as_object) {
             for node in sources.values() {
                 let (Some(source), Some(table), Some(rel)) = (
@@ -188,5 +227,33 @@ impl Manifest {
             }
         }
         Ok(Some(out))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dbt_s_run_values_in_compiled_sql_become_the_run_s() {
+        let doc = serde_json::json!({"metadata": {
+            "invocation_id": "180cada4-0e2a-4abb-868e-c9121ff73271",
+            "generated_at": "2026-12-07T22:51:20.123456Z",
+        }});
+        let mut compiled = BTreeMap::from([(
+            "m".to_string(),
+            "select '2026-12-07 22:51:12.488534+00:00' as s, '180cada4-0e2a-4abb-868e-c9121ff73271' as i, \
+             '2027-01-01 00:00:00.000000+00:00' as later, '2026-12-07 22:51:12+00:00' as other"
+                .to_string(),
+        )]);
+        run_values_as_markers(&doc, &mut compiled);
+        assert_eq!(
+            compiled["m"],
+            format!(
+                "select '{}' as s, '{}' as i, '2027-01-01 00:00:00.000000+00:00' as later, '2026-12-07 22:51:12+00:00' as other",
+                crate::jinja::RUN_STARTED_AT,
+                crate::jinja::INVOCATION_ID
+            )
+        );
     }
 }

@@ -116,14 +116,15 @@ fn run(args: ImportArgs, _host: &dyn Host) -> i32 {
         Format::Human => {
             print_text(result.report.summary_text().trim_end());
             if let Some(dir) = &args.output {
-                print_text(&format!(
-                    "wrote {} modules, strata.toml and IMPORT.md to {}\n  strata check {}\n  strata run {} --pipeline {} -o warehouse.duckdb",
+                let mut text = format!(
+                    "wrote {} modules, strata.toml and IMPORT.md to {}",
                     result.files.len(),
-                    dir.display(),
-                    dir.display(),
-                    dir.join(&result.report.root).display(),
-                    result.report.pipeline
-                ));
+                    dir.display()
+                );
+                for c in result.report.next_commands(dir) {
+                    text.push_str(&format!("\n  {c}"));
+                }
+                print_text(&text);
             }
         }
     }

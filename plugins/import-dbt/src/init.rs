@@ -166,10 +166,7 @@ pub fn from_dbt(dir: &Path, dbt: &Path) -> Result<Import, Failure> {
     // Nothing the import writes exists (checked above): `force` removes
     // nothing and lets it write beside the directory's other files.
     write(&result, dir, true)?;
-    let toml = format!(
-        "{}\n# The warehouse `--target local` names (relative to this file).\n[targets.local]\nurl = \"warehouse.duckdb\"\n",
-        crate::write::strata_toml(&result.report.root, &result.report.pipeline)
-    );
+    let toml = crate::write::strata_toml(&result.report, Some("warehouse.duckdb"));
     write_file(dir, "strata.toml", &toml)?;
     write_file(dir, ".gitignore", GITIGNORE)?;
     Ok(result)

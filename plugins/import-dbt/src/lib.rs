@@ -6,7 +6,8 @@
 //!
 //! The library does the work ([`import`], [`write`]); `command` parses the
 //! arguments and prints. Files with one job each: reading the project
-//! (`project`, `properties`, `yaml`, `seeds`, `catalog`), rendering its
+//! (`project`, `properties`, `yaml`, `seeds`, `catalog`), the warehouse its
+//! profile names (`profile`: sources' columns, the `dbt` target), rendering its
 //! Jinja (`jinja`), SQL to strata (`sql`, `plan`), tests to promises
 //! (`promises`), join evidence (`evidence`), checking (`check`), the
 //! report (`report`); `import` runs them in order, one step a file.
@@ -22,6 +23,7 @@ pub mod init;
 pub mod jinja;
 pub mod names;
 pub mod plan;
+pub mod profile;
 pub mod project;
 pub mod promises;
 pub mod properties;

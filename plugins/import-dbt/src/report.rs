@@ -113,6 +113,40 @@ pub struct SeedEntry {
     pub file: String,
     pub columns: usize,
     pub problems: Vec<String>,
+    /// What the import made of it that differs from dbt's reading (a
+    /// column read from dbt's table rather than from the file).
+    pub notes: Vec<String>,
+}
+
+/// A dbt source as strata reads it: where, and where its column types
+/// came from.
+#[derive(Clone, Debug, Serialize)]
+pub struct SourceEntry {
+    /// The strata source.
+    pub name: String,
+    /// The relation it reads (`schema.table`), as dbt reads it.
+    pub table: String,
+    pub columns: usize,
+    /// Where its column types came from: `YAML`, `catalog.json`,
+    /// `warehouse` (dbt's, asked read-only), each that gave one.
+    pub types_from: Vec<String>,
+    pub problems: Vec<String>,
+}
+
+/// The warehouse dbt built, as the `dbt` target of strata.toml: strata
+/// reads where dbt reads and builds, and publishes into a schema of its own.
+#[derive(Clone, Debug, Serialize)]
+pub struct TargetEntry {
+    pub name: String,
+    /// The target's URL (never a password).
+    pub url: String,
+    /// The variable the password is read from (PostgreSQL).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub password_env: Option<String>,
+    /// The schema strata publishes into.
+    pub schema: String,
+    /// Where the profile is.
+    pub from: String,
 }
 
 #[derive(Clone, Debug, Default, Serialize)]
@@ -132,7 +166,11 @@ pub struct Summary {
 pub struct Report {
     /// The root module (relative to the output directory).
     pub root: String,
-    pub pipeline: String,
+    /// The pipeline that runs on the seed files, when a model reads only
+    /// seeds.
+    pub pipeline: Option<String>,
+    /// dbt's warehouse as a strata target, when the profile names one.
+    pub target: Option<TargetEntry>,
     pub project: String,
     /// The adapter the SQL was read as, and where that came from.
     pub adapter: String,
@@ -143,6 +181,7 @@ pub struct Report {
     pub joins: Vec<JoinEntry>,
     pub tests: Vec<TestEntry>,
     pub seeds: Vec<SeedEntry>,
+    pub sources: Vec<SourceEntry>,
     /// Problems of the project as a whole (a macro file that does not
     /// parse, unit tests not converted, ...).
     pub notes: Vec<Reason>,
@@ -181,6 +220,24 @@ impl Report {
             .iter()
             .filter(|t| t.carried_as != "not_carried")
             .count();
+    }
+
+    /// What to run next on the import written to `dir`: check it, run it
+    /// on dbt's warehouse (when the profile names one), run it on the
+    /// seed files (when a model reads only seeds).
+    pub fn next_commands(&self, dir: &std::path::Path) -> Vec<String> {
+        let root = dir.join(&self.root);
+        let mut out = vec![format!("strata check {}", dir.display())];
+        if let Some(t) = &self.target {
+            out.push(format!("strata run {} --target {}", root.display(), t.name));
+        }
+        if let Some(p) = &self.pipeline {
+            out.push(format!(
+                "strata run {} --pipeline {p} -o warehouse.duckdb",
+                root.display()
+            ));
+        }
+        out
     }
 
     /// The lines printed after an import.
@@ -260,9 +317,31 @@ impl Report {
         let _ = writeln!(md, "# Import of the dbt project `{}`\n", self.project);
         let _ = writeln!(
             md,
-            "Written by `strata import-dbt`. Root module: `{}`; run it on the project's seeds with\n`strata run {} --pipeline {} -o warehouse.duckdb`.\n",
-            self.root, self.root, self.pipeline
+            "Written by `strata import-dbt`. Root module: `{}`.\n",
+            self.root
         );
+        if let Some(t) = &self.target {
+            let _ = writeln!(
+                md,
+                "Run on the warehouse dbt built ({}): `[targets.{}]` of strata.toml reads where dbt\nreads and builds, and publishes into schema `{}`, beside dbt's relations{}.\n",
+                t.from,
+                t.name,
+                t.schema,
+                match &t.password_env {
+                    Some(v) => format!(" (the password from ${v})"),
+                    None => String::new(),
+                }
+            );
+        }
+        // In the output directory: the check is `strata check .`.
+        let next = self.next_commands(std::path::Path::new(""));
+        if next.len() > 1 {
+            let _ = writeln!(md, "```sh");
+            for c in &next[1..] {
+                let _ = writeln!(md, "{c}");
+            }
+            let _ = writeln!(md, "```\n");
+        }
         let _ = writeln!(
             md,
             "SQL read as {} ({}){}.\n",
@@ -358,10 +437,12 @@ impl Report {
                     .push("read by the models downstream as a source: the table dbt builds".into());
             }
             if m.status == Status::Converted && !m.in_pipeline {
-                notes.push(format!(
-                    "not in the `{}` pipeline: it reads a source that is not a seed",
-                    self.pipeline
-                ));
+                notes.push(match &self.pipeline {
+                    Some(p) => {
+                        format!("not in the `{p}` pipeline: it reads a source that is not a seed")
+                    }
+                    None => "no `seeds` pipeline: no model reads only seeds".to_string(),
+                });
             }
             let _ = writeln!(
                 md,
@@ -413,10 +494,48 @@ impl Report {
                     sd.name,
                     sd.file,
                     sd.columns,
-                    if sd.problems.is_empty() {
+                    if sd.problems.is_empty() && sd.notes.is_empty() {
                         "—".to_string()
                     } else {
-                        cell(&sd.problems.join("; "))
+                        cell(
+                            &sd.problems
+                                .iter()
+                                .chain(&sd.notes)
+                                .cloned()
+                                .collect::<Vec<_>>()
+                                .join("; "),
+                        )
+                    }
+                );
+            }
+            md.push('\n');
+        }
+        if !self.sources.is_empty() {
+            let _ = writeln!(md, "## Sources\n");
+            let _ = writeln!(
+                md,
+                "Each dbt source reads the relation dbt reads; its column types come from its YAML\n`data_type`, else target/catalog.json, else dbt's warehouse (asked read-only).\n"
+            );
+            let _ = writeln!(
+                md,
+                "| source | reads | columns | types from | problems |\n|---|---|---|---|---|"
+            );
+            for so in &self.sources {
+                let _ = writeln!(
+                    md,
+                    "| `{}` | `{}` | {} | {} | {} |",
+                    so.name,
+                    so.table,
+                    so.columns,
+                    if so.types_from.is_empty() {
+                        "—".to_string()
+                    } else {
+                        so.types_from.join(", ")
+                    },
+                    if so.problems.is_empty() {
+                        "—".to_string()
+                    } else {
+                        cell(&so.problems.join("; "))
                     }
                 );
             }

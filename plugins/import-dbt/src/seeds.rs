@@ -1,13 +1,17 @@
 //! Seed CSV files typed as strata will read them: `strata run` reads a
 //! pipeline's `from(path: "x.csv")` with DuckDB's `read_csv_auto`, so the
-//! columns are what DuckDB's CSV sniffer sees (in-process, the same
-//! DuckDB). A seed's `column_types` config is honoured where it agrees with
-//! that; where it does not, strata would read other values than dbt loads,
-//! and the models reading the seed are needs review.
+//! columns are what DuckDB's CSV sniffer sees (an in-memory DuckDB the
+//! engine crate opens). A seed's `column_types` config is honoured where it
+//! agrees with that; where it does not, strata would read other values
+//! from the file than dbt loads: the seed is then read from the table dbt
+//! loaded (with its declared types) where the profile names a warehouse,
+//! and refused otherwise.
 
 use std::path::Path;
+use std::time::Duration;
 
 use serde_json::{Map, Value};
+use strata_engine::{DuckDb, Engine};
 use strata_lang::types::Type;
 
 use crate::project::SeedFile;
@@ -28,13 +32,16 @@ pub struct Seed {
 #[derive(Clone, Debug)]
 pub struct SeedColumn {
     pub name: String,
-    /// The strata type, or why there is none.
+    /// The strata type the file is read with, or why there is none.
     pub ty: Result<Type, String>,
+    /// The type its `column_types` declares (what dbt loads), when it
+    /// declares one strata has.
+    pub declared: Option<Type>,
 }
 
 /// Type every seed with one in-memory DuckDB.
 pub fn type_seeds(seeds: &[(SeedFile, Map<String, Value>)]) -> Vec<Seed> {
-    let conn = duckdb::Connection::open_in_memory();
+    let conn = DuckDb::open(":memory:", Duration::ZERO);
     seeds
         .iter()
         .map(|(file, config)| {
@@ -47,7 +54,7 @@ pub fn type_seeds(seeds: &[(SeedFile, Map<String, Value>)]) -> Vec<Seed> {
             };
             let described = match &conn {
                 Ok(c) => describe(c, &file.path),
-                Err(e) => Err(format!("DuckDB cannot start: {e}")),
+                Err(e) => Err(format!("DuckDB cannot start: {}", engine_reason(e))),
             };
             match described {
                 Ok(cols) => {
@@ -55,8 +62,16 @@ pub fn type_seeds(seeds: &[(SeedFile, Map<String, Value>)]) -> Vec<Seed> {
                     seed.columns = cols
                         .into_iter()
                         .map(|(name, sniffed)| {
-                            let ty = column_type(&name, &sniffed, declared);
-                            SeedColumn { name, ty }
+                            let wanted = declared.and_then(|d| {
+                                d.iter()
+                                    .find(|(k, _)| k.eq_ignore_ascii_case(&name))
+                                    .and_then(|(_, v)| v.as_str())
+                            });
+                            SeedColumn {
+                                ty: column_type(&name, &sniffed, wanted),
+                                declared: wanted.and_then(|w| types::from_warehouse(w).ok()),
+                                name,
+                            }
                         })
                         .collect();
                 }
@@ -67,17 +82,9 @@ pub fn type_seeds(seeds: &[(SeedFile, Map<String, Value>)]) -> Vec<Seed> {
         .collect()
 }
 
-fn column_type(
-    name: &str,
-    sniffed: &str,
-    declared: Option<&Map<String, Value>>,
-) -> Result<Type, String> {
+fn column_type(name: &str, sniffed: &str, wanted: Option<&str>) -> Result<Type, String> {
     let read = types::from_warehouse(sniffed);
-    let Some(wanted) = declared.and_then(|d| {
-        d.iter()
-            .find(|(k, _)| k.eq_ignore_ascii_case(name))
-            .and_then(|(_, v)| v.as_str())
-    }) else {
+    let Some(wanted) = wanted else {
         return read;
     };
     let wanted_ty = types::from_warehouse(wanted)?;
@@ -91,7 +98,7 @@ fn column_type(
 
 /// The columns of a CSV file as `read_csv_auto` reads it, or why it cannot
 /// be read.
-fn describe(conn: &duckdb::Connection, path: &Path) -> Result<Vec<(String, String)>, String> {
+fn describe(db: &DuckDb, path: &Path) -> Result<Vec<(String, String)>, String> {
     if let Err(e) = std::fs::File::open(path) {
         return Err(format!(
             "cannot read {}: {}",
@@ -99,24 +106,15 @@ fn describe(conn: &duckdb::Connection, path: &Path) -> Result<Vec<(String, Strin
             crate::error::io_reason(&e)
         ));
     }
-    let literal = format!("'{}'", path.to_string_lossy().replace('\'', "''"));
+    let literal = db.string(&path.to_string_lossy());
     let run = |sql: &str| -> Result<Vec<(String, String)>, String> {
-        let mut stmt = conn.prepare(sql).map_err(|e| first_line(&e.to_string()))?;
-        let rows = stmt
-            .query_map([], |row| {
-                Ok((row.get::<_, String>(0)?, row.get::<_, String>(1)?))
-            })
-            .map_err(|e| first_line(&e.to_string()))?;
-        rows.collect::<Result<Vec<_>, _>>()
-            .map_err(|e| first_line(&e.to_string()))
+        db.columns(sql).map_err(|e| engine_reason(&e))
     };
-    let auto = run(&format!("DESCRIBE SELECT * FROM read_csv_auto({literal})"))
+    let auto = run(&format!("read_csv_auto({literal})"))
         .map_err(|e| format!("DuckDB cannot read it as CSV: {e}"))?;
     // dbt always reads the first row as the header; when the sniffer
     // decides there is none, strata would see other column names.
-    if let Ok(with_header) = run(&format!(
-        "DESCRIBE SELECT * FROM read_csv({literal}, header = true)"
-    )) {
+    if let Ok(with_header) = run(&format!("read_csv({literal}, header = true)")) {
         let a: Vec<&str> = auto.iter().map(|(n, _)| n.as_str()).collect();
         let h: Vec<&str> = with_header.iter().map(|(n, _)| n.as_str()).collect();
         if a != h {
@@ -130,8 +128,16 @@ fn describe(conn: &duckdb::Connection, path: &Path) -> Result<Vec<(String, Strin
     Ok(auto)
 }
 
-fn first_line(s: &str) -> String {
-    s.lines().next().unwrap_or("").to_string()
+/// An engine failure as one line, without the engine's `database error:`.
+fn engine_reason(e: &strata_engine::Failure) -> String {
+    let text = match e {
+        strata_engine::Failure::Usage(m) | strata_engine::Failure::Environment(m) => m.clone(),
+        strata_engine::Failure::Data(d) => format!("{d:?}"),
+    };
+    let line = text.lines().next().unwrap_or("");
+    line.strip_prefix("database error: ")
+        .unwrap_or(line)
+        .to_string()
 }
 
 #[cfg(test)]

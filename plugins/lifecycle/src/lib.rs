@@ -64,6 +64,8 @@ pub use build::RunReport;
 pub use cardinality::{Sampling, Summary as CardinalitySummary};
 pub use prepare::RunOptions;
 pub use run::run;
-pub use strata_engine::{redact, DataFailure, Engine, Failure, Origin, Target, Warehouse};
+pub use strata_engine::{
+    duckdb_file, redact, DataFailure, Engine, Failure, Origin, Target, Warehouse,
+};
 pub use strata_project::{NoProgress, Progress};
 pub use test::test;

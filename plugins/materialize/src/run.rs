@@ -425,9 +425,10 @@ fn data_phase(
         let target = args.warehouse.target(&select.settings())?;
         if may_skip {
             if let strata_lifecycle::Target::DuckDb(path) = &target {
-                if path != ":memory:" && !std::path::Path::new(path).exists() {
+                let file = strata_lifecycle::duckdb_file(path);
+                if file != ":memory:" && !std::path::Path::new(file).exists() {
                     return Ok(Err(format!(
-                        "no warehouse: {path} does not exist (name one with -o or --target, or a pipeline whose sources are files with --pipeline)"
+                        "no warehouse: {file} does not exist (name one with -o or --target, or a pipeline whose sources are files with --pipeline)"
                     )));
                 }
             }

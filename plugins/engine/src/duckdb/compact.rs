@@ -26,10 +26,10 @@ const COPY_ALIAS: &str = "strata_compact";
 impl DuckDb {
     /// The warehouse file, absolute; `None` in memory.
     fn file(&self) -> Option<PathBuf> {
-        if self.path == ":memory:" {
+        if self.file == ":memory:" {
             return None;
         }
-        std::path::absolute(&self.path).ok()
+        std::path::absolute(&self.file).ok()
     }
 
     /// The file and its write-ahead log, in bytes.

@@ -19,8 +19,11 @@ mod compact;
 pub struct DuckDb {
     /// The connection; replaced by one to the new file after a compaction.
     conn: RefCell<Connection>,
-    /// As the user named it (for messages).
+    /// As the user named it (for messages): the file, and `?schema=S`
+    /// when it names one.
     path: String,
+    /// The database file (or `:memory:`).
+    file: String,
     /// Whether statements are kept prepared by their text ([`DuckDb::scratch`]).
     keep_statements: bool,
     /// The statements sent.
@@ -41,7 +44,8 @@ impl DuckDb {
     /// Open an existing file for reading only: nothing can be written, and
     /// a missing file is an error rather than a new warehouse.
     pub fn open_read_only(path: &str, lock_timeout: Duration) -> Result<DuckDb, Failure> {
-        if path == ":memory:" || !std::path::Path::new(path).is_file() {
+        let file = file_of(path);
+        if file == ":memory:" || !std::path::Path::new(file).is_file() {
             return Err(Failure::Environment(format!(
                 "cannot open warehouse {path}: no such DuckDB file"
             )));
@@ -84,25 +88,31 @@ impl DuckDb {
     }
 
     fn open_with(path: &str, lock_timeout: Duration, read_only: bool) -> Result<DuckDb, Failure> {
+        let (file, schema) = split_schema(path)?;
         let start = Instant::now();
         loop {
-            let attempt = if path == ":memory:" {
+            let attempt = if file == ":memory:" {
                 Connection::open_in_memory()
             } else if read_only {
                 Config::default()
                     .access_mode(AccessMode::ReadOnly)
-                    .and_then(|config| Connection::open_with_flags(path, config))
+                    .and_then(|config| Connection::open_with_flags(file, config))
             } else {
-                Connection::open(path)
+                Connection::open(file)
             };
             let msg = match attempt {
                 Ok(conn) => {
-                    return Ok(DuckDb {
+                    let db = DuckDb {
                         conn: RefCell::new(conn),
                         path: path.to_string(),
+                        file: file.to_string(),
                         keep_statements: false,
                         meter: Meter::default(),
-                    })
+                    };
+                    if let Some(schema) = &schema {
+                        db.use_schema(schema, read_only)?;
+                    }
+                    return Ok(db);
                 }
                 Err(e) => e.to_string(),
             };
@@ -124,6 +134,51 @@ impl DuckDb {
     }
 }
 
+impl DuckDb {
+    /// Read and write `schema` (`?schema=S`): created when missing, unless
+    /// the file is open read-only; then it must be there.
+    fn use_schema(&self, schema: &str, read_only: bool) -> Result<(), Failure> {
+        let name = self.ident(schema);
+        if !read_only {
+            self.exec(&format!("CREATE SCHEMA IF NOT EXISTS {name}"))?;
+        }
+        self.exec(&format!("SET schema = {}", self.string(schema)))
+    }
+}
+
+/// The database file of a DuckDB warehouse as `--warehouse` names it: the
+/// text before `?schema=S`.
+pub fn file_of(text: &str) -> &str {
+    match text.rsplit_once('?') {
+        Some((file, query)) if query.starts_with("schema=") => file,
+        _ => text,
+    }
+}
+
+/// The file and the schema of `file?schema=S` (every relation strata
+/// creates in `S`; DuckDB's `main` when there is none).
+fn split_schema(text: &str) -> Result<(&str, Option<String>), Failure> {
+    let file = file_of(text);
+    if file.len() == text.len() {
+        return Ok((text, None));
+    }
+    let query = &text[file.len() + 1..];
+    let mut schema = None;
+    for pair in query.split('&') {
+        match pair.split_once('=') {
+            Some(("schema", s)) if !s.is_empty() && schema.is_none() => {
+                schema = Some(crate::url::percent_decode(s))
+            }
+            _ => {
+                return Err(Failure::Usage(format!(
+                    "the DuckDB warehouse {text}: after `?` strata reads only `schema=NAME` (once), not `{pair}`"
+                )))
+            }
+        }
+    }
+    Ok((file, schema))
+}
+
 /// The version of the DuckDB library linked into this program (`v2.0.0`),
 /// as the library itself reports it (`PRAGMA version` on a database in
 /// memory), for `strata --version`.
@@ -136,10 +191,10 @@ pub fn library_version() -> Result<String, String> {
 impl DuckDb {
     /// `<warehouse>.inputs/` beside a warehouse file; none in memory.
     fn file_store(&self) -> Option<std::path::PathBuf> {
-        if self.path == ":memory:" {
+        if self.file == ":memory:" {
             return None;
         }
-        let db = std::path::absolute(&self.path).ok()?;
+        let db = std::path::absolute(&self.file).ok()?;
         let mut name = db.file_name()?.to_os_string();
         name.push(".inputs");
         Some(db.with_file_name(name))
@@ -221,7 +276,8 @@ impl Engine for DuckDb {
 
     fn relation_exists(&self, name: &str) -> Result<bool, Failure> {
         Ok(self.count(&format!(
-            "SELECT COUNT(*) FROM information_schema.tables WHERE table_name = {}",
+            "SELECT COUNT(*) FROM information_schema.tables WHERE table_name = {} \
+             AND table_catalog = current_database() AND table_schema = current_schema()",
             self.string(name)
         ))? > 0)
     }
@@ -454,5 +510,42 @@ mod tests {
         let msg = "Conflicting lock is held in /t/deps/e2e-1 (deleted) (PID 7) by user root.";
         assert_eq!(holder(msg), "held by /t/deps/e2e-1 (deleted) (PID 7)");
         assert_eq!(holder("Could not set lock"), "held by another process");
+    }
+
+    #[test]
+    fn a_schema_after_the_file_holds_what_strata_creates() {
+        let dir = std::env::temp_dir().join(format!("strata-schema-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{e}"));
+        let file = dir.join("wh.duckdb").display().to_string();
+        let open = |text: &str| {
+            super::DuckDb::open(text, std::time::Duration::ZERO).unwrap_or_else(|e| panic!("{e:?}"))
+        };
+        open(&file)
+            .exec("CREATE TABLE t AS SELECT 1 AS x")
+            .expect("exec");
+        let wh = open(&format!("{file}?schema=my%20s"));
+        assert_eq!(wh.name(), format!("{file}?schema=my%20s"));
+        assert!(
+            !wh.relation_exists("t").expect("exists"),
+            "main.t is not ours"
+        );
+        wh.exec("CREATE TABLE t AS SELECT 2 AS x").expect("exec");
+        assert!(wh.relation_exists("t").expect("exists"));
+        assert_eq!(wh.count("SELECT x FROM t").expect("count"), 2);
+        assert_eq!(wh.count("SELECT x FROM main.t").expect("count"), 1);
+        drop(wh);
+        let ro = super::DuckDb::open_read_only(
+            &format!("{file}?schema=my%20s"),
+            std::time::Duration::ZERO,
+        )
+        .unwrap_or_else(|e| panic!("{e:?}"));
+        assert_eq!(ro.count("SELECT x FROM t").expect("count"), 2);
+        assert_eq!(super::file_of(&format!("{file}?schema=s")), file);
+        assert!(matches!(
+            super::split_schema("w.duckdb?schema=a&mode=b"),
+            Err(crate::Failure::Usage(m)) if m.contains("mode=b")
+        ));
+        drop(ro);
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -145,20 +145,15 @@ fn run(args: AuditArgs) -> Result<i32, Failure> {
     })?;
     let mut audit = audit_project(&project, manifest.as_ref());
     if args.data || args.warehouse.is_some() {
-        let (text, secret) = match &args.warehouse {
-            Some(w) => (w.clone(), None),
-            None => (
-                profile::warehouse(&project.root, args.profiles_dir.as_deref())?,
-                Some(profile::PASSWORD_ENV),
-            ),
-        };
-        let secret = secret.filter(|v| std::env::var_os(v).is_some());
         let engine_failure = |e: strata_engine::Failure| match e {
             strata_engine::Failure::Usage(m) => Failure::usage(m),
             strata_engine::Failure::Environment(m) => Failure::environment(m),
             strata_engine::Failure::Data(d) => Failure::environment(format!("{d:?}")),
         };
-        let target = strata_engine::Target::parse(&text, secret).map_err(engine_failure)?;
+        let target = match &args.warehouse {
+            Some(w) => strata_engine::Target::parse(w, None).map_err(engine_failure)?,
+            None => profile::target(&project.root, args.profiles_dir.as_deref())?,
+        };
         let wh = strata_engine::open_read_only(&target, Duration::ZERO).map_err(|e| {
             let f = engine_failure(e);
             Failure::environment(format!(

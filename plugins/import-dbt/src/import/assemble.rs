@@ -1,20 +1,21 @@
 //! The module's files: `_sources.strata`, `_tests.strata`, one file per
 //! converted dbt model (each importing the files of what it reads), and
-//! the root with its `seeds` pipeline; formatted as `strata fmt` writes
-//! them.
+//! the root with its `seeds` pipeline and its `dbt` pipeline; formatted as
+//! `strata fmt` writes them.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use super::contract::contract_name;
-use super::{Outcome, PIPELINE};
+use super::{Outcome, DBT, PIPELINE};
 use crate::check::Decl;
 use crate::names::{quote, written};
 use crate::plan::ModelPlan;
 use crate::project::Project;
 use crate::report::Status;
 
-/// The module's files and the models the `seeds` pipeline runs.
+/// The module's files, the models the `seeds` pipeline runs, and whether
+/// it is written (not when no model reads only seeds).
 #[allow(clippy::too_many_arguments)]
 pub(super) fn assemble(
     project: &Project,
@@ -26,7 +27,8 @@ pub(super) fn assemble(
     decls: &BTreeMap<String, Decl>,
     root_name: &str,
     out_dir: &Path,
-) -> (Vec<(String, String)>, BTreeSet<String>) {
+    dbt_target: bool,
+) -> (Vec<(String, String)>, BTreeSet<String>, bool) {
     let mut files: Vec<(String, String)> = Vec::new();
     let mut imports: Vec<String> = Vec::new();
 
@@ -205,33 +207,52 @@ pub(super) fn assemble(
         imports.push(m.name.clone());
     }
 
-    // The root: imports (sorted) and the seeds pipeline.
+    // The root: imports (sorted), the seeds pipeline (when a model reads
+    // only seeds) and the dbt pipeline (when the profile names dbt's
+    // warehouse).
     imports.sort();
-    let mut root = format!(
-        "# The dbt project `{}`, imported by `strata import-dbt` (IMPORT.md says what converted).\n#\n#   strata run {root_name} --pipeline {PIPELINE} -o warehouse.duckdb\n\n",
-        project.name
-    );
-    for imp in &imports {
-        root.push_str(&format!("import {}\n", written(imp)));
-    }
     let mut pipeline_models: Vec<std::borrow::Cow<str>> = Vec::new();
     for p in &all_plans {
         if runnable.contains(&p.name) {
             pipeline_models.push(written(&p.name));
         }
     }
-    root.push_str(&format!(
-        "\n# The models that read only the seeds, run on the seed files.\npipeline {PIPELINE} {{\n  env: dev\n  models: [{}]\n  sources: {{\n",
-        pipeline_models.join(", ")
-    ));
-    for (name, path) in seed_paths {
+    let seeds_pipeline = !pipeline_models.is_empty();
+    let mut root = format!(
+        "# The dbt project `{}`, imported by `strata import-dbt` (IMPORT.md says what converted).\n#\n",
+        project.name
+    );
+    if dbt_target {
+        root.push_str(&format!("#   strata run {root_name} --target {DBT}\n"));
+    }
+    if seeds_pipeline {
         root.push_str(&format!(
-            "    {}: from(path: {}),\n",
-            written(name),
-            quote(&relative(out_dir, path))
+            "#   strata run {root_name} --pipeline {PIPELINE} -o warehouse.duckdb\n"
         ));
     }
-    root.push_str("  }\n}\n");
+    root.push('\n');
+    for imp in &imports {
+        root.push_str(&format!("import {}\n", written(imp)));
+    }
+    if seeds_pipeline {
+        root.push_str(&format!(
+            "\n# The models that read only the seeds, run on the seed files.\npipeline {PIPELINE} {{\n  env: dev\n  models: [{}]\n  sources: {{\n",
+            pipeline_models.join(", ")
+        ));
+        for (name, path) in seed_paths {
+            root.push_str(&format!(
+                "    {}: from(path: {}),\n",
+                written(name),
+                quote(&relative(out_dir, path))
+            ));
+        }
+        root.push_str("  }\n}\n");
+    }
+    if dbt_target {
+        root.push_str(&format!(
+            "\n# Every model, on the warehouse dbt built (`--target {DBT}`, strata.toml): each source and\n# seed read where dbt reads it, published into a schema of strata's own.\npipeline {DBT} {{\n  env: prod\n}}\n"
+        ));
+    }
     files.push((root_name.to_string(), root));
 
     // Formatted as `strata fmt` writes them.
@@ -250,12 +271,12 @@ pub(super) fn assemble(
         .filter(|m| runnable.contains(&m.name))
         .map(|m| m.name.clone())
         .collect();
-    (files, in_pipeline)
+    (files, in_pipeline, seeds_pipeline)
 }
 
 /// `path` relative to directory `from` (`/`-separated); absolute when they
 /// share no root.
-fn relative(from: &Path, path: &Path) -> String {
+pub(super) fn relative(from: &Path, path: &Path) -> String {
     let abs = |p: &Path| {
         std::fs::canonicalize(p).unwrap_or_else(|_| {
             if p.is_absolute() {

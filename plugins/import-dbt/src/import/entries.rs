@@ -1,11 +1,12 @@
 //! The end of an import: the module files assembled, and the report's
 //! entry for each model and each join.
 
-use super::assemble::assemble;
+use super::assemble::{assemble, relative};
 use super::lines::map_line;
-use super::{Import, Options, State};
+use super::{Import, Options, State, DBT, PIPELINE};
 use crate::names;
-use crate::report::{JoinEntry, ModelEntry, Reason, Status};
+use crate::profile::{Kind, STRATA_SCHEMA};
+use crate::report::{JoinEntry, ModelEntry, Reason, Status, TargetEntry};
 
 impl State<'_> {
     /// The files and the report.
@@ -21,6 +22,7 @@ impl State<'_> {
             sql_of,
             seed_tests,
             seed_blocks,
+            reader,
             ..
         } = self;
         let root_name = {
@@ -40,7 +42,21 @@ impl State<'_> {
             .output
             .clone()
             .unwrap_or_else(|| project.root.clone());
-        let (files, in_pipeline) = assemble(
+        report.target = reader.warehouse.as_ref().map(|w| {
+            let file = match &w.kind {
+                Kind::DuckDb { path, .. } => relative(&out_dir, path),
+                Kind::Postgres { .. } => String::new(),
+            };
+            let (url, password_env) = w.toml_target(&file);
+            TargetEntry {
+                name: DBT.into(),
+                url,
+                password_env,
+                schema: STRATA_SCHEMA.into(),
+                from: w.at.clone(),
+            }
+        });
+        let (files, in_pipeline, seeds_pipeline) = assemble(
             project,
             &outcomes,
             &source_texts,
@@ -50,7 +66,9 @@ impl State<'_> {
             &decls,
             &root_name,
             &out_dir,
+            report.target.is_some(),
         );
+        report.pipeline = seeds_pipeline.then(|| PIPELINE.into());
 
         for (i, m) in project.models.iter().enumerate() {
             let o = &outcomes[i];

@@ -1,32 +1,40 @@
 //! The seeds and dbt sources as strata sources: typed (the seeds as
 //! DuckDB's CSV reader types them, the sources by their YAML `data_type`,
-//! else catalog.json), or the problems that keep strata from reading them;
-//! and the uniqueness their own tests prove.
+//! else catalog.json, else dbt's warehouse), reading where dbt reads them,
+//! or the problems that keep strata from reading them; and the uniqueness
+//! their own tests prove.
+
+use std::collections::BTreeSet;
 
 use serde_json::Value;
 use strata_lang::table_name::TableName;
 use strata_lang::types::Type;
 
 use super::specs::test_facts;
-use super::State;
+use super::warehouse::built_at;
+use super::{State, PIPELINE};
 use crate::check::Decl;
 use crate::names::{self, quote};
-use crate::report::SeedEntry;
+use crate::report::{SeedEntry, SourceEntry};
 use crate::seeds;
 use crate::sql::{ColInfo, RelInfo};
 use crate::types;
 
 impl State<'_> {
-    /// Seeds, typed as strata will read them.
+    /// Seeds, typed as strata will read them: each read from its file by
+    /// the `seeds` pipeline, and from the table dbt loaded (where the
+    /// profile names a warehouse) by the others.
     pub(super) fn declare_seeds(&mut self) {
         let project = self.project;
         let State {
+            manifest,
             report,
             known,
             decls,
             problems,
             source_texts,
             seed_paths,
+            reader,
             ..
         } = self;
         let enabled_seeds: Vec<_> = project
@@ -35,8 +43,16 @@ impl State<'_> {
             .map(|s| (s.clone(), project.seed_config(s)))
             .filter(|(_, c)| c.get("enabled").and_then(Value::as_bool) != Some(false))
             .collect();
-        for seed in seeds::type_seeds(&enabled_seeds) {
+        for (seed, (_, config)) in seeds::type_seeds(&enabled_seeds)
+            .into_iter()
+            .zip(&enabled_seeds)
+        {
+            let loaded_at = reader
+                .warehouse
+                .as_ref()
+                .map(|w| built_at(manifest.as_ref(), w, &seed.name, config));
             let mut probs = Vec::new();
+            let mut notes = Vec::new();
             if let Some(p) = &seed.problem {
                 probs.push(p.clone());
             }
@@ -50,23 +66,33 @@ impl State<'_> {
                     probs.push(format!("column: {why}"));
                     continue;
                 }
-                match &c.ty {
-                    Ok(t) => {
-                        cols.push(ColInfo {
-                            name: c.name.clone(),
-                            ty: Some(t.clone()),
-                        });
-                        let decl = types::declared(t).unwrap_or_else(|| "string".into());
-                        lines.push_str(&format!("    {}: {decl}\n", names::written(&c.name)));
+                let ty = match (&c.ty, &c.declared, &loaded_at) {
+                    (Ok(t), ..) => t.clone(),
+                    (Err(why), Some(declared), Some((schema, table))) => {
+                        notes.push(format!(
+                            "column `{}`: {why}: read from the table dbt loaded ({schema}.{table}), not from the file, so it is not in the `{PIPELINE}` pipeline",
+                            c.name
+                        ));
+                        declared.clone()
                     }
-                    Err(why) => probs.push(format!("column `{}`: {why}", c.name)),
-                }
+                    (Err(why), ..) => {
+                        probs.push(format!("column `{}`: {why}", c.name));
+                        continue;
+                    }
+                };
+                let decl = types::declared(&ty).unwrap_or_else(|| "string".into());
+                lines.push_str(&format!("    {}: {decl}\n", names::written(&c.name)));
+                cols.push(ColInfo {
+                    name: c.name.clone(),
+                    ty: Some(ty),
+                });
             }
             report.seeds.push(SeedEntry {
                 name: seed.name.clone(),
                 file: seed.rel.clone(),
                 columns: seed.columns.len(),
                 problems: probs.clone(),
+                notes: notes.clone(),
             });
             if probs.is_empty() {
                 let mut text = String::new();
@@ -78,13 +104,25 @@ impl State<'_> {
                 {
                     text.push_str(&comment(&d));
                 }
+                // Where dbt loaded it, else metadata (a table named like
+                // the seed).
+                let place = match &loaded_at {
+                    Some((schema, table)) => format!(
+                        "schema: {}, table: {}",
+                        quote(&TableName::bare(schema).to_string()),
+                        quote(&TableName::bare(table).to_string())
+                    ),
+                    None => format!(
+                        "ns: {}, dataset: {}",
+                        quote(&project.name),
+                        quote(&seed.name)
+                    ),
+                };
                 text.push_str(&format!(
-                "# Seed {}\nsource {}(ns: {}, dataset: {}) {{\n  columns: {{\n{lines}  }}\n}}\n",
-                seed.rel,
-                names::written(&seed.name),
-                quote(&project.name),
-                quote(&seed.name)
-            ));
+                    "# Seed {}\nsource {}({place}) {{\n  columns: {{\n{lines}  }}\n}}\n",
+                    seed.rel,
+                    names::written(&seed.name),
+                ));
                 decls.insert(seed.name.clone(), Decl::Source(text.clone()));
                 source_texts.push((seed.name.clone(), text));
                 known.insert(
@@ -94,30 +132,39 @@ impl State<'_> {
                         is_model: false,
                     },
                 );
-                seed_paths.insert(seed.name.clone(), seed.path.clone());
+                if notes.is_empty() {
+                    seed_paths.insert(seed.name.clone(), seed.path.clone());
+                }
             } else {
                 problems.insert(seed.name.clone(), probs);
             }
         }
     }
 
-    /// dbt sources: typed by their YAML `data_type`, else catalog.json.
+    /// dbt sources: typed by their YAML `data_type`, else catalog.json,
+    /// else dbt's warehouse (asked read-only, as `dbt docs generate` does).
     pub(super) fn declare_sources(&mut self) {
         let project = self.project;
         let State {
             catalog,
+            report,
             taken,
             known,
             decls,
             problems,
             source_texts,
             source_names,
+            reader,
             ..
         } = self;
         for ((src, tbl), t) in &project.props.sources {
             let name = names::source_table(src, tbl);
             taken.insert(name.clone());
             source_names.insert((src.clone(), tbl.clone()), name.clone());
+            let (schema, table) = (
+                t.schema.as_deref().unwrap_or(src),
+                t.identifier.as_deref().unwrap_or(tbl),
+            );
             let mut probs = Vec::new();
             if let Some(why) = names::refusal(&name) {
                 probs.push(format!("source name: {why}"));
@@ -125,24 +172,67 @@ impl State<'_> {
             let cat = catalog
                 .as_ref()
                 .and_then(|c| c.sources.get(&(src.clone(), tbl.clone())));
+            let in_catalog =
+                |n: &str| cat.and_then(|cat| cat.iter().find(|(c, _)| c.eq_ignore_ascii_case(n)));
+            // dbt's warehouse, only for what neither YAML nor catalog.json types.
+            let wanted = if t.columns.is_empty() {
+                cat.is_none()
+            } else {
+                t.columns
+                    .iter()
+                    .any(|c| c.data_type.is_none() && in_catalog(&c.name).is_none())
+            };
+            let asked = if wanted {
+                reader.columns(schema, table)
+            } else {
+                None
+            };
+            let from_warehouse = |n: &str| match &asked {
+                Some(Ok(cols)) => cols.iter().find(|(c, _)| c.eq_ignore_ascii_case(n)),
+                _ => None,
+            };
+            let not_there = match &asked {
+                Some(Err(why)) => format!(
+                    "; dbt's warehouse ({}) does not give them: {why}",
+                    reader.shown()
+                ),
+                _ => String::new(),
+            };
+            let mut types_from: BTreeSet<&str> = BTreeSet::new();
             let mut cols: Vec<(String, Result<Type, String>)> = Vec::new();
             for c in &t.columns {
-                let ty = match (&c.data_type, cat.and_then(|cat| cat.iter().find(|(n, _)| n.eq_ignore_ascii_case(&c.name)))) {
-                (Some(dt), _) => types::from_warehouse(dt),
-                (None, Some((_, ct))) => types::from_warehouse(ct),
-                (None, None) => Err("it has no type: give it a `data_type:` in YAML, or run `dbt docs generate` for target/catalog.json".to_string()),
-            };
+                let ty = match (&c.data_type, in_catalog(&c.name), from_warehouse(&c.name)) {
+                    (Some(dt), ..) => {
+                        types_from.insert("YAML");
+                        types::from_warehouse(dt)
+                    }
+                    (None, Some((_, ct)), _) => {
+                        types_from.insert("catalog.json");
+                        types::from_warehouse(ct)
+                    }
+                    (None, None, Some((_, wt))) => {
+                        types_from.insert("warehouse");
+                        types::from_warehouse(wt)
+                    }
+                    (None, None, None) => Err(format!("it has no type: give it a `data_type:` in YAML, or run `dbt docs generate` for target/catalog.json{not_there}")),
+                };
                 cols.push((c.name.clone(), ty));
             }
             if cols.is_empty() {
-                if let Some(cat) = cat {
-                    for (n, ct) in cat {
+                let all = match (cat, &asked) {
+                    (Some(cat), _) => Some(("catalog.json", cat)),
+                    (None, Some(Ok(cols))) => Some(("warehouse", cols)),
+                    _ => None,
+                };
+                if let Some((from, all)) = all {
+                    types_from.insert(from);
+                    for (n, ct) in all {
                         cols.push((n.clone(), types::from_warehouse(ct)));
                     }
                 }
             }
             if cols.is_empty() {
-                probs.push("the source declares no columns: list them with `data_type:` in YAML, or run `dbt docs generate` for target/catalog.json".into());
+                probs.push(format!("the source declares no columns: list them with `data_type:` in YAML, or run `dbt docs generate` for target/catalog.json{not_there}"));
             }
             let mut lines = String::new();
             let mut infos = Vec::new();
@@ -166,6 +256,13 @@ impl State<'_> {
                     Err(why) => probs.push(format!("column `{n}`: {why}")),
                 }
             }
+            report.sources.push(SourceEntry {
+                name: name.clone(),
+                table: format!("{}.{}", TableName::bare(schema), TableName::bare(table)),
+                columns: infos.len(),
+                types_from: types_from.iter().map(|f| f.to_string()).collect(),
+                problems: probs.clone(),
+            });
             if probs.is_empty() {
                 let mut text = String::new();
                 if let Some(d) = &t.description {
@@ -177,8 +274,8 @@ impl State<'_> {
                 names::written(&name),
                 // Where dbt reads it: each a name as a source's `schema:`
                 // and `table:` read them (a dot in one quoted).
-                quote(&TableName::bare(t.schema.as_deref().unwrap_or(src)).to_string()),
-                quote(&TableName::bare(t.identifier.as_deref().unwrap_or(tbl)).to_string()),
+                quote(&TableName::bare(schema).to_string()),
+                quote(&TableName::bare(table).to_string()),
             ));
                 decls.insert(name.clone(), Decl::Source(text.clone()));
                 source_texts.push((name.clone(), text));

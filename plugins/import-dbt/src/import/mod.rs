@@ -16,6 +16,7 @@ mod models;
 pub(crate) mod specs;
 mod translate;
 mod unit;
+mod warehouse;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
@@ -61,6 +62,10 @@ pub struct Import {
 
 /// The name of the pipeline that runs on the seeds.
 pub const PIPELINE: &str = "seeds";
+
+/// The name of the target (strata.toml) and of the pipeline that run on
+/// the warehouse dbt built.
+pub const DBT: &str = "dbt";
 
 /// Per dbt model, what the import made of it.
 #[derive(Debug, Default)]
@@ -118,6 +123,8 @@ struct State<'p> {
     /// tests: `_tests.strata`.
     seed_tests: Vec<ModelPlan>,
     seed_blocks: Vec<String>,
+    /// dbt's warehouse, read-only, for columns nothing else gives.
+    reader: warehouse::Reader,
 }
 
 pub fn import(options: &Options) -> Result<Import, Failure> {
@@ -189,7 +196,20 @@ fn import_once(options: &Options, forced: &BTreeMap<String, String>) -> Result<I
         Manifest::read(&target)?
     };
     let catalog = Catalog::read(&target)?;
-    let mut st = State::new(&project, manifest, catalog);
+    let (warehouse, problem) =
+        match crate::profile::find(&options.project, options.profiles_dir.as_deref()) {
+            Ok(w) => (w, None),
+            Err(f) if f.code == strata_plugin::exit::USAGE => (None, Some(f.message)),
+            Err(f) => return Err(f),
+        };
+    let mut st = State::new(&project, manifest, catalog, warehouse);
+    if let Some(why) = problem {
+        st.report.notes.push(Reason::new(
+            format!("dbt's warehouse is not read, and no `dbt` target is written: {why}"),
+            "profiles.yml",
+            0,
+        ));
+    }
     st.declare_seeds();
     st.declare_sources();
     st.input_facts();
@@ -207,10 +227,12 @@ impl<'p> State<'p> {
         project: &'p Project,
         manifest: Option<Manifest>,
         catalog: Option<Catalog>,
+        warehouse: Option<crate::profile::Warehouse>,
     ) -> State<'p> {
         let report = Report {
             root: String::new(),
-            pipeline: PIPELINE.into(),
+            pipeline: None,
+            target: None,
             project: project.name.clone(),
             adapter: project.adapter.clone(),
             adapter_from: project.adapter_from.clone(),
@@ -219,6 +241,7 @@ impl<'p> State<'p> {
             joins: Vec::new(),
             tests: Vec::new(),
             seeds: Vec::new(),
+            sources: Vec::new(),
             notes: Vec::new(),
             summary: Summary::default(),
         };
@@ -257,6 +280,7 @@ impl<'p> State<'p> {
             duckdb: project.adapter == "duckdb",
             seed_tests: Vec::new(),
             seed_blocks: Vec::new(),
+            reader: warehouse::Reader::new(warehouse),
         }
     }
 }

@@ -7,9 +7,13 @@ use std::collections::BTreeMap;
 
 use super::incremental::rebuilt_in_full;
 use super::lines::map_line;
+use serde_json::Value;
+use strata_lang::table_name::TableName;
+
 use super::specs::test_facts;
+use super::warehouse::{built_at, Reader};
 use super::{Outcome, State};
-use crate::catalog::{relation_key, Catalog};
+use crate::catalog::{relation_key, Catalog, Manifest};
 use crate::check::{self, Decl};
 use crate::jinja::Dep;
 use crate::names::{self, quote};
@@ -36,11 +40,27 @@ impl State<'_> {
             by_name,
             outcomes,
             sql_of,
+            reader,
             ..
         } = self;
         let relations = manifest.as_ref().map(|m| &m.relations);
         for &i in order {
             let m = &project.models[i];
+            // A model that needs review, read by its readers as dbt's relation.
+            macro_rules! declare_needs_review {
+                () => {
+                    declare_from_catalog(
+                        m,
+                        project,
+                        catalog.as_ref(),
+                        manifest.as_ref(),
+                        reader,
+                        known,
+                        decls,
+                        &mut outcomes[i],
+                    )
+                };
+            }
             if let Some(why) = forced.get(&m.name) {
                 outcomes[i].reasons.push(Reason::new(
                     format!(
@@ -88,7 +108,7 @@ impl State<'_> {
                     }
                 }
                 outcomes[i].status = Some(Status::NeedsReview);
-                declare_from_catalog(m, project, catalog.as_ref(), known, decls, &mut outcomes[i]);
+                declare_needs_review!();
                 continue;
             }
             let Some(sql_text) = sql_of[i].clone() else {
@@ -119,14 +139,7 @@ impl State<'_> {
                         .reasons
                         .push(Reason::new(message, m.rel.clone(), line));
                     outcomes[i].status = Some(Status::NeedsReview);
-                    declare_from_catalog(
-                        m,
-                        project,
-                        catalog.as_ref(),
-                        known,
-                        decls,
-                        &mut outcomes[i],
-                    );
+                    declare_needs_review!();
                     continue;
                 }
             };
@@ -178,14 +191,7 @@ impl State<'_> {
                     for p in &plans {
                         facts.by_relation.remove(&p.name);
                     }
-                    declare_from_catalog(
-                        m,
-                        project,
-                        catalog.as_ref(),
-                        known,
-                        decls,
-                        &mut outcomes[i],
-                    );
+                    declare_needs_review!();
                 }
             }
         }
@@ -247,13 +253,17 @@ pub(super) fn resolve_name(
     ))
 }
 
-/// A model that needs review but whose columns catalog.json gives (or
-/// whose YAML types every column): declared as a source reading the table
-/// dbt builds, so the models reading it still convert.
+/// A model that needs review but that dbt builds, whose columns
+/// catalog.json gives (or whose YAML types every column, or dbt's
+/// warehouse has): declared as a source reading the relation dbt built, so
+/// the models reading it still convert (and run against dbt's warehouse).
+#[allow(clippy::too_many_arguments)]
 fn declare_from_catalog(
     m: &ModelFile,
     project: &Project,
     catalog: Option<&Catalog>,
+    manifest: Option<&Manifest>,
+    reader: &mut Reader,
     known: &mut BTreeMap<String, RelInfo>,
     decls: &mut BTreeMap<String, Decl>,
     outcome: &mut Outcome,
@@ -261,6 +271,15 @@ fn declare_from_catalog(
     if names::refusal(&m.name).is_some() {
         return;
     }
+    let config = project.model_config(m);
+    if config.get("materialized").and_then(Value::as_str) == Some("ephemeral") {
+        // dbt builds no relation to read.
+        return;
+    }
+    let built = reader
+        .warehouse
+        .as_ref()
+        .map(|w| built_at(manifest, w, &m.name, &config));
     let from_yaml: Option<Vec<(String, String)>> =
         project.props.models.get(&m.name).and_then(|p| {
             if p.columns.is_empty() {
@@ -273,7 +292,11 @@ fn declare_from_catalog(
         });
     let cols = catalog
         .and_then(|c| c.nodes.get(&m.name).cloned())
-        .or(from_yaml);
+        .or(from_yaml)
+        .or_else(|| {
+            let (schema, table) = built.as_ref()?;
+            reader.columns(schema, table)?.ok()
+        });
     let Some(cols) = cols else { return };
     let mut lines = String::new();
     let mut infos = Vec::new();
@@ -294,12 +317,18 @@ fn declare_from_catalog(
             ty: Some(ty),
         });
     }
+    let place = match &built {
+        Some((schema, table)) => format!(
+            "schema: {}, table: {}",
+            quote(&TableName::bare(schema).to_string()),
+            quote(&TableName::bare(table).to_string())
+        ),
+        None => format!("ns: {}, dataset: {}", quote("dbt"), quote(&m.name)),
+    };
     let text = format!(
-        "# The model {} needs review (IMPORT.md): its readers read the table dbt builds.\nsource {}(ns: {}, dataset: {}) {{\n  columns: {{\n{lines}  }}\n}}\n",
+        "# The model {} needs review (IMPORT.md): its readers read the table dbt builds.\nsource {}({place}) {{\n  columns: {{\n{lines}  }}\n}}\n",
         m.rel,
         names::written(&m.name),
-        quote("dbt"),
-        quote(&m.name)
     );
     decls.insert(m.name.clone(), Decl::Source(text));
     known.insert(

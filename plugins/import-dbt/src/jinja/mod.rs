@@ -19,7 +19,7 @@ use serde_json::{Map, Value as Json};
 
 use crate::project::{Loc, Project};
 
-pub use objects::{ref_marker, source_marker, Dep};
+pub use objects::{ref_marker, source_marker, Dep, INVOCATION_ID, RUN_STARTED_AT};
 use objects::{Adapter, ConfigFn, Namespace, RefFn, Relation, SourceFn, VarFn};
 
 const BUILTINS: &str = include_str!("builtins.jinja");
@@ -136,6 +136,8 @@ impl Renderer {
             })),
         );
         env.add_global("project_name", project.name.clone());
+        env.add_global("run_started_at", RUN_STARTED_AT);
+        env.add_global("invocation_id", INVOCATION_ID);
 
         // The macro template: dbt's built-ins, then every project macro
         // file that parses (one that does not is reported, and the models

@@ -25,6 +25,15 @@ pub fn ref_marker(name: &str) -> String {
     format!("\"$ref${}\"", name.replace('"', "\"\""))
 }
 
+/// What `{{ run_started_at }}` renders as (and what the time dbt's run
+/// started becomes in compiled SQL): text the SQL translator reads as the
+/// run's start, strata's `current_timestamp()`.
+pub const RUN_STARTED_AT: &str = "$run_started_at$";
+
+/// What `{{ invocation_id }}` renders as: text the SQL translator refuses
+/// with its reason (strata has no function for the run's id).
+pub const INVOCATION_ID: &str = "$invocation_id$";
+
 pub fn source_marker(source: &str, table: &str) -> String {
     format!(
         "\"$source${}${}\"",

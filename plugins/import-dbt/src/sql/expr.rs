@@ -145,7 +145,8 @@ impl Translator<'_> {
                 sql::Value::Boolean(b) => (SExpr::Bool(*b), Some(Type::Bool)),
                 sql::Value::Null => (SExpr::Null, None),
                 other => match string_of(other) {
-                    Some(s) => (SExpr::Str(s.to_string()), Some(Type::String)),
+                    Some(s) => run_value(s, e)?
+                        .unwrap_or_else(|| (SExpr::Str(s.to_string()), Some(Type::String))),
                     None => return Err(Refusal::at(format!("the literal {other}"), e)),
                 },
             },
@@ -155,7 +156,10 @@ impl Translator<'_> {
                 };
                 let ty = types::from_warehouse(&t.data_type.to_string())
                     .map_err(|why| Refusal::at(why, e))?;
-                cast(SExpr::Str(s.to_string()), &ty, e)?
+                match run_value(s, e)? {
+                    Some((x, _)) => cast(x, &ty, e)?,
+                    None => cast(SExpr::Str(s.to_string()), &ty, e)?,
+                }
             }
             E::UnaryOp { op, expr } => {
                 let (x, ty) = self.expr(expr, inputs, mode)?;

@@ -18,6 +18,26 @@ pub(super) fn string_of(v: &sql::Value) -> Option<&str> {
     }
 }
 
+/// dbt's per-invocation values (the markers `{{ run_started_at }}` and
+/// `{{ invocation_id }}` render as): the time dbt's run started is the
+/// run's start, strata's `current_timestamp()` (a timestamp where dbt
+/// writes text); the invocation's id has no strata equivalent.
+pub(super) fn run_value(text: &str, node: &impl Spanned) -> R<Option<Typed>> {
+    if text == crate::jinja::RUN_STARTED_AT {
+        return Ok(Some((
+            SExpr::call("current_timestamp", Vec::new()),
+            Some(Type::Timestamp),
+        )));
+    }
+    if text.contains(crate::jinja::INVOCATION_ID) || text.contains(crate::jinja::RUN_STARTED_AT) {
+        return Err(Refusal::at(
+            "dbt's invocation_id (or run_started_at inside other text): strata has no function for the run's id",
+            node,
+        ));
+    }
+    Ok(None)
+}
+
 /// A SQL number as a strata literal.
 pub(super) fn number(text: &str, node: &impl Spanned) -> R<Typed> {
     let clean = text.replace('_', "");

@@ -121,11 +121,16 @@ pub fn warehouse_name(target: &Target, relation: &str) -> (String, String) {
 fn table_dataset(target: &Target, table: &TableName) -> (String, String) {
     let (namespace, database, schema) = match target {
         Target::DuckDb(path) => {
-            let abs = std::path::absolute(path).unwrap_or_else(|_| path.into());
+            let file = strata_lifecycle::duckdb_file(path);
+            let abs = std::path::absolute(file).unwrap_or_else(|_| file.into());
+            let schema = path
+                .get(file.len()..)
+                .and_then(|q| q.strip_prefix("?schema="))
+                .unwrap_or("main");
             (
                 format!("duckdb://{}", abs.display()),
                 None,
-                "main".to_string(),
+                schema.to_string(),
             )
         }
         Target::Postgres(pg) => {

@@ -1,0 +1,1 @@
+select id as customer_id, name from {{ source('shop', 'customer') }}
