@@ -21,6 +21,7 @@ pub mod import;
 pub mod init;
 pub mod jinja;
 pub mod names;
+mod packages;
 pub mod plan;
 pub mod project;
 pub mod promises;

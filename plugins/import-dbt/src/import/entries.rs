@@ -40,7 +40,7 @@ impl State<'_> {
             .output
             .clone()
             .unwrap_or_else(|| project.root.clone());
-        let (files, in_pipeline) = assemble(
+        let assembled = assemble(
             project,
             &outcomes,
             &source_texts,
@@ -65,14 +65,19 @@ impl State<'_> {
                 reasons,
                 notes: o.notes.clone(),
                 file: m.rel.clone(),
-                strata_file: (status == Status::Converted).then(|| format!("{}.strata", m.name)),
+                strata_file: (status == Status::Converted).then(|| {
+                    format!(
+                        "{}.strata",
+                        assembled.file_of.get(&m.name).unwrap_or(&m.name)
+                    )
+                }),
                 helpers: o
                     .plans
                     .iter()
                     .filter(|p| p.name != m.name)
                     .map(|p| p.name.clone())
                     .collect(),
-                in_pipeline: in_pipeline.contains(&m.name),
+                in_pipeline: assembled.in_pipeline.contains(&m.name),
                 declared_as_source: o.declared_as_source,
             });
             for p in &o.plans {
@@ -94,6 +99,9 @@ impl State<'_> {
             }
         }
         report.summarize();
-        Import { files, report }
+        Import {
+            files: assembled.files,
+            report,
+        }
     }
 }

@@ -10,6 +10,7 @@ mod carry;
 mod contract;
 mod entries;
 mod inputs;
+mod layout;
 mod lines;
 mod models;
 pub(crate) mod specs;
@@ -156,11 +157,21 @@ fn final_check(result: &Import) -> Vec<(String, String)> {
     let checked = strata_rules::check_module(strata_rules::ModuleInput::Files(&[root]), &options);
     let mut out: Vec<(String, String)> = Vec::new();
     for d in checked.diagnostics.iter().filter(|d| d.is_error()) {
-        let file = checked.sources.get(d.span.file).path.clone();
-        let stem = file
+        let source = checked.sources.get(d.span.file);
+        let file = source.path.clone();
+        let mut stem = file
             .file_stem()
             .map(|s| s.to_string_lossy().into_owned())
             .unwrap_or_default();
+        // A file of several models (see `layout`): the model whose
+        // section the error is in.
+        let before = source.text.get(..d.span.start as usize).unwrap_or("");
+        if let Some(at) = before.rfind("\n# dbt model ") {
+            let rel = before[at + 13..].lines().next().unwrap_or("").trim();
+            if let Some(m) = result.report.models.iter().find(|m| m.file == rel) {
+                stem = m.name.clone();
+            }
+        }
         if !out.iter().any(|(m, _)| *m == stem) {
             out.push((stem, format!("{} {}", d.code, d.message)));
         }

@@ -42,7 +42,7 @@ impl State<'_> {
                 if m.python {
                     return None;
                 }
-                Some(renderer.render(&m.name, &m.rel, &m.text))
+                Some(renderer.render_in(m.package.as_deref(), &m.name, &m.rel, &m.text))
             })
             .collect();
 
@@ -85,7 +85,7 @@ impl State<'_> {
                     }
                 }
             }
-            if config.get("enabled").and_then(Value::as_bool) == Some(false) {
+            if config.get("enabled").is_some_and(super::carry::disabled) {
                 o.status = Some(Status::Disabled);
                 o.reasons = vec![Reason::new("disabled in its config", m.rel.clone(), 0)];
                 continue;
