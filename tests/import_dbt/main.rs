@@ -110,4 +110,5 @@ mod corpus;
 mod dbt_rows;
 mod fuzz;
 mod init;
+mod packages;
 mod unit_tests;

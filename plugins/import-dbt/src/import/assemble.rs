@@ -96,29 +96,6 @@ pub(super) fn assemble(
     }
     files.push(("_sources.strata".into(), src));
     imports.push("_sources".into());
-    if !seed_tests.is_empty() || !seed_blocks.is_empty() {
-        let plans: Vec<&ModelPlan> = seed_tests.iter().collect();
-        let refs: Vec<String> = seed_blocks
-            .iter()
-            .filter_map(|b| b.split(" in ").nth(1))
-            .filter_map(|r| r.split('.').next())
-            .map(|r| r.trim().to_string())
-            .collect();
-        let mut t = String::from(
-            "# The tests of the seeds and sources, and the project's singular tests: models of their\n# failing rows, each expected empty.\n\n",
-        );
-        t.push_str(&import_lines("_tests", &wanted_by(&plans, &refs)));
-        for p in seed_tests {
-            t.push('\n');
-            t.push_str(&p.to_text());
-        }
-        for b in seed_blocks {
-            t.push('\n');
-            t.push_str(b);
-        }
-        files.push(("_tests.strata".into(), t));
-        imports.push("_tests".into());
-    }
 
     // Which models only read seeds (and such models): the pipeline's.
     let seeds: BTreeSet<&str> = seed_paths.keys().map(String::as_str).collect();
@@ -256,6 +233,33 @@ pub(super) fn assemble(
         }
         files.push((format!("{file}.strata"), text));
         imports.push((*file).to_string());
+    }
+    if !seed_tests.is_empty() || !seed_blocks.is_empty() {
+        let plans: Vec<&ModelPlan> = seed_tests.iter().collect();
+        let refs: Vec<String> = seed_blocks
+            .iter()
+            .filter_map(|b| b.split(" in ").nth(1))
+            .filter_map(|r| r.split('.').next())
+            .map(|r| r.trim().to_string())
+            .collect();
+        let mut t = String::from(
+            "# The tests of the seeds and sources, and the project's singular tests: models of their\n# failing rows, each expected empty.\n\n",
+        );
+        let wanted: BTreeSet<String> = wanted_by(&plans, &refs)
+            .into_iter()
+            .map(|w| file_of.get(&w).cloned().unwrap_or(w))
+            .collect();
+        t.push_str(&import_lines("_tests", &wanted));
+        for p in seed_tests {
+            t.push('\n');
+            t.push_str(&p.to_text());
+        }
+        for b in seed_blocks {
+            t.push('\n');
+            t.push_str(b);
+        }
+        files.push(("_tests.strata".into(), t));
+        imports.push("_tests".into());
     }
 
     // The root: imports (sorted) and the seeds pipeline.

@@ -183,7 +183,7 @@ fn final_check(result: &Import) -> Vec<(String, String)> {
 }
 
 fn import_once(options: &Options, forced: &BTreeMap<String, String>) -> Result<Import, Failure> {
-    let (project, target) = Project::read_with_target(
+    let (mut project, target) = Project::read_with_target(
         &options.project,
         &ReadOptions {
             vars: options.vars.clone(),
@@ -191,6 +191,8 @@ fn import_once(options: &Options, forced: &BTreeMap<String, String>) -> Result<I
         },
         options.target_path.as_deref(),
     )?;
+    crate::jinja::render_project_yaml(&mut project);
+    let project = project;
     let manifest = if options.ignore_manifest {
         None
     } else {

@@ -9,6 +9,7 @@
 //! missing `var`, fails the render: the model is needs review, with the
 //! reason and the line.
 
+mod config;
 mod objects;
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -19,6 +20,7 @@ use serde_json::{Map, Value as Json};
 
 use crate::project::{Loc, MacroFile, Project};
 
+pub use config::render_project_yaml;
 use objects::{
     package_template, Adapter, ConfigFn, Macros, Namespace, RefFn, Relation, SourceFn, VarFn,
 };
