@@ -1,32 +1,44 @@
 //! The packages `dbt deps` installed (`dbt_packages/<dir>`, each a dbt
-//! project of its own): their models, macros and property files join the
-//! project's, their configs and vars scoped as dbt scopes them.
+//! project of its own), and the vars each package's models see, scoped as
+//! dbt scopes them (`project` reads their files).
+
+use std::path::Path;
 
 use serde_json::{Map, Value};
 
 use crate::error::Failure;
-use crate::project::{read_tree, Package, Project};
 use crate::yaml::{self, str_field};
 
-/// Read every package installed under `install` (relative to the root):
-/// a directory with a dbt_project.yml, named by its `name:`. The root
+/// An installed package as found: its name, directory (relative to the
+/// root project), dbt_project.yml and the vars its models see.
+pub(crate) struct Installed {
+    pub name: String,
+    pub rel: String,
+    pub doc: Value,
+    pub vars: Map<String, Value>,
+}
+
+/// Every package installed under `install` (relative to `root`): a
+/// directory with a dbt_project.yml, named by its `name:`. The root
 /// project itself (a package's `integration_tests` installs its package
-/// with `local: ../`) is read once, as the root.
-pub(crate) fn read_packages(
-    project: &mut Project,
+/// with `local: ../`), `root_name`, is not one.
+pub(crate) fn installed(
+    root: &Path,
+    root_name: &str,
     root_doc: &Value,
     install: &str,
     cli_vars: &Map<String, Value>,
-) -> Result<(), Failure> {
-    let dir = project.root.join(install);
+) -> Result<Vec<Installed>, Failure> {
+    let dir = root.join(install);
     let Ok(entries) = std::fs::read_dir(&dir) else {
-        return Ok(());
+        return Ok(Vec::new());
     };
     let mut dirs: Vec<String> = entries
         .filter_map(Result::ok)
         .map(|e| e.file_name().to_string_lossy().into_owned())
         .collect();
     dirs.sort();
+    let mut out: Vec<Installed> = Vec::new();
     for d in dirs {
         let file = dir.join(&d).join("dbt_project.yml");
         let Ok(text) = std::fs::read_to_string(&file) else {
@@ -36,23 +48,18 @@ pub(crate) fn read_packages(
         let Some(name) = str_field(&doc, "name").map(str::to_string) else {
             continue;
         };
-        if name == project.name || project.packages.contains_key(&name) {
+        if name == root_name || out.iter().any(|p| p.name == name) {
             continue;
         }
-        let rel = format!("{install}/{d}");
-        read_tree(project, &doc, &format!("{rel}/"), Some(&name))?;
         let vars = package_vars(&name, doc.get("vars"), root_doc.get("vars"), cli_vars);
-        project.packages.insert(
-            name.clone(),
-            Package {
-                name,
-                rel,
-                models_config: doc.get("models").cloned().unwrap_or(Value::Null),
-                vars,
-            },
-        );
+        out.push(Installed {
+            name,
+            rel: format!("{install}/{d}"),
+            doc,
+            vars,
+        });
     }
-    Ok(())
+    Ok(out)
 }
 
 /// What `var()` sees in package `name`, as dbt merges it (later wins): the

@@ -251,7 +251,18 @@ impl Project {
         };
         read_tree(&mut project, &doc, "", None)?;
         let install = str_field(&doc, "packages-install-path").unwrap_or("dbt_packages");
-        crate::packages::read_packages(&mut project, &doc, install, &cli_vars)?;
+        for p in crate::packages::installed(root, &name, &doc, install, &cli_vars)? {
+            read_tree(&mut project, &p.doc, &format!("{}/", p.rel), Some(&p.name))?;
+            project.packages.insert(
+                p.name.clone(),
+                Package {
+                    models_config: p.doc.get("models").cloned().unwrap_or(Value::Null),
+                    name: p.name,
+                    rel: p.rel,
+                    vars: p.vars,
+                },
+            );
+        }
         Ok(project)
     }
 
@@ -348,7 +359,7 @@ fn dispatch_of(doc: &Value) -> BTreeMap<String, Vec<String>> {
 
 /// The paths dbt_project.yml gives under `key` (or its older spelling
 /// `old`), else `default`.
-pub(crate) fn paths(doc: &Value, key: &str, old: &str, default: &str) -> Vec<String> {
+fn paths(doc: &Value, key: &str, old: &str, default: &str) -> Vec<String> {
     match doc.get(key).or_else(|| doc.get(old)) {
         Some(Value::Array(items)) => items
             .iter()
@@ -363,7 +374,7 @@ pub(crate) fn paths(doc: &Value, key: &str, old: &str, default: &str) -> Vec<Str
 /// Read the files of the project whose dbt_project.yml is `doc`, at
 /// `prefix` under the root (`""`: the root project itself; a package's
 /// directory otherwise, whose seeds and singular tests are not read).
-pub(crate) fn read_tree(
+fn read_tree(
     project: &mut Project,
     doc: &Value,
     prefix: &str,

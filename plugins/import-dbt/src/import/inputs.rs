@@ -126,20 +126,26 @@ impl State<'_> {
                 .as_ref()
                 .and_then(|c| c.sources.get(&(src.clone(), tbl.clone())));
             let mut cols: Vec<(String, Result<Type, String>)> = Vec::new();
-            for c in &t.columns {
+            // What the warehouse has is the source's columns (`select *`
+            // reads them all: a package's YAML often lists a few); the
+            // YAML's `data_type` types those it names.
+            if let Some(cat) = cat {
+                for (n, ct) in cat {
+                    let yaml = t
+                        .columns
+                        .iter()
+                        .find(|c| c.name.eq_ignore_ascii_case(n))
+                        .and_then(|c| c.data_type.as_deref());
+                    cols.push((n.clone(), types::from_warehouse(yaml.unwrap_or(ct))));
+                }
+            }
+            for c in t.columns.iter().filter(|_| cat.is_none()) {
                 let ty = match (&c.data_type, cat.and_then(|cat| cat.iter().find(|(n, _)| n.eq_ignore_ascii_case(&c.name)))) {
                 (Some(dt), _) => types::from_warehouse(dt),
                 (None, Some((_, ct))) => types::from_warehouse(ct),
                 (None, None) => Err("it has no type: give it a `data_type:` in YAML, or run `dbt docs generate` for target/catalog.json".to_string()),
             };
                 cols.push((c.name.clone(), ty));
-            }
-            if cols.is_empty() {
-                if let Some(cat) = cat {
-                    for (n, ct) in cat {
-                        cols.push((n.clone(), types::from_warehouse(ct)));
-                    }
-                }
             }
             if cols.is_empty() {
                 probs.push("the source declares no columns: list them with `data_type:` in YAML, or run `dbt docs generate` for target/catalog.json".into());

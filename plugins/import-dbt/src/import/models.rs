@@ -61,6 +61,7 @@ impl State<'_> {
                     sql_of[i] = Some(r.sql.clone());
                 }
                 Some(Err(f)) => {
+                    config.extend(f.config.clone());
                     o.deps = f.deps.clone();
                     o.reasons.push(Reason::new(
                         f.message.clone(),
@@ -85,7 +86,10 @@ impl State<'_> {
                     }
                 }
             }
-            if config.get("enabled").is_some_and(super::carry::disabled) {
+            let dbt_disabled = manifest
+                .as_ref()
+                .is_some_and(|mf| mf.disabled.contains(&m.name));
+            if dbt_disabled || config.get("enabled").is_some_and(super::carry::disabled) {
                 o.status = Some(Status::Disabled);
                 o.reasons = vec![Reason::new("disabled in its config", m.rel.clone(), 0)];
                 continue;

@@ -68,6 +68,9 @@ pub struct RenderFailure {
     /// `ref`s and `source`s seen before the failure (so the model still
     /// takes its place in the graph).
     pub deps: Vec<Dep>,
+    /// What `config(...)` set before the failure (a model disabled there
+    /// is disabled, whatever fails after).
+    pub config: Map<String, Json>,
 }
 
 /// What a render records (shared by the functions of one render).
@@ -350,6 +353,7 @@ impl Renderer {
                     message,
                     loc,
                     deps: record.deps,
+                    config: record.config,
                 })
             }
         }
