@@ -23,6 +23,9 @@ pub(super) struct Assembled {
     pub file_of: BTreeMap<String, String>,
 }
 
+/// One written file's models (`(dbt file, body)`) and the files it imports.
+type FileParts<'a> = (Vec<(&'a str, &'a str)>, BTreeSet<String>);
+
 /// The module's files and the models the `seeds` pipeline runs.
 #[allow(clippy::too_many_arguments)]
 pub(super) fn assemble(
@@ -204,7 +207,7 @@ pub(super) fn assemble(
             .map(|(n, _, w)| (n.clone(), w.clone()))
             .collect::<BTreeMap<_, _>>(),
     );
-    let mut merged: BTreeMap<&str, (Vec<(&str, &str)>, BTreeSet<String>)> = BTreeMap::new();
+    let mut merged: BTreeMap<&str, FileParts> = BTreeMap::new();
     for (name, text, wanted) in &bodies {
         let file = file_of.get(name).map_or(name.as_str(), String::as_str);
         let entry = merged.entry(file).or_default();

@@ -105,7 +105,7 @@ impl State<'_> {
                 if let Ok(r) = &rendered {
                     config.extend(r.config.clone());
                 }
-                if config.get("enabled").is_some_and(|e| disabled(e)) {
+                if config.get("enabled").is_some_and(disabled) {
                     return None;
                 }
                 let sql = rendered
