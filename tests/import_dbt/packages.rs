@@ -14,68 +14,12 @@ fn package_models_macros_dispatch_and_a_folder_cycle() {
         &root().join("tests/dbt/packaged"),
         &tmp.path().join("packaged"),
     );
-    let mut args = vec!["import-dbt", "packaged", "-o", "out", "--format", "json"];
-    args.push("--no-manifest");
-    let o = strata(&args, tmp.path());
-    assert_eq!(
-        o.status.code(),
-        Some(0),
-        "{}{}",
-        text(&o.stdout),
-        text(&o.stderr)
-    );
-    let report: serde_json::Value =
-        serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("{e}: {}", text(&o.stdout)));
-    let out = tmp.path().join("out");
-    let written: BTreeMap<String, String> = walk(&out)
-        .into_iter()
-        .map(|p| {
-            let rel = p
-                .strip_prefix(&out)
-                .unwrap_or_else(|e| panic!("{e}"))
-                .to_string_lossy()
-                .into_owned();
-            (rel, std::fs::read_to_string(&p).unwrap_or_default())
-        })
-        .collect();
-    let mut expected = written.clone();
-    let mut report_text = serde_json::to_string_pretty(&report).unwrap_or_default();
-    report_text.push('\n');
-    expected.insert("report.json".into(), report_text);
-    let snapshot = root().join("tests/dbt/snapshots/packaged");
-    if std::env::var_os("STRATA_BLESS").is_some() {
-        let _ = std::fs::remove_dir_all(&snapshot);
-        for (rel, t) in &expected {
-            let p = snapshot.join(rel);
-            if let Some(parent) = p.parent() {
-                std::fs::create_dir_all(parent).unwrap_or_else(|e| panic!("{e}"));
-            }
-            std::fs::write(&p, t).unwrap_or_else(|e| panic!("{e}"));
-        }
-    }
-    for (rel, t) in &expected {
-        let on_disk = std::fs::read_to_string(snapshot.join(rel)).ok();
-        assert_eq!(
-            on_disk.as_deref(),
-            Some(t.as_str()),
-            "{rel} differs from tests/dbt/snapshots/packaged/{rel} (STRATA_BLESS=1 rewrites the snapshots)"
-        );
-    }
-    assert_eq!(
-        walk(&snapshot).len(),
-        expected.len(),
-        "files in tests/dbt/snapshots/packaged"
-    );
+    let report = import_project(tmp.path(), "packaged", "out", &["--no-manifest"]);
+    let written = files_of(&tmp.path().join("out"));
+    check_snapshot("packaged", &written, &report);
 
     // The modules check clean: no two files import each other.
-    let o = strata(&["check", "out"], tmp.path());
-    assert_eq!(
-        o.status.code(),
-        Some(0),
-        "{}{}",
-        text(&o.stdout),
-        text(&o.stderr)
-    );
+    assert_checks(tmp.path(), "out");
 
     let model = |name: &str| -> serde_json::Value {
         report["models"]
