@@ -8,19 +8,7 @@ fn corpus_snapshot_check_and_determinism() {
     let report = import_corpus(tmp.path(), "out");
     let again = import_corpus(tmp.path(), "out2");
     assert_eq!(report, again, "the same project imports to the same report");
-    let snapshot = root().join("tests/dbt/snapshots/corpus");
-    let written: BTreeMap<String, String> = walk(&tmp.path().join("out"))
-        .into_iter()
-        .map(|p| {
-            let rel = p
-                .strip_prefix(tmp.path().join("out"))
-                .unwrap_or_else(|e| panic!("{e}"))
-                .to_string_lossy()
-                .into_owned();
-            let t = std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
-            (rel, t)
-        })
-        .collect();
+    let written = files_of(&tmp.path().join("out"));
     for (rel, t) in &written {
         let other = tmp.path().join("out2").join(rel);
         assert_eq!(
@@ -29,54 +17,10 @@ fn corpus_snapshot_check_and_determinism() {
             "{rel} differs between two imports"
         );
     }
-    let mut report_text = serde_json::to_string_pretty(&report).unwrap_or_default();
-    report_text.push('\n');
-    let mut expected = written.clone();
-    expected.insert("report.json".into(), report_text);
-    if std::env::var_os("STRATA_BLESS").is_some() {
-        let _ = std::fs::remove_dir_all(&snapshot);
-        for (rel, t) in &expected {
-            let p = snapshot.join(rel);
-            if let Some(parent) = p.parent() {
-                std::fs::create_dir_all(parent).unwrap_or_else(|e| panic!("{e}"));
-            }
-            std::fs::write(&p, t).unwrap_or_else(|e| panic!("{e}"));
-        }
-    }
-    let on_disk: BTreeMap<String, String> = walk(&snapshot)
-        .into_iter()
-        .map(|p| {
-            let rel = p
-                .strip_prefix(&snapshot)
-                .unwrap_or_else(|e| panic!("{e}"))
-                .to_string_lossy()
-                .into_owned();
-            (rel, std::fs::read_to_string(&p).unwrap_or_default())
-        })
-        .collect();
-    let names = |m: &BTreeMap<String, String>| m.keys().cloned().collect::<Vec<_>>();
-    assert_eq!(
-        names(&expected),
-        names(&on_disk),
-        "the files written (STRATA_BLESS=1 rewrites the snapshots)"
-    );
-    for (rel, t) in &expected {
-        assert_eq!(
-            on_disk.get(rel),
-            Some(t),
-            "{rel} differs from tests/dbt/snapshots/corpus/{rel} (STRATA_BLESS=1 rewrites the snapshots)"
-        );
-    }
+    check_snapshot("corpus", &written, &report);
 
     // The modules check clean.
-    let o = strata(&["check", "out"], tmp.path());
-    assert_eq!(
-        o.status.code(),
-        Some(0),
-        "{}{}",
-        text(&o.stdout),
-        text(&o.stderr)
-    );
+    assert_checks(tmp.path(), "out");
 
     // dbt unit tests: fixture tests that run with no warehouse, the one
     // dbt fails failing too; what cannot be carried is reported, each with

@@ -178,13 +178,7 @@ fn compare_with_dbt(
     let root = format!("{out}/corpus.strata");
     let wh = format!("{out}.duckdb");
     let o = strata(&["run", &root, "--pipeline", "seeds", "-o", &wh], tmp);
-    assert_eq!(
-        o.status.code(),
-        Some(0),
-        "{}{}",
-        text(&o.stdout),
-        text(&o.stderr)
-    );
+    assert_ok(&o);
     let strata_db = duckdb::Connection::open(tmp.join(&wh)).unwrap_or_else(|e| panic!("{e}"));
     let mut compared = 0;
     let mut differences: Vec<String> = Vec::new();

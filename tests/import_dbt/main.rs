@@ -41,6 +41,58 @@ fn copy_dir(from: &Path, to: &Path) {
     }
 }
 
+/// The text of every file under `dir`, by its path relative to `dir`.
+fn files_of(dir: &Path) -> BTreeMap<String, String> {
+    walk(dir)
+        .into_iter()
+        .map(|p| {
+            let rel = p
+                .strip_prefix(dir)
+                .unwrap_or_else(|e| panic!("{e}"))
+                .to_string_lossy()
+                .into_owned();
+            let t = std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+            (rel, t)
+        })
+        .collect()
+}
+
+/// The files an import wrote (path to text) and its report, as
+/// `report.json`, are tests/dbt/snapshots/<name>, file for file
+/// (`STRATA_BLESS=1` rewrites the snapshot first).
+fn check_snapshot(name: &str, written: &BTreeMap<String, String>, report: &serde_json::Value) {
+    let mut report_text = serde_json::to_string_pretty(report).unwrap_or_default();
+    report_text.push('\n');
+    let mut expected = written.clone();
+    expected.insert("report.json".into(), report_text);
+    let expected = &expected;
+    let snapshot = root().join("tests/dbt/snapshots").join(name);
+    if std::env::var_os("STRATA_BLESS").is_some() {
+        let _ = std::fs::remove_dir_all(&snapshot);
+        for (rel, t) in expected {
+            let p = snapshot.join(rel);
+            if let Some(parent) = p.parent() {
+                std::fs::create_dir_all(parent).unwrap_or_else(|e| panic!("{e}"));
+            }
+            std::fs::write(&p, t).unwrap_or_else(|e| panic!("{e}"));
+        }
+    }
+    let on_disk = files_of(&snapshot);
+    let names = |m: &BTreeMap<String, String>| m.keys().cloned().collect::<Vec<_>>();
+    assert_eq!(
+        names(expected),
+        names(&on_disk),
+        "the files written (STRATA_BLESS=1 rewrites the snapshots)"
+    );
+    for (rel, t) in expected {
+        assert_eq!(
+            on_disk.get(rel),
+            Some(t),
+            "{rel} differs from tests/dbt/snapshots/{name}/{rel} (STRATA_BLESS=1 rewrites the snapshots)"
+        );
+    }
+}
+
 /// Every file under `dir`, sorted.
 fn walk(dir: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();
@@ -84,6 +136,22 @@ fn strata(args: &[&str], cwd: &Path) -> std::process::Output {
         .unwrap_or_else(|e| panic!("cannot run strata: {e}"))
 }
 
+/// `strata check DIR` (relative to `cwd`) exits 0.
+fn assert_checks(cwd: &Path, dir: &str) {
+    assert_ok(&strata(&["check", dir], cwd));
+}
+
+/// A run of strata that exited 0 (else its output is the message).
+fn assert_ok(o: &std::process::Output) {
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}{}",
+        text(&o.stdout),
+        text(&o.stderr)
+    );
+}
+
 fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
 }
@@ -95,16 +163,16 @@ fn import_corpus(tmp: &Path, out: &str) -> serde_json::Value {
 
 /// The same, with other flags.
 fn import_corpus_with(tmp: &Path, out: &str, flags: &[&str]) -> serde_json::Value {
-    let mut args = vec!["import-dbt", "corpus", "-o", out, "--format", "json"];
+    import_project(tmp, "corpus", out, flags)
+}
+
+/// Import the project `<tmp>/<project>` into `<tmp>/<out>` with `flags`;
+/// the report (JSON).
+fn import_project(tmp: &Path, project: &str, out: &str, flags: &[&str]) -> serde_json::Value {
+    let mut args = vec!["import-dbt", project, "-o", out, "--format", "json"];
     args.extend_from_slice(flags);
     let o = strata(&args, tmp);
-    assert_eq!(
-        o.status.code(),
-        Some(0),
-        "{}{}",
-        text(&o.stdout),
-        text(&o.stderr)
-    );
+    assert_ok(&o);
     serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("{e}: {}", text(&o.stdout)))
 }
 
@@ -115,4 +183,5 @@ mod fuzz;
 mod incremental;
 mod init;
 mod on_dbt;
+mod packages;
 mod unit_tests;

@@ -29,6 +29,8 @@ pub struct Manifest {
     /// quotes: `db.main.stg_orders`) to the node: `Ok(model or seed name)`,
     /// `Err((source, table))`.
     pub relations: BTreeMap<String, Result<String, (String, String)>>,
+    /// The models dbt disabled (its `disabled` section, none of `nodes`).
+    pub disabled: std::collections::BTreeSet<String>,
 }
 
 fn read_json(path: &Path) -> Result<Option<Value>, Failure> {
@@ -211,6 +213,37 @@ impl Manifest {
             }
         }
         run_values_as_markers(&doc, &mut out.compiled);
+        if let Some(disabled) = doc.get("disabled").and_then(Value::as_object) {
+            for (id, versions) in disabled {
+                let parts = id_parts(id);
+                if parts.first() != Some(&"model") {
+                    continue;
+                }
+                let name = versions
+                    .as_array()
+                    .and_then(|v| v.first())
+                    .and_then(|n| n.get("name"))
+                    .and_then(Value::as_str)
+                    .or(parts.last().copied());
+                if let Some(name) = name {
+                    out.disabled.insert(name.to_string());
+                }
+            }
+            // A model of the same name enabled in another package, or a
+            // version of it, is not disabled.
+            for node in doc
+                .get("nodes")
+                .and_then(Value::as_object)
+                .into_iter()
+                .flatten()
+            {
+                if id_parts(node.0).first() == Some(&"model") {
+                    if let Some(n) = node.1.get("name").and_then(Value::as_str) {
+                        out.disabled.remove(n);
+                    }
+                }
+            }
+        }
         if let Some(sources) = doc.get("sources").and_then(Value::as_object) {
             for node in sources.values() {
                 let (Some(source), Some(table), Some(rel)) = (

@@ -22,6 +22,7 @@ pub mod import;
 pub mod init;
 pub mod jinja;
 pub mod names;
+mod packages;
 pub mod plan;
 pub mod profile;
 pub mod project;

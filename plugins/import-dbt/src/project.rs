@@ -39,6 +39,26 @@ pub struct Project {
     pub docs: BTreeMap<String, String>,
     pub(crate) models_config: Value,
     pub(crate) seeds_config: Value,
+    /// `data_tests:` (or `tests:`) of dbt_project.yml.
+    pub(crate) tests_config: Value,
+    /// The packages installed in `dbt_packages/` (`dbt deps`), by name.
+    pub packages: BTreeMap<String, Package>,
+    /// `dispatch:`: per macro namespace, the packages `adapter.dispatch`
+    /// searches, in order.
+    pub dispatch: BTreeMap<String, Vec<String>>,
+}
+
+/// An installed package: its own dbt_project.yml's configs and the vars
+/// its models and macros see.
+#[derive(Debug, Default)]
+pub struct Package {
+    pub name: String,
+    /// Relative to the root project.
+    pub rel: String,
+    pub(crate) models_config: Value,
+    /// `var()` in the package: its own vars, then the root project's (its
+    /// global ones, then those scoped to the package), then `--vars`.
+    pub vars: Map<String, Value>,
 }
 
 /// A model's `.sql` (or `.py`) file.
@@ -51,6 +71,8 @@ pub struct ModelFile {
     pub fqn: Vec<String>,
     pub text: String,
     pub python: bool,
+    /// The installed package it comes from (`None`: the root project).
+    pub package: Option<String>,
 }
 
 #[derive(Clone, Debug)]
@@ -65,6 +87,8 @@ pub struct SeedFile {
 pub struct MacroFile {
     pub rel: String,
     pub text: String,
+    /// The installed package it comes from (`None`: the root project).
+    pub package: Option<String>,
 }
 
 /// Options that change how the project is read.
@@ -174,22 +198,6 @@ impl Project {
                 project_file.display()
             )));
         };
-        let paths = |key: &str, default: &str| -> Vec<String> {
-            match doc.get(key) {
-                Some(Value::Array(items)) => items
-                    .iter()
-                    .filter_map(Value::as_str)
-                    .map(str::to_string)
-                    .collect(),
-                Some(Value::String(s)) => vec![s.clone()],
-                _ => vec![default.to_string()],
-            }
-        };
-        let model_paths = paths("model-paths", "models");
-        let seed_paths = paths("seed-paths", "seeds");
-        let macro_paths = paths("macro-paths", "macros");
-        let test_paths = paths("test-paths", "tests");
-
         let mut vars = Map::new();
         if let Some(Value::Object(all)) = doc.get("vars") {
             for (k, v) in all {
@@ -209,17 +217,19 @@ impl Project {
                 }
             }
         }
+        let mut cli_vars = Map::new();
         if let Some(cli) = &options.vars {
             let parsed =
                 yaml::parse(Path::new("--vars"), cli).map_err(|f| Failure::usage(f.message))?;
             match parsed {
-                Value::Object(m) => vars.extend(m),
+                Value::Object(m) => cli_vars = m,
                 Value::Null => {}
                 _ => return Err(Failure::usage(
                     "--vars: expected a YAML or JSON mapping such as '{start_date: 2024-01-01}'",
                 )),
             }
         }
+        vars.extend(cli_vars.clone());
 
         let (adapter, adapter_from) = adapter_of(root, &doc, options)?;
         let mut project = Project {
@@ -230,76 +240,28 @@ impl Project {
             vars,
             models_config: doc.get("models").cloned().unwrap_or(Value::Null),
             seeds_config: doc.get("seeds").cloned().unwrap_or(Value::Null),
-            test_paths: test_paths.clone(),
+            tests_config: doc
+                .get("data_tests")
+                .or_else(|| doc.get("tests"))
+                .cloned()
+                .unwrap_or(Value::Null),
+            test_paths: paths(&doc, "test-paths", "", "tests"),
+            dispatch: dispatch_of(&doc),
             ..Project::default()
         };
-
-        for dir in &model_paths {
-            for (path, rel, parts) in files_under(root, dir, &["sql", "py"])? {
-                let text = read_text(&path)?;
-                let stem = parts.last().cloned().unwrap_or_default();
-                let mut fqn = vec![name.clone()];
-                fqn.extend(parts[..parts.len().saturating_sub(1)].iter().cloned());
-                fqn.push(stem.clone());
-                project.models.push(ModelFile {
-                    name: stem,
-                    python: rel.ends_with(".py"),
-                    rel,
-                    fqn,
-                    text,
-                });
-            }
-        }
-        for dir in &seed_paths {
-            for (path, rel, parts) in files_under(root, dir, &["csv"])? {
-                let stem = parts.last().cloned().unwrap_or_default();
-                let mut fqn = vec![name.clone()];
-                fqn.extend(parts[..parts.len().saturating_sub(1)].iter().cloned());
-                fqn.push(stem.clone());
-                project.seeds.push(SeedFile {
-                    name: stem,
-                    path,
-                    rel,
-                    fqn,
-                });
-            }
-        }
-        for dir in &macro_paths {
-            for (path, rel, _) in files_under(root, dir, &["sql"])? {
-                let text = read_text(&path)?;
-                project.macros.push(MacroFile { rel, text });
-            }
-        }
-        for dir in &test_paths {
-            for (path, rel, parts) in files_under(root, dir, &["sql"])? {
-                let text = read_text(&path)?;
-                let stem = parts.last().cloned().unwrap_or_default();
-                project.singular_tests.push(ModelFile {
-                    name: stem.clone(),
-                    rel,
-                    fqn: vec![name.clone(), stem],
-                    text,
-                    python: false,
-                });
-            }
-        }
-        for dir in &model_paths {
-            for (path, _, _) in files_under(root, dir, &["md"])? {
-                let text = read_text(&path)?;
-                project.docs.extend(docs_blocks(&text));
-            }
-        }
-        let mut prop_dirs = model_paths.clone();
-        prop_dirs.extend(seed_paths.iter().cloned());
-        prop_dirs.extend(test_paths.iter().cloned());
-        prop_dirs.sort();
-        prop_dirs.dedup();
-        for dir in &prop_dirs {
-            for (path, rel, _) in files_under(root, dir, &["yml", "yaml"])? {
-                let text = read_text(&path)?;
-                let doc = yaml::parse(&path, &text)?;
-                project.props.read_file(&rel, &text, &doc)?;
-            }
+        read_tree(&mut project, &doc, "", None)?;
+        let install = str_field(&doc, "packages-install-path").unwrap_or("dbt_packages");
+        for p in crate::packages::installed(root, &name, &doc, install, &cli_vars)? {
+            read_tree(&mut project, &p.doc, &format!("{}/", p.rel), Some(&p.name))?;
+            project.packages.insert(
+                p.name.clone(),
+                Package {
+                    models_config: p.doc.get("models").cloned().unwrap_or(Value::Null),
+                    name: p.name,
+                    rel: p.rel,
+                    vars: p.vars,
+                },
+            );
         }
         Ok(project)
     }
@@ -308,11 +270,31 @@ impl Project {
     /// property file's `config:` (the file's own `config()` comes later).
     pub fn model_config(&self, model: &ModelFile) -> Map<String, Value> {
         let mut out = Map::new();
+        // A package's own dbt_project.yml, then the root's (which
+        // addresses the package's models under its name).
+        if let Some(p) = model.package.as_ref().and_then(|p| self.packages.get(p)) {
+            resolve_config(&p.models_config, &model.fqn, &mut out);
+        }
         resolve_config(&self.models_config, &model.fqn, &mut out);
         if let Some(p) = self.props.models.get(&model.name) {
             out.extend(p.config.clone());
         }
         out
+    }
+
+    /// The config of a singular test: dbt_project.yml's `data_tests:`.
+    pub fn test_config(&self, test: &ModelFile) -> Map<String, Value> {
+        let mut out = Map::new();
+        resolve_config(&self.tests_config, &test.fqn, &mut out);
+        out
+    }
+
+    /// What `var()` sees in a model or macro of `package` (`None`: the
+    /// root project).
+    pub fn vars_of(&self, package: Option<&str>) -> &Map<String, Value> {
+        package
+            .and_then(|p| self.packages.get(p))
+            .map_or(&self.vars, |p| &p.vars)
     }
 
     pub fn seed_config(&self, seed: &SeedFile) -> Map<String, Value> {
@@ -348,6 +330,141 @@ impl Project {
         out.push_str(rest);
         out
     }
+}
+
+/// `dispatch: [{macro_namespace, search_order}]` of dbt_project.yml.
+fn dispatch_of(doc: &Value) -> BTreeMap<String, Vec<String>> {
+    let mut out = BTreeMap::new();
+    for d in doc
+        .get("dispatch")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        let (Some(ns), Some(order)) = (
+            str_field(d, "macro_namespace"),
+            d.get("search_order").and_then(Value::as_array),
+        ) else {
+            continue;
+        };
+        let order = order
+            .iter()
+            .filter_map(Value::as_str)
+            .map(str::to_string)
+            .collect();
+        out.insert(ns.to_string(), order);
+    }
+    out
+}
+
+/// The paths dbt_project.yml gives under `key` (or its older spelling
+/// `old`), else `default`.
+fn paths(doc: &Value, key: &str, old: &str, default: &str) -> Vec<String> {
+    match doc.get(key).or_else(|| doc.get(old)) {
+        Some(Value::Array(items)) => items
+            .iter()
+            .filter_map(Value::as_str)
+            .map(str::to_string)
+            .collect(),
+        Some(Value::String(s)) => vec![s.clone()],
+        _ => vec![default.to_string()],
+    }
+}
+
+/// Read the files of the project whose dbt_project.yml is `doc`, at
+/// `prefix` under the root (`""`: the root project itself; a package's
+/// directory otherwise, whose seeds and singular tests are not read).
+fn read_tree(
+    project: &mut Project,
+    doc: &Value,
+    prefix: &str,
+    package: Option<&str>,
+) -> Result<(), Failure> {
+    let root = project.root.clone();
+    let name = str_field(doc, "name").unwrap_or_default().to_string();
+    let under = |dirs: Vec<String>| -> Vec<String> {
+        dirs.into_iter().map(|d| format!("{prefix}{d}")).collect()
+    };
+    let model_paths = under(paths(doc, "model-paths", "source-paths", "models"));
+    let seed_paths = under(paths(doc, "seed-paths", "data-paths", "seeds"));
+    let macro_paths = under(paths(doc, "macro-paths", "", "macros"));
+    let test_paths = under(paths(doc, "test-paths", "", "tests"));
+    let fqn_of = |parts: &[String]| -> Vec<String> {
+        let mut fqn = vec![name.clone()];
+        fqn.extend(parts.iter().cloned());
+        fqn
+    };
+    for dir in &model_paths {
+        for (path, rel, parts) in files_under(&root, dir, &["sql", "py"])? {
+            let text = read_text(&path)?;
+            project.models.push(ModelFile {
+                name: parts.last().cloned().unwrap_or_default(),
+                python: rel.ends_with(".py"),
+                rel,
+                fqn: fqn_of(&parts),
+                text,
+                package: package.map(str::to_string),
+            });
+        }
+    }
+    if package.is_none() {
+        for dir in &seed_paths {
+            for (path, rel, parts) in files_under(&root, dir, &["csv"])? {
+                project.seeds.push(SeedFile {
+                    name: parts.last().cloned().unwrap_or_default(),
+                    path,
+                    rel,
+                    fqn: fqn_of(&parts),
+                });
+            }
+        }
+    }
+    for dir in &macro_paths {
+        for (path, rel, _) in files_under(&root, dir, &["sql"])? {
+            let text = read_text(&path)?;
+            project.macros.push(MacroFile {
+                rel,
+                text,
+                package: package.map(str::to_string),
+            });
+        }
+    }
+    if package.is_none() {
+        for dir in &test_paths {
+            for (path, rel, parts) in files_under(&root, dir, &["sql"])? {
+                let text = read_text(&path)?;
+                project.singular_tests.push(ModelFile {
+                    name: parts.last().cloned().unwrap_or_default(),
+                    rel,
+                    fqn: fqn_of(&parts),
+                    text,
+                    python: false,
+                    package: None,
+                });
+            }
+        }
+    }
+    for dir in &model_paths {
+        for (path, _, _) in files_under(&root, dir, &["md"])? {
+            let text = read_text(&path)?;
+            project.docs.extend(docs_blocks(&text));
+        }
+    }
+    let mut prop_dirs = model_paths.clone();
+    if package.is_none() {
+        prop_dirs.extend(seed_paths.iter().cloned());
+        prop_dirs.extend(test_paths.iter().cloned());
+    }
+    prop_dirs.sort();
+    prop_dirs.dedup();
+    for dir in &prop_dirs {
+        for (path, rel, _) in files_under(&root, dir, &["yml", "yaml"])? {
+            let text = read_text(&path)?;
+            let doc = yaml::parse(&path, &text)?;
+            project.props.read_file(&rel, &text, &doc)?;
+        }
+    }
+    Ok(())
 }
 
 /// The `{% docs name %} ... {% enddocs %}` blocks of a Markdown file.

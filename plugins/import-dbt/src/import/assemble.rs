@@ -7,6 +7,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use super::contract::contract_name;
+use super::layout;
 use super::{Outcome, DBT, PIPELINE};
 use crate::check::Decl;
 use crate::names::{quote, written};
@@ -14,8 +15,20 @@ use crate::plan::ModelPlan;
 use crate::project::Project;
 use crate::report::Status;
 
-/// The module's files, the models the `seeds` pipeline runs, and whether
-/// it is written (not when no model reads only seeds).
+/// The module's files, the models the `seeds` pipeline runs, whether it
+/// is written (not when no model reads only seeds), and the file (stem)
+/// each converted model is written to.
+pub(super) struct Assembled {
+    pub files: Vec<(String, String)>,
+    pub in_pipeline: BTreeSet<String>,
+    pub seeds_pipeline: bool,
+    pub file_of: BTreeMap<String, String>,
+}
+
+/// One written file's models (`(dbt file, body)`) and the files it imports.
+type FileParts<'a> = (Vec<(&'a str, &'a str)>, BTreeSet<String>);
+
+/// The module's files and the models the `seeds` pipeline runs.
 #[allow(clippy::too_many_arguments)]
 pub(super) fn assemble(
     project: &Project,
@@ -28,7 +41,7 @@ pub(super) fn assemble(
     root_name: &str,
     out_dir: &Path,
     dbt_target: bool,
-) -> (Vec<(String, String)>, BTreeSet<String>, bool) {
+) -> Assembled {
     let mut files: Vec<(String, String)> = Vec::new();
     let mut imports: Vec<String> = Vec::new();
 
@@ -49,23 +62,26 @@ pub(super) fn assemble(
     for p in seed_tests {
         owner.insert(p.name.clone(), "_tests".into());
     }
-    let imports_of = |stem: &str, plans: &[&ModelPlan], refs: &[String]| -> String {
-        let mut wanted: BTreeSet<&str> = BTreeSet::new();
+    let wanted_by = |plans: &[&ModelPlan], refs: &[String]| -> BTreeSet<String> {
+        let mut wanted: BTreeSet<String> = BTreeSet::new();
         for p in plans {
             for i in p.inputs() {
                 if let Some(o) = owner.get(i) {
-                    wanted.insert(o);
+                    wanted.insert(o.clone());
                 }
             }
         }
         for r in refs {
             if let Some(o) = owner.get(r) {
-                wanted.insert(o);
+                wanted.insert(o.clone());
             }
         }
-        wanted.remove(stem);
+        wanted
+    };
+    let import_lines = |stem: &str, wanted: &BTreeSet<String>| -> String {
         wanted
             .iter()
+            .filter(|w| w.as_str() != stem)
             .map(|w| format!("import {}\n", written(w)))
             .collect()
     };
@@ -86,29 +102,6 @@ pub(super) fn assemble(
     }
     files.push(("_sources.strata".into(), src));
     imports.push("_sources".into());
-    if !seed_tests.is_empty() || !seed_blocks.is_empty() {
-        let plans: Vec<&ModelPlan> = seed_tests.iter().collect();
-        let refs: Vec<String> = seed_blocks
-            .iter()
-            .filter_map(|b| b.split(" in ").nth(1))
-            .filter_map(|r| r.split('.').next())
-            .map(|r| r.trim().to_string())
-            .collect();
-        let mut t = String::from(
-            "# The tests of the seeds and sources, and the project's singular tests: models of their\n# failing rows, each expected empty.\n\n",
-        );
-        t.push_str(&imports_of("_tests", &plans, &refs));
-        for p in seed_tests {
-            t.push('\n');
-            t.push_str(&p.to_text());
-        }
-        for b in seed_blocks {
-            t.push('\n');
-            t.push_str(b);
-        }
-        files.push(("_tests.strata".into(), t));
-        imports.push("_tests".into());
-    }
 
     // Which models only read seeds (and such models): the pipeline's.
     let seeds: BTreeSet<&str> = seed_paths.keys().map(String::as_str).collect();
@@ -138,14 +131,18 @@ pub(super) fn assemble(
         }
     }
 
+    // Each converted model's file: its body, and the files it imports.
+    let mut bodies: Vec<(String, String, BTreeSet<String>)> = Vec::new();
+    let mut rel_of: BTreeMap<&str, &str> = BTreeMap::new();
     for (i, m) in project.models.iter().enumerate() {
         let o = &outcomes[i];
         if o.status != Some(Status::Converted) {
             continue;
         }
-        let mut text = format!("# dbt model {}\n\n", m.rel);
+        rel_of.insert(&m.name, &m.rel);
+        let mut text = String::new();
         let plans: Vec<&ModelPlan> = o.plans.iter().chain(&o.extra).collect();
-        text.push_str(&imports_of(&m.name, &plans, &o.test_refs));
+        let wanted = wanted_by(&plans, &o.test_refs);
         let props = project.props.models.get(&m.name);
         for p in &o.plans {
             text.push('\n');
@@ -203,8 +200,72 @@ pub(super) fn assemble(
             text.push('\n');
             text.push_str(b);
         }
-        files.push((format!("{}.strata", m.name), text));
-        imports.push(m.name.clone());
+        bodies.push((m.name.clone(), text, wanted));
+    }
+    // Files that would import each other (a model's test reads a model
+    // that reads it) are one file: no two files import each other.
+    let file_of = layout::one_file_per_cycle(
+        &bodies
+            .iter()
+            .map(|(n, _, w)| (n.clone(), w.clone()))
+            .collect::<BTreeMap<_, _>>(),
+    );
+    let mut merged: BTreeMap<&str, FileParts> = BTreeMap::new();
+    for (name, text, wanted) in &bodies {
+        let file = file_of.get(name).map_or(name.as_str(), String::as_str);
+        let entry = merged.entry(file).or_default();
+        entry
+            .0
+            .push((rel_of.get(name.as_str()).copied().unwrap_or(""), text));
+        for w in wanted {
+            entry
+                .1
+                .insert(file_of.get(w).cloned().unwrap_or_else(|| w.clone()));
+        }
+    }
+    for (file, (texts, wanted)) in &merged {
+        let mut text = String::new();
+        if let [(rel, body)] = texts.as_slice() {
+            text.push_str(&format!("# dbt model {rel}\n\n"));
+            text.push_str(&import_lines(file, wanted));
+            text.push_str(body);
+        } else {
+            text.push_str("# dbt models that read, or test with, each other: one strata file, as\n# two files cannot import each other.\n\n");
+            text.push_str(&import_lines(file, wanted));
+            for (rel, body) in texts {
+                text.push_str(&format!("\n# dbt model {rel}\n"));
+                text.push_str(body);
+            }
+        }
+        files.push((format!("{file}.strata"), text));
+        imports.push((*file).to_string());
+    }
+    if !seed_tests.is_empty() || !seed_blocks.is_empty() {
+        let plans: Vec<&ModelPlan> = seed_tests.iter().collect();
+        let refs: Vec<String> = seed_blocks
+            .iter()
+            .filter_map(|b| b.split(" in ").nth(1))
+            .filter_map(|r| r.split('.').next())
+            .map(|r| r.trim().to_string())
+            .collect();
+        let mut t = String::from(
+            "# The tests of the seeds and sources, and the project's singular tests: models of their\n# failing rows, each expected empty.\n\n",
+        );
+        let wanted: BTreeSet<String> = wanted_by(&plans, &refs)
+            .into_iter()
+            .map(|w| file_of.get(&w).cloned().unwrap_or(w))
+            .collect();
+        t.push_str(&import_lines("_tests", &wanted));
+        for p in seed_tests {
+            t.push('\n');
+            t.push_str(&p.to_text());
+        }
+        for b in seed_blocks {
+            t.push('\n');
+            t.push_str(b);
+        }
+        files.push(("_tests.strata".into(), t));
+        imports.push("_tests".into());
     }
 
     // The root: imports (sorted), the seeds pipeline (when a model reads
@@ -271,7 +332,12 @@ pub(super) fn assemble(
         .filter(|m| runnable.contains(&m.name))
         .map(|m| m.name.clone())
         .collect();
-    (files, in_pipeline, seeds_pipeline)
+    Assembled {
+        files,
+        in_pipeline,
+        seeds_pipeline,
+        file_of,
+    }
 }
 
 /// `path` relative to directory `from` (`/`-separated); absolute when they

@@ -94,15 +94,24 @@ impl State<'_> {
             }
         }
         // Singular tests: queries of failing rows already.
+        // (One dbt disables, in its `config()` or dbt_project.yml's
+        // `data_tests:`, is not one of the project's tests.)
         let singular: Vec<(ModelFile, Result<String, Reason>)> = project
             .singular_tests
             .iter()
-            .map(|t| {
-                let sql = renderer
-                    .render(&t.name, &t.rel, &t.text)
+            .filter_map(|t| {
+                let mut config = project.test_config(t);
+                let rendered = renderer.render(&t.name, &t.rel, &t.text);
+                if let Ok(r) = &rendered {
+                    config.extend(r.config.clone());
+                }
+                if config.get("enabled").is_some_and(disabled) {
+                    return None;
+                }
+                let sql = rendered
                     .map(|r| r.sql)
                     .map_err(|f| Reason::new(f.message, f.loc.file, f.loc.line));
-                (t.clone(), sql)
+                Some((t.clone(), sql))
             })
             .collect();
 
@@ -340,6 +349,7 @@ fn failing_rows(
         fqn: Vec::new(),
         text: String::new(),
         python: false,
+        package: None,
     };
     let resolve = |parts: &[String]| resolve_name(parts, by_name, project, sources, None, &model);
     let cx = sql::Context {
@@ -373,4 +383,14 @@ fn failing_rows(
         taken.insert(p.name.clone());
     }
     Ok(plans)
+}
+
+/// Whether an `enabled:` config value disables (`false`, or the text
+/// `"false"` a rendered `{{ var(...) }}` leaves).
+pub(super) fn disabled(v: &serde_json::Value) -> bool {
+    match v {
+        serde_json::Value::Bool(b) => !b,
+        serde_json::Value::String(s) => s.trim().eq_ignore_ascii_case("false"),
+        _ => false,
+    }
 }

@@ -56,7 +56,7 @@ impl State<'_> {
                 from: w.at.clone(),
             }
         });
-        let (files, in_pipeline, seeds_pipeline) = assemble(
+        let assembled = assemble(
             project,
             &outcomes,
             &source_texts,
@@ -68,7 +68,7 @@ impl State<'_> {
             &out_dir,
             report.target.is_some(),
         );
-        report.pipeline = seeds_pipeline.then(|| PIPELINE.into());
+        report.pipeline = assembled.seeds_pipeline.then(|| PIPELINE.into());
 
         for (i, m) in project.models.iter().enumerate() {
             let o = &outcomes[i];
@@ -83,14 +83,19 @@ impl State<'_> {
                 reasons,
                 notes: o.notes.clone(),
                 file: m.rel.clone(),
-                strata_file: (status == Status::Converted).then(|| format!("{}.strata", m.name)),
+                strata_file: (status == Status::Converted).then(|| {
+                    format!(
+                        "{}.strata",
+                        assembled.file_of.get(&m.name).unwrap_or(&m.name)
+                    )
+                }),
                 helpers: o
                     .plans
                     .iter()
                     .filter(|p| p.name != m.name)
                     .map(|p| p.name.clone())
                     .collect(),
-                in_pipeline: in_pipeline.contains(&m.name),
+                in_pipeline: assembled.in_pipeline.contains(&m.name),
                 declared_as_source: o.declared_as_source,
             });
             for p in &o.plans {
@@ -112,6 +117,9 @@ impl State<'_> {
             }
         }
         report.summarize();
-        Import { files, report }
+        Import {
+            files: assembled.files,
+            report,
+        }
     }
 }

@@ -172,24 +172,11 @@ impl State<'_> {
             let cat = catalog
                 .as_ref()
                 .and_then(|c| c.sources.get(&(src.clone(), tbl.clone())));
-            let in_catalog =
-                |n: &str| cat.and_then(|cat| cat.iter().find(|(c, _)| c.eq_ignore_ascii_case(n)));
-            // dbt's warehouse, only for what neither YAML nor catalog.json types.
-            let wanted = if t.columns.is_empty() {
-                cat.is_none()
-            } else {
-                t.columns
-                    .iter()
-                    .any(|c| c.data_type.is_none() && in_catalog(&c.name).is_none())
-            };
-            let asked = if wanted {
+            // dbt's warehouse, when catalog.json does not know the source.
+            let asked = if cat.is_none() {
                 reader.columns(schema, table)
             } else {
                 None
-            };
-            let from_warehouse = |n: &str| match &asked {
-                Some(Ok(cols)) => cols.iter().find(|(c, _)| c.eq_ignore_ascii_case(n)),
-                _ => None,
             };
             let not_there = match &asked {
                 Some(Err(why)) => format!(
@@ -200,34 +187,37 @@ impl State<'_> {
             };
             let mut types_from: BTreeSet<&str> = BTreeSet::new();
             let mut cols: Vec<(String, Result<Type, String>)> = Vec::new();
-            for c in &t.columns {
-                let ty = match (&c.data_type, in_catalog(&c.name), from_warehouse(&c.name)) {
-                    (Some(dt), ..) => {
-                        types_from.insert("YAML");
-                        types::from_warehouse(dt)
-                    }
-                    (None, Some((_, ct)), _) => {
-                        types_from.insert("catalog.json");
-                        types::from_warehouse(ct)
-                    }
-                    (None, None, Some((_, wt))) => {
-                        types_from.insert("warehouse");
-                        types::from_warehouse(wt)
-                    }
-                    (None, None, None) => Err(format!("it has no type: give it a `data_type:` in YAML, or run `dbt docs generate` for target/catalog.json{not_there}")),
-                };
-                cols.push((c.name.clone(), ty));
-            }
-            if cols.is_empty() {
-                let all = match (cat, &asked) {
-                    (Some(cat), _) => Some(("catalog.json", cat)),
-                    (None, Some(Ok(cols))) => Some(("warehouse", cols)),
-                    _ => None,
-                };
-                if let Some((from, all)) = all {
-                    types_from.insert(from);
+            // What the warehouse has is the source's columns (`select *`
+            // reads them all: a package's YAML often lists a few), from
+            // catalog.json, else from dbt's warehouse; the YAML's
+            // `data_type` types those it names.
+            let all = match (cat, &asked) {
+                (Some(cat), _) => Some(("catalog.json", cat)),
+                (None, Some(Ok(cols))) => Some(("warehouse", cols)),
+                _ => None,
+            };
+            match all {
+                Some((from, all)) => {
                     for (n, ct) in all {
-                        cols.push((n.clone(), types::from_warehouse(ct)));
+                        let yaml = t
+                            .columns
+                            .iter()
+                            .find(|c| c.name.eq_ignore_ascii_case(n))
+                            .and_then(|c| c.data_type.as_deref());
+                        types_from.insert(if yaml.is_some() { "YAML" } else { from });
+                        cols.push((n.clone(), types::from_warehouse(yaml.unwrap_or(ct))));
+                    }
+                }
+                None => {
+                    for c in &t.columns {
+                        let ty = match &c.data_type {
+                            Some(dt) => {
+                                types_from.insert("YAML");
+                                types::from_warehouse(dt)
+                            }
+                            None => Err(format!("it has no type: give it a `data_type:` in YAML, or run `dbt docs generate` for target/catalog.json{not_there}")),
+                        };
+                        cols.push((c.name.clone(), ty));
                     }
                 }
             }

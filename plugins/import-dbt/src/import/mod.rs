@@ -11,6 +11,7 @@ mod contract;
 mod entries;
 mod incremental;
 mod inputs;
+mod layout;
 mod lines;
 mod models;
 pub(crate) mod specs;
@@ -166,11 +167,21 @@ fn final_check(result: &Import) -> Vec<(String, String)> {
     let checked = strata_rules::check_module(strata_rules::ModuleInput::Files(&[root]), &options);
     let mut out: Vec<(String, String)> = Vec::new();
     for d in checked.diagnostics.iter().filter(|d| d.is_error()) {
-        let file = checked.sources.get(d.span.file).path.clone();
-        let stem = file
+        let source = checked.sources.get(d.span.file);
+        let file = source.path.clone();
+        let mut stem = file
             .file_stem()
             .map(|s| s.to_string_lossy().into_owned())
             .unwrap_or_default();
+        // A file of several models (see `layout`): the model whose
+        // section the error is in.
+        let before = source.text.get(..d.span.start as usize).unwrap_or("");
+        if let Some(at) = before.rfind("\n# dbt model ") {
+            let rel = before[at + 13..].lines().next().unwrap_or("").trim();
+            if let Some(m) = result.report.models.iter().find(|m| m.file == rel) {
+                stem = m.name.clone();
+            }
+        }
         if !out.iter().any(|(m, _)| *m == stem) {
             out.push((stem, format!("{} {}", d.code, d.message)));
         }
@@ -182,7 +193,7 @@ fn final_check(result: &Import) -> Vec<(String, String)> {
 }
 
 fn import_once(options: &Options, forced: &BTreeMap<String, String>) -> Result<Import, Failure> {
-    let (project, target) = Project::read_with_target(
+    let (mut project, target) = Project::read_with_target(
         &options.project,
         &ReadOptions {
             vars: options.vars.clone(),
@@ -190,6 +201,8 @@ fn import_once(options: &Options, forced: &BTreeMap<String, String>) -> Result<I
         },
         options.target_path.as_deref(),
     )?;
+    crate::jinja::render_project_yaml(&mut project);
+    let project = project;
     let manifest = if options.ignore_manifest {
         None
     } else {

@@ -46,7 +46,7 @@ impl State<'_> {
                 if m.python {
                     return None;
                 }
-                Some(renderer.render(&m.name, &m.rel, &m.text))
+                Some(renderer.render_in(m.package.as_deref(), &m.name, &m.rel, &m.text))
             })
             .collect();
 
@@ -65,6 +65,7 @@ impl State<'_> {
                     sql_of[i] = Some(r.sql.clone());
                 }
                 Some(Err(f)) => {
+                    config.extend(f.config.clone());
                     o.deps = f.deps.clone();
                     o.reasons.push(Reason::new(
                         f.message.clone(),
@@ -89,7 +90,10 @@ impl State<'_> {
                     }
                 }
             }
-            if config.get("enabled").and_then(Value::as_bool) == Some(false) {
+            let dbt_disabled = manifest
+                .as_ref()
+                .is_some_and(|mf| mf.disabled.contains(&m.name));
+            if dbt_disabled || config.get("enabled").is_some_and(super::carry::disabled) {
                 o.status = Some(Status::Disabled);
                 o.reasons = vec![Reason::new("disabled in its config", m.rel.clone(), 0)];
                 continue;
@@ -135,7 +139,7 @@ impl State<'_> {
                 Some("incremental") => {
                     let merge = match &renders[i] {
                         Some(Ok(full)) => renderer
-                            .render_incremental(&m.name, &m.rel, &m.text)
+                            .render_incremental(m.package.as_deref(), &m.name, &m.rel, &m.text)
                             .map_err(|f| {
                                 format!(
                                     "with is_incremental() true its Jinja does not render: {}",

@@ -9,18 +9,23 @@
 //! missing `var`, fails the render: the model is needs review, with the
 //! reason and the line.
 
+mod config;
 mod objects;
 pub(crate) use objects::this_marker;
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::{Arc, Mutex};
 
 use minijinja::{Environment, ErrorKind, UndefinedBehavior, Value};
 use serde_json::{Map, Value as Json};
 
-use crate::project::{Loc, Project};
+use crate::project::{Loc, MacroFile, Project};
 
+pub use config::render_project_yaml;
+use objects::{
+    package_template, Adapter, ConfigFn, Macros, Namespace, RefFn, Relation, SourceFn, VarFn,
+};
 pub use objects::{ref_marker, source_marker, Dep, INVOCATION_ID, RUN_STARTED_AT};
-use objects::{Adapter, ConfigFn, Namespace, RefFn, Relation, SourceFn, VarFn};
 
 const BUILTINS: &str = include_str!("builtins.jinja");
 const MACROS: &str = "__dbt_macros__";
@@ -34,13 +39,16 @@ pub struct Renderer {
     /// Every macro name the macro template defines (imported into each
     /// model's scope, as dbt makes them global).
     names: Vec<String>,
-    /// Where each file starts in the macro template: `(first line, file)`.
-    files: Vec<(usize, String)>,
+    /// Where each file starts in each macro template (the root's, each
+    /// installed package's): `(first line, file)`.
+    files: BTreeMap<String, Vec<(usize, String)>>,
     /// Macro files that do not parse: `(file, line, message)`.
     pub broken: Vec<(String, usize, String)>,
     project_name: String,
     adapter: String,
-    vars: Arc<Map<String, Json>>,
+    /// What `var()` sees, per package (`""`: the root project).
+    vars: BTreeMap<String, Arc<Map<String, Json>>>,
+    macros: Arc<Macros>,
 }
 
 /// A rendered model.
@@ -61,6 +69,9 @@ pub struct RenderFailure {
     /// `ref`s and `source`s seen before the failure (so the model still
     /// takes its place in the graph).
     pub deps: Vec<Dep>,
+    /// What `config(...)` set before the failure (a model disabled there
+    /// is disabled, whatever fails after).
+    pub config: Map<String, Json>,
 }
 
 /// The context variable `is_incremental()` reads.
@@ -113,9 +124,12 @@ impl Renderer {
             serde_json::to_string(&v)
                 .map_err(|e| minijinja::Error::new(ErrorKind::InvalidOperation, e.to_string()))
         });
-        env.add_function("__strata_keep", |state: &minijinja::State, m: Value| {
-            state.set_temp("__m", m);
-        });
+        env.add_function(
+            "__strata_keep",
+            |state: &minijinja::State, name: String, m: Value| {
+                state.set_temp(&name, m);
+            },
+        );
         env.add_global("execute", true);
         env.add_global(
             "flags",
@@ -141,37 +155,45 @@ impl Renderer {
 
         // The macro template: dbt's built-ins, then every project macro
         // file that parses (one that does not is reported, and the models
-        // calling its macros fail as calling an unknown macro).
-        let mut text = String::from(BUILTINS);
-        if !text.ends_with('\n') {
-            text.push('\n');
-        }
-        let mut files = vec![(1, "<dbt built-in macros>".to_string())];
+        // calling its macros fail as calling an unknown macro). Each
+        // installed package has a template of its own: the built-ins, then
+        // its macro files (its macros call each other unqualified).
         let mut broken = Vec::new();
-        let mut names = macro_names(BUILTINS);
-        for m in &project.macros {
-            let source = rewrite_return(&m.text);
-            let mut probe = Environment::new();
-            if let Err(e) = probe.add_template_owned("probe".to_string(), source.clone()) {
-                broken.push((m.rel.clone(), e.line().unwrap_or(0), short_message(&e)));
-                continue;
-            }
-            files.push((text.lines().count() + 1, m.rel.clone()));
-            names.extend(macro_names(&source));
-            text.push_str(&source);
-            if !text.ends_with('\n') {
-                text.push('\n');
-            }
-        }
+        let mut files = BTreeMap::new();
+        let root_files: Vec<&MacroFile> = project
+            .macros
+            .iter()
+            .filter(|m| m.package.is_none())
+            .collect();
+        let (root_own, root_names) =
+            add_template(&mut env, MACROS, &root_files, &mut files, &mut broken);
+        let mut names = root_names;
         names.sort();
         names.dedup();
-        if let Err(e) = env.add_template_owned(MACROS.to_string(), text) {
-            // Each file parsed alone; together they should too. If not,
-            // keep the built-ins only and say so.
-            broken.push(("<macros>".into(), e.line().unwrap_or(0), short_message(&e)));
-            files.truncate(1);
-            names = macro_names(BUILTINS);
-            let _ = env.add_template_owned(MACROS.to_string(), BUILTINS.to_string());
+        let mut macros = Macros {
+            root: project.name.clone(),
+            root_own,
+            dispatch: project.dispatch.clone(),
+            adapter: project.adapter.clone(),
+            ..Macros::default()
+        };
+        let mut vars = BTreeMap::new();
+        vars.insert(String::new(), Arc::new(project.vars.clone()));
+        for name in project.packages.keys() {
+            let own_files: Vec<&MacroFile> = project
+                .macros
+                .iter()
+                .filter(|m| m.package.as_deref() == Some(name.as_str()))
+                .collect();
+            let (own, _) = add_template(
+                &mut env,
+                &package_template(name),
+                &own_files,
+                &mut files,
+                &mut broken,
+            );
+            macros.packages.insert(name.clone(), own);
+            vars.insert(name.clone(), Arc::new(project.vars_of(Some(name)).clone()));
         }
         Renderer {
             env,
@@ -180,14 +202,15 @@ impl Renderer {
             broken,
             project_name: project.name.clone(),
             adapter: project.adapter.clone(),
-            vars: Arc::new(project.vars.clone()),
+            vars,
+            macros: Arc::new(macros),
         }
     }
 
     /// The model's file and line of a line of the macro template.
-    fn macro_loc(&self, line: usize) -> Loc {
+    fn macro_loc(&self, template: &str, line: usize) -> Loc {
         let mut at = (1, "<macros>".to_string());
-        for (start, file) in &self.files {
+        for (start, file) in self.files.get(template).into_iter().flatten() {
             if *start <= line {
                 at = (*start, file.clone());
             }
@@ -195,24 +218,38 @@ impl Renderer {
         Loc::new(at.1, line + 1 - at.0)
     }
 
-    /// Render model `name` (file `rel`, text `source`).
+    /// Render model `name` of the root project (file `rel`, text `source`).
     pub fn render(&self, name: &str, rel: &str, source: &str) -> Result<Rendered, RenderFailure> {
-        self.render_with(name, rel, source, false)
+        self.render_with(None, name, rel, source, false)
+    }
+
+    /// Render model `name` of `package` (`None`: the root project): its
+    /// package's macros and vars are the ones it sees unqualified.
+    pub fn render_in(
+        &self,
+        package: Option<&str>,
+        name: &str,
+        rel: &str,
+        source: &str,
+    ) -> Result<Rendered, RenderFailure> {
+        self.render_with(package, name, rel, source, false)
     }
 
     /// Render it as dbt does on an incremental run: `is_incremental()`
     /// true.
     pub fn render_incremental(
         &self,
+        package: Option<&str>,
         name: &str,
         rel: &str,
         source: &str,
     ) -> Result<Rendered, RenderFailure> {
-        self.render_with(name, rel, source, true)
+        self.render_with(package, name, rel, source, true)
     }
 
     fn render_with(
         &self,
+        package: Option<&str>,
         name: &str,
         rel: &str,
         source: &str,
@@ -222,10 +259,28 @@ impl Renderer {
         // The imports go on the model's first line, so that its lines keep
         // their numbers.
         let mut prelude =
-            format!("{{%- import \"{MACROS}\" as __m -%}}{{%- do __strata_keep(__m) -%}}");
+            format!("{{%- import \"{MACROS}\" as __m -%}}{{%- do __strata_keep(\"__m\", __m) -%}}");
         for n in &self.names {
             prelude.push_str(&format!("{{%- set {n} = __m.{n} -%}}"));
         }
+        for p in self.macros.packages.keys() {
+            let t = package_template(p);
+            prelude.push_str(&format!(
+                "{{%- import \"{t}\" as {t} -%}}{{%- do __strata_keep(\"{t}\", {t}) -%}}"
+            ));
+        }
+        if let Some(own) = package.and_then(|p| self.macros.packages.get(p)) {
+            let t = package_template(package.unwrap_or_default());
+            for n in own {
+                prelude.push_str(&format!("{{%- set {n} = {t}.{n} -%}}"));
+            }
+        }
+        let vars = self
+            .vars
+            .get(package.unwrap_or_default())
+            .or_else(|| self.vars.get(""))
+            .cloned()
+            .unwrap_or_default();
         let text = format!("{prelude}{}", rewrite_return(source));
         let this = Relation::model(name);
         let refuses = |what: &'static str| {
@@ -235,7 +290,7 @@ impl Renderer {
             })
         };
         // `ref` is a Rust keyword: the context is built as a list of pairs.
-        let ctx = Value::from_iter(vec![
+        let mut ctx = vec![
             (
                 "ref",
                 Value::from_object(RefFn {
@@ -257,7 +312,7 @@ impl Renderer {
             (
                 "var",
                 Value::from_object(VarFn {
-                    vars: self.vars.clone(),
+                    vars,
                     record: record.clone(),
                 }),
             ),
@@ -266,22 +321,7 @@ impl Renderer {
                 Value::from_object(Adapter {
                     record: record.clone(),
                     adapter: self.adapter.clone(),
-                }),
-            ),
-            (
-                "dbt",
-                Value::from_object(Namespace {
-                    record: record.clone(),
-                    prefix: "",
-                    package: "dbt",
-                }),
-            ),
-            (
-                "dbt_utils",
-                Value::from_object(Namespace {
-                    record: record.clone(),
-                    prefix: "dbt_utils__",
-                    package: "dbt_utils",
+                    macros: self.macros.clone(),
                 }),
             ),
             ("this", Value::from_object(this)),
@@ -310,7 +350,26 @@ impl Renderer {
                     record: record.clone(),
                 }),
             ),
-        ]);
+        ];
+        // `dbt.`, `dbt_utils.` and each installed package's namespace.
+        let mut spaces: BTreeSet<&str> = ["dbt", "dbt_utils"].into();
+        spaces.extend(self.macros.packages.keys().map(String::as_str));
+        for p in spaces {
+            ctx.push((
+                p,
+                Value::from_object(Namespace {
+                    record: record.clone(),
+                    builtin: match p {
+                        "dbt" => Some(""),
+                        "dbt_utils" => Some("dbt_utils__"),
+                        _ => None,
+                    },
+                    package: p.to_string(),
+                    macros: self.macros.clone(),
+                }),
+            ));
+        }
+        let ctx = Value::from_iter(ctx);
         let result = self.env.render_named_str(rel, &text, ctx);
         let record = match record.lock() {
             Ok(mut r) => std::mem::take(&mut *r),
@@ -328,6 +387,7 @@ impl Renderer {
                     message,
                     loc,
                     deps: record.deps,
+                    config: record.config,
                 })
             }
         }
@@ -352,7 +412,7 @@ impl Renderer {
             cur = s.source();
         }
         let loc_of = |err: &minijinja::Error| match (err.name(), err.line()) {
-            (Some(MACROS), Some(l)) => self.macro_loc(l),
+            (Some(t), Some(l)) if self.files.contains_key(t) => self.macro_loc(t, l),
             (_, Some(l)) => Loc::new(rel, l),
             _ => Loc::new(rel, 0),
         };
@@ -381,6 +441,50 @@ impl Renderer {
         };
         (message, loc)
     }
+}
+
+/// Add macro template `name`: dbt's built-ins, then each of `files` that
+/// parses (one that does not goes to `broken`). Returns the macros the
+/// files define, and every macro name of the template.
+fn add_template(
+    env: &mut Environment<'static>,
+    name: &str,
+    macro_files: &[&MacroFile],
+    files: &mut BTreeMap<String, Vec<(usize, String)>>,
+    broken: &mut Vec<(String, usize, String)>,
+) -> (BTreeSet<String>, Vec<String>) {
+    let mut text = String::from(BUILTINS);
+    if !text.ends_with('\n') {
+        text.push('\n');
+    }
+    let mut starts = vec![(1, "<dbt built-in macros>".to_string())];
+    let mut own = BTreeSet::new();
+    for m in macro_files {
+        let source = rewrite_return(&m.text);
+        let mut probe = Environment::new();
+        if let Err(e) = probe.add_template_owned("probe".to_string(), source.clone()) {
+            broken.push((m.rel.clone(), e.line().unwrap_or(0), short_message(&e)));
+            continue;
+        }
+        starts.push((text.lines().count() + 1, m.rel.clone()));
+        own.extend(macro_names(&source));
+        text.push_str(&source);
+        if !text.ends_with('\n') {
+            text.push('\n');
+        }
+    }
+    if let Err(e) = env.add_template_owned(name.to_string(), text) {
+        // Each file parsed alone; together they should too. If not,
+        // keep the built-ins only and say so.
+        broken.push(("<macros>".into(), e.line().unwrap_or(0), short_message(&e)));
+        starts.truncate(1);
+        own.clear();
+        let _ = env.add_template_owned(name.to_string(), BUILTINS.to_string());
+    }
+    files.insert(name.to_string(), starts);
+    let mut names = macro_names(BUILTINS);
+    names.extend(own.iter().cloned());
+    (own, names)
 }
 
 /// minijinja's message without its position suffix.

@@ -1,6 +1,7 @@
 //! The objects a model's Jinja calls: each records what it learns (the
 //! relations a model reads, its config) in the render's [`Record`].
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 use minijinja::value::{Kwargs, Object, ObjectRepr};
@@ -236,12 +237,41 @@ pub struct VarFn {
 }
 
 impl Object for VarFn {
-    fn call(self: &Arc<Self>, _state: &State<'_, '_>, args: &[Value]) -> Result<Value, Error> {
+    fn call(self: &Arc<Self>, state: &State<'_, '_>, args: &[Value]) -> Result<Value, Error> {
         let (pos, _) = split_args(args);
         let Some(name) = string_arg(pos.first()) else {
             return Err(refuse(&self.record, "var() takes a variable name".into()));
         };
         match (self.vars.get(&name), pos.get(1)) {
+            // A var whose value is Jinja (a package's
+            // `"{{ source('github', 'issue') }}"`) is rendered, as dbt does.
+            (Some(Json::String(s)), _) if s.contains("{{") || s.contains("{%") => {
+                let ctx = Value::from_iter(vec![
+                    (
+                        "source",
+                        Value::from_object(SourceFn {
+                            record: self.record.clone(),
+                        }),
+                    ),
+                    (
+                        "ref",
+                        Value::from_object(RefFn {
+                            record: self.record.clone(),
+                        }),
+                    ),
+                    (
+                        "var",
+                        Value::from_object(VarFn {
+                            vars: self.vars.clone(),
+                            record: self.record.clone(),
+                        }),
+                    ),
+                ]);
+                state
+                    .env()
+                    .render_str(s, ctx)
+                    .map(Value::from_safe_string)
+            }
             (Some(v), _) => Ok(Value::from_serialize(v)),
             (None, Some(d)) => Ok(d.clone()),
             (None, None) => Err(refuse(
@@ -273,12 +303,93 @@ fn module(state: &State<'_, '_>) -> Option<Value> {
     state.get_temp("__m").or_else(|| state.lookup("__m"))
 }
 
+/// The name of an installed package's macro template, and of the temp its
+/// module is kept in.
+pub(crate) fn package_template(package: &str) -> String {
+    format!("__pkg__{package}")
+}
+
+fn attr(module: Option<Value>, name: &str) -> Option<Value> {
+    module
+        .and_then(|m| m.get_attr(name).ok())
+        .filter(|v| !v.is_undefined())
+}
+
+/// Which macros each package defines, and the project's `dispatch:`
+/// config: what `adapter.dispatch` and `<package>.<macro>` search.
+#[derive(Debug, Default)]
+pub struct Macros {
+    /// The root project's name and the macros its own files define.
+    pub root: String,
+    pub root_own: BTreeSet<String>,
+    /// Per installed package, the macros its files define.
+    pub packages: BTreeMap<String, BTreeSet<String>>,
+    /// `dispatch: [{macro_namespace, search_order}]` of dbt_project.yml.
+    pub dispatch: BTreeMap<String, Vec<String>>,
+    pub adapter: String,
+}
+
+impl Macros {
+    /// Macro `name` of `package` (the root project, an installed package,
+    /// or `dbt`: the built-ins), if it defines one.
+    fn lookup(&self, state: &State<'_, '_>, package: &str, name: &str) -> Option<Value> {
+        if package == self.root {
+            return self
+                .root_own
+                .contains(name)
+                .then(|| attr(module(state), name))
+                .flatten();
+        }
+        if let Some(own) = self.packages.get(package) {
+            return own
+                .contains(name)
+                .then(|| attr(state.get_temp(&package_template(package)), name))
+                .flatten();
+        }
+        if package == "dbt" && !self.root_own.contains(name) {
+            return attr(module(state), name);
+        }
+        None
+    }
+
+    /// dbt's search for `adapter.dispatch(name, namespace)`: the packages
+    /// of the namespace's `search_order` (else the root project, then the
+    /// namespace), in each `<adapter>__name` then `default__name`. `None`
+    /// when the namespace is neither configured nor installed.
+    fn dispatch(
+        &self,
+        state: &State<'_, '_>,
+        name: &str,
+        namespace: &str,
+    ) -> Option<Result<Value, Vec<String>>> {
+        let order = match self.dispatch.get(namespace) {
+            Some(o) => o.clone(),
+            None if self.packages.contains_key(namespace) => {
+                vec![self.root.clone(), namespace.to_string()]
+            }
+            None => return None,
+        };
+        let mut tried = Vec::new();
+        for package in &order {
+            for prefix in [self.adapter.as_str(), "default"] {
+                let candidate = format!("{prefix}__{name}");
+                if let Some(v) = self.lookup(state, package, &candidate) {
+                    return Some(Ok(v));
+                }
+                tried.push(format!("{package}.{candidate}"));
+            }
+        }
+        Some(Err(tried))
+    }
+}
+
 /// `adapter`: `dispatch` resolves `<adapter>__name` then
 /// `default__name`; what asks the warehouse is refused.
 #[derive(Debug)]
 pub struct Adapter {
     pub record: Shared,
     pub adapter: String,
+    pub macros: Arc<Macros>,
 }
 
 impl Object for Adapter {
@@ -297,6 +408,14 @@ impl Object for Adapter {
                         .as_ref()
                         .and_then(|k| k.peek::<Option<String>>("macro_namespace").ok().flatten())
                 });
+                let searched = namespace
+                    .as_deref()
+                    .and_then(|ns| self.macros.dispatch(state, &name, ns));
+                let tried = match searched {
+                    Some(Ok(v)) => return Ok(v),
+                    Some(Err(tried)) => tried,
+                    None => Vec::new(),
+                };
                 let prefix = match namespace.as_deref() {
                     Some("dbt_utils") => "dbt_utils__",
                     _ => "",
@@ -320,12 +439,14 @@ impl Object for Adapter {
                         }
                     }
                 }
+                let mut all = tried;
+                all.extend(candidates);
                 Err(refuse(
                     &self.record,
                     format!(
                         "adapter.dispatch('{name}'{}) finds no macro: none of {} is defined",
                         namespace.map(|n| format!(", '{n}'")).unwrap_or_default(),
-                        candidates.join(", ")
+                        all.join(", ")
                     ),
                 ))
             }
@@ -343,13 +464,18 @@ impl Object for Adapter {
     }
 }
 
-/// `dbt.<macro>(...)` and `dbt_utils.<macro>(...)`.
+/// `dbt.<macro>(...)`, `dbt_utils.<macro>(...)`, `<package>.<macro>(...)`:
+/// an installed package's own macro; where it has none, or it cannot be
+/// rendered without the warehouse, import-dbt's built-in rendering (of dbt
+/// and dbt_utils).
 #[derive(Debug)]
 pub struct Namespace {
     pub record: Shared,
-    /// How this namespace's macros are named in the macro template.
-    pub prefix: &'static str,
-    pub package: &'static str,
+    /// How this namespace's built-in macros are named in the macro
+    /// template (`None`: import-dbt has none).
+    pub builtin: Option<&'static str>,
+    pub package: String,
+    pub macros: Arc<Macros>,
 }
 
 impl Object for Namespace {
@@ -359,18 +485,41 @@ impl Object for Namespace {
         method: &str,
         args: &[Value],
     ) -> Result<Value, Error> {
-        let name = format!("{}{method}", self.prefix);
-        let found = module(state)
-            .and_then(|m| m.get_attr(&name).ok())
-            .filter(|v| !v.is_undefined());
-        match found {
-            Some(mac) => mac.call(state, args),
-            None => Err(refuse(
+        let builtin = self
+            .builtin
+            .and_then(|prefix| attr(module(state), &format!("{prefix}{method}")));
+        let installed = (self.package != "dbt")
+            .then(|| self.macros.lookup(state, &self.package, method))
+            .flatten();
+        match (installed, builtin) {
+            (Some(mac), Some(fallback)) => match mac.call(state, args) {
+                Ok(v) => Ok(v),
+                Err(_) => {
+                    // The package's macro asks the warehouse (or does what
+                    // import-dbt cannot render): the built-in rendering of
+                    // the same macro gives what dbt compiles.
+                    if let Ok(mut r) = self.record.lock() {
+                        r.refusal = None;
+                    }
+                    fallback.call(state, args)
+                }
+            },
+            (Some(mac), None) | (None, Some(mac)) => mac.call(state, args),
+            (None, None) => Err(refuse(
                 &self.record,
-                format!(
-                    "{}.{method}() is not provided by import-dbt (it provides dbt's cross-database macros and dbt_utils' plain-SQL ones: star, generate_surrogate_key, safe_divide, safe_add, safe_subtract, pivot, date_spine)",
-                    self.package
-                ),
+                if self.macros.packages.contains_key(&self.package) {
+                    format!(
+                        "{}.{method}() is defined by no macro of the installed package `{}`",
+                        self.package, self.package
+                    )
+                } else if self.builtin.is_some() {
+                    format!(
+                        "{}.{method}() is not provided by import-dbt and the package is not installed (run `dbt deps`; import-dbt renders the macros of dbt_packages/, and without them dbt's cross-database macros and dbt_utils' plain-SQL ones: star, generate_surrogate_key, safe_divide, safe_add, safe_subtract, pivot, date_spine)",
+                        self.package
+                    )
+                } else {
+                    format!("{}.{method}(): the package is not installed", self.package)
+                },
             )),
         }
     }

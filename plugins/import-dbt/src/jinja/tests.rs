@@ -13,6 +13,7 @@ fn project(macros: &[(&str, &str)]) -> Project {
             .map(|(rel, text)| MacroFile {
                 rel: (*rel).into(),
                 text: (*text).into(),
+                package: None,
             })
             .collect(),
         ..Project::default()

@@ -1,0 +1,1 @@
+select * from {{ var('shop_orders') }}

@@ -1,0 +1,2 @@
+{{ config(enabled=false) }}
+select * from {{ ref('orders') }} where items < 0

@@ -1,0 +1,1 @@
+select * from {{ ref('orders') }} where amount < 0
