@@ -8,15 +8,16 @@
 //! arguments and prints. Files with one job each: reading the project
 //! (`project`, `properties`, `yaml`, `seeds`, `catalog`), rendering its
 //! Jinja (`jinja`), SQL to strata (`sql`, `plan`), tests to promises
-//! (`promises`), join evidence (`evidence`), checking (`check`), the
-//! report (`report`); `import` runs them in order, one step a file.
+//! (`promises`), checking (`check`), the report (`report`); `import` runs
+//! them in order, one step a file. `audit` is `strata audit` and the
+//! import's fan-out audit: one analysis of every join, whose verdicts are
+//! the join promises the import writes.
 
 pub mod audit;
 pub mod catalog;
 pub mod check;
 mod command;
 pub mod error;
-pub mod evidence;
 pub mod import;
 pub mod init;
 pub mod jinja;

@@ -225,6 +225,12 @@ pub fn line(node: &impl Spanned) -> usize {
     node.span().start.line as usize
 }
 
+/// Where `node` starts: line and column.
+pub fn start(node: &impl Spanned) -> (usize, usize) {
+    let s = node.span().start;
+    (s.line as usize, s.column as usize)
+}
+
 /// `row_number() over (partition by ...)`: the partition expressions.
 pub fn row_number_partition(e: &Expr) -> Option<&[Expr]> {
     let Expr::Function(f) = plain(e) else {

@@ -32,11 +32,10 @@ use sqlparser::dialect::Dialect;
 
 use crate::catalog::{relation_key, Manifest};
 use crate::error::Failure;
-use crate::evidence::Fact;
 use crate::import::specs::test_facts;
 use crate::jinja::Renderer;
 use crate::project::{Project, ReadOptions};
-use shape::Rel;
+use shape::{Fact, Rel};
 use walk::{CountOn, Env, Found, Key, Walker};
 
 /// What to audit.
@@ -160,6 +159,10 @@ pub struct Join {
     pub test: Option<MissingTest>,
     #[serde(skip)]
     pub count_on: Option<CountOn>,
+    /// Line and column of the joined relation in the SQL audited (where
+    /// the import finds the join it translated).
+    #[serde(skip)]
+    pub span: (usize, usize),
 }
 
 impl Join {
@@ -378,23 +381,44 @@ pub fn audit_project(project: &Project, manifest: Option<&Manifest>) -> Audit {
     } else {
         None
     };
-    let mut sql = BTreeMap::new();
     let mut from_manifest = false;
-    for (i, m) in project.models.iter().enumerate() {
-        let text = if let Some(c) = compiled.and_then(|c| c.get(&m.name)) {
-            from_manifest = true;
-            Ok(c.clone())
-        } else if m.python {
-            Err("a Python model: no SQL to read".to_string())
-        } else if let Some(r) = &renderer {
-            r.render(&m.name, &m.rel, &m.text)
-                .map(|r| r.sql)
-                .map_err(|f| format!("its Jinja does not render here: {}", f.message))
-        } else {
-            Err("no SQL".to_string())
-        };
-        sql.insert(m.name.clone(), (i, text));
-    }
+    let sql = project
+        .models
+        .iter()
+        .map(|m| {
+            if let Some(c) = compiled.and_then(|c| c.get(&m.name)) {
+                from_manifest = true;
+                Ok(c.clone())
+            } else if m.python {
+                Err("a Python model: no SQL to read".to_string())
+            } else if let Some(r) = &renderer {
+                r.render(&m.name, &m.rel, &m.text)
+                    .map(|r| r.sql)
+                    .map_err(|f| format!("its Jinja does not render here: {}", f.message))
+            } else {
+                Err("no SQL".to_string())
+            }
+        })
+        .collect();
+    audit_sql(project, manifest, sql, from_manifest)
+}
+
+/// Audit the models of a project from their SQL (`sql[i]` of
+/// `project.models[i]`, or why it has none): what `strata audit` and the
+/// import's fan-out audit both run.
+pub fn audit_sql(
+    project: &Project,
+    manifest: Option<&Manifest>,
+    sql: Vec<Result<String, String>>,
+    from_manifest: bool,
+) -> Audit {
+    let sql: BTreeMap<String, (usize, Result<String, String>)> = project
+        .models
+        .iter()
+        .zip(sql)
+        .enumerate()
+        .map(|(i, (m, text))| (m.name.clone(), (i, text)))
+        .collect();
     let mut auditor = Auditor {
         manifest,
         dialect: crate::sql::dialect(&project.adapter),
@@ -602,6 +626,7 @@ fn verdict(
         } else {
             f.count_on.clone()
         },
+        span: (f.line, f.column),
     }
 }
 

@@ -12,8 +12,7 @@ use sqlparser::ast::{
 };
 
 use super::expr::{self as x, column_ref, conjuncts};
-use super::shape::{Col, Fan, Rel, Rest, Shape};
-use crate::evidence::Fact;
+use super::shape::{Col, Fact, Fan, Rel, Rest, Shape};
 
 /// What the walk asks of the project.
 pub trait Env {
@@ -48,6 +47,9 @@ pub struct Found {
     pub kind: String,
     /// Line in the SQL walked.
     pub line: usize,
+    /// Column of the joined relation in the SQL walked (with `line`, the
+    /// import finds the join it translated).
+    pub column: usize,
     pub from: Vec<String>,
     pub joined: String,
     pub keys: Vec<Key>,
@@ -73,6 +75,18 @@ struct Item {
     label: String,
     /// Joins of this `select` whose fan-out repeats this item's rows.
     repeated_by: Vec<usize>,
+}
+
+impl Item {
+    /// How the report names the item in a key: its alias, or for a table
+    /// of rendered SQL read by its marker (`$ref$orders`), its label.
+    fn shown(&self) -> &str {
+        if self.alias.starts_with('$') {
+            &self.label
+        } else {
+            &self.alias
+        }
+    }
 }
 
 pub struct Walker<'e> {
@@ -276,7 +290,9 @@ impl<'e> Walker<'e> {
             }
         };
         Item {
-            label: if alias.is_empty() || alias == label {
+            // An unaliased table of rendered SQL is read by its marker
+            // (`$ref$orders`): the label says it already.
+            label: if alias.is_empty() || alias == label || alias.starts_with('$') {
                 label
             } else {
                 format!("{label} as {alias}")
@@ -300,8 +316,8 @@ impl<'e> Walker<'e> {
         let first = self.factor(&twj.relation);
         items.push(first);
         if comma {
-            let line = x::line(&twj.relation);
-            self.join(&mut items, "comma", line, cond, &[], true);
+            let at = x::start(&twj.relation);
+            self.join(&mut items, "comma", at, cond, &[], true);
         }
         for j in &twj.joins {
             let (kind, constraint) = match &j.join_operator {
@@ -322,7 +338,7 @@ impl<'e> Walker<'e> {
                 _ => ("other", None),
             };
             let item = self.factor(&j.relation);
-            let line = x::line(&j.relation);
+            let at = x::start(&j.relation);
             items.push(item);
             let (on, using): (Option<&Expr>, Vec<String>) = match constraint {
                 Some(JoinConstraint::On(e)) => (Some(e), Vec::new()),
@@ -334,7 +350,7 @@ impl<'e> Walker<'e> {
                 ),
                 _ => (None, Vec::new()),
             };
-            self.join(&mut items, kind, line, on, &using, false);
+            self.join(&mut items, kind, at, on, &using, false);
         }
         items
     }
@@ -344,7 +360,7 @@ impl<'e> Walker<'e> {
         &mut self,
         items: &mut [Item],
         kind: &str,
-        line: usize,
+        (line, column): (usize, usize),
         on: Option<&Expr>,
         using: &[String],
         comma: bool,
@@ -354,6 +370,7 @@ impl<'e> Walker<'e> {
         let mut found = Found {
             kind: kind.to_string(),
             line,
+            column,
             from: items[..r].iter().map(|i| i.label.clone()).collect(),
             joined: items[r].label.clone(),
             ..Found::default()
@@ -412,8 +429,10 @@ impl<'e> Walker<'e> {
         };
         for (l, rcol) in &pairs {
             found.keys.push(Key {
-                left: l.as_ref().map(|(i, n)| format!("{}.{n}", items[*i].alias)),
-                right: format!("{}.{rcol}", items[r].alias),
+                left: l
+                    .as_ref()
+                    .map(|(i, n)| format!("{}.{n}", items[*i].shown())),
+                right: format!("{}.{rcol}", items[r].shown()),
                 left_origin: l.as_ref().and_then(|(i, n)| origin(&items[*i], n)),
                 right_origin: origin(&items[r], rcol),
             });
@@ -696,6 +715,21 @@ impl Walker<'_> {
             }
             cols.push((n.clone(), c));
         }
+        // `qualify rn = 1` on a row number of the select list.
+        if let Some(q) = &s.qualify {
+            for c in conjuncts(q) {
+                let Some((None, n)) = equals_one(c).and_then(column_ref) else {
+                    continue;
+                };
+                if let Some(parts) = cols
+                    .iter()
+                    .find(|(o, _)| *o == n)
+                    .and_then(|(_, c)| c.rownum.clone())
+                {
+                    unique.push(Fact::new(parts, "qualify row_number() ... = 1"));
+                }
+            }
+        }
         let plain = s.projection.iter().all(|p| match p {
             SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } => {
                 column_ref(e).is_some()
@@ -850,8 +884,10 @@ fn mentions(items: &[Item], r: usize, e: &Expr) -> bool {
 /// Why the from side is unique on its keys too (one item, not repeated).
 fn left_unique(items: &[Item], pairs: &[(Option<(usize, String)>, String)]) -> Option<String> {
     let lefts: Vec<&(usize, String)> = pairs.iter().filter_map(|p| p.0.as_ref()).collect();
+    // The first item of the `from`: a later one (joined many_to_one) can
+    // repeat its rows over the rows of the items before it.
     let first = lefts.first()?.0;
-    if lefts.iter().any(|l| l.0 != first) || !items[first].repeated_by.is_empty() {
+    if first != 0 || lefts.iter().any(|l| l.0 != first) || !items[first].repeated_by.is_empty() {
         return None;
     }
     let mut keys: Vec<String> = lefts.iter().map(|l| l.1.clone()).collect();
