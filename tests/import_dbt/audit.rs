@@ -9,10 +9,14 @@
 //!   counting with its line; the by-design join is not a fan-out;
 //! * every count on the data agrees with a plain SQL count of duplicate keys;
 //! * the warehouse is byte-identical after the audit;
-//! * `--write-tests` writes a YAML file.
+//! * `--write-tests` writes a YAML file;
+//! * dbt's warehouse loaded into a throw-away PostgreSQL cluster, `--data`
+//!   with a postgres profile counts the same joins the same, as a plain
+//!   count there does, creates nothing and prints no password.
 
 use super::dbt_rows::{dbt, dbt_command, run_dbt};
 use super::*;
+use crate::pg;
 
 const PLANTED: &str = "-- Planted: products repeat their key, so quantities are counted twice.
 select
@@ -207,4 +211,186 @@ fn audit_finds_every_join_and_the_planted_fan_out_read_only() {
         !tests.contains("raw_products"),
         "a test that fails today: {tests}"
     );
+    on_postgres(tmp.path(), &conn, &joins);
+}
+
+/// A PostgreSQL type for a DuckDB column type (the values loaded as CSV).
+fn pg_type(duckdb: &str) -> &'static str {
+    let t = duckdb.to_ascii_uppercase();
+    match t.as_str() {
+        "INTEGER" => "integer",
+        "BIGINT" => "bigint",
+        "SMALLINT" | "TINYINT" => "smallint",
+        "DOUBLE" => "double precision",
+        "FLOAT" => "real",
+        "BOOLEAN" => "boolean",
+        "DATE" => "date",
+        "TIMESTAMP" => "timestamp",
+        "TIMESTAMP WITH TIME ZONE" => "timestamptz",
+        _ if t.starts_with("DECIMAL") || t == "HUGEINT" => "numeric",
+        _ => "text",
+    }
+}
+
+/// dbt's warehouse loaded into a throw-away PostgreSQL cluster (schema
+/// `main`, as the manifest names it): `audit --data` with a postgres
+/// profile (its password from profiles.yml, never printed) gives every
+/// join the count it had on DuckDB, which a plain count on PostgreSQL
+/// agrees with; no relation is created.
+fn on_postgres(tmp: &Path, duck: &duckdb::Connection, duck_joins: &[serde_json::Value]) {
+    let Some(server) = pg::pg() else { return };
+    let mut load = String::from("DROP SCHEMA IF EXISTS main CASCADE; CREATE SCHEMA main;\n");
+    let mut stmt = duck
+        .prepare(
+            "select table_name, column_name, data_type from information_schema.columns \
+             where table_schema = 'main' order by table_name, ordinal_position",
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+    let cols: Vec<(String, String, String)> = stmt
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+        .unwrap_or_else(|e| panic!("{e}"))
+        .map(|r| r.unwrap_or_else(|e| panic!("{e}")))
+        .collect();
+    let mut tables: BTreeMap<String, Vec<(String, String)>> = BTreeMap::new();
+    for (t, c, ty) in cols {
+        tables.entry(t).or_default().push((c, ty));
+    }
+    assert!(tables.len() >= 20, "{tables:?}");
+    for (t, cols) in &tables {
+        let csv = tmp.join(format!("pg-{t}.csv"));
+        duck.execute_batch(&format!(
+            "COPY (SELECT * FROM main.\"{t}\") TO '{}' (FORMAT csv, HEADER false)",
+            csv.display()
+        ))
+        .unwrap_or_else(|e| panic!("{t}: {e}"));
+        let defs: Vec<String> = cols
+            .iter()
+            .map(|(c, ty)| format!("\"{c}\" {}", pg_type(ty)))
+            .collect();
+        load.push_str(&format!(
+            "CREATE TABLE main.\"{t}\" ({});\n\\copy main.\"{t}\" from '{}' with (format csv)\n",
+            defs.join(", "),
+            csv.display()
+        ));
+    }
+    server
+        .psql("main", &load)
+        .unwrap_or_else(|e| panic!("loading dbt's warehouse into PostgreSQL: {e}"));
+    let relations = || {
+        server
+            .psql("main", "SELECT count(*) FROM pg_class;")
+            .unwrap_or_else(|e| panic!("{e}"))
+    };
+    let before = relations();
+
+    let profiles = tmp.join("pg-profile");
+    std::fs::create_dir_all(&profiles).unwrap_or_else(|e| panic!("{e}"));
+    std::fs::write(
+        profiles.join("profiles.yml"),
+        format!(
+            "corpus:\n  target: pg\n  outputs:\n    pg:\n      type: postgres\n      host: 127.0.0.1\n      port: {}\n      user: postgres\n      password: {}\n      dbname: postgres\n      schema: main\n      threads: 1\n",
+            server.port,
+            pg::PASSWORD
+        ),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let out = Command::new(STRATA)
+        .args([
+            "audit",
+            "corpus",
+            "--data",
+            "--format",
+            "json",
+            "--profiles-dir",
+        ])
+        .arg(&profiles)
+        .current_dir(tmp)
+        .env_remove("PGPASSWORD")
+        .env_remove("DBT_PROFILES_DIR")
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
+    let printed = format!("{}{}", text(&out.stdout), text(&out.stderr));
+    assert!(!printed.contains(pg::PASSWORD), "the password was printed");
+    assert_eq!(out.status.code(), Some(0), "{printed}");
+    let audit = json_of(&out);
+    assert!(
+        audit["warehouse"]
+            .as_str()
+            .is_some_and(|w| w.starts_with("postgres://postgres@127.0.0.1:")),
+        "{}",
+        audit["warehouse"]
+    );
+    assert_eq!(relations(), before, "the audit created a relation");
+
+    // The same joins counted, with the same verdicts and counts as on
+    // DuckDB, and a plain count on PostgreSQL agrees with each.
+    let found = |joins: &[serde_json::Value]| -> BTreeMap<String, (String, Option<i64>)> {
+        joins
+            .iter()
+            .map(|j| {
+                (
+                    format!(
+                        "{} {}:{} {}",
+                        j["model"], j["at"]["file"], j["at"]["line"], j["joined"]
+                    ),
+                    (
+                        j["verdict"].as_str().unwrap_or_default().to_string(),
+                        j["data"]["duplicate_groups"].as_i64(),
+                    ),
+                )
+            })
+            .collect()
+    };
+    // A CTE counted on its own SQL is DuckDB's SQL (dbt compiled the corpus
+    // for DuckDB): date_spine's `range()` does not run on PostgreSQL, and
+    // the audit says so instead of a verdict on the data.
+    let pg_joins = audit["joins"].as_array().cloned().unwrap_or_default();
+    let (failed, pg_joins): (Vec<_>, Vec<_>) = pg_joins.into_iter().partition(|j| {
+        j["evidence"]
+            .as_str()
+            .is_some_and(|e| e.contains("the count on the data failed"))
+    });
+    let failed: Vec<&str> = failed.iter().filter_map(|j| j["model"].as_str()).collect();
+    assert_eq!(failed, ["date_spine"], "counts that failed on PostgreSQL");
+    let duck_joins: Vec<serde_json::Value> = duck_joins
+        .iter()
+        .filter(|j| j["model"] != "date_spine")
+        .cloned()
+        .collect();
+    assert_eq!(
+        found(&pg_joins),
+        found(&duck_joins),
+        "PostgreSQL, then DuckDB"
+    );
+    let mut counted = 0;
+    for j in &pg_joins {
+        let Some(data) = j["data"].as_object() else {
+            continue;
+        };
+        let keys: Vec<String> = data["keys"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|k| k.as_str().map(|k| format!("\"{k}\"")))
+            .collect();
+        let sql = format!(
+            "SELECT count(*) FROM (SELECT {k} FROM {rel} WHERE {nn} GROUP BY {k} HAVING count(*) > 1) AS d;",
+            k = keys.join(", "),
+            rel = data["relation"].as_str().unwrap_or_default(),
+            nn = keys
+                .iter()
+                .map(|k| format!("{k} IS NOT NULL"))
+                .collect::<Vec<_>>()
+                .join(" AND ")
+        );
+        let n: i64 = server
+            .psql("main", &sql)
+            .unwrap_or_else(|e| panic!("{sql}: {e}"))
+            .trim()
+            .parse()
+            .unwrap_or_else(|e| panic!("{sql}: {e}"));
+        assert_eq!(Some(n), data["duplicate_groups"].as_i64(), "{j:#}");
+        counted += 1;
+    }
+    assert!(counted >= 3, "{counted} joins counted on PostgreSQL");
 }

@@ -24,6 +24,9 @@ use std::process::Command;
 #[allow(dead_code)]
 mod tools;
 
+#[path = "../support/pg.rs"]
+mod pg;
+
 use tools::{root, STRATA};
 
 /// Copy a directory tree.

@@ -145,20 +145,24 @@ fn run(args: AuditArgs) -> Result<i32, Failure> {
     })?;
     let mut audit = audit_project(&project, manifest.as_ref());
     if args.data || args.warehouse.is_some() {
-        let (text, secret) = match &args.warehouse {
-            Some(w) => (w.clone(), None),
-            None => (
-                profile::warehouse(&project.root, args.profiles_dir.as_deref())?,
-                Some(profile::PASSWORD_ENV),
-            ),
+        let wh = match &args.warehouse {
+            Some(w) => profile::Warehouse {
+                target: w.clone(),
+                password: None,
+            },
+            None => profile::warehouse(&project.root, args.profiles_dir.as_deref())?,
         };
-        let secret = secret.filter(|v| std::env::var_os(v).is_some());
         let engine_failure = |e: strata_engine::Failure| match e {
             strata_engine::Failure::Usage(m) => Failure::usage(m),
             strata_engine::Failure::Environment(m) => Failure::environment(m),
             strata_engine::Failure::Data(d) => Failure::environment(format!("{d:?}")),
         };
-        let target = strata_engine::Target::parse(&text, secret).map_err(engine_failure)?;
+        let mut target = strata_engine::Target::parse(&wh.target, None).map_err(engine_failure)?;
+        // The profile's password goes to the driver only: never in the URL
+        // shown, never in the environment.
+        if let (strata_engine::Target::Postgres(pg), Some(p)) = (&mut target, &wh.password) {
+            pg.config.password(p.as_str());
+        }
         let wh = strata_engine::open_read_only(&target, Duration::ZERO).map_err(|e| {
             let f = engine_failure(e);
             Failure::environment(format!(

@@ -6,10 +6,17 @@ use std::path::{Path, PathBuf};
 use crate::error::Failure;
 use crate::yaml::{self, str_field};
 
-/// The target text (a path or a `postgres://` URL) of the project's
-/// profile: profiles.yml in `profiles_dir`, `$DBT_PROFILES_DIR`, the
-/// project, then `~/.dbt`.
-pub fn warehouse(root: &Path, profiles_dir: Option<&Path>) -> Result<String, Failure> {
+/// The warehouse of a profile: the target text (a path or a `postgres://`
+/// URL, with no password) and the profile's password, kept apart from
+/// anything shown.
+pub struct Warehouse {
+    pub target: String,
+    pub password: Option<String>,
+}
+
+/// The warehouse of the project's profile: profiles.yml in `profiles_dir`,
+/// `$DBT_PROFILES_DIR`, the project, then `~/.dbt`.
+pub fn warehouse(root: &Path, profiles_dir: Option<&Path>) -> Result<Warehouse, Failure> {
     let project_file = root.join("dbt_project.yml");
     let text = std::fs::read_to_string(&project_file)
         .map_err(|e| Failure::unreadable(&project_file, &e))?;
@@ -56,10 +63,13 @@ pub fn warehouse(root: &Path, profiles_dir: Option<&Path>) -> Result<String, Fai
                     )));
                 }
                 let file = Path::new(&p);
-                Ok(if file.is_absolute() {
-                    p
-                } else {
-                    root.join(file).to_string_lossy().into_owned()
+                Ok(Warehouse {
+                    target: if file.is_absolute() {
+                        p
+                    } else {
+                        root.join(file).to_string_lossy().into_owned()
+                    },
+                    password: None,
                 })
             }
             "postgres" => {
@@ -76,17 +86,17 @@ pub fn warehouse(root: &Path, profiles_dir: Option<&Path>) -> Result<String, Fai
                         "{at}: it uses Jinja (env_var); name the warehouse with -o postgres://... (the password from $PGPASSWORD)"
                     )));
                 }
-                if let Some(p) = pass {
-                    std::env::set_var("STRATA_AUDIT_PGPASSWORD", p);
-                }
-                Ok(format!(
-                    "postgres://{}@{}:{}/{}?schema={}",
-                    user.unwrap_or_else(|| "postgres".into()),
-                    host.unwrap_or_else(|| "localhost".into()),
-                    port.unwrap_or_else(|| "5432".into()),
-                    db.unwrap_or_else(|| "postgres".into()),
-                    schema.unwrap_or_else(|| "public".into())
-                ))
+                Ok(Warehouse {
+                    target: format!(
+                        "postgres://{}@{}:{}/{}?schema={}",
+                        user.unwrap_or_else(|| "postgres".into()),
+                        host.unwrap_or_else(|| "localhost".into()),
+                        port.unwrap_or_else(|| "5432".into()),
+                        db.unwrap_or_else(|| "postgres".into()),
+                        schema.unwrap_or_else(|| "public".into())
+                    ),
+                    password: pass,
+                })
             }
             other => Err(Failure::usage(format!(
                 "{at}: a `{other}` warehouse: strata audit --data reads DuckDB and PostgreSQL profiles; name another strata target with -o URL"
@@ -97,7 +107,3 @@ pub fn warehouse(root: &Path, profiles_dir: Option<&Path>) -> Result<String, Fai
         "profile `{profile}` not found in a profiles.yml (--profiles-dir, $DBT_PROFILES_DIR, the project, ~/.dbt): name the warehouse with -o PATH|URL"
     )))
 }
-
-/// The variable holding the password a profile gave (so it never appears
-/// in the URL shown).
-pub const PASSWORD_ENV: &str = "STRATA_AUDIT_PGPASSWORD";

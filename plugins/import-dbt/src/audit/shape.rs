@@ -74,6 +74,10 @@ pub struct Fan {
     /// The from side's key columns (base origins), for "collapsed by a group
     /// by on the from side's key".
     pub from_keys: Vec<(Rel, String)>,
+    /// A fan-out of an upstream model's join (the model, the join's index
+    /// among its joins) whose repeated rows reach this query through the
+    /// model's output; `join` is then not this query's.
+    pub origin: Option<(String, usize)>,
 }
 
 impl Fan {
