@@ -26,6 +26,8 @@ mod tools;
 
 #[path = "../support/pg.rs"]
 mod pg;
+#[path = "../support/spark.rs"]
+mod spark;
 
 use tools::{root, STRATA};
 
