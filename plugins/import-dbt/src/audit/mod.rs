@@ -519,6 +519,7 @@ impl Auditor<'_> {
 /// model's grain changes), in the order of the project's models.
 fn downstream(project: &Project, auditor: &Auditor, join: &mut Join, (model, k): (&str, usize)) {
     let mut reached: Vec<String> = Vec::new();
+    let mut seen: Vec<&str> = Vec::new();
     for m in &project.models {
         let Some(a) = auditor.done.get(&m.name) else {
             continue;
@@ -540,7 +541,8 @@ fn downstream(project: &Project, auditor: &Auditor, join: &mut Join, (model, k):
                         at: place(project, &m.rel, &m.text, compiled, name, *line),
                     });
                 }
-                None if !reached.contains(&m.name) => {
+                None if !seen.contains(&m.name.as_str()) => {
+                    seen.push(&m.name);
                     let tests = auditor.model_tests(&m.name);
                     reached.push(if tests.is_empty() {
                         format!("{} (no unique test would catch it)", m.name)

@@ -183,7 +183,10 @@ fn a_fan_out_is_followed_into_the_models_downstream() {
                 "customer_revenue",
                 "select customer_id,\n    sum(amount) as revenue,\n    max(paid) as last_paid\nfrom {{ ref('order_payments') }}\ngroup by customer_id",
             ),
-            ("order_copy", "select * from {{ ref('order_payments') }}"),
+            (
+                "order_copy",
+                "select * from {{ ref('order_payments') }}\nunion all\nselect * from {{ ref('order_payments') }}",
+            ),
             (
                 "copy_revenue",
                 "select count(distinct order_id) as n, sum(c.amount) as total from {{ ref('order_copy') }} c",
@@ -221,4 +224,6 @@ fn a_fan_out_is_followed_into_the_models_downstream() {
         "{grain}"
     );
     assert!(!grain.contains("copy_revenue"), "{grain}");
+    // Named once, though both branches of its union reach its output.
+    assert_eq!(grain.matches("order_copy").count(), 1, "{grain}");
 }
