@@ -177,33 +177,14 @@ fn audit_finds_every_join_and_the_planted_fan_out_read_only() {
             .unwrap_or_else(|e| panic!("{e}")),
     )
     .unwrap_or_else(|e| panic!("{e}"));
-    let mut counted = 0;
-    for j in &joins {
-        let Some(data) = j["data"].as_object() else {
-            continue;
-        };
-        let keys: Vec<String> = data["keys"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter_map(|k| k.as_str().map(|k| format!("\"{k}\"")))
-            .collect();
-        let rel = data["relation"].as_str().unwrap_or_default();
-        let sql = format!(
-            "select count(*) from (select {k} from {rel} where {nn} group by {k} having count(*) > 1)",
-            k = keys.join(", "),
-            nn = keys
-                .iter()
-                .map(|k| format!("{k} is not null"))
-                .collect::<Vec<_>>()
-                .join(" and ")
-        );
-        let n: i64 = conn
-            .query_row(&sql, [], |r| r.get(0))
-            .unwrap_or_else(|e| panic!("{sql}: {e}"));
-        assert_eq!(Some(n), data["duplicate_groups"].as_i64(), "{j:#}");
-        counted += 1;
-    }
+    let counted = plain_counts_agree(
+        &joins,
+        |k| format!("\"{k}\""),
+        |sql| {
+            conn.query_row(sql, [], |r| r.get(0))
+                .unwrap_or_else(|e| panic!("{sql}: {e}"))
+        },
+    );
     assert!(counted >= 3, "{counted} joins counted");
     let tests =
         std::fs::read_to_string(tmp.path().join("tests.yml")).unwrap_or_else(|e| panic!("{e}"));
@@ -347,36 +328,18 @@ fn on_postgres(tmp: &Path, duck: &duckdb::Connection, duck_joins: &[serde_json::
         verdicts(&duck_joins),
         "PostgreSQL, then DuckDB"
     );
-    let mut counted = 0;
-    for j in &pg_joins {
-        let Some(data) = j["data"].as_object() else {
-            continue;
-        };
-        let keys: Vec<String> = data["keys"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter_map(|k| k.as_str().map(|k| format!("\"{k}\"")))
-            .collect();
-        let sql = format!(
-            "SELECT count(*) FROM (SELECT {k} FROM {rel} WHERE {nn} GROUP BY {k} HAVING count(*) > 1) AS d;",
-            k = keys.join(", "),
-            rel = data["relation"].as_str().unwrap_or_default(),
-            nn = keys
-                .iter()
-                .map(|k| format!("{k} IS NOT NULL"))
-                .collect::<Vec<_>>()
-                .join(" AND ")
-        );
-        let n: i64 = server
-            .psql("main", &sql)
-            .unwrap_or_else(|e| panic!("{sql}: {e}"))
-            .trim()
-            .parse()
-            .unwrap_or_else(|e| panic!("{sql}: {e}"));
-        assert_eq!(Some(n), data["duplicate_groups"].as_i64(), "{j:#}");
-        counted += 1;
-    }
+    let counted = plain_counts_agree(
+        &pg_joins,
+        |k| format!("\"{k}\""),
+        |sql| {
+            server
+                .psql("main", &format!("{sql};"))
+                .unwrap_or_else(|e| panic!("{sql}: {e}"))
+                .trim()
+                .parse()
+                .unwrap_or_else(|e| panic!("{sql}: {e}"))
+        },
+    );
     assert!(counted >= 3, "{counted} joins counted on PostgreSQL");
 }
 
@@ -542,8 +505,31 @@ fn on_spark(tmp: &Path, duck: &duckdb::Connection, duck_joins: &[serde_json::Val
         .cloned()
         .collect();
     assert_eq!(verdicts(&joins), verdicts(&duck_rest), "Spark, then DuckDB");
+    let counted = plain_counts_agree(
+        &joins,
+        |k| format!("`{k}`"),
+        |sql| {
+            let rows = wh.rows(sql).unwrap_or_else(|e| panic!("{sql}: {e:?}"));
+            rows[0][0]
+                .as_deref()
+                .unwrap_or_default()
+                .parse()
+                .unwrap_or_else(|e| panic!("{sql}: {e}"))
+        },
+    );
+    assert!(counted >= 3, "{counted} joins counted on Spark");
+}
+
+/// Every join counted on the data agrees with a plain count of duplicate
+/// key groups (NULL keys left out), run by `count` (identifiers quoted by
+/// `quote`); how many were compared.
+fn plain_counts_agree(
+    joins: &[serde_json::Value],
+    quote: impl Fn(&str) -> String,
+    count: impl Fn(&str) -> i64,
+) -> usize {
     let mut counted = 0;
-    for j in &joins {
+    for j in joins {
         let Some(data) = j["data"].as_object() else {
             continue;
         };
@@ -551,7 +537,7 @@ fn on_spark(tmp: &Path, duck: &duckdb::Connection, duck_joins: &[serde_json::Val
             .as_array()
             .into_iter()
             .flatten()
-            .filter_map(|k| k.as_str().map(|k| format!("`{k}`")))
+            .filter_map(|k| k.as_str().map(&quote))
             .collect();
         let sql = format!(
             "SELECT count(*) FROM (SELECT {k} FROM {rel} WHERE {nn} GROUP BY {k} HAVING count(*) > 1) AS d",
@@ -563,14 +549,12 @@ fn on_spark(tmp: &Path, duck: &duckdb::Connection, duck_joins: &[serde_json::Val
                 .collect::<Vec<_>>()
                 .join(" AND ")
         );
-        let rows = wh.rows(&sql).unwrap_or_else(|e| panic!("{sql}: {e:?}"));
-        let n: i64 = rows[0][0]
-            .as_deref()
-            .unwrap_or_default()
-            .parse()
-            .unwrap_or_else(|e| panic!("{sql}: {e}"));
-        assert_eq!(Some(n), data["duplicate_groups"].as_i64(), "{j:#}");
+        assert_eq!(
+            Some(count(&sql)),
+            data["duplicate_groups"].as_i64(),
+            "{j:#}"
+        );
         counted += 1;
     }
-    assert!(counted >= 3, "{counted} joins counted on Spark");
+    counted
 }

@@ -225,6 +225,18 @@ pub fn line(node: &impl Spanned) -> usize {
     node.span().start.line as usize
 }
 
+/// `l = r`: its two sides.
+pub fn equality(e: &Expr) -> Option<(&Expr, &Expr)> {
+    match e {
+        Expr::BinaryOp {
+            left,
+            op: BinaryOperator::Eq,
+            right,
+        } => Some((left, right)),
+        _ => None,
+    }
+}
+
 /// Where `node` starts: line and column.
 pub fn start(node: &impl Spanned) -> (usize, usize) {
     let s = node.span().start;

@@ -4,7 +4,7 @@
 //! one_to_one), what to count on the data when there is none, and which
 //! items' rows it repeats.
 
-use sqlparser::ast::{self as sql, Expr};
+use sqlparser::ast::Expr;
 
 use super::expr::{self as x, column_ref, conjuncts};
 use super::shape::{Rel, Shape};
@@ -39,12 +39,7 @@ impl Walker<'_> {
         }
         if let Some(cond) = on {
             for c in conjuncts(cond) {
-                let Expr::BinaryOp {
-                    left,
-                    op: sql::BinaryOperator::Eq,
-                    right,
-                } = c
-                else {
+                let Some((left, right)) = x::equality(c) else {
                     // Not an equality: it only removes matches.
                     continue;
                 };

@@ -393,14 +393,7 @@ fn group_key(items: &[Item], outs: &[OutCol], exprs: &[Option<&Expr>], g: &Expr)
 
 /// `e = 1` or `1 = e`: `e`.
 fn equals_one(c: &Expr) -> Option<&Expr> {
-    let Expr::BinaryOp {
-        left,
-        op: sql::BinaryOperator::Eq,
-        right,
-    } = c
-    else {
-        return None;
-    };
+    let (left, right) = x::equality(c)?;
     if x::position(right) == Some(1) {
         Some(left)
     } else if x::position(left) == Some(1) {
