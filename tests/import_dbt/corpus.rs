@@ -92,7 +92,7 @@ fn corpus_snapshot_check_and_determinism() {
     let join = |model: &str, right: &str| {
         joins
             .iter()
-            .find(|j| j["strata_model"] == model && j["right"] == right)
+            .find(|j| j["strata_model"] == model && j["strata_right"] == right)
             .cloned()
             .unwrap_or_else(|| panic!("no join {model} -> {right}: {joins:?}"))
     };
@@ -102,7 +102,7 @@ fn corpus_snapshot_check_and_determinism() {
         j["evidence"]
             .as_str()
             .unwrap_or("")
-            .contains("grouped by customer_id"),
+            .contains("customer_orders unique on (customer_id): group by"),
         "{j}"
     );
     let j = join("payments_per_order", "stg_payments");
@@ -122,7 +122,7 @@ fn corpus_snapshot_check_and_determinism() {
         j["evidence"]
             .as_str()
             .unwrap_or("")
-            .contains("first row of each customer_id"),
+            .contains("unique on (customer_id): model qualify_alias: qualify row_number() ... = 1"),
         "{j}"
     );
     let j = join("latest_order_per_customer", "dedup_subquery");
@@ -131,7 +131,7 @@ fn corpus_snapshot_check_and_determinism() {
         j["evidence"]
             .as_str()
             .unwrap_or("")
-            .contains("first row of each customer_id"),
+            .contains("row_number() ... = 1 keeps one row per partition"),
         "{j}"
     );
     let j = join("countries_seen", "distinct_countries");

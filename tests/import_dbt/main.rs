@@ -24,10 +24,12 @@ use std::process::Command;
 #[allow(dead_code)]
 mod tools;
 
-use tools::{root, STRATA};
-
 #[path = "../support/pg.rs"]
 mod pg;
+#[path = "../support/spark.rs"]
+mod spark;
+
+use tools::{root, STRATA};
 
 /// Copy a directory tree.
 fn copy_dir(from: &Path, to: &Path) {

@@ -18,10 +18,11 @@ use crate::write::write;
 /// `_sources.strata` (seeds and sources), a root module with a `seeds`
 /// pipeline that runs on the seed files, `strata.toml` and IMPORT.md.
 ///
-/// Every join gets the promise its evidence supports (a unique test on the
-/// joined keys, a group by or a distinct on them) and no other; the report
-/// lists each join with its evidence, or "no evidence: this join can
-/// repeat rows". Tests become contract pins (nonnull, unique, primary_key,
+/// Every join gets the promise `strata audit`'s verdict on it supports (a
+/// unique test on the joined keys, a group by, a distinct or a
+/// row_number() = 1 on them) and no other; the report lists every join of
+/// every model, converted or not, with its verdict and evidence, or "no
+/// evidence: this join can repeat rows". Tests become contract pins (nonnull, unique, primary_key,
 /// enum), `expect ... in ...` tests, or models of their failing rows.
 /// What strata cannot express exactly is a needs-review entry, with the
 /// reason and the file and line, never a guess.

@@ -9,15 +9,16 @@
 //! (`project`, `properties`, `yaml`, `seeds`, `catalog`), the warehouse its
 //! profile names (`profile`: sources' columns, the `dbt` target), rendering its
 //! Jinja (`jinja`), SQL to strata (`sql`, `plan`), tests to promises
-//! (`promises`), join evidence (`evidence`), checking (`check`), the
-//! report (`report`); `import` runs them in order, one step a file.
+//! (`promises`), checking (`check`), the report (`report`); `import` runs
+//! them in order, one step a file. `audit` is `strata audit` and the
+//! import's fan-out audit: one analysis of every join, whose verdicts are
+//! the join promises the import writes.
 
 pub mod audit;
 pub mod catalog;
 pub mod check;
 mod command;
 pub mod error;
-pub mod evidence;
 pub mod import;
 pub mod init;
 pub mod jinja;

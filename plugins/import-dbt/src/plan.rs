@@ -459,11 +459,11 @@ pub struct Join {
     pub on: Option<SExpr>,
     /// `None` when the condition is not an `and` of `==` on plain columns.
     pub keys: Option<Keys>,
+    /// Written from the audit's verdict on the same join (`audit`).
     pub promise: Option<Promise>,
-    /// Why the promise was written, or why not.
-    pub evidence: String,
-    /// The SQL line of the join.
+    /// The SQL line and column of the joined relation.
     pub line: usize,
+    pub column: usize,
 }
 
 #[derive(Clone, Debug)]

@@ -74,23 +74,40 @@ pub struct ModelEntry {
     pub declared_as_source: bool,
 }
 
+/// A join of a model, converted or not, as the audit (`strata audit`)
+/// judged it, with the promise the import wrote on it.
 #[derive(Clone, Debug, Serialize)]
 pub struct JoinEntry {
     /// The dbt model.
     pub model: String,
-    /// The strata model the join is in (the model, or a helper).
-    pub strata_model: String,
+    /// The strata model the join is in (the model, or a helper), and the
+    /// relation it joins there, when the model is converted.
+    pub strata_model: Option<String>,
+    pub strata_right: Option<String>,
     pub kind: String,
-    pub left: String,
+    /// The from side's relations and the joined one, as the SQL names them.
+    pub left: Vec<String>,
     pub right: String,
-    /// The joined side's key columns.
+    /// The joined side's key columns and the from side's (`o.order_id`).
     pub keys: Vec<String>,
-    /// The from side's key columns (of `left col == right col` pairs).
     pub left_keys: Vec<String>,
+    /// The audit's verdict (`many_to_one`, `no_evidence`, ...).
+    pub verdict: crate::audit::Verdict,
     pub promise: Option<String>,
     pub evidence: String,
+    /// Aggregates that count the repeated rows twice, with their places.
+    pub double_counts: Vec<String>,
+    /// What the repeated rows do to the model's output.
+    pub grain: Option<String>,
     pub file: String,
     pub line: usize,
+}
+
+impl JoinEntry {
+    /// Whether nothing proves the join cannot repeat rows.
+    pub fn unproven(&self) -> bool {
+        !self.verdict.proven()
+    }
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -209,11 +226,7 @@ impl Report {
             .count();
         s.joins = self.joins.len();
         s.joins_with_promise = self.joins.iter().filter(|j| j.promise.is_some()).count();
-        s.joins_without_evidence = self
-            .joins
-            .iter()
-            .filter(|j| j.evidence.starts_with("no evidence"))
-            .count();
+        s.joins_without_evidence = self.joins.iter().filter(|j| j.unproven()).count();
         s.tests = self.tests.len();
         s.tests_carried = self
             .tests
@@ -279,16 +292,12 @@ impl Report {
         // Every join when there are few; else the ones that can repeat
         // rows (IMPORT.md lists them all).
         let all = self.joins.len() <= 20;
-        for j in self
-            .joins
-            .iter()
-            .filter(|j| all || j.evidence.starts_with("no evidence"))
-        {
+        for j in self.joins.iter().filter(|j| all || j.unproven()) {
             let _ = writeln!(
                 out,
                 "  {:<12}  {} {} {} on {}: {}",
                 j.promise.as_deref().unwrap_or("no promise"),
-                j.strata_model,
+                j.model,
                 j.kind,
                 j.right,
                 if j.keys.is_empty() {
@@ -381,33 +390,48 @@ impl Report {
         let _ = writeln!(md, "## Fan-out audit\n");
         let _ = writeln!(
             md,
-            "Every join of every converted model: the promise written (checked by `strata run` on the data\nbefore anything is published) and the evidence it rests on. A join with no evidence can repeat\nthe rows of its left side.\n"
+            "Every join of every model, converted or not, as `strata audit` judges it: the verdict, the\nevidence it rests on, and where repeated rows go; for a converted model, the promise written\n(checked by `strata run` on the data before anything is published). A join with no evidence can\nrepeat the rows of its left side.\n"
         );
         if self.joins.is_empty() {
             let _ = writeln!(md, "No joins.\n");
         } else {
             let _ = writeln!(
                 md,
-                "| model | join | keys | promise | evidence |\n|---|---|---|---|---|"
+                "| model | join | keys | verdict | promise | evidence |\n|---|---|---|---|---|---|"
             );
             for j in &self.joins {
-                let keys = if j.left_keys.is_empty() {
-                    j.keys.join(", ")
-                } else {
-                    format!("{} = {}", j.left_keys.join(", "), j.keys.join(", "))
-                };
+                let keys: Vec<String> = j
+                    .keys
+                    .iter()
+                    .zip(&j.left_keys)
+                    .map(|(r, l)| {
+                        if l.is_empty() {
+                            r.clone()
+                        } else {
+                            format!("{l} = {r}")
+                        }
+                    })
+                    .collect();
+                let mut evidence = j.evidence.clone();
+                for d in &j.double_counts {
+                    evidence.push_str(&format!("; double counting: {d}"));
+                }
+                if let Some(g) = &j.grain {
+                    evidence.push_str(&format!("; {g}"));
+                }
                 let _ = writeln!(
                     md,
-                    "| `{}` ({}) | {} `{}` | {} | {} | {} |",
-                    j.strata_model,
+                    "| `{}` ({}) | {} `{}` | {} | {} | {} | {} |",
+                    j.strata_model.as_deref().unwrap_or(&j.model),
                     place(&j.file, j.line),
                     j.kind,
                     j.right,
-                    cell(&keys),
+                    cell(&keys.join(", ")),
+                    j.verdict.text(),
                     j.promise
                         .as_deref()
                         .map_or("—".to_string(), |p| format!("`{p}`")),
-                    cell(&j.evidence)
+                    cell(&evidence)
                 );
             }
             md.push('\n');

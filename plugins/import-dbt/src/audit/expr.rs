@@ -225,6 +225,24 @@ pub fn line(node: &impl Spanned) -> usize {
     node.span().start.line as usize
 }
 
+/// `l = r`: its two sides.
+pub fn equality(e: &Expr) -> Option<(&Expr, &Expr)> {
+    match e {
+        Expr::BinaryOp {
+            left,
+            op: BinaryOperator::Eq,
+            right,
+        } => Some((left, right)),
+        _ => None,
+    }
+}
+
+/// Where `node` starts: line and column.
+pub fn start(node: &impl Spanned) -> (usize, usize) {
+    let s = node.span().start;
+    (s.line as usize, s.column as usize)
+}
+
 /// `row_number() over (partition by ...)`: the partition expressions.
 pub fn row_number_partition(e: &Expr) -> Option<&[Expr]> {
     let Expr::Function(f) = plain(e) else {

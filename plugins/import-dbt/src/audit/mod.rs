@@ -10,7 +10,8 @@
 //! `--data` counts duplicate keys on the warehouse (`data`).
 //!
 //! Files: `shape` (what a relation of a query is), `expr` (readings of
-//! expressions), `walk` (the walk over one model's SQL), `lines` (compiled
+//! expressions), `walk` (the walk over one model's SQL; `join` judges each
+//! join, `select` each select's projection and aggregates), `lines` (compiled
 //! lines to the model file's), `data` (the counts), `profile` (the
 //! warehouse dbt's profile names), `render` (text, SARIF, the tests
 //! YAML), `command` (the CLI).
@@ -18,9 +19,11 @@
 mod command;
 pub mod data;
 pub mod expr;
+mod join;
 pub mod lines;
 pub mod profile;
 pub mod render;
+mod select;
 pub mod shape;
 pub mod walk;
 
@@ -32,12 +35,11 @@ use sqlparser::dialect::Dialect;
 
 use crate::catalog::{relation_key, Manifest};
 use crate::error::Failure;
-use crate::evidence::Fact;
 use crate::import::specs::test_facts;
 use crate::jinja::Renderer;
 use crate::project::{Project, ReadOptions};
-use shape::Rel;
-use walk::{CountOn, Env, Found, Key, Walker};
+use shape::{Fact, Fan, Rel};
+use walk::{CountOn, Downstream, Env, Found, Key, Walker};
 
 /// What to audit.
 #[derive(Clone, Debug, Default)]
@@ -160,6 +162,10 @@ pub struct Join {
     pub test: Option<MissingTest>,
     #[serde(skip)]
     pub count_on: Option<CountOn>,
+    /// Line and column of the joined relation in the SQL audited (where
+    /// the import finds the join it translated).
+    #[serde(skip)]
+    pub span: (usize, usize),
 }
 
 impl Join {
@@ -210,6 +216,11 @@ impl Audit {
 struct Analysis {
     joins: Vec<Found>,
     unique: Vec<Fact>,
+    /// The fan-outs whose repeated rows reach its output (this model's
+    /// joins' or upstream ones'), each with its origin.
+    fans: Vec<Fan>,
+    /// What upstream fan-outs do in it.
+    downstream: Vec<Downstream>,
     error: Option<String>,
 }
 
@@ -269,6 +280,18 @@ impl Env for Auditor<'_> {
         }
         out
     }
+
+    fn fans(&mut self, rel: &Rel) -> Vec<Fan> {
+        let Rel::Model { name } = rel else {
+            return Vec::new();
+        };
+        let name = name.clone();
+        self.analyze(&name);
+        self.done
+            .get(&name)
+            .map(|a| a.fans.clone())
+            .unwrap_or_default()
+    }
 }
 
 impl Auditor<'_> {
@@ -302,14 +325,26 @@ impl Auditor<'_> {
                 Ok(statements) => {
                     let mut walker = Walker::new(self);
                     let mut unique = Vec::new();
+                    let mut fans = Vec::new();
                     for st in &statements {
                         if let Statement::Query(q) = st {
-                            unique = walker.statement(q).unique;
+                            let shape = walker.statement(q);
+                            unique = shape.unique;
+                            fans = shape
+                                .fans
+                                .into_iter()
+                                .map(|f| Fan {
+                                    origin: f.origin.clone().or(Some((name.to_string(), f.join))),
+                                    ..f
+                                })
+                                .collect();
                         }
                     }
                     Analysis {
                         joins: walker.joins,
                         unique,
+                        fans,
+                        downstream: walker.downstream,
                         error: None,
                     }
                 }
@@ -378,23 +413,44 @@ pub fn audit_project(project: &Project, manifest: Option<&Manifest>) -> Audit {
     } else {
         None
     };
-    let mut sql = BTreeMap::new();
     let mut from_manifest = false;
-    for (i, m) in project.models.iter().enumerate() {
-        let text = if let Some(c) = compiled.and_then(|c| c.get(&m.name)) {
-            from_manifest = true;
-            Ok(c.clone())
-        } else if m.python {
-            Err("a Python model: no SQL to read".to_string())
-        } else if let Some(r) = &renderer {
-            r.render(&m.name, &m.rel, &m.text)
-                .map(|r| r.sql)
-                .map_err(|f| format!("its Jinja does not render here: {}", f.message))
-        } else {
-            Err("no SQL".to_string())
-        };
-        sql.insert(m.name.clone(), (i, text));
-    }
+    let sql = project
+        .models
+        .iter()
+        .map(|m| {
+            if let Some(c) = compiled.and_then(|c| c.get(&m.name)) {
+                from_manifest = true;
+                Ok(c.clone())
+            } else if m.python {
+                Err("a Python model: no SQL to read".to_string())
+            } else if let Some(r) = &renderer {
+                r.render(&m.name, &m.rel, &m.text)
+                    .map(|r| r.sql)
+                    .map_err(|f| format!("its Jinja does not render here: {}", f.message))
+            } else {
+                Err("no SQL".to_string())
+            }
+        })
+        .collect();
+    audit_sql(project, manifest, sql, from_manifest)
+}
+
+/// Audit the models of a project from their SQL (`sql[i]` of
+/// `project.models[i]`, or why it has none): what `strata audit` and the
+/// import's fan-out audit both run.
+pub fn audit_sql(
+    project: &Project,
+    manifest: Option<&Manifest>,
+    sql: Vec<Result<String, String>>,
+    from_manifest: bool,
+) -> Audit {
+    let sql: BTreeMap<String, (usize, Result<String, String>)> = project
+        .models
+        .iter()
+        .zip(sql)
+        .enumerate()
+        .map(|(i, (m, text))| (m.name.clone(), (i, text)))
+        .collect();
     let mut auditor = Auditor {
         manifest,
         dialect: crate::sql::dialect(&project.adapter),
@@ -433,27 +489,89 @@ pub fn audit_project(project: &Project, manifest: Option<&Manifest>) -> Audit {
             Ok(t) => t.as_str(),
             Err(_) => "",
         };
-        let model_tests = auditor
-            .tests
-            .get(&Rel::Model {
-                name: m.name.clone(),
-            })
-            .cloned()
-            .unwrap_or_default();
-        for f in &a.joins {
-            audit.joins.push(verdict(
-                project,
-                &m.name,
-                &m.rel,
-                &m.text,
-                text,
-                f,
-                &model_tests,
-            ));
+        let model_tests = auditor.model_tests(&m.name);
+        for (k, f) in a.joins.iter().enumerate() {
+            let mut join = verdict(project, &m.name, &m.rel, &m.text, text, f, &model_tests);
+            if !join.verdict.proven() && join.verdict != Verdict::Unresolved {
+                downstream(project, &auditor, &mut join, (&m.name, k));
+            }
+            audit.joins.push(join);
         }
     }
     audit.sort();
     audit
+}
+
+impl Auditor<'_> {
+    fn model_tests(&self, model: &str) -> Vec<Fact> {
+        self.tests
+            .get(&Rel::Model {
+                name: model.to_string(),
+            })
+            .cloned()
+            .unwrap_or_default()
+    }
+}
+
+/// Where the repeated rows of the `k`-th join of `model` go after its
+/// output: the aggregates of the models downstream that sum their values
+/// (double counting, at their lines), and the outputs they reach (each
+/// model's grain changes), in the order of the project's models.
+fn downstream(project: &Project, auditor: &Auditor, join: &mut Join, (model, k): (&str, usize)) {
+    let mut reached: Vec<String> = Vec::new();
+    let mut seen: Vec<&str> = Vec::new();
+    for m in &project.models {
+        let Some(a) = auditor.done.get(&m.name) else {
+            continue;
+        };
+        let compiled = match auditor.sql.get(&m.name).map(|s| &s.1) {
+            Some(Ok(t)) => t.as_str(),
+            _ => "",
+        };
+        for d in a
+            .downstream
+            .iter()
+            .filter(|d| d.upstream.0 == model && d.upstream.1 == k)
+        {
+            match &d.double {
+                Some((text, line)) => {
+                    let name = text.split('(').next().unwrap_or("").trim();
+                    join.double_counts.push(Aggregate {
+                        text: format!("{text} in {}", m.name),
+                        at: place(project, &m.rel, &m.text, compiled, name, *line),
+                    });
+                }
+                None if !seen.contains(&m.name.as_str()) => {
+                    seen.push(&m.name);
+                    let tests = auditor.model_tests(&m.name);
+                    reached.push(if tests.is_empty() {
+                        format!("{} (no unique test would catch it)", m.name)
+                    } else {
+                        let t: Vec<String> = tests
+                            .iter()
+                            .map(|t| format!("({})", t.columns.join(", ")))
+                            .collect();
+                        format!(
+                            "{} (its unique test on {} would fail)",
+                            m.name,
+                            t.join(", ")
+                        )
+                    });
+                }
+                None => {}
+            }
+        }
+    }
+    if !reached.is_empty() {
+        let then = format!(
+            "downstream they reach the output of {}",
+            reached.join(", then ")
+        );
+        join.grain = Some(match join.grain.take() {
+            Some(g) => format!("{g}; {then}"),
+            None => then,
+        });
+    }
 }
 
 /// A place of the compiled SQL's `line`, mapped to the model's file by the
@@ -602,6 +720,7 @@ fn verdict(
         } else {
             f.count_on.clone()
         },
+        span: (f.line, f.column),
     }
 }
 

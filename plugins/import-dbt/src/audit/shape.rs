@@ -4,7 +4,26 @@
 
 use std::collections::BTreeSet;
 
-use crate::evidence::Fact;
+/// A relation is unique on `columns` (sorted), because of `why`: a dbt
+/// test that always runs (`unique`, `dbt_utils.unique_combination_of_columns`,
+/// a `primary_key` or `unique` constraint), a `group by`, a `distinct`, a
+/// `row_number() = 1` dedup, or such a fact carried through a query.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Fact {
+    pub columns: Vec<String>,
+    pub why: String,
+}
+
+impl Fact {
+    pub fn new(mut columns: Vec<String>, why: impl Into<String>) -> Fact {
+        columns.sort();
+        columns.dedup();
+        Fact {
+            columns,
+            why: why.into(),
+        }
+    }
+}
 
 /// A relation the compiled SQL reads: a model, a seed, a dbt source, or a
 /// table the manifest does not know.
@@ -55,6 +74,10 @@ pub struct Fan {
     /// The from side's key columns (base origins), for "collapsed by a group
     /// by on the from side's key".
     pub from_keys: Vec<(Rel, String)>,
+    /// A fan-out of an upstream model's join (the model, the join's index
+    /// among its joins) whose repeated rows reach this query through the
+    /// model's output; `join` is then not this query's.
+    pub origin: Option<(String, usize)>,
 }
 
 impl Fan {

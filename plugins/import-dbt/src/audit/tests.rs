@@ -168,3 +168,62 @@ fn unresolved_keys_are_listed_and_joins_in_subqueries_and_unions_found() {
         .unwrap_or_else(|| panic!("missing"));
     assert_eq!(comma.keys.len(), 1);
 }
+
+#[test]
+fn a_fan_out_is_followed_into_the_models_downstream() {
+    let p = project(
+        &[
+            ("orders", "select 1 as order_id, 1 as customer_id, 10.0 as amount"),
+            ("payments", "select 1 as order_id, 5.0 as paid"),
+            (
+                "order_payments",
+                "select o.order_id, o.customer_id, o.amount, p.paid\nfrom {{ ref('orders') }} o\nleft join {{ ref('payments') }} p on o.order_id = p.order_id",
+            ),
+            (
+                "customer_revenue",
+                "select customer_id,\n    sum(amount) as revenue,\n    max(paid) as last_paid\nfrom {{ ref('order_payments') }}\ngroup by customer_id",
+            ),
+            (
+                "order_copy",
+                "select * from {{ ref('order_payments') }}\nunion all\nselect * from {{ ref('order_payments') }}",
+            ),
+            (
+                "copy_revenue",
+                "select count(distinct order_id) as n, sum(c.amount) as total from {{ ref('order_copy') }} c",
+            ),
+        ],
+        "version: 2\nmodels:\n  - name: order_copy\n    columns:\n      - name: order_id\n        data_tests: [unique]\n",
+    );
+    let j = joins_of(&p, "order_payments");
+    assert_eq!(j.len(), 1, "{j:?}");
+    let texts: Vec<(String, String, usize)> = j[0]
+        .double_counts
+        .iter()
+        .map(|d| (d.text.clone(), d.at.file.clone(), d.at.line))
+        .collect();
+    // sum(amount) sums the repeated orders' amounts, two models down too;
+    // max(paid) and count(distinct ...) do not. In the models' order.
+    assert_eq!(
+        texts,
+        [
+            (
+                "sum(c.amount) in copy_revenue".to_string(),
+                "models/copy_revenue.sql".to_string(),
+                1
+            ),
+            (
+                "sum(amount) in customer_revenue".to_string(),
+                "models/customer_revenue.sql".to_string(),
+                2
+            ),
+        ]
+    );
+    let grain = j[0].grain.as_deref().unwrap_or("");
+    assert!(
+        grain.contains("downstream they reach the output of order_copy (its unique test on (order_id) would fail)"),
+        "{grain}"
+    );
+    assert!(!grain.contains("copy_revenue"), "{grain}");
+    // Named once, though both branches of its union reach its output.
+    assert_eq!(grain.matches("order_copy").count(), 1, "{grain}");
+}

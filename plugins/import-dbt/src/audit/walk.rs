@@ -3,17 +3,18 @@
 //! its keys traced to base columns, the proof the joined side cannot repeat
 //! its keys, and where an unproven join's repeated rows go (an aggregate
 //! that double counts, a `group by` that collapses them, or the output).
-
-use std::collections::BTreeSet;
+//!
+//! This file walks the queries and their `from` items; `join` judges each
+//! join (keys, proof, what to count), `select` a `select`'s projection,
+//! grouping and aggregates (double counting, what the output is unique on).
 
 use sqlparser::ast::{
-    self as sql, Expr, GroupByExpr, JoinConstraint, JoinOperator, Query, Select, SelectItem,
-    SetExpr, SetQuantifier, TableFactor, TableWithJoins,
+    self as sql, Expr, JoinConstraint, JoinOperator, Query, SetExpr, SetQuantifier, TableFactor,
+    TableWithJoins,
 };
 
-use super::expr::{self as x, column_ref, conjuncts};
-use super::shape::{Col, Fan, Rel, Rest, Shape};
-use crate::evidence::Fact;
+use super::expr as x;
+use super::shape::{Col, Fact, Fan, Rel, Rest, Shape};
 
 /// What the walk asks of the project.
 pub trait Env {
@@ -21,6 +22,19 @@ pub trait Env {
     fn relation(&self, name: &sql::ObjectName) -> Option<Rel>;
     /// What a relation is proven unique on.
     fn facts(&mut self, rel: &Rel) -> Vec<Fact>;
+    /// The fan-outs whose repeated rows reach a model's output (with their
+    /// `origin`).
+    fn fans(&mut self, rel: &Rel) -> Vec<Fan>;
+}
+
+/// What an upstream model's fan-out (`upstream`: the model, the join's
+/// index) does in the model walked: an aggregate of its repeated rows'
+/// values (text, line) that double counts, or (`None`) its rows reach this
+/// model's output.
+#[derive(Clone, Debug)]
+pub struct Downstream {
+    pub upstream: (String, usize),
+    pub double: Option<(String, usize)>,
 }
 
 /// One key of a join: the joined side's column, the from side's (none for
@@ -48,6 +62,9 @@ pub struct Found {
     pub kind: String,
     /// Line in the SQL walked.
     pub line: usize,
+    /// Column of the joined relation in the SQL walked (with `line`, the
+    /// import finds the join it translated).
+    pub column: usize,
     pub from: Vec<String>,
     pub joined: String,
     pub keys: Vec<Key>,
@@ -67,22 +84,35 @@ pub struct Found {
 
 /// A relation in the scope of a `select`.
 #[derive(Clone)]
-struct Item {
-    alias: String,
-    shape: Shape,
-    label: String,
+pub(super) struct Item {
+    pub(super) alias: String,
+    pub(super) shape: Shape,
+    pub(super) label: String,
     /// Joins of this `select` whose fan-out repeats this item's rows.
-    repeated_by: Vec<usize>,
+    pub(super) repeated_by: Vec<usize>,
+}
+
+impl Item {
+    /// How the report names the item in a key: its alias, or for a table
+    /// of rendered SQL read by its marker (`$ref$orders`), its label.
+    pub(super) fn shown(&self) -> &str {
+        if self.alias.starts_with('$') {
+            &self.label
+        } else {
+            &self.alias
+        }
+    }
 }
 
 pub struct Walker<'e> {
-    env: &'e mut dyn Env,
+    pub(super) env: &'e mut dyn Env,
     /// CTEs in scope, innermost last: name, shape, `name AS (query)`.
-    ctes: Vec<(String, Shape, String)>,
+    pub(super) ctes: Vec<(String, Shape, String)>,
     pub joins: Vec<Found>,
+    pub downstream: Vec<Downstream>,
 }
 
-fn lower(id: &sql::Ident) -> String {
+pub(super) fn lower(id: &sql::Ident) -> String {
     id.value.to_lowercase()
 }
 
@@ -92,6 +122,7 @@ impl<'e> Walker<'e> {
             env,
             ctes: Vec::new(),
             joins: Vec::new(),
+            downstream: Vec::new(),
         }
     }
 
@@ -100,12 +131,18 @@ impl<'e> Walker<'e> {
     pub fn statement(&mut self, q: &Query) -> Shape {
         let shape = self.query(q);
         for fan in &shape.fans {
-            self.joins[fan.join].reaches_output = true;
+            match &fan.origin {
+                None => self.joins[fan.join].reaches_output = true,
+                Some(up) => self.downstream.push(Downstream {
+                    upstream: up.clone(),
+                    double: None,
+                }),
+            }
         }
         shape
     }
 
-    fn with_prefix(&self) -> String {
+    pub(super) fn with_prefix(&self) -> String {
         if self.ctes.is_empty() {
             String::new()
         } else {
@@ -114,7 +151,7 @@ impl<'e> Walker<'e> {
         }
     }
 
-    fn query(&mut self, q: &Query) -> Shape {
+    pub(super) fn query(&mut self, q: &Query) -> Shape {
         let depth = self.ctes.len();
         if let Some(with) = &q.with {
             for cte in &with.cte_tables {
@@ -197,7 +234,7 @@ impl<'e> Walker<'e> {
     }
 
     /// The shape of a relation in a `from` or `join`, its alias and label.
-    fn factor(&mut self, f: &TableFactor) -> Item {
+    pub(super) fn factor(&mut self, f: &TableFactor) -> Item {
         let (alias, shape, label) = match f {
             TableFactor::Table { name, alias, .. } => {
                 let written = name.to_string();
@@ -215,7 +252,9 @@ impl<'e> Walker<'e> {
                         });
                         let facts = self.env.facts(&rel);
                         let label = rel.label();
+                        let fans = self.env.fans(&rel);
                         let mut s = Shape::base(rel, facts);
+                        s.fans = fans;
                         s.sql = Some(written.clone());
                         (s, label)
                     }
@@ -276,7 +315,9 @@ impl<'e> Walker<'e> {
             }
         };
         Item {
-            label: if alias.is_empty() || alias == label {
+            // An unaliased table of rendered SQL is read by its marker
+            // (`$ref$orders`): the label says it already.
+            label: if alias.is_empty() || alias == label || alias.starts_with('$') {
                 label
             } else {
                 format!("{label} as {alias}")
@@ -289,7 +330,7 @@ impl<'e> Walker<'e> {
 
     /// A `from` item and its joins, each join audited as it is met.
     /// `where_` keys comma joins (a later item of the `from` list).
-    fn chain(
+    pub(super) fn chain(
         &mut self,
         twj: &TableWithJoins,
         before: Vec<Item>,
@@ -300,8 +341,8 @@ impl<'e> Walker<'e> {
         let first = self.factor(&twj.relation);
         items.push(first);
         if comma {
-            let line = x::line(&twj.relation);
-            self.join(&mut items, "comma", line, cond, &[], true);
+            let at = x::start(&twj.relation);
+            self.join(&mut items, "comma", at, cond, &[], true);
         }
         for j in &twj.joins {
             let (kind, constraint) = match &j.join_operator {
@@ -322,7 +363,7 @@ impl<'e> Walker<'e> {
                 _ => ("other", None),
             };
             let item = self.factor(&j.relation);
-            let line = x::line(&j.relation);
+            let at = x::start(&j.relation);
             items.push(item);
             let (on, using): (Option<&Expr>, Vec<String>) = match constraint {
                 Some(JoinConstraint::On(e)) => (Some(e), Vec::new()),
@@ -334,495 +375,18 @@ impl<'e> Walker<'e> {
                 ),
                 _ => (None, Vec::new()),
             };
-            self.join(&mut items, kind, line, on, &using, false);
+            self.join(&mut items, kind, at, on, &using, false);
         }
         items
     }
-
-    /// Audit the join of the last item of `items` onto the ones before.
-    fn join(
-        &mut self,
-        items: &mut [Item],
-        kind: &str,
-        line: usize,
-        on: Option<&Expr>,
-        using: &[String],
-        comma: bool,
-    ) {
-        let r = items.len() - 1;
-        let id = self.joins.len();
-        let mut found = Found {
-            kind: kind.to_string(),
-            line,
-            from: items[..r].iter().map(|i| i.label.clone()).collect(),
-            joined: items[r].label.clone(),
-            ..Found::default()
-        };
-        // The key pairs: (left item, left column) and the right column.
-        let mut pairs: Vec<(Option<(usize, String)>, String)> = Vec::new();
-        for u in using {
-            let left = resolve_name(&items[..r], None, u);
-            pairs.push((left.map(|(i, n, _)| (i, n)), u.clone()));
-        }
-        if let Some(cond) = on {
-            for c in conjuncts(cond) {
-                let Expr::BinaryOp {
-                    left,
-                    op: sql::BinaryOperator::Eq,
-                    right,
-                } = c
-                else {
-                    // Not an equality: it only removes matches.
-                    continue;
-                };
-                let side = |e: &Expr| -> Option<(usize, String)> {
-                    let (q, n) = column_ref(e)?;
-                    resolve_name(items, q.as_deref(), &n).map(|(i, n, _)| (i, n))
-                };
-                let (l, rr) = (side(left), side(right));
-                let (mine, other, other_expr) = match (&l, &rr) {
-                    (Some(a), _) if a.0 == r => (a.1.clone(), rr.clone(), right),
-                    (_, Some(b)) if b.0 == r => (b.1.clone(), l.clone(), left),
-                    _ => {
-                        if mentions(items, r, c) && !comma {
-                            found.unresolved.push(c.to_string());
-                        }
-                        continue;
-                    }
-                };
-                match other {
-                    Some((i, n)) if i != r => pairs.push((Some((i, n)), mine)),
-                    Some(_) => found.unresolved.push(c.to_string()),
-                    None if x::columns(other_expr).is_empty() || !comma => {
-                        // A constant, or an expression of the from side.
-                        pairs.push((None, mine));
-                    }
-                    None => {}
-                }
-            }
-        }
-        if comma && pairs.is_empty() && found.unresolved.is_empty() {
-            found.kind = "cross (comma)".into();
-        }
-        let origin = |item: &Item, n: &str| {
-            item.shape
-                .col(n)
-                .and_then(|c| c.origin)
-                .map(|(rel, c)| format!("{}.{c}", rel.label()))
-        };
-        for (l, rcol) in &pairs {
-            found.keys.push(Key {
-                left: l.as_ref().map(|(i, n)| format!("{}.{n}", items[*i].alias)),
-                right: format!("{}.{rcol}", items[r].alias),
-                left_origin: l.as_ref().and_then(|(i, n)| origin(&items[*i], n)),
-                right_origin: origin(&items[r], rcol),
-            });
-        }
-        let right_keys: Vec<String> = pairs.iter().map(|p| p.1.clone()).collect();
-        let mut rk = right_keys.clone();
-        rk.sort();
-        rk.dedup();
-        let from_keys: Vec<(Rel, String)> = pairs
-            .iter()
-            .filter_map(|(l, _)| l.as_ref())
-            .filter_map(|(i, n)| items[*i].shape.col(n).and_then(|c| c.origin))
-            .collect();
-        if matches!(kind, "semi" | "anti") {
-            found.proof = Some((
-                "cannot_repeat".into(),
-                format!("{kind} join: keeps or drops rows, never repeats them"),
-            ));
-        } else if matches!(kind, "cross" | "cross (comma)") && rk.is_empty() {
-            if let Some(f) = items[r].shape.proof(&[]) {
-                found.proof = Some(("many_to_one".into(), format!("a single row: {}", f.why)));
-            }
-        } else if let Some(f) = items[r].shape.proof(&rk) {
-            let one = left_unique(items, &pairs);
-            found.proof = Some(match one {
-                Some(w) => (
-                    "one_to_one".into(),
-                    format!(
-                        "{} unique on ({}): {}; the from side too: {w}",
-                        items[r].label,
-                        f.columns.join(", "),
-                        f.why
-                    ),
-                ),
-                None => (
-                    "many_to_one".into(),
-                    format!(
-                        "{} unique on ({}): {}",
-                        items[r].label,
-                        f.columns.join(", "),
-                        f.why
-                    ),
-                ),
-            });
-        }
-        if found.proof.is_none() && !rk.is_empty() && found.unresolved.is_empty() {
-            found.count_on = count_on(&items[r].shape, &rk);
-        }
-        found.from_keys = from_keys;
-        let proven = found.proof.is_some();
-        self.joins.push(found);
-        if !proven {
-            for (i, item) in items.iter_mut().enumerate() {
-                if i != r {
-                    item.repeated_by.push(id);
-                }
-            }
-        }
-    }
-}
-
-/// An output column as the projection made it: name, column, and the input
-/// `(item, column)` it copies.
-type OutCol = (String, Col, Option<(usize, String)>);
-
-/// A `group by` key: its output name, and the base column it copies.
-type GroupKey = (Option<String>, Option<(Rel, String)>);
-
-/// A projection: its columns, the expression of each (none for a
-/// wildcard's), the items a wildcard takes whole, the columns not listed.
-type Projection<'s> = (Vec<OutCol>, Vec<Option<&'s Expr>>, Vec<usize>, Option<Rest>);
-
-impl Walker<'_> {
-    fn select(&mut self, s: &Select) -> Shape {
-        let cond = s.selection.as_ref();
-        let mut items: Vec<Item> = Vec::new();
-        for (k, twj) in s.from.iter().enumerate() {
-            items = self.chain(twj, std::mem::take(&mut items), k > 0, cond);
-        }
-        // Joins inside scalar subqueries of the select.
-        let mut exprs: Vec<&Expr> = Vec::new();
-        for p in &s.projection {
-            if let SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } = p {
-                exprs.push(e);
-            }
-        }
-        exprs.extend(cond);
-        exprs.extend(s.having.as_ref());
-        for e in &exprs {
-            for q in x::subqueries(e) {
-                self.query(q);
-            }
-        }
-        // `where rn = 1` over a `row_number() over (partition by ...)`.
-        if let Some(w) = cond {
-            for c in conjuncts(w) {
-                if let Some((i, parts)) = first_row(&items, c) {
-                    items[i].shape.unique.push(Fact::new(
-                        parts,
-                        "row_number() ... = 1 keeps one row per partition",
-                    ));
-                }
-            }
-        }
-        let (outs, out_exprs, star, rest) = project(&items, s);
-        let out_name = |i: usize, n: &str| -> Option<String> {
-            if let Some((name, _, _)) = outs
-                .iter()
-                .find(|(_, _, src)| src.as_ref().is_some_and(|(j, m)| *j == i && m == n))
-            {
-                return Some(name.clone());
-            }
-            (star.contains(&i) && !outs.iter().any(|(o, _, _)| o == n)).then(|| n.to_string())
-        };
-
-        // Grouping and aggregates.
-        let mut group: Vec<GroupKey> = Vec::new();
-        let mut group_line = 0;
-        let grouped = match &s.group_by {
-            GroupByExpr::Expressions(list, _) if !list.is_empty() => {
-                group_line = x::line(&list[0]);
-                for g in list {
-                    group.push(group_key(&items, &outs, &out_exprs, g));
-                }
-                true
-            }
-            GroupByExpr::All(_) => {
-                for (e, o) in out_exprs.iter().zip(&outs) {
-                    let Some(e) = e else { continue };
-                    if x::aggregates(e).is_empty() {
-                        group.push((Some(o.0.clone()), o.1.origin.clone()));
-                    }
-                }
-                true
-            }
-            _ => false,
-        };
-        let mut aggs: Vec<(&sql::Function, bool)> = Vec::new();
-        for p in &s.projection {
-            if let SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } = p {
-                aggs.extend(x::aggregates(e));
-            }
-        }
-        if let Some(h) = &s.having {
-            aggs.extend(x::aggregates(h));
-        }
-        let collapses = grouped || !aggs.is_empty();
-        if group_line == 0 {
-            group_line = x::line(&s.select_token.0);
-        }
-
-        // Double counting: a summing aggregate of a value of repeated rows.
-        for (f, sums) in &aggs {
-            if !sums {
-                continue;
-            }
-            let mut hit: BTreeSet<usize> = BTreeSet::new();
-            for arg in x::args(f) {
-                for (q, n) in x::columns(arg) {
-                    let Some((i, name, _)) = resolve_name(&items, q.as_deref(), &n) else {
-                        continue;
-                    };
-                    hit.extend(items[i].repeated_by.iter().copied());
-                    for fan in &items[i].shape.fans {
-                        if fan.is_measure(&name) {
-                            hit.insert(fan.join);
-                        }
-                    }
-                }
-            }
-            for j in hit {
-                self.joins[j].double.push((f.to_string(), x::line(*f)));
-            }
-        }
-
-        // The fan-outs of this select and those its inputs carry.
-        let mut here: BTreeSet<usize> = BTreeSet::new();
-        for item in &items {
-            here.extend(item.repeated_by.iter().copied());
-        }
-        let mut fans: Vec<Fan> = Vec::new();
-        for &j in &here {
-            let measures = outs
-                .iter()
-                .filter(|(_, _, src)| {
-                    src.as_ref()
-                        .is_some_and(|(i, _)| items[*i].repeated_by.contains(&j))
-                })
-                .map(|(n, _, _)| n.clone())
-                .collect();
-            fans.push(Fan {
-                join: j,
-                measures,
-                rest: star.iter().any(|&i| items[i].repeated_by.contains(&j)),
-                from_keys: self.joins[j].from_keys.clone(),
-            });
-        }
-        for (i, item) in items.iter().enumerate() {
-            for fan in &item.shape.fans {
-                fans.push(Fan {
-                    join: fan.join,
-                    measures: fan.measures.iter().filter_map(|m| out_name(i, m)).collect(),
-                    rest: fan.rest && star.contains(&i),
-                    from_keys: fan.from_keys.clone(),
-                });
-            }
-        }
-        if collapses {
-            let origins: Vec<&(Rel, String)> = group.iter().filter_map(|g| g.1.as_ref()).collect();
-            for fan in &fans {
-                let on_key =
-                    !fan.from_keys.is_empty() && fan.from_keys.iter().all(|k| origins.contains(&k));
-                let j = &mut self.joins[fan.join];
-                if j.collapsed.is_none() {
-                    j.collapsed = Some((group_line, on_key));
-                }
-            }
-            fans.clear();
-        }
-
-        // What the output is unique on.
-        let mut unique: Vec<Fact> = Vec::new();
-        let names: Vec<String> = outs.iter().map(|o| o.0.clone()).collect();
-        if matches!(s.distinct, Some(sql::Distinct::Distinct)) && rest.is_none() {
-            unique.push(Fact::new(names.clone(), "select distinct"));
-        }
-        if grouped {
-            let keys: Option<Vec<String>> = group.iter().map(|g| g.0.clone()).collect();
-            if let Some(keys) = keys {
-                unique.push(Fact::new(keys, "group by"));
-            }
-        } else if !aggs.is_empty() {
-            unique.push(Fact::new(
-                Vec::new(),
-                "an aggregate without group by: one row",
-            ));
-        } else if here.is_empty() {
-            if let Some(from) = items.first() {
-                for f in &from.shape.unique {
-                    let mapped: Option<Vec<String>> =
-                        f.columns.iter().map(|c| out_name(0, c)).collect();
-                    if let Some(m) = mapped {
-                        let why = if f.why.starts_with("carried") {
-                            f.why.clone()
-                        } else {
-                            format!("carried from {}: {}", from.label, f.why)
-                        };
-                        unique.push(Fact::new(m, why));
-                    }
-                }
-            }
-        }
-        if let Some(q) = &s.qualify {
-            for c in conjuncts(q) {
-                if let Some(parts) = qualify_first(&items, c) {
-                    let mapped: Option<Vec<String>> =
-                        parts.iter().map(|(i, n)| out_name(*i, n)).collect();
-                    if let Some(m) = mapped {
-                        unique.push(Fact::new(m, "qualify row_number() ... = 1"));
-                    }
-                }
-            }
-        }
-        // Row numbers: their partitions as output names.
-        let mut cols: Vec<(String, Col)> = Vec::new();
-        for (e, (n, c, _)) in out_exprs.iter().zip(&outs) {
-            let mut c = c.clone();
-            if let Some(e) = e {
-                if let Some(parts) = x::row_number_partition(e) {
-                    let mapped: Option<Vec<String>> = parts
-                        .iter()
-                        .map(|e| {
-                            let (q, n) = column_ref(e)?;
-                            let (i, n, _) = resolve_name(&items, q.as_deref(), &n)?;
-                            out_name(i, &n)
-                        })
-                        .collect();
-                    c.rownum = mapped;
-                }
-            }
-            cols.push((n.clone(), c));
-        }
-        let plain = s.projection.iter().all(|p| match p {
-            SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } => {
-                column_ref(e).is_some()
-            }
-            _ => true,
-        });
-        let pass =
-            (items.len() == 1 && cond.is_none() && !collapses && s.distinct.is_none() && plain)
-                .then(|| items[0].shape.pass.clone())
-                .flatten();
-        Shape {
-            cols,
-            rest,
-            unique,
-            fans,
-            pass,
-            sql: None,
-        }
-    }
-}
-
-/// The output columns of a projection, the items a wildcard takes whole,
-/// and the columns it does not list.
-fn project<'s>(items: &[Item], s: &'s Select) -> Projection<'s> {
-    let mut outs: Vec<OutCol> = Vec::new();
-    let mut exprs: Vec<Option<&'s Expr>> = Vec::new();
-    let mut star: Vec<usize> = Vec::new();
-    let mut rest: Option<Rest> = None;
-    let mut whole = |i: usize, outs: &mut Vec<OutCol>, rest: &mut Option<Rest>| {
-        for (n, c) in &items[i].shape.cols {
-            outs.push((n.clone(), c.clone(), Some((i, n.clone()))));
-        }
-        star.push(i);
-        if let Some(r) = &items[i].shape.rest {
-            *rest = Some(if rest.is_none() && items.len() == 1 {
-                r.clone()
-            } else {
-                Rest::Unknown
-            });
-        }
-    };
-    for p in &s.projection {
-        match p {
-            SelectItem::UnnamedExpr(e) | SelectItem::ExprWithAlias { expr: e, .. } => {
-                let name = match p {
-                    SelectItem::ExprWithAlias { alias, .. } => lower(alias),
-                    _ => column_ref(e)
-                        .map(|(_, n)| n)
-                        .unwrap_or_else(|| e.to_string().to_lowercase()),
-                };
-                let src = column_ref(e).and_then(|(q, n)| resolve_name(items, q.as_deref(), &n));
-                exprs.resize(outs.len(), None);
-                exprs.push(Some(e));
-                match src {
-                    Some((i, n, c)) => outs.push((
-                        name,
-                        Col {
-                            origin: c.origin,
-                            rownum: None,
-                        },
-                        Some((i, n)),
-                    )),
-                    None => outs.push((name, Col::default(), None)),
-                }
-            }
-            SelectItem::Wildcard(_) => {
-                for i in 0..items.len() {
-                    whole(i, &mut outs, &mut rest);
-                }
-            }
-            SelectItem::QualifiedWildcard(kind, _) => {
-                let alias = match kind {
-                    sql::SelectItemQualifiedWildcardKind::ObjectName(n) => {
-                        n.0.last()
-                            .and_then(|p| p.as_ident())
-                            .map(lower)
-                            .unwrap_or_default()
-                    }
-                    _ => String::new(),
-                };
-                match items.iter().position(|i| i.alias == alias) {
-                    Some(i) => whole(i, &mut outs, &mut rest),
-                    None => rest = Some(Rest::Unknown),
-                }
-            }
-            _ => rest = Some(Rest::Unknown),
-        }
-    }
-    exprs.resize(outs.len(), None);
-    (outs, exprs, star, rest)
-}
-
-/// A `group by` expression: its output name (when it is an output
-/// column) and the base column it copies.
-fn group_key(items: &[Item], outs: &[OutCol], exprs: &[Option<&Expr>], g: &Expr) -> GroupKey {
-    if let Some(k) = x::position(g) {
-        return match outs.get(k.wrapping_sub(1)) {
-            Some(o) => (Some(o.0.clone()), o.1.origin.clone()),
-            None => (None, None),
-        };
-    }
-    if let Some((q, n)) = column_ref(g) {
-        if let Some((i, n, c)) = resolve_name(items, q.as_deref(), &n) {
-            let out = outs
-                .iter()
-                .find(|o| o.2.as_ref().is_some_and(|(j, m)| *j == i && *m == n))
-                .map(|o| o.0.clone());
-            return (out, c.origin);
-        }
-        if q.is_none() {
-            if let Some(o) = outs.iter().find(|o| o.0 == n) {
-                return (Some(o.0.clone()), o.1.origin.clone());
-            }
-        }
-    }
-    // An expression that is an output column's expression.
-    let text = g.to_string();
-    for (e, o) in exprs.iter().zip(outs) {
-        if e.is_some_and(|e| e.to_string() == text) {
-            return (Some(o.0.clone()), o.1.origin.clone());
-        }
-    }
-    (None, None)
 }
 
 /// The item and column a (qualified) name denotes.
-fn resolve_name(items: &[Item], qual: Option<&str>, name: &str) -> Option<(usize, String, Col)> {
+pub(super) fn resolve_name(
+    items: &[Item],
+    qual: Option<&str>,
+    name: &str,
+) -> Option<(usize, String, Col)> {
     if let Some(q) = qual {
         let i = items.iter().position(|it| it.alias == q)?;
         return items[i].shape.col(name).map(|c| (i, name.to_string(), c));
@@ -837,98 +401,6 @@ fn resolve_name(items: &[Item], qual: Option<&str>, name: &str) -> Option<(usize
         [i] => items[*i].shape.col(name).map(|c| (*i, name.to_string(), c)),
         _ => None,
     }
-}
-
-/// Whether `e` mentions a column of item `r`.
-fn mentions(items: &[Item], r: usize, e: &Expr) -> bool {
-    x::columns(e).iter().any(|(q, n)| {
-        resolve_name(items, q.as_deref(), n).is_some_and(|(i, _, _)| i == r)
-            || q.as_deref() == Some(items[r].alias.as_str())
-    })
-}
-
-/// Why the from side is unique on its keys too (one item, not repeated).
-fn left_unique(items: &[Item], pairs: &[(Option<(usize, String)>, String)]) -> Option<String> {
-    let lefts: Vec<&(usize, String)> = pairs.iter().filter_map(|p| p.0.as_ref()).collect();
-    let first = lefts.first()?.0;
-    if lefts.iter().any(|l| l.0 != first) || !items[first].repeated_by.is_empty() {
-        return None;
-    }
-    let mut keys: Vec<String> = lefts.iter().map(|l| l.1.clone()).collect();
-    keys.sort();
-    items[first].shape.proof(&keys).map(|f| {
-        format!(
-            "{} unique on ({}): {}",
-            items[first].label,
-            f.columns.join(", "),
-            f.why
-        )
-    })
-}
-
-/// What to count on the data for a joined side unique on `keys` or not.
-fn count_on(shape: &Shape, keys: &[String]) -> Option<CountOn> {
-    if let Some(rel) = &shape.pass {
-        if !matches!(rel, Rel::Other { .. }) {
-            let cols: Option<Vec<String>> = keys
-                .iter()
-                .map(|k| match shape.col(k)?.origin? {
-                    (r, c) if &r == rel => Some(c),
-                    _ => None,
-                })
-                .collect();
-            if let Some(columns) = cols {
-                return Some(CountOn::Relation {
-                    rel: rel.clone(),
-                    columns,
-                });
-            }
-        }
-    }
-    let sql = shape.sql.clone()?;
-    keys.iter()
-        .all(|k| shape.col(k).is_some())
-        .then(|| CountOn::Sql {
-            sql,
-            columns: keys.to_vec(),
-        })
-}
-
-/// `e = 1` or `1 = e`: `e`.
-fn equals_one(c: &Expr) -> Option<&Expr> {
-    let Expr::BinaryOp {
-        left,
-        op: sql::BinaryOperator::Eq,
-        right,
-    } = c
-    else {
-        return None;
-    };
-    if x::position(right) == Some(1) {
-        Some(left)
-    } else if x::position(left) == Some(1) {
-        Some(right)
-    } else {
-        None
-    }
-}
-
-/// `rn = 1` where `rn` is a row number: the item and its partition.
-fn first_row(items: &[Item], c: &Expr) -> Option<(usize, Vec<String>)> {
-    let (q, n) = column_ref(equals_one(c)?)?;
-    let (i, _, c) = resolve_name(items, q.as_deref(), &n)?;
-    c.rownum.map(|p| (i, p))
-}
-
-/// `qualify row_number() over (partition by ...) = 1`: the partition.
-fn qualify_first(items: &[Item], c: &Expr) -> Option<Vec<(usize, String)>> {
-    x::row_number_partition(equals_one(c)?)?
-        .iter()
-        .map(|e| {
-            let (q, n) = column_ref(e)?;
-            resolve_name(items, q.as_deref(), &n).map(|(i, n, _)| (i, n))
-        })
-        .collect()
 }
 
 /// The shape of a nested join: its items' columns.

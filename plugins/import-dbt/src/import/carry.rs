@@ -13,7 +13,6 @@ use super::specs::all_tests;
 use super::translate::resolve_name;
 use super::State;
 use crate::check::{self, Decl};
-use crate::evidence::Facts;
 use crate::jinja::{Dep, Renderer};
 use crate::names;
 use crate::plan::ModelPlan;
@@ -34,7 +33,6 @@ impl State<'_> {
             known,
             decls,
             problems,
-            facts,
             source_names,
             by_name,
             outcomes,
@@ -215,7 +213,6 @@ impl State<'_> {
                             source_names,
                             dialect,
                             duckdb,
-                            facts,
                         ) {
                             Ok(plans) => {
                                 let name = plans.last().map(|p| p.name.clone()).unwrap_or_default();
@@ -274,7 +271,6 @@ impl State<'_> {
                     source_names,
                     dialect,
                     duckdb,
-                    facts,
                 ),
             };
             let (carried_as, detail) = match carried {
@@ -332,7 +328,6 @@ fn failing_rows(
     sources: &BTreeMap<(String, String), String>,
     dialect: &dyn sqlparser::dialect::Dialect,
     duckdb: bool,
-    facts: &mut Facts,
 ) -> Result<Vec<ModelPlan>, String> {
     let mut name = name.to_string();
     let mut k = 2;
@@ -359,12 +354,11 @@ fn failing_rows(
         resolve: &resolve,
         duckdb,
     };
-    let mut plans = sql::translate(sql_text, dialect, &cx)
+    // Its joins carry no promise: a query of failing rows is not a model
+    // of the project, and the audit does not read it.
+    let plans = sql::translate(sql_text, dialect, &cx)
         .map_err(|r| format!("its query of failing rows does not convert: {}", r.message))?
         .plans;
-    for p in plans.iter_mut() {
-        facts.plan(p);
-    }
     for p in &plans {
         if p.head.is_none()
             && !decls.contains_key(&p.from)

@@ -2,11 +2,10 @@
 //! entry for each model and each join.
 
 use super::assemble::{assemble, relative};
-use super::lines::map_line;
 use super::{Import, Options, State, DBT, PIPELINE};
 use crate::names;
 use crate::profile::{Kind, STRATA_SCHEMA};
-use crate::report::{JoinEntry, ModelEntry, Reason, Status, TargetEntry};
+use crate::report::{ModelEntry, Reason, Status, TargetEntry};
 
 impl State<'_> {
     /// The files and the report.
@@ -19,8 +18,8 @@ impl State<'_> {
             seed_paths,
             by_name,
             outcomes,
-            sql_of,
             seed_tests,
+            audit,
             seed_blocks,
             reader,
             ..
@@ -98,23 +97,9 @@ impl State<'_> {
                 in_pipeline: assembled.in_pipeline.contains(&m.name),
                 declared_as_source: o.declared_as_source,
             });
-            for p in &o.plans {
-                for j in p.joins() {
-                    report.joins.push(JoinEntry {
-                        model: m.name.clone(),
-                        strata_model: p.name.clone(),
-                        kind: j.kind.keyword().trim_start_matches("join_").to_string(),
-                        left: p.from.clone(),
-                        right: j.input.clone(),
-                        keys: j.keys.as_ref().map(|k| k.right()).unwrap_or_default(),
-                        left_keys: j.keys.as_ref().map(|k| k.left()).unwrap_or_default(),
-                        promise: j.promise.map(|p| p.as_str().to_string()),
-                        evidence: j.evidence.clone(),
-                        file: m.rel.clone(),
-                        line: map_line(sql_of[i].as_deref().unwrap_or(""), &m.text, j.line).0,
-                    });
-                }
-            }
+        }
+        if let Some(a) = &audit {
+            report.joins = super::fanout::entries(a, &project.models, &outcomes);
         }
         report.summarize();
         Import {

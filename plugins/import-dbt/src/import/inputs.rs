@@ -10,7 +10,6 @@ use serde_json::Value;
 use strata_lang::table_name::TableName;
 use strata_lang::types::Type;
 
-use super::specs::test_facts;
 use super::warehouse::built_at;
 use super::{State, PIPELINE};
 use crate::check::Decl;
@@ -278,33 +277,6 @@ impl State<'_> {
                 );
             } else {
                 problems.insert(name.clone(), probs);
-            }
-        }
-    }
-
-    /// Uniqueness the seeds' and sources' own tests prove.
-    pub(super) fn input_facts(&mut self) {
-        let project = self.project;
-        let State {
-            facts,
-            source_names,
-            ..
-        } = self;
-        for (name, props) in &project.props.seeds {
-            for f in test_facts(
-                &props.loc.file,
-                &props.columns,
-                &props.tests,
-                &props.constraints,
-            ) {
-                facts.add(name, f);
-            }
-        }
-        for ((src, tbl), t) in &project.props.sources {
-            if let Some(n) = source_names.get(&(src.clone(), tbl.clone())) {
-                for f in test_facts(&t.loc.file, &t.columns, &t.tests, &[]) {
-                    facts.add(n, f);
-                }
             }
         }
     }

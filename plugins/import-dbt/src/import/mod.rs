@@ -9,6 +9,7 @@ mod assemble;
 mod carry;
 mod contract;
 mod entries;
+mod fanout;
 mod incremental;
 mod inputs;
 mod layout;
@@ -25,10 +26,10 @@ use std::path::PathBuf;
 use sqlparser::dialect::Dialect;
 use strata_lang::ir;
 
+use crate::audit::Audit;
 use crate::catalog::{Catalog, Manifest};
 use crate::check::Decl;
 use crate::error::Failure;
-use crate::evidence::Facts;
 use crate::jinja::{Dep, Renderer};
 use crate::plan::ModelPlan;
 use crate::project::{Project, ReadOptions};
@@ -107,7 +108,8 @@ struct State<'p> {
     decls: BTreeMap<String, Decl>,
     /// Seeds and sources strata cannot read, and why.
     problems: BTreeMap<String, Vec<String>>,
-    facts: Facts,
+    /// The fan-out audit of every model (`fanout`), once their SQL is read.
+    audit: Option<Audit>,
     /// The declarations of the seeds and sources (`_sources.strata`).
     source_texts: Vec<(String, String)>,
     seed_paths: BTreeMap<String, PathBuf>,
@@ -225,10 +227,10 @@ fn import_once(options: &Options, forced: &BTreeMap<String, String>) -> Result<I
     }
     st.declare_seeds();
     st.declare_sources();
-    st.input_facts();
     let renderer = Renderer::new(&project);
     st.read_models(&renderer);
     let order = st.order_models();
+    st.audit_models();
     st.translate_models(&order, forced);
     st.carry_tests(&renderer);
     st.carry_unit_tests();
@@ -280,7 +282,7 @@ impl<'p> State<'p> {
             known: BTreeMap::new(),
             decls: BTreeMap::new(),
             problems: BTreeMap::new(),
-            facts: Facts::default(),
+            audit: None,
             source_texts: Vec::new(),
             seed_paths: BTreeMap::new(),
             source_names: BTreeMap::new(),

@@ -3,7 +3,7 @@
 
 use serde_json::{Map, Value};
 
-use crate::evidence::Fact;
+use crate::audit::shape::Fact;
 use crate::project::{ColumnProps, Constraint, Loc, TestSpec};
 
 /// Every test of an entry with the column it is written under; column

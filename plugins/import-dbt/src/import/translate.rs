@@ -1,5 +1,5 @@
-//! Each model, upstream first: translated (its helpers first), its plans'
-//! evidence noted, checked with strata's checker; or needs review, with a
+//! Each model, upstream first: translated (its helpers first), its joins'
+//! promises taken from the audit's verdicts (`fanout`), checked with strata's checker; or needs review, with a
 //! model whose columns are known declared as the table dbt builds so its
 //! readers still convert.
 
@@ -10,7 +10,6 @@ use super::lines::map_line;
 use serde_json::Value;
 use strata_lang::table_name::TableName;
 
-use super::specs::test_facts;
 use super::warehouse::{built_at, Reader};
 use super::{Outcome, State};
 use crate::catalog::{relation_key, Catalog, Manifest};
@@ -35,12 +34,12 @@ impl State<'_> {
             known,
             decls,
             problems,
-            facts,
             source_names,
             by_name,
             outcomes,
             sql_of,
             reader,
+            audit,
             ..
         } = self;
         let relations = manifest.as_ref().map(|m| &m.relations);
@@ -152,20 +151,8 @@ impl State<'_> {
                 };
                 outcomes[i].notes.push(Reason::new(note, m.rel.clone(), 0));
             }
-            // The model's own tests prove what it is unique on: known before
-            // its joins' promises are decided (they concern its readers).
-            for p in plans.iter_mut() {
-                facts.plan(p);
-            }
-            if let Some(props) = project.props.models.get(&m.name) {
-                for f in test_facts(
-                    &props.loc.file,
-                    &props.columns,
-                    &props.tests,
-                    &props.constraints,
-                ) {
-                    facts.add(&m.name, f);
-                }
+            if let Some(a) = audit {
+                super::fanout::promise(&mut plans, a, &m.name);
             }
             match check::check_plans(&plans, "", decls) {
                 Ok(cols) => {
@@ -188,9 +175,6 @@ impl State<'_> {
                         ));
                     }
                     outcomes[i].status = Some(Status::NeedsReview);
-                    for p in &plans {
-                        facts.by_relation.remove(&p.name);
-                    }
                     declare_needs_review!();
                 }
             }

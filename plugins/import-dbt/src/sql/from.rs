@@ -5,7 +5,7 @@ use sqlparser::ast as sql;
 
 use super::clauses::*;
 use super::translator::{Input, Mode, Rel, Scope, Translator};
-use super::{line_of, Named, Refusal, R};
+use super::{column_of, line_of, Named, Refusal, R};
 use crate::names;
 use crate::plan::{Join, JoinKind, ModelPlan, Op, SExpr, Step};
 
@@ -221,8 +221,8 @@ impl Translator<'_> {
             on: Some(on),
             keys,
             promise: None,
-            evidence: String::new(),
             line: line_of(&**sub),
+            column: column_of(&**sub),
         })))
     }
 }

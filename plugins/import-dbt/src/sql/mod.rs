@@ -92,6 +92,12 @@ fn line_of(node: &impl Spanned) -> usize {
     span_line(node.span())
 }
 
+/// The column a node of the SQL starts at (with its line, where the audit
+/// found the same join).
+fn column_of(node: &impl Spanned) -> usize {
+    usize::try_from(node.span().start.column).unwrap_or(0)
+}
+
 fn span_line(span: sqlparser::tokenizer::Span) -> usize {
     usize::try_from(span.start.line).unwrap_or(0)
 }

@@ -6,7 +6,7 @@ use sqlparser::ast as sql;
 
 use super::clauses::*;
 use super::translator::{Input, Mode, Output, Rel, Scope, Translator};
-use super::{line_of, span_line, ColInfo, Refusal, R};
+use super::{column_of, line_of, span_line, ColInfo, Refusal, R};
 use crate::names;
 use crate::plan::{Join, JoinKind, ModelPlan, Op, SExpr, SortKey, Step};
 
@@ -278,8 +278,8 @@ impl Translator<'_> {
                 on,
                 keys,
                 promise: None,
-                evidence: String::new(),
                 line: line_of(&j.relation),
+                column: column_of(&j.relation),
             }));
             if !matches!(kind, JoinKind::Semi | JoinKind::Anti) {
                 inputs.push(input);
