@@ -38,12 +38,9 @@ fn shown(path: &Path) -> String {
 /// a bad `[lints]` table or setting.
 fn levels_for(project: &ProjectConfig, settings: &[(Level, String)]) -> Result<Levels, String> {
     let file = project.path.as_deref().map(shown);
-    let table = file.as_deref().map(|file| {
-        (
-            project.lints.iter().map(|(k, v)| (k.as_str(), *v)),
-            file,
-        )
-    });
+    let table = file
+        .as_deref()
+        .map(|file| (project.lints.iter().map(|(k, v)| (k.as_str(), *v)), file));
     Levels::configured(table, settings)
 }
 

@@ -89,10 +89,12 @@ impl LevelArgs {
     /// Report a bad flag before any file is read: `Err(exit code)`.
     pub fn validate(&self) -> Result<(), i32> {
         let no_table: Option<(Vec<(&str, Level)>, &str)> = None;
-        Levels::configured(no_table, &self.settings).map(drop).map_err(|m| {
-            eprintln!("error: {m}");
-            exit::USAGE
-        })
+        Levels::configured(no_table, &self.settings)
+            .map(drop)
+            .map_err(|m| {
+                eprintln!("error: {m}");
+                exit::USAGE
+            })
     }
 }
 

@@ -149,7 +149,7 @@ pub fn file_hash(path: &Path) -> Result<String, Failure> {
 /// content hash of its rows ([`digest`]), with the greatest value of the
 /// source's column in `max_of` (its append column). The scans, and the
 /// descriptions of the relations, run at once where the engine can
-/// ([`strata_engine::Engine::rows_each`]).
+/// ([`strata_engine::Connection::rows_each`]).
 pub fn source_hashes<'s>(
     wh: &Warehouse,
     sources: impl IntoIterator<Item = (&'s str, &'s Origin, &'s str)>,
