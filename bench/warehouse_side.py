@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Figures of the warehouse side that issue 60 tracks, read from the source
 (no build): non-test functions taking the warehouse handle, the lifecycle's
-public modules, the engine trait's methods, and which crates depend on the
+public modules, the engine traits' methods (the connection's apart), and which crates depend on the
 command-line plugin API. Run from the repository root (or give it).
 
     python3 bench/warehouse_side.py [ROOT]
@@ -37,17 +37,33 @@ lib = (root / "plugins/lifecycle/src/lib.rs").read_text()
 mods = re.findall(r"^\s*(pub\s+)?mod\s+(\w+)\s*;", lib, re.M)
 print(f"lifecycle modules: {len(mods)}, pub: {sum(1 for p, _ in mods if p)}")
 
-engine = (root / "plugins/engine/src/lib.rs").read_text()
-trait = engine[engine.index("pub trait Engine") :]
-body, depth = [], 0
-for i, ch in enumerate(trait):
-    depth += ch == "{"
-    depth -= ch == "}"
-    if depth == 0 and ch == "}":
-        trait = trait[: i + 1]
-        break
-methods = re.findall(r"^\s{4}fn\s+(\w+)", trait, re.M)
-print(f"Engine trait methods: {len(methods)}")
+
+
+def trait_methods(text: str, name: str) -> list:
+    """The methods declared in `pub trait NAME` of `text` (None if absent)."""
+    m = re.search(r"pub trait " + name + r"\b[^{]*\{", text)
+    if not m:
+        return None
+    depth = 0
+    for i in range(m.end() - 1, len(text)):
+        depth += text[i] == "{"
+        depth -= text[i] == "}"
+        if depth == 0:
+            return re.findall(r"^\s{4}fn\s+(\w+)", text[m.end() : i], re.M)
+    return None
+
+
+engine_src = root / "plugins/engine/src"
+traits = {}
+for f in sorted(engine_src.rglob("*.rs")):
+    text = f.read_text()
+    for name in ["Engine", "Connection", "Relations", "Storage", "RunSql"]:
+        found = trait_methods(text, name)
+        if found is not None:
+            traits[name] = len(found)
+print("engine traits' methods:", ", ".join(f"{k} {v}" for k, v in traits.items()))
+# Before the split, the connection was the whole Engine trait.
+print(f"connection trait methods: {traits.get('Connection', traits.get('Engine'))}")
 
 users = []
 for toml in sorted(root.glob("**/Cargo.toml")):

@@ -1,7 +1,8 @@
-//! Lint levels: the defaults, changed by the `[lints]` table of the
-//! nearest `strata.toml`, then by level settings in order (`strata lint`'s
-//! `--allow/--warn/--deny`), and the lints added to a checked module at
-//! those levels.
+//! The lints added to a checked module at its levels: the `[lints]` table
+//! of the nearest `strata.toml` (`strata-project` reads it) and the level
+//! settings of the command line (`strata lint`'s `--allow/--warn/--deny`,
+//! parsed by the CLI), made into levels by `strata_rules`'
+//! `Levels::configured`, the one way levels are made.
 
 use std::path::Path;
 
@@ -21,17 +22,6 @@ pub enum LintError {
     Levels(String),
 }
 
-/// Apply level settings `(level, code or group)` to `levels`, in order (a
-/// later one wins). The message of an `Err` names the flag as given.
-pub fn apply_settings(levels: &mut Levels, settings: &[(Level, String)]) -> Result<(), String> {
-    for (level, key) in settings {
-        levels
-            .set(key, *level, &format!("`--{level} {key}`"))
-            .map_err(|e| format!("--{level} {key}: {}", e.message))?;
-    }
-    Ok(())
-}
-
 /// A path as the user would write it: relative to the current directory
 /// when it is below it.
 fn shown(path: &Path) -> String {
@@ -43,20 +33,15 @@ fn shown(path: &Path) -> String {
         .to_string()
 }
 
-/// The levels for one root module: the defaults, its `strata.toml`, then
-/// `settings`. `Err` is the message of a bad `[lints]` table or setting.
-pub fn levels_for(project: &ProjectConfig, settings: &[(Level, String)]) -> Result<Levels, String> {
-    let mut levels = Levels::defaults();
-    if let Some(path) = &project.path {
-        levels
-            .set_table(
-                project.lints.iter().map(|(k, v)| (k.as_str(), *v)),
-                &shown(path),
-            )
-            .map_err(|e| e.message)?;
-    }
-    apply_settings(&mut levels, settings)?;
-    Ok(levels)
+/// The levels for one root module ([`Levels::configured`]): the defaults,
+/// its `strata.toml`'s `[lints]`, then `settings`. `Err` is the message of
+/// a bad `[lints]` table or setting.
+fn levels_for(project: &ProjectConfig, settings: &[(Level, String)]) -> Result<Levels, String> {
+    let file = project.path.as_deref().map(shown);
+    let table = file
+        .as_deref()
+        .map(|file| (project.lints.iter().map(|(k, v)| (k.as_str(), *v)), file));
+    Levels::configured(table, settings)
 }
 
 /// Run the lints over one checked root, at the levels of `project` (when

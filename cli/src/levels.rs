@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 
 use clap::{Arg, ArgAction, ArgMatches};
-use strata_analysis::lints::{self, apply_settings};
+use strata_analysis::lints;
 use strata_lang::Checked;
 use strata_rules::lint::Levels;
 use strata_rules::Level;
@@ -88,10 +88,13 @@ impl clap::Args for LevelArgs {
 impl LevelArgs {
     /// Report a bad flag before any file is read: `Err(exit code)`.
     pub fn validate(&self) -> Result<(), i32> {
-        apply_settings(&mut Levels::defaults(), &self.settings).map_err(|m| {
-            eprintln!("error: {m}");
-            exit::USAGE
-        })
+        let no_table: Option<(Vec<(&str, Level)>, &str)> = None;
+        Levels::configured(no_table, &self.settings)
+            .map(drop)
+            .map_err(|m| {
+                eprintln!("error: {m}");
+                exit::USAGE
+            })
     }
 }
 

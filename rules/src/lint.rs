@@ -133,6 +133,27 @@ impl Levels {
         Ok(())
     }
 
+    /// The levels of one command, the one way they are made: the
+    /// defaults, then a `[lints]` table (with the file it is in, for
+    /// messages), then the command line's settings `(level, code or
+    /// group)` in order (a later one wins). `Err` is the message of a bad
+    /// table entry or setting (a usage error), a setting named as its flag.
+    pub fn configured<'a>(
+        table: Option<(impl IntoIterator<Item = (&'a str, Level)>, &str)>,
+        settings: &[(Level, String)],
+    ) -> Result<Levels, String> {
+        let mut levels = Levels::defaults();
+        if let Some((table, file)) = table {
+            levels.set_table(table, file).map_err(|e| e.message)?;
+        }
+        for (level, key) in settings {
+            levels
+                .set(key, *level, &format!("`--{level} {key}`"))
+                .map_err(|e| format!("--{level} {key}: {}", e.message))?;
+        }
+        Ok(levels)
+    }
+
     /// The level of a code: a lint's setting; errors are always `deny`.
     pub fn level(&self, code: &str) -> Level {
         self.by_code.get(code).map_or(Level::Deny, |s| s.level)

@@ -115,7 +115,10 @@ fn duckdb_fixture_rows(name: &str) -> (Value, SectionRows) {
     let compiled = compile_json_models(&file, "duckdb", &others).unwrap_or_else(|e| panic!("{e}"));
     let wh = strata_engine::open(
         &strata_engine::Target::DuckDb(":memory:".into()),
-        std::time::Duration::from_secs(5),
+        strata_engine::Lock {
+            wait: std::time::Duration::from_secs(5),
+            relation: "_strata_lock",
+        },
     )
     .unwrap_or_else(|e| panic!("cannot open an in-memory DuckDB: {e:?}"));
     wh.exec(&data)

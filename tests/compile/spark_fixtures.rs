@@ -47,7 +47,10 @@ fn spark_fixture_rows(name: &str) -> Option<(Value, SectionRows)> {
     let compiled = compile_json_models(&file, "spark", &others).unwrap_or_else(|e| panic!("{e}"));
     let local = strata_engine::open(
         &strata_engine::Target::DuckDb(":memory:".into()),
-        std::time::Duration::from_secs(5),
+        strata_engine::Lock {
+            wait: std::time::Duration::from_secs(5),
+            relation: "_strata_lock",
+        },
     )
     .unwrap_or_else(|e| panic!("cannot open an in-memory DuckDB: {e:?}"));
     local
@@ -73,7 +76,10 @@ fn spark_fixture_rows(name: &str) -> Option<(Value, SectionRows)> {
             ))
             .unwrap_or_else(|e| panic!("{name}: cannot write {table} as parquet: {e:?}"));
         let loaded = wh
-            .read(&table, &strata_engine::Origin::File(parquet))
+            .read(
+                &strata_engine::Origin::File(parquet),
+                &format!("_strata_file_{table}"),
+            )
             .unwrap_or_else(|e| panic!("{name} [spark]: cannot load {table}: {e:?}"));
         wh.exec(&format!(
             "CREATE VIEW {} AS SELECT * FROM {loaded}",

@@ -5,7 +5,7 @@
 use std::path::Path;
 use std::time::Duration;
 
-use strata_engine::Engine;
+use strata_engine::Connection;
 
 use crate::support::*;
 

@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use strata_engine::Engine;
+use strata_engine::Connection;
 
 use crate::support::*;
 

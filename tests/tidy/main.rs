@@ -111,6 +111,7 @@ fn plugin_declared_codes() -> BTreeMap<String, PathBuf> {
 
 mod codes;
 mod dependencies;
+mod engine;
 mod explanations;
 mod first_steps;
 mod functions;

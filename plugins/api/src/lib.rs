@@ -51,6 +51,46 @@ impl PluginCommand {
     pub fn name(&self) -> &'static str {
         self.name
     }
+
+    /// The command of a [`Verb`]: its clap command is the verb's arguments
+    /// under its name and about; running it parses them (a usage error is
+    /// printed, its exit code returned) and runs the verb. A plugin
+    /// registers it with `inventory::submit! { PluginCommand::of::<V>() }`.
+    pub const fn of<V: Verb>() -> PluginCommand {
+        PluginCommand {
+            name: V::NAME,
+            order: V::ORDER,
+            command: verb_command::<V>,
+            run: run_verb::<V>,
+        }
+    }
+}
+
+/// A plugin command as its arguments: a clap `Args` type that knows its
+/// command's name, place and one-line about, and how to run. Registered
+/// through [`PluginCommand::of`], with no wrapper of its own.
+pub trait Verb: clap::Args + clap::FromArgMatches {
+    /// The command's name.
+    const NAME: &'static str;
+    /// Its place in `strata --help` ([`PluginCommand::order`]).
+    const ORDER: usize;
+    /// Its one-line about.
+    const ABOUT: &'static str;
+    /// The clap command with anything more it shows (a long help after the
+    /// arguments).
+    fn more(command: clap::Command) -> clap::Command {
+        command
+    }
+    /// Run with the parsed arguments; returns the exit code.
+    fn run(self, host: &dyn Host) -> i32;
+}
+
+fn verb_command<V: Verb>() -> clap::Command {
+    V::more(command::<V>(V::NAME, V::ABOUT))
+}
+
+fn run_verb<V: Verb>(matches: &clap::ArgMatches, host: &dyn Host) -> i32 {
+    parse::<V>(matches).map_or_else(|code| code, |args| args.run(host))
 }
 
 /// Every registered plugin command, in listing order.

@@ -23,7 +23,7 @@ use strata_analysis::compile::compile_module;
 use strata_analysis::graph::{NodeId, NodeKind};
 use strata_lifecycle::Failure;
 use strata_materialize::args::WarehouseArgs;
-use strata_plugin::{command, exit, outln, parse, DialectArg, Host, PluginCommand};
+use strata_plugin::{exit, outln, DialectArg, Host, PluginCommand, Verb};
 
 /// The site's own files, and the vendored graph library.
 const ASSETS: &[(&str, &str)] = &[
@@ -103,22 +103,18 @@ pub struct DocsArgs {
     pub lock_timeout: f64,
 }
 
-fn docs_command(matches: &clap::ArgMatches, host: &dyn Host) -> i32 {
-    parse(matches).map_or_else(|code| code, |args| run(args, host))
-}
-
-inventory::submit! {
-    PluginCommand {
-        name: "docs",
-        order: 19,
-        command: || command::<DocsArgs>(
-            "docs",
-            "Write a static documentation site: every model, source and contract, searchable, \
-             with the lineage graph drawn (no server, no network)",
-        ),
-        run: docs_command,
+impl Verb for DocsArgs {
+    const NAME: &'static str = "docs";
+    const ORDER: usize = 19;
+    const ABOUT: &'static str =
+        "Write a static documentation site: every model, source and contract, searchable, \
+         with the lineage graph drawn (no server, no network)";
+    fn run(self, host: &dyn Host) -> i32 {
+        run(self, host)
     }
 }
+
+inventory::submit! { PluginCommand::of::<DocsArgs>() }
 
 pub fn run(args: DocsArgs, host: &dyn Host) -> i32 {
     let file = match strata_plugin::project::module_or_project(args.file.as_deref(), "docs") {

@@ -1,9 +1,9 @@
 //! The statements an engine sends, counted where it sends them (one
 //! place per engine: its statement, its query, its batch of queries), so
-//! that what a check of a run cost ([`Engine::statements`] before and
+//! that what a check of a run cost ([`Connection::statements`] before and
 //! after) needs no wrapper around the engine.
 //!
-//! [`Engine::statements`]: crate::Engine::statements
+//! [`Connection::statements`]: crate::Connection::statements
 
 use std::cell::Cell;
 

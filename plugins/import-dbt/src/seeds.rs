@@ -11,7 +11,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use serde_json::{Map, Value};
-use strata_engine::{DuckDb, Engine};
+use strata_engine::{Connection, DuckDb, Relations};
 use strata_lang::types::Type;
 
 use crate::project::SeedFile;

@@ -149,7 +149,7 @@ pub fn file_hash(path: &Path) -> Result<String, Failure> {
 /// content hash of its rows ([`digest`]), with the greatest value of the
 /// source's column in `max_of` (its append column). The scans, and the
 /// descriptions of the relations, run at once where the engine can
-/// ([`strata_engine::Engine::rows_each`]).
+/// ([`strata_engine::Connection::rows_each`]).
 pub fn source_hashes<'s>(
     wh: &Warehouse,
     sources: impl IntoIterator<Item = (&'s str, &'s Origin, &'s str)>,
@@ -256,13 +256,13 @@ mod tests {
                 "(SELECT id, CAST(id * 7 AS VARCHAR) AS s FROM range(20000) AS r(id){filter}) AS t"
             );
             let sum = |expr: &str| {
-                strata_engine::Engine::rows(
+                strata_engine::Connection::rows(
                     &wh,
                     &format!("SELECT CAST({expr} AS VARCHAR) FROM {rows}"),
                 )
                 .unwrap_or_else(|e| panic!("{e:?}"))
             };
-            let ours = sum(&strata_engine::Engine::hash_sum(&wh, "t"));
+            let ours = sum(&strata_engine::RunSql::hash_sum(&wh, "t"));
             assert_eq!(
                 ours,
                 sum("COALESCE(SUM(CAST(hash(t) AS HUGEINT)), 0)"),

@@ -238,7 +238,7 @@ pub fn freeze(
             if !copy.is_file() {
                 store_file(path, copy, content)?;
             }
-            let read = wh.read(source, &Origin::File(copy.clone()))?;
+            let read = crate::state::files::read(wh, source, &Origin::File(copy.clone()))?;
             wh.replace_view(&quoted, &read)?;
         }
         _ => {

@@ -29,7 +29,7 @@ pub struct Keep {
 }
 
 /// Whether `gc` gives back the space dropped tables leave inside the
-/// warehouse ([`strata_engine::Engine::compact`]).
+/// warehouse ([`strata_engine::Storage::compact`]).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Compact {
     /// Never.

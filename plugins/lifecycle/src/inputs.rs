@@ -177,7 +177,7 @@ pub fn read_all(
     needed
         .iter()
         .filter_map(|s| origins.get(s).map(|o| (s, o)))
-        .map(|(s, o)| Ok((s.clone(), wh.read(s, o)?)))
+        .map(|(s, o)| Ok((s.clone(), crate::state::files::read(wh, s, o)?)))
         .collect()
 }
 
@@ -297,9 +297,8 @@ mod tests {
     fn file_relations_are_escaped() {
         let wh = strata_engine::DuckDb::open(":memory:", std::time::Duration::ZERO)
             .unwrap_or_else(|e| panic!("{e:?}"));
-        let read = |o: Origin| {
-            strata_engine::Engine::read(&wh, "s", &o).unwrap_or_else(|e| panic!("{e:?}"))
-        };
+        let read =
+            |o: Origin| crate::state::files::read(&wh, "s", &o).unwrap_or_else(|e| panic!("{e:?}"));
         assert_eq!(
             read(Origin::File(PathBuf::from("it's.parquet"))),
             "read_parquet('it''s.parquet')"

@@ -40,7 +40,7 @@ inventory::collect!(MaterializeCheck);
 /// What a check sees of the model it checks.
 pub struct CheckContext<'a> {
     /// The warehouse (what the check sends is counted by the engine:
-    /// `Engine::statements`).
+    /// `Connection::statements`).
     pub wh: &'a (dyn Engine + 'a),
     pub module: &'a ir::Module,
     pub model: &'a ir::Model,

@@ -114,7 +114,7 @@ pub fn execute(
                 record.run_id
             )));
         };
-        source_rel.insert(s.clone(), wh.read(s, &origin)?);
+        source_rel.insert(s.clone(), crate::state::files::read(wh, s, &origin)?);
     }
     progress.step("check inputs");
     let checked_inputs = same_inputs(wh, record, &frozen, &source_rel)?;

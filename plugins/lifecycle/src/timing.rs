@@ -1,6 +1,6 @@
 //! What each model of a run cost: its build time and rows, and each check's
 //! time and the statements it sent to the warehouse (the engine's count,
-//! `strata_engine::Engine::statements`, before and after
+//! `strata_engine::Connection::statements`, before and after
 //! the check). A run
 //! records them in its history (`state::history`); `replay RUN`,
 //! `profile --run` and the run metrics show them.

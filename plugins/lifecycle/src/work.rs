@@ -58,9 +58,9 @@ impl<'w> Work<'w> {
 
     /// Create or replace `table` (quoted) as the rows of `select`; a
     /// failure drops it again. Its rows, when the engine reports them
-    /// ([`Engine::replace_table`]).
+    /// ([`Relations::replace_table`]).
     ///
-    /// [`Engine::replace_table`]: strata_engine::Engine::replace_table
+    /// [`Relations::replace_table`]: strata_engine::Relations::replace_table
     pub fn replace_table(&self, table: &str, select: &str) -> Result<Option<i64>, Failure> {
         let rows = self.wh.replace_table(table, select)?;
         if !self.transactions && !self.scratch {

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use strata_lifecycle::backfill::{self, Backfill};
 use strata_lifecycle::inputs;
-use strata_plugin::{Format, Host};
+use strata_plugin::{Format, Host, PluginCommand, Verb};
 
 use crate::args::{
     config_failure, required_run_id, source_policies, CardinalityArgs, WarehouseArgs,
@@ -136,3 +136,16 @@ pub fn backfill(args: BackfillArgs, host: &dyn Host) -> i32 {
     };
     openlineage::exit_code(sent, code)
 }
+
+impl Verb for BackfillArgs {
+    const NAME: &'static str = "backfill";
+    const ORDER: usize = 13;
+    const ABOUT: &'static str =
+        "Re-run a past run with corrected sources (every other source from the run's \
+     frozen inputs), every check included; recorded as its backfill with the reason";
+    fn run(self, host: &dyn Host) -> i32 {
+        backfill(self, host)
+    }
+}
+
+inventory::submit! { PluginCommand::of::<BackfillArgs>() }

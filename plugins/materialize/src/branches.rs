@@ -4,7 +4,7 @@ use std::path::Path;
 
 use strata_lifecycle::Failure;
 use strata_plugin::config::Settings;
-use strata_plugin::{exit, outln, print_json, Format, Host};
+use strata_plugin::{exit, outln, print_json, Format, Host, PluginCommand, Verb};
 
 use crate::args::WarehouseArgs;
 use crate::report::report_error;
@@ -79,3 +79,16 @@ pub fn branches(args: BranchesArgs, host: &dyn Host) -> i32 {
     }
     exit::OK
 }
+
+impl Verb for BranchesArgs {
+    const NAME: &'static str = "branches";
+    const ORDER: usize = 15;
+    const ABOUT: &'static str =
+        "List the warehouse's branches: each model's live and staged views and the runs \
+     they show";
+    fn run(self, host: &dyn Host) -> i32 {
+        branches(self, host)
+    }
+}
+
+inventory::submit! { PluginCommand::of::<BranchesArgs>() }

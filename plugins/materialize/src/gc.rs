@@ -6,7 +6,7 @@ use std::path::Path;
 use strata_lifecycle::gc::{Collection, Compact, Doomed, Keep};
 use strata_lifecycle::{Failure, Warehouse};
 use strata_plugin::config::{ProjectConfig, Settings};
-use strata_plugin::{exit, outln, print_json, Format, Host};
+use strata_plugin::{exit, outln, print_json, Format, Host, PluginCommand, Verb};
 
 use crate::args::{config_failure, WarehouseArgs};
 use crate::report::report_error;
@@ -224,3 +224,16 @@ fn print_size(c: &Collection) {
         outln!("warehouse: {}", parts.join("; "));
     }
 }
+
+impl Verb for GcArgs {
+    const NAME: &'static str = "gc";
+    const ORDER: usize = 16;
+    const ABOUT: &'static str =
+        "List (and with --apply drop) the snapshots and frozen inputs that no kept run \
+     needs";
+    fn run(self, host: &dyn Host) -> i32 {
+        gc(self, host)
+    }
+}
+
+inventory::submit! { PluginCommand::of::<GcArgs>() }

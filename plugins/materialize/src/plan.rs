@@ -1,7 +1,7 @@
 //! `strata plan`: what `run --only-stale` would rebuild, and why.
 
 use strata_lifecycle::plan::Why;
-use strata_plugin::{exit, outln, print_json, Format, Host};
+use strata_plugin::{exit, outln, print_json, Format, Host, PluginCommand, Verb};
 
 use crate::args::{run_options, SelectArgs, WarehouseArgs};
 use crate::report::report_failure;
@@ -80,3 +80,16 @@ pub fn plan(args: PlanArgs, host: &dyn Host) -> i32 {
     }
     exit::OK
 }
+
+impl Verb for PlanArgs {
+    const NAME: &'static str = "plan";
+    const ORDER: usize = 12;
+    const ABOUT: &'static str =
+        "Say which models a run would rebuild and why (changed model, changed input, \
+     never built, upstream rebuilt); builds nothing";
+    fn run(self, host: &dyn Host) -> i32 {
+        plan(self, host)
+    }
+}
+
+inventory::submit! { PluginCommand::of::<PlanArgs>() }

@@ -5,7 +5,7 @@
 use strata_analysis::profile::profile as compile_profile;
 use strata_lang::LoadOptions;
 use strata_plugin::dialect::DialectArg;
-use strata_plugin::{exit, outln, print_json, Format, Host};
+use strata_plugin::{exit, outln, print_json, Format, Host, PluginCommand, Verb};
 
 use crate::args::{run_options, CardinalityArgs, SelectArgs, WarehouseArgs};
 use crate::report::{report_failure, timing_lines};
@@ -112,3 +112,16 @@ pub fn profile(args: ProfileArgs, host: &dyn Host) -> i32 {
     }
     exit::OK
 }
+
+impl Verb for ProfileArgs {
+    const NAME: &'static str = "profile";
+    const ORDER: usize = 18;
+    const ABOUT: &'static str =
+        "Where the time goes: parse, check, rules and each model's SQL; with --run, \
+     each model's build, rows and checks in the warehouse, most expensive first";
+    fn run(self, host: &dyn Host) -> i32 {
+        profile(self, host)
+    }
+}
+
+inventory::submit! { PluginCommand::of::<ProfileArgs>() }

@@ -1,7 +1,7 @@
 //! `strata replay`: list recorded runs, show one, or re-execute one from its
 //! frozen inputs.
 
-use strata_plugin::{exit, outln, print_json, Format, Host};
+use strata_plugin::{exit, outln, print_json, Format, Host, PluginCommand, Verb};
 
 use strata_lifecycle::replay::{self, ReplayReport};
 use strata_lifecycle::state::{history, RunRecord};
@@ -286,3 +286,15 @@ fn print_verification(r: &RunRecord, v: &Verification, format: Format) -> i32 {
         false => exit::DATA_CHECK,
     }
 }
+
+impl Verb for ReplayArgs {
+    const NAME: &'static str = "replay";
+    const ORDER: usize = 13;
+    const ABOUT: &'static str =
+        "List recorded runs, show one, or re-execute one from its frozen inputs";
+    fn run(self, host: &dyn Host) -> i32 {
+        run(self, host)
+    }
+}
+
+inventory::submit! { PluginCommand::of::<ReplayArgs>() }

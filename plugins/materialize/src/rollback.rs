@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use strata_plugin::{exit, outln, print_json, Format, Host};
+use strata_plugin::{exit, outln, print_json, Format, Host, PluginCommand, Verb};
 
 use crate::args::{required_run_id, WarehouseArgs};
 use crate::report::report_error;
@@ -72,3 +72,16 @@ pub fn rollback(args: RollbackArgs, host: &dyn Host) -> i32 {
     }
     exit::OK
 }
+
+impl Verb for RollbackArgs {
+    const NAME: &'static str = "rollback";
+    const ORDER: usize = 14;
+    const ABOUT: &'static str =
+        "Point the live views back at an earlier run's snapshots, in one transaction \
+     (recorded as a run of its own)";
+    fn run(self, host: &dyn Host) -> i32 {
+        rollback(self, host)
+    }
+}
+
+inventory::submit! { PluginCommand::of::<RollbackArgs>() }

@@ -5,8 +5,8 @@
 use strata_lifecycle::gc::Collection;
 use strata_lifecycle::naming::live_view;
 use strata_lifecycle::RunReport;
-use strata_plugin::Host;
 use strata_plugin::{exit, outln, print_json, Format};
+use strata_plugin::{Host, PluginCommand, Verb};
 
 use crate::args::{run_options, CardinalityArgs, SelectArgs, Selection, WarehouseArgs};
 use crate::fixtures as fixture_report;
@@ -543,3 +543,34 @@ fn finish_test(
         }
     }
 }
+
+impl Verb for RunArgs {
+    const NAME: &'static str = "run";
+    const ORDER: usize = 10;
+    const ABOUT: &'static str = "Materialize the module in the warehouse (DuckDB, PostgreSQL or Spark): build, check (pins, join \
+     cardinality, tests) and publish, all or nothing";
+    fn run(self, host: &dyn Host) -> i32 {
+        run(self, host)
+    }
+}
+
+inventory::submit! { PluginCommand::of::<RunArgs>() }
+
+impl Verb for TestArgs {
+    const NAME: &'static str = "test";
+    const ORDER: usize = 11;
+    const ABOUT: &'static str =
+        "Run the fixture tests (each model on the rows its test gives, no warehouse \
+     needed), then materialize into the `test` branch and run the declarative tests; \
+     live views are never touched";
+
+    fn more(command: clap::Command) -> clap::Command {
+        command.after_long_help(TEST_HELP)
+    }
+
+    fn run(self, host: &dyn Host) -> i32 {
+        test(self, host)
+    }
+}
+
+inventory::submit! { PluginCommand::of::<TestArgs>() }

@@ -9,7 +9,7 @@ use strata_lang::ir;
 use strata_lifecycle::plan::Verdict;
 use strata_lifecycle::state::{history, RunRecord};
 use strata_lifecycle::Failure;
-use strata_plugin::{exit, outln, print_json, Format, Host};
+use strata_plugin::{exit, outln, print_json, Format, Host, PluginCommand, Verb};
 
 use crate::args::{run_options, SelectArgs, WarehouseArgs};
 use crate::report::report_error;
@@ -250,6 +250,36 @@ pub fn status(args: StatusArgs, host: &dyn Host) -> i32 {
     }
     exit::OK
 }
+
+impl Verb for StatusArgs {
+    const NAME: &'static str = "status";
+    const ORDER: usize = 17;
+    const ABOUT: &'static str = "One screen on a module and its warehouse: each model's contract, \
+     fingerprint, freshness and reads; protected columns read downstream; the last runs";
+    fn run(self, host: &dyn Host) -> i32 {
+        status(self, host)
+    }
+}
+
+inventory::submit! { PluginCommand::of::<StatusArgs>() }
+
+/// `strata dashboard`: the reference's name for `strata status`.
+#[derive(clap::Args, Debug)]
+pub struct DashboardArgs {
+    #[command(flatten)]
+    status: StatusArgs,
+}
+
+impl Verb for DashboardArgs {
+    const NAME: &'static str = "dashboard";
+    const ORDER: usize = 17;
+    const ABOUT: &'static str = "The reference's name for `strata status` (the same command)";
+    fn run(self, host: &dyn Host) -> i32 {
+        status(self.status, host)
+    }
+}
+
+inventory::submit! { PluginCommand::of::<DashboardArgs>() }
 
 #[cfg(test)]
 mod tests {

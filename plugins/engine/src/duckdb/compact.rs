@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use super::DuckDb;
-use crate::{Compaction, Engine, Failure, Size};
+use crate::{Compaction, Connection, Failure, Size};
 
 /// The name the copy is attached under while it is written and checked.
 const COPY_ALIAS: &str = "strata_compact";

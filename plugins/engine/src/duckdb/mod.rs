@@ -3,22 +3,23 @@
 //! file: `compact.rs` rewrites it without them.
 
 use std::cell::RefCell;
+use std::path::Path;
 use std::time::{Duration, Instant};
 
-use duckdb::{AccessMode, Config, Connection};
+use duckdb::{AccessMode, Config};
 use strata_lang::sql::Dialect;
 use strata_lang::types::Type;
 
 use crate::{
-    db_error, Capabilities, Compaction, Engine, Failure, FileFormat, Meter, Origin, Rows, Size,
-    TableName,
+    db_error, Capabilities, Compaction, Connection, Failure, FileFormat, Meter, Origin, Relations,
+    Rows, RunSql, Size, Storage, TableName,
 };
 
 mod compact;
 
 pub struct DuckDb {
     /// The connection; replaced by one to the new file after a compaction.
-    conn: RefCell<Connection>,
+    conn: RefCell<duckdb::Connection>,
     /// As the user named it (for messages): the file, and `?schema=S`
     /// when it names one.
     path: String,
@@ -56,8 +57,8 @@ impl DuckDb {
     /// A scratch database in memory for many small statements that repeat
     /// (the fixture tests run a model's statements once per test, on other
     /// rows): one thread, as a hand-off to DuckDB's workers costs more than
-    /// a statement over a few rows, and every statement [`Engine::rows`]
-    /// and [`Engine::replace_table`] run kept prepared by its text, so that
+    /// a statement over a few rows, and every statement [`Connection::rows`]
+    /// and [`Relations::replace_table`] run kept prepared by its text, so that
     /// running it again is not parsed again (bench/fixtures.sh).
     pub fn scratch() -> Result<DuckDb, Failure> {
         let db = DuckDb::open(":memory:", Duration::ZERO)?;
@@ -92,13 +93,13 @@ impl DuckDb {
         let start = Instant::now();
         loop {
             let attempt = if file == ":memory:" {
-                Connection::open_in_memory()
+                duckdb::Connection::open_in_memory()
             } else if read_only {
                 Config::default()
                     .access_mode(AccessMode::ReadOnly)
-                    .and_then(|config| Connection::open_with_flags(file, config))
+                    .and_then(|config| duckdb::Connection::open_with_flags(file, config))
             } else {
-                Connection::open(file)
+                duckdb::Connection::open(file)
             };
             let msg = match attempt {
                 Ok(conn) => {
@@ -183,7 +184,7 @@ fn split_schema(text: &str) -> Result<(&str, Option<String>), Failure> {
 /// as the library itself reports it (`PRAGMA version` on a database in
 /// memory), for `strata --version`.
 pub fn library_version() -> Result<String, String> {
-    Connection::open_in_memory()
+    duckdb::Connection::open_in_memory()
         .and_then(|conn| conn.version())
         .map_err(|e| format!("cannot start DuckDB: {e}"))
 }
@@ -201,7 +202,7 @@ impl DuckDb {
     }
 }
 
-impl Engine for DuckDb {
+impl Connection for DuckDb {
     fn dialect(&self) -> Dialect {
         Dialect::DuckDb
     }
@@ -261,19 +262,9 @@ impl Engine for DuckDb {
         self.meter.add(1);
         let _ = self.conn.borrow().execute_batch("ROLLBACK");
     }
+}
 
-    fn relation_bytes_each(&self, tables: &[String]) -> Result<Vec<Option<i64>>, Failure> {
-        self.table_bytes(tables)
-    }
-
-    fn size(&self) -> Result<Option<Size>, Failure> {
-        self.file_size()
-    }
-
-    fn compact(&self, at: &dyn Fn(&str)) -> Result<Option<Compaction>, Failure> {
-        self.compact_file(at)
-    }
-
+impl Relations for DuckDb {
     fn relation_exists(&self, name: &str) -> Result<bool, Failure> {
         Ok(self.count(&format!(
             "SELECT COUNT(*) FROM information_schema.tables WHERE table_name = {} \
@@ -318,6 +309,39 @@ impl Engine for DuckDb {
             .collect())
     }
 
+    fn read_file(&self, file: &Path, _table: &str) -> Result<String, Failure> {
+        Ok(file_relation(file))
+    }
+
+    fn replace_table(&self, table: &str, select: &str) -> Result<Option<i64>, Failure> {
+        // CREATE TABLE AS reports the rows it inserted.
+        let sql = format!("CREATE OR REPLACE TABLE {table} AS\n{select}");
+        let rows = self.with_statement(&sql, |stmt| stmt.execute([]))?;
+        Ok(i64::try_from(rows).ok())
+    }
+
+    fn replace_view(&self, view: &str, relation: &str) -> Result<(), Failure> {
+        self.exec(&format!(
+            "CREATE OR REPLACE VIEW {view} AS SELECT * FROM {relation}"
+        ))
+    }
+}
+
+impl Storage for DuckDb {
+    fn relation_bytes_each(&self, tables: &[String]) -> Result<Vec<Option<i64>>, Failure> {
+        self.table_bytes(tables)
+    }
+
+    fn size(&self) -> Result<Option<Size>, Failure> {
+        self.file_size()
+    }
+
+    fn compact(&self, at: &dyn Fn(&str)) -> Result<Option<Compaction>, Failure> {
+        self.compact_file(at)
+    }
+}
+
+impl RunSql for DuckDb {
     fn compatible(&self, ty: &Type, physical: &str) -> bool {
         let p = physical.to_ascii_uppercase();
         let int = [
@@ -352,20 +376,6 @@ impl Engine for DuckDb {
         }
     }
 
-    fn read(&self, _source: &str, origin: &Origin) -> Result<String, Failure> {
-        Ok(match origin {
-            Origin::Table(t) => self.dialect().table(t),
-            Origin::File(p) => {
-                let path = self.string(&p.to_string_lossy());
-                match Origin::file_format(p) {
-                    FileFormat::Parquet => format!("read_parquet({path})"),
-                    FileFormat::Json => format!("read_json_auto({path})"),
-                    FileFormat::Csv => format!("read_csv_auto({path})"),
-                }
-            }
-        })
-    }
-
     fn first_unconvertible(
         &self,
         relation: &str,
@@ -386,19 +396,6 @@ impl Engine for DuckDb {
             let row_no = row.get_mut(1).and_then(Option::take);
             (row.into_iter().next().flatten().unwrap_or_default(), row_no)
         }))
-    }
-
-    fn replace_table(&self, table: &str, select: &str) -> Result<Option<i64>, Failure> {
-        // CREATE TABLE AS reports the rows it inserted.
-        let sql = format!("CREATE OR REPLACE TABLE {table} AS\n{select}");
-        let rows = self.with_statement(&sql, |stmt| stmt.execute([]))?;
-        Ok(i64::try_from(rows).ok())
-    }
-
-    fn replace_view(&self, view: &str, relation: &str) -> Result<(), Failure> {
-        self.exec(&format!(
-            "CREATE OR REPLACE VIEW {view} AS SELECT * FROM {relation}"
-        ))
     }
 
     fn hash_sum(&self, alias: &str) -> String {
@@ -429,6 +426,16 @@ impl Engine for DuckDb {
             key_texts.join(", "),
             crate::SAMPLES
         )
+    }
+}
+
+/// The relation DuckDB reads a source file through, in place.
+pub(crate) fn file_relation(file: &Path) -> String {
+    let path = Dialect::DuckDb.string(&file.to_string_lossy());
+    match Origin::file_format(file) {
+        FileFormat::Parquet => format!("read_parquet({path})"),
+        FileFormat::Json => format!("read_json_auto({path})"),
+        FileFormat::Csv => format!("read_csv_auto({path})"),
     }
 }
 
@@ -487,7 +494,7 @@ fn holder(msg: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::holder;
-    use crate::Engine;
+    use crate::{Connection, Relations};
 
     #[test]
     fn every_statement_is_counted_once() {

@@ -6,7 +6,7 @@ use std::io::Write;
 use std::time::Duration;
 
 use super::{pg_text, Postgres};
-use crate::{db_error, DuckDb, Engine, Failure};
+use crate::{db_error, Connection, DuckDb, Failure, Relations};
 
 impl Postgres {
     /// Load a file into a temporary table through the embedded DuckDB: its
@@ -14,10 +14,10 @@ impl Postgres {
     /// PostgreSQL folds unquoted names: DuckDB matches names in any case,
     /// PostgreSQL only quoted names of the same case), its rows as CSV over
     /// COPY.
-    pub(super) fn load_file(&self, source: &str, relation: &str) -> Result<String, Failure> {
+    pub(super) fn load_file(&self, table: &str, relation: &str) -> Result<String, Failure> {
         let duck = DuckDb::open(":memory:", Duration::ZERO)?;
         let columns = duck.columns(relation)?;
-        let table = self.ident(&format!("_strata_file_{source}"));
+        let table = self.ident(table);
         let defs: Vec<String> = columns
             .iter()
             .map(|(name, ty)| {
@@ -33,7 +33,7 @@ impl Postgres {
             defs.join(", ")
         ))?;
         let csv =
-            std::env::temp_dir().join(format!("strata-load-{}-{source}.csv", std::process::id()));
+            std::env::temp_dir().join(format!("strata-load-{}-{table}.csv", std::process::id()));
         // A list is written as PostgreSQL's array literal (`{"a","b",NULL}`:
         // every element quoted, which each element type's input accepts).
         let cells: Vec<String> = columns

@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 use sha2::{Digest, Sha256};
 
 use super::Postgres;
-use crate::{Engine, Failure};
+use crate::{Connection, Failure};
 
 /// The first key of strata's advisory locks (the second is the schema's).
 const LOCK_CLASS: i32 = 0x5354_5241; // "STRA"

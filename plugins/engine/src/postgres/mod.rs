@@ -5,13 +5,17 @@
 //! server needs no access to them.
 
 use std::cell::RefCell;
+use std::path::Path;
 use std::time::Duration;
 
 use postgres::Client;
 use strata_lang::sql::Dialect;
 use strata_lang::types::Type;
 
-use crate::{db_error, Capabilities, Engine, Failure, Meter, Origin, Rows, Size, TableName};
+use crate::{
+    db_error, Capabilities, Connection, Failure, Meter, Relations, Rows, RunSql, Size, Storage,
+    TableName,
+};
 pub use url::PgTarget;
 
 mod load;
@@ -105,7 +109,7 @@ impl Postgres {
     }
 }
 
-impl Engine for Postgres {
+impl Connection for Postgres {
     fn dialect(&self) -> Dialect {
         Dialect::Postgres
     }
@@ -168,7 +172,9 @@ impl Engine for Postgres {
         self.meter.add(1);
         let _ = self.client.borrow_mut().batch_execute("ROLLBACK");
     }
+}
 
+impl Relations for Postgres {
     fn relation_exists(&self, name: &str) -> Result<bool, Failure> {
         Ok(self.count(&format!(
             "SELECT COUNT(*) FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace \
@@ -196,6 +202,51 @@ impl Engine for Postgres {
         ))? > 0)
     }
 
+    fn columns(&self, relation: &str) -> Result<Vec<(String, String)>, Failure> {
+        let sql = format!("SELECT * FROM {relation}");
+        let stmt = self
+            .client
+            .borrow_mut()
+            .prepare(&sql)
+            .map_err(|e| db_error(pg_text(&e), &sql))?;
+        Ok(stmt
+            .columns()
+            .iter()
+            .map(|c| (c.name().to_string(), c.type_().name().to_string()))
+            .collect())
+    }
+
+    fn read_file(&self, file: &Path, table: &str) -> Result<String, Failure> {
+        self.load_file(table, &crate::duckdb::file_relation(file))
+    }
+
+    fn replace_table(&self, table: &str, select: &str) -> Result<Option<i64>, Failure> {
+        // No CREATE OR REPLACE TABLE. CASCADE drops the views that read
+        // an earlier table of this name: the run that rebuilds it repoints
+        // its views in the same transaction.
+        self.exec(&format!(
+            "DROP TABLE IF EXISTS {table} CASCADE; CREATE TABLE {table} AS\n{select}"
+        ))?;
+        Ok(None)
+    }
+
+    fn replace_view(&self, view: &str, relation: &str) -> Result<(), Failure> {
+        // CREATE OR REPLACE VIEW keeps views built on this one, but cannot
+        // drop or retype columns: then the view is dropped and created
+        // again (in the run's transaction, so readers see the switch at
+        // commit).
+        let create = format!("CREATE OR REPLACE VIEW {view} AS SELECT * FROM {relation}");
+        self.exec("SAVEPOINT strata_view")?;
+        if self.exec(&create).is_ok() {
+            return self.exec("RELEASE SAVEPOINT strata_view");
+        }
+        self.exec(&format!(
+            "ROLLBACK TO SAVEPOINT strata_view; DROP VIEW IF EXISTS {view}; CREATE VIEW {view} AS SELECT * FROM {relation}; RELEASE SAVEPOINT strata_view"
+        ))
+    }
+}
+
+impl Storage for Postgres {
     fn relation_bytes(&self, table: &str) -> Result<Option<i64>, Failure> {
         let rows = self.rows(&format!(
             "SELECT pg_total_relation_size(c.oid) FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace \
@@ -246,21 +297,9 @@ impl Engine for Postgres {
             free: None,
         }))
     }
+}
 
-    fn columns(&self, relation: &str) -> Result<Vec<(String, String)>, Failure> {
-        let sql = format!("SELECT * FROM {relation}");
-        let stmt = self
-            .client
-            .borrow_mut()
-            .prepare(&sql)
-            .map_err(|e| db_error(pg_text(&e), &sql))?;
-        Ok(stmt
-            .columns()
-            .iter()
-            .map(|c| (c.name().to_string(), c.type_().name().to_string()))
-            .collect())
-    }
-
+impl RunSql for Postgres {
     fn compatible(&self, ty: &Type, physical: &str) -> bool {
         let p = physical.to_ascii_lowercase();
         let int = ["int2", "int4", "int8"];
@@ -278,15 +317,6 @@ impl Engine for Postgres {
             Type::Json => matches!(p.as_str(), "json" | "jsonb" | "text" | "varchar"),
             Type::Array(_) => p.starts_with('_'),
             Type::Unknown => true,
-        }
-    }
-
-    fn read(&self, source: &str, origin: &Origin) -> Result<String, Failure> {
-        match origin {
-            Origin::Table(t) => Ok(self.dialect().table(t)),
-            Origin::File(_) => {
-                self.load_file(source, &crate::duckdb_file_relation(source, origin)?)
-            }
         }
     }
 
@@ -330,31 +360,6 @@ impl Engine for Postgres {
             .next()
             .and_then(|r| r.into_iter().next().flatten());
         Ok(Some((value, row)))
-    }
-
-    fn replace_table(&self, table: &str, select: &str) -> Result<Option<i64>, Failure> {
-        // No CREATE OR REPLACE TABLE. CASCADE drops the views that read
-        // an earlier table of this name: the run that rebuilds it repoints
-        // its views in the same transaction.
-        self.exec(&format!(
-            "DROP TABLE IF EXISTS {table} CASCADE; CREATE TABLE {table} AS\n{select}"
-        ))?;
-        Ok(None)
-    }
-
-    fn replace_view(&self, view: &str, relation: &str) -> Result<(), Failure> {
-        // CREATE OR REPLACE VIEW keeps views built on this one, but cannot
-        // drop or retype columns: then the view is dropped and created
-        // again (in the run's transaction, so readers see the switch at
-        // commit).
-        let create = format!("CREATE OR REPLACE VIEW {view} AS SELECT * FROM {relation}");
-        self.exec("SAVEPOINT strata_view")?;
-        if self.exec(&create).is_ok() {
-            return self.exec("RELEASE SAVEPOINT strata_view");
-        }
-        self.exec(&format!(
-            "ROLLBACK TO SAVEPOINT strata_view; DROP VIEW IF EXISTS {view}; CREATE VIEW {view} AS SELECT * FROM {relation}; RELEASE SAVEPOINT strata_view"
-        ))
     }
 
     fn hash_sum(&self, alias: &str) -> String {

@@ -5,15 +5,15 @@ use std::time::Duration;
 
 use super::types::spark_type_of_duckdb;
 use super::Spark;
-use crate::{DuckDb, Engine, Failure};
+use crate::{Connection, DuckDb, Failure, Relations};
 
 impl Spark {
     /// Create a table from a file read by the embedded DuckDB: its columns
     /// as DuckDB types them, its rows sent as literals.
-    pub(super) fn load_file(&self, source: &str, relation: &str) -> Result<String, Failure> {
+    pub(super) fn load_file(&self, table: &str, relation: &str) -> Result<String, Failure> {
         let duck = DuckDb::open(":memory:", Duration::ZERO)?;
         let columns = duck.columns(relation)?;
-        let table = self.ident(&format!("_strata_file_{source}"));
+        let table = self.ident(table);
         let types: Vec<String> = columns
             .iter()
             .map(|(_, t)| spark_type_of_duckdb(t))

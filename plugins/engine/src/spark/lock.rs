@@ -1,4 +1,5 @@
-//! The writer lock on Spark: a view, `_strata_lock`. `CREATE VIEW`
+//! The writer lock on Spark: a view (`_strata_lock`, named by the
+//! lifecycle's `state/` through [`crate::Lock`]). `CREATE VIEW`
 //! (without `OR REPLACE`) fails for all but one client, across every
 //! client of the catalog, and a view has no files to write or delete (a
 //! table's create and drop cost a second here). Its properties name the
@@ -15,7 +16,7 @@ use strata_lang::sql::Dialect;
 use super::connect::Session;
 use super::url::{fresh_session_id, SparkTarget};
 use super::Spark;
-use crate::{Engine, Failure};
+use crate::{Connection, Failure};
 
 /// How long a lock lives without being renewed.
 const LOCK_TTL: Duration = Duration::from_secs(45);
@@ -24,11 +25,12 @@ const LOCK_TTL: Duration = Duration::from_secs(45);
 const LOCK_MARGIN: Duration = Duration::from_secs(10);
 /// How often the holder renews it.
 const LOCK_RENEW: Duration = Duration::from_secs(15);
-const LOCK_VIEW: &str = "_strata_lock";
 
 /// The lock a writer holds: its owner text and the renewing thread.
 pub(super) struct Lock {
     owner: String,
+    /// The lock view's name (unquoted).
+    view: String,
     /// When the lock expires, as last written (seconds since the epoch).
     expires: Arc<AtomicU64>,
     stop: mpsc::Sender<()>,
@@ -38,7 +40,8 @@ pub(super) struct Lock {
 impl Spark {
     /// Take the lock view, or wait for it; an expired lock (its holder
     /// died) is dropped and taken.
-    pub(super) fn lock(&mut self, target: &SparkTarget, timeout: Duration) -> Result<(), Failure> {
+    pub(super) fn lock(&mut self, target: &SparkTarget, lock: crate::Lock) -> Result<(), Failure> {
+        let (view, timeout) = (lock.relation, lock.wait);
         let owner = format!(
             "{} (user {}, pid {}, session {})",
             hostname(),
@@ -46,7 +49,7 @@ impl Spark {
             std::process::id(),
             target.session_id
         );
-        let table = self.ident(LOCK_VIEW);
+        let table = self.ident(view);
         let start = Instant::now();
         // The expiry of the lock taken, or who holds it after the wait.
         let taken = loop {
@@ -60,7 +63,7 @@ impl Spark {
                 Err(e) if e.contains("ALREADY_EXISTS") => {}
                 Err(e) => return Err(self.failure(&e, &create)),
             }
-            let (holder, expires) = self.lock_properties()?;
+            let (holder, expires) = self.lock_properties(view)?;
             if expires.is_some_and(|t| t < now_secs()) {
                 // Whoever held it stopped renewing it.
                 self.exec(&format!("DROP VIEW IF EXISTS {table}"))?;
@@ -83,9 +86,12 @@ impl Spark {
         let renewing = (*target).clone();
         let expires = Arc::new(AtomicU64::new(expires));
         let renewed = Arc::clone(&expires);
-        let renewer = std::thread::spawn(move || renew(&renewing, &renewed, &stopped));
+        let renewed_view = view.to_string();
+        let renewer =
+            std::thread::spawn(move || renew(&renewing, &renewed_view, &renewed, &stopped));
         self.lock = Some(Lock {
             owner,
+            view: view.to_string(),
             expires,
             stop,
             renewer: Some(renewer),
@@ -94,8 +100,8 @@ impl Spark {
     }
 
     /// The lock view's owner and expiry (seconds since the epoch).
-    fn lock_properties(&self) -> Result<(Option<String>, Option<u64>), Failure> {
-        let rows = match self.rows(&format!("SHOW TBLPROPERTIES {}", self.ident(LOCK_VIEW))) {
+    fn lock_properties(&self, view: &str) -> Result<(Option<String>, Option<u64>), Failure> {
+        let rows = match self.rows(&format!("SHOW TBLPROPERTIES {}", self.ident(view))) {
             Ok(rows) => rows,
             // Released in between (or unreadable): not expired; the next
             // CREATE VIEW tells.
@@ -125,9 +131,9 @@ impl Drop for Spark {
         // Only our own lock: a lock that expired and was taken is not ours.
         // One that expires well after now has not expired: no need to ask.
         let ours = lock.expires.load(Ordering::Relaxed) > now_secs() + LOCK_MARGIN.as_secs()
-            || matches!(self.lock_properties(), Ok((Some(owner), _)) if owner == lock.owner);
+            || matches!(self.lock_properties(&lock.view), Ok((Some(owner), _)) if owner == lock.owner);
         if ours {
-            let _ = self.exec(&format!("DROP VIEW IF EXISTS {}", self.ident(LOCK_VIEW)));
+            let _ = self.exec(&format!("DROP VIEW IF EXISTS {}", self.ident(&lock.view)));
         }
     }
 }
@@ -135,7 +141,7 @@ impl Drop for Spark {
 /// Renew the lock's expiry every [`LOCK_RENEW`] until told to stop, from a
 /// session of its own (the writer's session is busy with its statements);
 /// `expires` keeps the expiry last written.
-fn renew(target: &SparkTarget, expires: &AtomicU64, stop: &mpsc::Receiver<()>) {
+fn renew(target: &SparkTarget, view: &str, expires: &AtomicU64, stop: &mpsc::Receiver<()>) {
     // Spark Connect session ids are UUIDs: a fresh one.
     let mut own = target.clone();
     own.session_id = fresh_session_id();
@@ -145,7 +151,7 @@ fn renew(target: &SparkTarget, expires: &AtomicU64, stop: &mpsc::Receiver<()>) {
     let table = format!(
         "{}.{}",
         Dialect::Spark.ident(&target.schema),
-        Dialect::Spark.ident(LOCK_VIEW)
+        Dialect::Spark.ident(view)
     );
     while let Err(mpsc::RecvTimeoutError::Timeout) = stop.recv_timeout(LOCK_RENEW) {
         let next = expiry();

@@ -22,13 +22,16 @@ mod url;
 
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
-use std::time::{Duration, Instant};
+use std::path::Path;
+use std::time::Instant;
 
 use arrow_array::RecordBatch;
 use strata_lang::sql::Dialect;
 use strata_lang::types::Type;
 
-use crate::{Capabilities, Engine, Failure, Meter, Origin, Rows, TableName};
+use crate::{
+    Capabilities, Connection, Failure, Meter, Relations, Rows, RunSql, Storage, TableName,
+};
 use connect::Session;
 use lock::Lock;
 use script::statements;
@@ -52,7 +55,7 @@ pub struct Spark {
 
 /// The relations of the database and the columns of those described, as
 /// read in this session. The writer lock keeps other strata writers out,
-/// and every statement this engine runs through [`Engine::exec`] forgets
+/// and every statement this engine runs through [`Connection::exec`] forgets
 /// it; the tables and views it creates itself are added as they are made.
 #[derive(Default)]
 struct Catalog {
@@ -65,9 +68,9 @@ struct Catalog {
 impl Spark {
     /// Connect, use the database, take the writer lock (waiting up to
     /// `lock_timeout`).
-    pub fn open(target: &SparkTarget, lock_timeout: Duration) -> Result<Spark, Failure> {
+    pub fn open(target: &SparkTarget, lock: crate::Lock) -> Result<Spark, Failure> {
         let mut spark = Spark::connect(target)?;
-        spark.lock(target, lock_timeout)?;
+        spark.lock(target, lock)?;
         Ok(spark)
     }
 
@@ -171,7 +174,7 @@ impl Spark {
     }
 }
 
-impl Engine for Spark {
+impl Connection for Spark {
     fn dialect(&self) -> Dialect {
         Dialect::Spark
     }
@@ -225,11 +228,9 @@ impl Engine for Spark {
             drop_frees_space: true,
         }
     }
+}
 
-    fn relation_bytes_each(&self, tables: &[String]) -> Result<Vec<Option<i64>>, Failure> {
-        self.table_bytes(tables)
-    }
-
+impl Relations for Spark {
     fn relation_exists(&self, name: &str) -> Result<bool, Failure> {
         let key = self.ident(&name.to_ascii_lowercase());
         if let Some(relations) = &self.catalog.borrow().relations {
@@ -312,56 +313,8 @@ impl Engine for Spark {
             .collect())
     }
 
-    fn compatible(&self, ty: &Type, physical: &str) -> bool {
-        let p = physical.to_ascii_lowercase();
-        let int = ["tinyint", "smallint", "int", "bigint"];
-        let text = p == "string" || p.starts_with("varchar") || p.starts_with("char");
-        match ty {
-            Type::Int64 => int.contains(&p.as_str()),
-            Type::Float32 => p == "float",
-            Type::Float64 => p == "double" || p == "float",
-            Type::Decimal(..) | Type::Money(_) => {
-                p.starts_with("decimal") || int.contains(&p.as_str())
-            }
-            Type::String | Type::Uuid => text,
-            Type::Bool => p == "boolean",
-            Type::Date => p == "date",
-            Type::Timestamp => p == "timestamp" || p == "timestamp_ntz",
-            // Spark's TIMESTAMP is an instant (shown in the session's zone).
-            Type::TimestampTz => p == "timestamp" || p == "timestamp_ltz",
-            Type::Json => text || p == "variant",
-            Type::Array(_) => p.starts_with("array<"),
-            Type::Unknown => true,
-        }
-    }
-
-    fn read(&self, source: &str, origin: &Origin) -> Result<String, Failure> {
-        match origin {
-            Origin::Table(t) => Ok(self.dialect().table(t)),
-            Origin::File(_) => {
-                self.load_file(source, &crate::duckdb_file_relation(source, origin)?)
-            }
-        }
-    }
-
-    fn first_unconvertible(
-        &self,
-        relation: &str,
-        column: &str,
-        ty: &Type,
-    ) -> Result<Option<(String, Option<String>)>, Failure> {
-        let Ok(target) = self.dialect().type_name(ty) else {
-            return Ok(None);
-        };
-        let rows = self.rows(&format!(
-            "SELECT {} FROM {relation} WHERE {column} IS NOT NULL AND TRY_CAST({column} AS {target}) IS NULL LIMIT 1",
-            self.text(column)
-        ))?;
-        Ok(rows
-            .into_iter()
-            .next()
-            .and_then(|r| r.into_iter().next().flatten())
-            .map(|v| (v, None)))
+    fn read_file(&self, file: &Path, table: &str) -> Result<String, Failure> {
+        self.load_file(table, &crate::duckdb::file_relation(file))
     }
 
     fn replace_table(&self, table: &str, select: &str) -> Result<Option<i64>, Failure> {
@@ -394,6 +347,57 @@ impl Engine for Spark {
         let names: Vec<&str> = views.iter().map(|(view, _)| view.as_str()).collect();
         self.created(&names, made.is_ok());
         made
+    }
+}
+
+impl Storage for Spark {
+    fn relation_bytes_each(&self, tables: &[String]) -> Result<Vec<Option<i64>>, Failure> {
+        self.table_bytes(tables)
+    }
+}
+
+impl RunSql for Spark {
+    fn compatible(&self, ty: &Type, physical: &str) -> bool {
+        let p = physical.to_ascii_lowercase();
+        let int = ["tinyint", "smallint", "int", "bigint"];
+        let text = p == "string" || p.starts_with("varchar") || p.starts_with("char");
+        match ty {
+            Type::Int64 => int.contains(&p.as_str()),
+            Type::Float32 => p == "float",
+            Type::Float64 => p == "double" || p == "float",
+            Type::Decimal(..) | Type::Money(_) => {
+                p.starts_with("decimal") || int.contains(&p.as_str())
+            }
+            Type::String | Type::Uuid => text,
+            Type::Bool => p == "boolean",
+            Type::Date => p == "date",
+            Type::Timestamp => p == "timestamp" || p == "timestamp_ntz",
+            // Spark's TIMESTAMP is an instant (shown in the session's zone).
+            Type::TimestampTz => p == "timestamp" || p == "timestamp_ltz",
+            Type::Json => text || p == "variant",
+            Type::Array(_) => p.starts_with("array<"),
+            Type::Unknown => true,
+        }
+    }
+
+    fn first_unconvertible(
+        &self,
+        relation: &str,
+        column: &str,
+        ty: &Type,
+    ) -> Result<Option<(String, Option<String>)>, Failure> {
+        let Ok(target) = self.dialect().type_name(ty) else {
+            return Ok(None);
+        };
+        let rows = self.rows(&format!(
+            "SELECT {} FROM {relation} WHERE {column} IS NOT NULL AND TRY_CAST({column} AS {target}) IS NULL LIMIT 1",
+            self.text(column)
+        ))?;
+        Ok(rows
+            .into_iter()
+            .next()
+            .and_then(|r| r.into_iter().next().flatten())
+            .map(|v| (v, None)))
     }
 
     fn hash_sum(&self, alias: &str) -> String {

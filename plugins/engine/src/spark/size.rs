@@ -4,7 +4,7 @@
 //! rows) for a table that has none yet. A view takes none.
 
 use super::Spark;
-use crate::{Engine, Failure, Rows};
+use crate::{Connection, Failure, Rows};
 
 impl Spark {
     pub(super) fn table_bytes(&self, tables: &[String]) -> Result<Vec<Option<i64>>, Failure> {

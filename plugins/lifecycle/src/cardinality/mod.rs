@@ -307,11 +307,16 @@ mod tests {
     }
 
     fn warehouse(sql: &str) -> Box<strata_engine::Warehouse> {
-        let wh =
-            match strata_engine::open(&Target::DuckDb(":memory:".into()), Duration::from_secs(1)) {
-                Ok(wh) => wh,
-                Err(e) => panic!("open: {e:?}"),
-            };
+        let wh = match strata_engine::open(
+            &Target::DuckDb(":memory:".into()),
+            strata_engine::Lock {
+                wait: Duration::from_secs(1),
+                relation: crate::state::schema::LOCK,
+            },
+        ) {
+            Ok(wh) => wh,
+            Err(e) => panic!("open: {e:?}"),
+        };
         exec(&*wh, sql);
         wh
     }

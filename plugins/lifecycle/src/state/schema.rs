@@ -13,6 +13,11 @@ pub const RUNS: &str = "_strata_runs";
 pub const INPUTS: &str = "_strata_inputs";
 /// The relations stored as segments: one row per (view, segment table).
 pub const SEGMENTS: &str = "_strata_segments";
+/// The writer lock where an engine's lock is a relation (Spark's view).
+pub const LOCK: &str = "_strata_lock";
+/// The prefix of the table a source file is loaded into where the engine
+/// cannot read it in place (PostgreSQL, Spark): `_strata_file_<source>`.
+pub const FILE_PREFIX: &str = "_strata_file_";
 
 /// A column of a bookkeeping table.
 struct Column {
@@ -193,7 +198,11 @@ fn ddl(wh: &Warehouse) -> Result<String, Failure> {
 /// Open the warehouse `target` names for writing (waiting up to
 /// `lock_timeout` for another writer), with its bookkeeping tables.
 pub fn open(target: &Target, lock_timeout: Duration) -> Result<Box<Warehouse>, Failure> {
-    let wh = strata_engine::open(target, lock_timeout)?;
+    let lock = strata_engine::Lock {
+        wait: lock_timeout,
+        relation: LOCK,
+    };
+    let wh = strata_engine::open(target, lock)?;
     let statements = ddl(&*wh)?;
     if !statements.is_empty() {
         wh.exec(&statements)?;
