@@ -376,17 +376,14 @@ impl Translator<'_> {
                 ))
             }
             E::Extract { field, expr, .. } => {
-                let Some(unit) = part_unit(&field.to_string()) else {
+                let (x, _) = self.expr(expr, inputs, mode)?;
+                let Some(part) = date_part(x, &field.to_string()) else {
                     return Err(Refusal::at(
-                        format!("EXTRACT({field} ...): strata's date_part has year, quarter, month, day, dayofyear, week (ISO), isodow, hour, minute and second"),
+                        format!("EXTRACT({field} ...): strata's date_part has year, quarter, month, day, dayofyear, week (ISO), isodow (and dow from it), hour, minute and second"),
                         e,
                     ));
                 };
-                let (x, _) = self.expr(expr, inputs, mode)?;
-                (
-                    SExpr::call("date_part", vec![x, SExpr::col(None, unit)]),
-                    Some(Type::Int64),
-                )
+                (part, Some(Type::Int64))
             }
             E::Interval(_) => {
                 return Err(Refusal::at(

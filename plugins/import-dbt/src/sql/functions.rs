@@ -291,26 +291,26 @@ impl Translator<'_> {
             }
             "date_part" | "datepart" => {
                 want(2, 2)?;
-                let Some(u) = unit_literal(&plain[0], part_unit) else {
+                let part = match &plain[0] {
+                    SExpr::Str(p) => date_part(plain[1].clone(), p),
+                    _ => None,
+                };
+                let Some(part) = part else {
                     return Err(Refusal::at(
-                        "date_part of a part strata's date_part has not (year, quarter, month, day, dayofyear, week, isodow, hour, minute, second)",
+                        "date_part of a part strata's date_part has not (year, quarter, month, day, dayofyear, week, isodow, dow, hour, minute, second)",
                         e,
                     ));
                 };
-                (
-                    SExpr::call("date_part", vec![plain[1].clone(), SExpr::col(None, u)]),
-                    Some(Type::Int64),
-                )
+                (part, Some(Type::Int64))
             }
             "year" | "quarter" | "month" | "day" | "dayofyear" | "weekofyear" | "isodow"
-            | "hour" | "minute" | "second"
+            | "dayofweek" | "hour" | "minute" | "second"
                 if count == 1 =>
             {
-                let u = part_unit(&name).unwrap_or("year");
-                (
-                    SExpr::call("date_part", vec![plain.remove(0), SExpr::col(None, u)]),
-                    Some(Type::Int64),
-                )
+                let x = plain.remove(0);
+                let part = date_part(x.clone(), &name)
+                    .unwrap_or_else(|| SExpr::call("date_part", vec![x, SExpr::col(None, "year")]));
+                (part, Some(Type::Int64))
             }
             "greatest" | "least" => {
                 want(2, usize::MAX)?;

@@ -6,7 +6,7 @@ use strata_lang::types::Type;
 
 use super::translator::Typed;
 use super::{Refusal, R};
-use crate::plan::SExpr;
+use crate::plan::{Op, SExpr};
 
 pub(super) fn string_of(v: &sql::Value) -> Option<&str> {
     match v {
@@ -87,10 +87,26 @@ pub(super) fn unit(text: &str) -> Option<&'static str> {
     }
 }
 
-/// The `date_part` unit of a DuckDB date part (`EXTRACT(part FROM d)`,
-/// `date_part('part', d)`), when strata's gives the same number: DuckDB's
-/// `week` is the ISO week and its `second` the whole seconds, as strata's.
-pub(super) fn part_unit(text: &str) -> Option<&'static str> {
+/// DuckDB's date part `part` of `x` (`EXTRACT(part FROM d)`,
+/// `date_part('part', d)`, `dayofweek(d)`) as strata's `date_part`, when it
+/// gives the same number: DuckDB's `week` is the ISO week and its `second`
+/// the whole seconds, as strata's; its `dow` (Sunday 0 to Saturday 6) is
+/// strata's `isodow` (Monday 1 to Sunday 7) modulo 7.
+pub(super) fn date_part(x: SExpr, part: &str) -> Option<SExpr> {
+    let dow = matches!(
+        part.trim().trim_matches('\'').to_ascii_lowercase().as_str(),
+        "dow" | "dayofweek" | "weekday"
+    );
+    let unit = if dow { "isodow" } else { part_unit(part)? };
+    let call = SExpr::call("date_part", vec![x, SExpr::col(None, unit)]);
+    Some(if dow {
+        SExpr::bin(Op::Mod, call, SExpr::Int(7))
+    } else {
+        call
+    })
+}
+
+fn part_unit(text: &str) -> Option<&'static str> {
     match text.trim().trim_matches('\'').to_ascii_lowercase().as_str() {
         "year" | "years" | "y" | "yr" | "yrs" => Some("year"),
         "quarter" | "quarters" => Some("quarter"),
