@@ -151,6 +151,8 @@ model stamped {
         "wh.duckdb",
         "--source",
         "orders=orders.csv",
+        "--now",
+        "2026-12-09",
     ]);
     assert!(
         text(&plan).contains("reads current_date(), and the date changed since its snapshot"),

@@ -16,6 +16,12 @@ pub struct PlanArgs {
     /// The branch whose live views the plan compares with.
     #[arg(long, value_name = "NAME", default_value = "main")]
     pub branch: String,
+    /// The time a run would read, as `run --now` takes it: a date
+    /// (`2026-12-07`) or a date and time (`2026-12-07T10:30:00Z`), UTC
+    /// unless it names an offset. A model that reads `current_date()` is
+    /// stale when its snapshot read another day. Default: now.
+    #[arg(long, value_name = "TIME", value_parser = strata_lifecycle::clock::parse)]
+    pub now: Option<strata_lang::sql::Clock>,
     /// Output format: human or json.
     #[arg(long, value_enum, default_value_t = Format::Human)]
     pub format: Format,
@@ -30,6 +36,7 @@ pub fn plan(args: PlanArgs, host: &dyn Host) -> i32 {
     let result = (|| {
         let mut opts = run_options(&select, None)?;
         opts.branch = args.branch.clone();
+        opts.clock = args.now.clone();
         let wh = args.warehouse.open(&select.settings())?;
         let progress = host.progress();
         strata_lifecycle::plan::plan_run(&*wh, &checked.module, &opts, progress.as_ref())
