@@ -47,6 +47,28 @@ impl Translator<'_> {
         if !matches!(f.parameters, sql::FunctionArguments::None) {
             return Err(Refusal::at(format!("{name}(...)(...)"), e));
         }
+        // DuckDB reads `f(a = b)` in a scalar call as a comparison, where
+        // sqlparser's DuckDB dialect reads a named argument.
+        let compared: Vec<sql::Expr> = match &f.args {
+            sql::FunctionArguments::List(l) => l
+                .args
+                .iter()
+                .filter_map(|a| match a {
+                    sql::FunctionArg::Named {
+                        name,
+                        arg: sql::FunctionArgExpr::Expr(x),
+                        operator: sql::FunctionArgOperator::Equals,
+                    } => Some(sql::Expr::BinaryOp {
+                        left: Box::new(sql::Expr::Identifier(name.clone())),
+                        op: sql::BinaryOperator::Eq,
+                        right: Box::new(x.clone()),
+                    }),
+                    _ => None,
+                })
+                .collect(),
+            _ => Vec::new(),
+        };
+        let mut compared = compared.iter();
         let (args, distinct, star) = match &f.args {
             sql::FunctionArguments::None => (Vec::new(), false, false),
             sql::FunctionArguments::Subquery(_) => {
@@ -71,6 +93,11 @@ impl Translator<'_> {
                     match a {
                         sql::FunctionArg::Unnamed(sql::FunctionArgExpr::Expr(x)) => args.push(x),
                         sql::FunctionArg::Unnamed(sql::FunctionArgExpr::Wildcard) => star = true,
+                        sql::FunctionArg::Named {
+                            arg: sql::FunctionArgExpr::Expr(_),
+                            operator: sql::FunctionArgOperator::Equals,
+                            ..
+                        } => args.extend(compared.next()),
                         _ => {
                             return Err(Refusal::at(
                                 format!("{name}(...) with a named or `t.*` argument"),

@@ -236,6 +236,13 @@ fn string_slices_and_max_by() {
             "{refused}"
         );
     }
+    // DuckDB compares in `coalesce(status = 'a', false)`; sqlparser reads a
+    // named argument.
+    let t = one("select coalesce(status = 'a', false) as is_a from \"$ref$orders\"");
+    assert!(
+        t.contains("is_a = coalesce(orders.status == \"a\", false)"),
+        "{t}"
+    );
     let t = one("select customer_id, max_by(status, ordered_on) as s, arg_min(id, amount) as i from \"$ref$orders\" group by all");
     assert!(
         t.contains(
