@@ -118,7 +118,6 @@ def compare_rows(report, out, warehouse):
         return
     dbt_con = duckdb.connect(warehouse, read_only=True)
     s_con = duckdb.connect(wh, read_only=True)
-    rows = sorted_rows
 
     same = differ = 0
     for m in report["models"]:
@@ -129,15 +128,23 @@ def compare_rows(report, out, warehouse):
         if not found:
             print(f"  {m['name']}: dbt built no relation of that name")
             continue
-        dc, dr = rows(dbt_con, f'"{found[0][0]}"."{m["name"]}"')
-        sc, sr = rows(s_con, f'"v_{m["name"]}"')
-        if dc == sc and dr == sr:
+        if same_rows(m["name"], dbt_con, f'"{found[0][0]}"."{m["name"]}"', s_con, f'"v_{m["name"]}"'):
             same += 1
         else:
             differ += 1
-            print(f"  {m['name']}: DIFFERS: columns dbt {dc} / strata {sc}; "
-                  f"{len(dr)} rows dbt, {len(sr)} strata")
     print(f"  {same} converted models publish dbt's rows, {differ} differ")
+
+
+def same_rows(name, dbt_con, dbt_rel, s_con, s_rel):
+    """Whether strata's relation has dbt's columns and rows (as a multiset);
+    prints the difference when not."""
+    dc, dr = sorted_rows(dbt_con, dbt_rel)
+    sc, sr = sorted_rows(s_con, s_rel)
+    if dc == sc and dr == sr:
+        return True
+    print(f"  {name}: DIFFERS: columns dbt {dc} / strata {sc}; "
+          f"{len(dr)} rows dbt, {len(sr)} strata")
+    return False
 
 
 def sorted_rows(con, rel):
@@ -173,14 +180,10 @@ def compare_on_dbt(report, out, warehouse):
         if not found:
             unbuilt += 1
             continue
-        dc, dr = sorted_rows(con, f'"{found[0][0]}"."{m["name"]}"')
-        sc, sr = sorted_rows(con, f'"{schema}"."v_{m["name"]}"')
-        if dc == sc and dr == sr:
+        if same_rows(m["name"], con, f'"{found[0][0]}"."{m["name"]}"', con, f'"{schema}"."v_{m["name"]}"'):
             same += 1
         else:
             differ += 1
-            print(f"  {m['name']}: DIFFERS: columns dbt {dc} / strata {sc}; "
-                  f"{len(dr)} rows dbt, {len(sr)} strata")
     print(f"  {same} converted models publish dbt's rows, {differ} differ, "
           f"{unbuilt} not built by dbt (ephemeral, or not run)")
 

@@ -215,14 +215,12 @@ fn pg_type(duckdb: &str) -> &'static str {
     }
 }
 
-/// dbt's warehouse loaded into a throw-away PostgreSQL cluster (schema
-/// `main`, as the manifest names it): `audit --data` with a postgres
-/// profile (its password from profiles.yml, never printed) gives every
-/// join the count it had on DuckDB, which a plain count on PostgreSQL
-/// agrees with; no relation is created.
-fn on_postgres(tmp: &Path, duck: &duckdb::Connection, duck_joins: &[serde_json::Value]) {
-    let Some(server) = pg::pg() else { return };
-    let mut load = String::from("DROP SCHEMA IF EXISTS main CASCADE; CREATE SCHEMA main;\n");
+/// The tables of dbt's DuckDB schema `main`, each with its columns and
+/// their types (as `ty` writes DuckDB's for another engine), in order.
+fn main_tables(
+    duck: &duckdb::Connection,
+    ty: impl Fn(&str) -> String,
+) -> BTreeMap<String, Vec<(String, String)>> {
     let mut stmt = duck
         .prepare(
             "select table_name, column_name, data_type from information_schema.columns \
@@ -235,9 +233,21 @@ fn on_postgres(tmp: &Path, duck: &duckdb::Connection, duck_joins: &[serde_json::
         .map(|r| r.unwrap_or_else(|e| panic!("{e}")))
         .collect();
     let mut tables: BTreeMap<String, Vec<(String, String)>> = BTreeMap::new();
-    for (t, c, ty) in cols {
-        tables.entry(t).or_default().push((c, ty));
+    for (t, c, t_ty) in cols {
+        tables.entry(t).or_default().push((c, ty(&t_ty)));
     }
+    tables
+}
+
+/// dbt's warehouse loaded into a throw-away PostgreSQL cluster (schema
+/// `main`, as the manifest names it): `audit --data` with a postgres
+/// profile (its password from profiles.yml, never printed) gives every
+/// join the count it had on DuckDB, which a plain count on PostgreSQL
+/// agrees with; no relation is created.
+fn on_postgres(tmp: &Path, duck: &duckdb::Connection, duck_joins: &[serde_json::Value]) {
+    let Some(server) = pg::pg() else { return };
+    let mut load = String::from("DROP SCHEMA IF EXISTS main CASCADE; CREATE SCHEMA main;\n");
+    let tables = main_tables(duck, str::to_string);
     assert!(tables.len() >= 20, "{tables:?}");
     for (t, cols) in &tables {
         let csv = tmp.join(format!("pg-{t}.csv"));
@@ -393,21 +403,7 @@ fn on_spark(tmp: &Path, duck: &duckdb::Connection, duck_joins: &[serde_json::Val
     let wh = open("default");
     wh.exec("DROP DATABASE IF EXISTS `main` CASCADE; CREATE DATABASE `main`")
         .unwrap_or_else(|e| panic!("{e:?}"));
-    let mut stmt = duck
-        .prepare(
-            "select table_name, column_name, data_type from information_schema.columns \
-             where table_schema = 'main' order by table_name, ordinal_position",
-        )
-        .unwrap_or_else(|e| panic!("{e}"));
-    let cols: Vec<(String, String, String)> = stmt
-        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
-        .unwrap_or_else(|e| panic!("{e}"))
-        .map(|r| r.unwrap_or_else(|e| panic!("{e}")))
-        .collect();
-    let mut tables: BTreeMap<String, Vec<(String, String)>> = BTreeMap::new();
-    for (t, c, ty) in cols {
-        tables.entry(t).or_default().push((c, spark_type(&ty)));
-    }
+    let tables = main_tables(duck, spark_type);
     for (t, cols) in &tables {
         let defs: Vec<String> = cols.iter().map(|(c, ty)| format!("`{c}` {ty}")).collect();
         wh.exec(&format!(
