@@ -424,7 +424,7 @@ pub fn audit_project(project: &Project, manifest: Option<&Manifest>) -> Audit {
             } else if m.python {
                 Err("a Python model: no SQL to read".to_string())
             } else if let Some(r) = &renderer {
-                r.render(&m.name, &m.rel, &m.text)
+                r.render_in(m.package.as_deref(), &m.name, &m.rel, &m.text)
                     .map(|r| r.sql)
                     .map_err(|f| format!("its Jinja does not render here: {}", f.message))
             } else {
