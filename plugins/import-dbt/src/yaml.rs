@@ -9,9 +9,11 @@ use serde_json::{Map, Value};
 
 use crate::error::Failure;
 
-/// Parse YAML text; an error names the file, line and column.
+/// Parse YAML text; an error names the file, line and column. A key given
+/// twice in one mapping keeps its last value, as dbt's YAML reader
+/// (PyYAML) does: Fivetran's packages ship such files.
 pub fn parse(path: &Path, text: &str) -> Result<Value, Failure> {
-    let doc: serde_yaml_ng::Value = serde_yaml_ng::from_str(text).map_err(|e| {
+    let doc: Loose = serde_yaml_ng::from_str(text).map_err(|e| {
         let at = e
             .location()
             .map(|l| format!(":{}:{}", l.line(), l.column()))
@@ -24,42 +26,77 @@ pub fn parse(path: &Path, text: &str) -> Result<Value, Failure> {
         };
         Failure::project(format!("{}{at}: invalid YAML: {msg}", path.display()))
     })?;
-    Ok(to_json(doc))
+    Ok(doc.0)
 }
 
-fn to_json(v: serde_yaml_ng::Value) -> Value {
-    use serde_yaml_ng::Value as Y;
-    match v {
-        Y::Null => Value::Null,
-        Y::Bool(b) => Value::Bool(b),
-        Y::Number(n) => {
-            if let Some(i) = n.as_i64() {
-                Value::from(i)
-            } else if let Some(u) = n.as_u64() {
-                Value::from(u)
-            } else {
-                n.as_f64()
-                    .and_then(serde_json::Number::from_f64)
-                    .map_or(Value::Null, Value::Number)
-            }
+/// A YAML value read straight into JSON: scalars as they are, keys of any
+/// scalar kind as text, a tag dropped for its value, a repeated key's last
+/// value kept (serde_yaml's own `Value` refuses a repeated key).
+struct Loose(Value);
+
+impl<'de> serde::Deserialize<'de> for Loose {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(LooseVisitor).map(Loose)
+    }
+}
+
+struct LooseVisitor;
+
+impl<'de> serde::de::Visitor<'de> for LooseVisitor {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a YAML value")
+    }
+    fn visit_bool<E>(self, b: bool) -> Result<Value, E> {
+        Ok(Value::Bool(b))
+    }
+    fn visit_i64<E>(self, i: i64) -> Result<Value, E> {
+        Ok(Value::from(i))
+    }
+    fn visit_u64<E>(self, u: u64) -> Result<Value, E> {
+        Ok(Value::from(u))
+    }
+    fn visit_f64<E>(self, f: f64) -> Result<Value, E> {
+        Ok(serde_json::Number::from_f64(f).map_or(Value::Null, Value::Number))
+    }
+    fn visit_str<E>(self, s: &str) -> Result<Value, E> {
+        Ok(Value::String(s.to_string()))
+    }
+    fn visit_string<E>(self, s: String) -> Result<Value, E> {
+        Ok(Value::String(s))
+    }
+    fn visit_unit<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+    fn visit_none<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+    fn visit_some<D: serde::Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
+        d.deserialize_any(self)
+    }
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        let mut items = Vec::new();
+        while let Some(Loose(v)) = seq.next_element()? {
+            items.push(v);
         }
-        Y::String(s) => Value::String(s),
-        Y::Sequence(items) => Value::Array(items.into_iter().map(to_json).collect()),
-        Y::Mapping(m) => {
-            let mut out = Map::new();
-            for (k, v) in m {
-                let key = match k {
-                    Y::String(s) => s,
-                    Y::Bool(b) => b.to_string(),
-                    Y::Number(n) => n.to_string(),
-                    Y::Null => "null".to_string(),
-                    other => format!("{other:?}"),
-                };
-                out.insert(key, to_json(v));
-            }
-            Value::Object(out)
+        Ok(Value::Array(items))
+    }
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        let mut out = Map::new();
+        while let Some((Loose(k), Loose(v))) = map.next_entry()? {
+            let key = match k {
+                Value::String(s) => s,
+                other => other.to_string(),
+            };
+            out.insert(key, v);
         }
-        Y::Tagged(t) => to_json(t.value),
+        Ok(Value::Object(out))
+    }
+    fn visit_enum<A: serde::de::EnumAccess<'de>>(self, data: A) -> Result<Value, A::Error> {
+        use serde::de::VariantAccess;
+        let (_tag, value): (String, _) = data.variant()?;
+        value.newtype_variant::<Loose>().map(|l| l.0)
     }
 }
 
@@ -123,6 +160,19 @@ mod tests {
         assert!(f.message.starts_with("m/schema.yml:"), "{}", f.message);
         assert!(f.message.contains("invalid YAML"), "{}", f.message);
         assert_eq!(f.code, strata_plugin::exit::MODULE_ERRORS);
+    }
+
+    #[test]
+    fn a_repeated_key_keeps_its_last_value_and_keys_of_any_kind_are_text() {
+        let v = parse(
+            Path::new("dbt_project.yml"),
+            "seeds:\n  a:\n    x: 1\n  a:\n    y: !tagged 2\n  true: [1.5, ~]\n  3: x\n",
+        )
+        .unwrap();
+        assert_eq!(
+            v,
+            serde_json::json!({"seeds": {"a": {"y": 2}, "true": [1.5, null], "3": "x"}})
+        );
     }
 
     #[test]
