@@ -335,6 +335,7 @@ pub(super) const FUNCTIONS: &[Function] = &[
         summary: "the parts of s between the separators (text, not a pattern), as an array",
         sql: Sql::By(split),
         sql_aliases: &["string_split", "str_split", "string_to_array"],
+        duckdb_same: true,
         ..STR
     },
     Function {

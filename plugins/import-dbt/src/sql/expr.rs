@@ -123,6 +123,43 @@ impl Translator<'_> {
             E::CompoundIdentifier(parts) => self.column(parts, inputs, e)?,
             E::Nested(inner) => self.expr(inner, inputs, mode)?,
             E::CompoundFieldAccess { root, access_chain } => {
+                // `s.col[7:]` is parsed as `s` with the chain `.col`, `[7:]`:
+                // the dots make the column's name.
+                let dots = access_chain
+                    .iter()
+                    .take_while(|a| matches!(a, sql::AccessExpr::Dot(sql::Expr::Identifier(_))))
+                    .count();
+                if let (sql::Expr::Identifier(first), 1..) = (&**root, dots) {
+                    let mut parts = vec![first.clone()];
+                    parts.extend(access_chain[..dots].iter().filter_map(|a| match a {
+                        sql::AccessExpr::Dot(sql::Expr::Identifier(i)) => Some(i.clone()),
+                        _ => None,
+                    }));
+                    let column = sql::Expr::CompoundIdentifier(parts);
+                    let rest = access_chain[dots..].to_vec();
+                    let e = match rest.is_empty() {
+                        true => column,
+                        false => sql::Expr::CompoundFieldAccess {
+                            root: Box::new(column),
+                            access_chain: rest,
+                        },
+                    };
+                    return self.expr(&e, inputs, mode);
+                }
+                if let [sql::AccessExpr::Subscript(sql::Subscript::Index { index })] =
+                    access_chain.as_slice()
+                {
+                    let (x, ty) = self.expr(root, inputs, mode)?;
+                    let Some(Type::Array(element)) = ty else {
+                        return Err(Refusal::at(
+                            format!("`{e}`: an element of something that is not known to be an array"),
+                            e,
+                        ));
+                    };
+                    let i = positive_literal(index, e)?;
+                    // DuckDB counts from 1 (past the end: null), strata's array_get from 0.
+                    return Ok((SExpr::call("array_get", vec![x, SExpr::Int(i - 1)]), Some(*element)));
+                }
                 let [sql::AccessExpr::Subscript(sql::Subscript::Slice {
                     lower_bound,
                     upper_bound,
@@ -172,6 +209,35 @@ impl Translator<'_> {
                     },
                     sql::UnaryOperator::Plus => (x, ty),
                     other => return Err(Refusal::at(format!("the operator {other}"), e)),
+                }
+            }
+            E::AtTimeZone {
+                timestamp,
+                time_zone,
+            } => {
+                let utc = matches!(&**time_zone, sql::Expr::Value(v)
+                    if string_of(&v.value).is_some_and(|z| z.eq_ignore_ascii_case("utc")));
+                if !utc {
+                    return Err(Refusal::at(
+                        format!("`{e}`: AT TIME ZONE in a zone other than UTC (strata's DuckDB has no time zone database)"),
+                        e,
+                    ));
+                }
+                // DuckDB: a timestamp's wall-clock time read in UTC is an
+                // instant; an instant's wall-clock time in UTC a timestamp.
+                match self.expr(timestamp, inputs, mode)? {
+                    (x, Some(Type::Timestamp)) => {
+                        (SExpr::call("from_utc", vec![x]), Some(Type::TimestampTz))
+                    }
+                    (x, Some(Type::TimestampTz)) => {
+                        (SExpr::call("to_utc", vec![x]), Some(Type::Timestamp))
+                    }
+                    _ => {
+                        return Err(Refusal::at(
+                            format!("`{e}`: AT TIME ZONE of something not known to be a timestamp"),
+                            e,
+                        ))
+                    }
                 }
             }
             E::IsNull(x) => (SExpr::is_null(self.expr(x, inputs, mode)?.0), Some(Type::Bool)),
@@ -404,34 +470,37 @@ impl Translator<'_> {
 /// DuckDB's `s[a:b]` of a string, for literal bounds `1 <= a <= b` (either
 /// left out): the characters from a to b, both included — strata's
 /// `substring(s, a, b - a + 1)`.
+/// A subscript or slice bound that is a whole number from 1 (DuckDB counts
+/// a bound below 1 from the end, which strata does not).
+fn positive_literal(b: &sql::Expr, e: &sql::Expr) -> R<i64> {
+    match b {
+        sql::Expr::Value(v) => match &v.value {
+            sql::Value::Number(n, _) => match n.parse::<i64>() {
+                Ok(i) if i >= 1 => Ok(i),
+                _ => Err(Refusal::at(
+                    format!("`{e}`: a subscript below 1 (counted from the end in DuckDB)"),
+                    e,
+                )),
+            },
+            _ => Err(Refusal::at(
+                format!("`{e}`: a subscript that is not a number"),
+                e,
+            )),
+        },
+        _ => Err(Refusal::at(
+            format!("`{e}`: a subscript that is not a literal"),
+            e,
+        )),
+    }
+}
+
 fn string_slice(
     x: SExpr,
     lower: Option<&sql::Expr>,
     upper: Option<&sql::Expr>,
     e: &sql::Expr,
 ) -> R<SExpr> {
-    let bound = |b: Option<&sql::Expr>| -> R<Option<i64>> {
-        match b {
-            None => Ok(None),
-            Some(sql::Expr::Value(v)) => match &v.value {
-                sql::Value::Number(n, _) => match n.parse::<i64>() {
-                    Ok(i) if i >= 1 => Ok(Some(i)),
-                    _ => Err(Refusal::at(
-                        format!("`{e}`: a slice bound below 1 (counted from the end in DuckDB)"),
-                        e,
-                    )),
-                },
-                _ => Err(Refusal::at(
-                    format!("`{e}`: a slice bound that is not a number"),
-                    e,
-                )),
-            },
-            Some(_) => Err(Refusal::at(
-                format!("`{e}`: a slice bound that is not a literal"),
-                e,
-            )),
-        }
-    };
+    let bound = |b: Option<&sql::Expr>| b.map(|b| positive_literal(b, e)).transpose();
     let start = bound(lower)?.unwrap_or(1);
     let mut args = vec![x, SExpr::Int(start)];
     if let Some(end) = bound(upper)? {

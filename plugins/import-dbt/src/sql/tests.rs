@@ -217,7 +217,36 @@ fn string_slices_and_max_by() {
         t.contains("a = substring(orders.status, 7), b = substring(orders.status, 2, 3), c = substring(orders.status, 1, 3)"),
         "{t}"
     );
-    for refused in ["status[-2:]", "status[3:2]", "status[id:]", "amount[1:]"] {
+    let t = one("select cast(cast(status as timestamp) as timestamp) at time zone 'UTC' at time zone 'utc' as t, cast(status as timestamp) at time zone 'UTC' as tz from \"$ref$orders\"");
+    assert!(
+        t.contains("t = to_utc(from_utc(cast(cast(orders.status, \"timestamp\"), \"timestamp\"))), tz = from_utc(cast(orders.status, \"timestamp\"))"),
+        "{t}"
+    );
+    for refused in [
+        "cast(status as timestamp) at time zone 'Europe/Madrid'",
+        "status at time zone 'UTC'",
+    ] {
+        assert!(
+            translate_model(&format!("select {refused} as x from \"$ref$orders\"")).is_err(),
+            "{refused}"
+        );
+    }
+    let t = one("select o.status[2:3] as s from \"$ref$orders\" o");
+    assert!(t.contains("s = substring(orders.status, 2, 2)"), "{t}");
+    let t = one("select string_split(status, ':')[2] as part from \"$ref$orders\"");
+    assert!(
+        t.contains("part = array_get(split(orders.status, \":\"), 1)"),
+        "{t}"
+    );
+    for refused in [
+        "status[-2:]",
+        "status[3:2]",
+        "status[id:]",
+        "amount[1:]",
+        "status[1]",
+        "string_split(status, ':')[0]",
+        "string_split(status, ':')[id]",
+    ] {
         assert!(
             translate_model(&format!("select {refused} as x from \"$ref$orders\"")).is_err(),
             "{refused}"
