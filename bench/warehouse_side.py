@@ -22,13 +22,20 @@ def code(path: Path) -> str:
 
 
 HANDLE = re.compile(r"&\s*(?:'\w+\s+)?(?:Warehouse\b|dyn Engine\b|\(dyn Engine\b)")
+# The lifecycle's objects that hold the handle (its session, the state and
+# its read-only face, a unit of work, a build, a check's context, the
+# fixture tests' staged rows): a function given one of them (not as
+# `self`) takes the handle all the same.
+HOLDER = re.compile(
+    r"&\s*(?:'\w+\s+)?(?:mut\s+)?(?:Session|State|StateReader|Work|Build|CheckContext|Stages)\b"
+)
 FN = re.compile(r"\bfn\s+\w+\s*(?:<[^>]*>)?\s*\(([^)]*)\)", re.S)
 
 taking, files = 0, set()
 for crate in ["plugins/lifecycle", "plugins/materialize", "plugins/docs", "plugins/engine", "cli"]:
     for f in sorted((root / crate / "src").rglob("*.rs")):
         for m in FN.finditer(code(f)):
-            if HANDLE.search(m.group(1)):
+            if HANDLE.search(m.group(1)) or HOLDER.search(m.group(1)):
                 taking += 1
                 files.add(f)
 print(f"non-test functions taking the warehouse handle: {taking} in {len(files)} files")

@@ -24,6 +24,7 @@ use std::time::{Duration, Instant};
 
 use strata_lang::ir;
 use strata_lifecycle::cardinality::{Ledger, Outcome, Sampling};
+use strata_lifecycle::registry::CheckContext;
 use strata_lifecycle::{Failure, NoProgress, Target, Warehouse};
 
 fn main() {
@@ -122,9 +123,18 @@ fn one_run(
     let relation = |_: &ir::Input| quoted.clone();
     let start = Instant::now();
     for model in &m.models {
-        ledger
-            .check_model(wh, model, &relation, &mut report, &NoProgress)
-            .map_err(failure)?;
+        CheckContext {
+            wh,
+            module: m,
+            model,
+            table,
+            relation: &relation,
+            report: &mut report,
+            ledger: &mut ledger,
+            progress: &NoProgress,
+        }
+        .check_joins()
+        .map_err(failure)?;
     }
     let elapsed = start.elapsed();
     let s = ledger.summary();

@@ -33,12 +33,12 @@
 //! Its commands are registered by the `strata-materialize` plugin.
 
 pub mod backfill;
-pub mod branches;
+mod branches;
 mod build;
 pub mod cardinality;
 mod checks;
-pub mod clock;
-pub mod content;
+mod clock;
+mod content;
 mod delta;
 mod failpoint;
 pub mod fixtures;
@@ -46,26 +46,33 @@ mod freeze;
 pub mod gc;
 mod incremental;
 pub mod inputs;
-pub mod naming;
+mod naming;
 pub mod plan;
 mod prepare;
 pub mod registry;
 pub mod replay;
-pub mod rollback;
-pub mod run;
+mod rollback;
+mod run;
 mod select;
+mod session;
 pub mod state;
-pub mod test;
+mod test;
 pub mod timing;
-pub mod verify;
+mod verify;
 mod work;
 
+pub use branches::{Branch, BranchModel};
 pub use build::RunReport;
 pub use cardinality::{Sampling, Summary as CardinalitySummary};
+pub use clock::parse as parse_clock;
+pub use content::SourcePolicy;
+pub use naming::live_view;
 pub use prepare::RunOptions;
-pub use run::run;
+pub use rollback::Rollback;
+pub use session::Session;
+pub use state::{State, StateReader};
 pub use strata_engine::{
     duckdb_file, redact, DataFailure, Engine, Failure, Origin, Target, Warehouse,
 };
 pub use strata_project::{NoProgress, Progress};
-pub use test::test;
+pub use verify::{verify, Verification};

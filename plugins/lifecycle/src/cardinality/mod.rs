@@ -38,11 +38,11 @@ mod summary;
 use std::collections::{BTreeSet, HashMap};
 use std::time::Instant;
 
-use strata_engine::{Engine, Failure};
+use strata_engine::Failure;
 use strata_lang::ir;
 use strata_lang::sql::{self, CardinalityCheck};
 
-use crate::Progress;
+use crate::registry::CheckContext;
 use count::failure;
 pub use count::{duplicate_groups, duplicate_groups_sql, Counted};
 pub use sampling::Sampling;
@@ -142,27 +142,24 @@ impl Ledger {
             .iter()
             .find(|p| p.relation == relation && p.keys.is_subset(keys))
     }
+}
 
-    fn row_count(&mut self, wh: &dyn Engine, relation: &str) -> Result<i64, Failure> {
-        if let Some(n) = self.rows.get(relation) {
+impl CheckContext<'_> {
+    /// The rows of `relation`, counted once a run.
+    fn row_count(&mut self, relation: &str) -> Result<i64, Failure> {
+        if let Some(n) = self.ledger.rows.get(relation) {
             return Ok(*n);
         }
-        let n = wh.count(&format!("SELECT COUNT(*) FROM {relation}"))?;
-        self.rows.insert(relation.to_string(), n);
+        let n = self.wh.count(&format!("SELECT COUNT(*) FROM {relation}"))?;
+        self.ledger.rows.insert(relation.to_string(), n);
         Ok(n)
     }
 
-    /// Run the cardinality checks of model `m`, whose inputs read the
+    /// Run the cardinality checks of the model, whose inputs read the
     /// relations `relation` gives: per annotated join, the right side, then
     /// the left side for one_to_one.
-    pub fn check_model(
-        &mut self,
-        wh: &dyn Engine,
-        m: &ir::Model,
-        relation: &dyn Fn(&ir::Input) -> String,
-        report: &mut Vec<String>,
-        progress: &dyn Progress,
-    ) -> Result<(), Failure> {
+    pub fn check_joins(&mut self) -> Result<(), Failure> {
+        let (m, relation, progress) = (self.model, self.relation, self.progress);
         let join_inputs: Vec<usize> = m
             .inputs
             .iter()
@@ -189,7 +186,7 @@ impl Ledger {
                 .ok_or_else(|| {
                     Failure::Environment("internal: join of a cardinality check not found".into())
                 })?;
-            self.check(wh, &check, &rel, join, report)?;
+            self.check(&check, &rel, join)?;
         }
         Ok(())
     }
@@ -200,12 +197,11 @@ impl Ledger {
     /// duplicate is a data failure.
     fn check(
         &mut self,
-        wh: &dyn Engine,
         check: &CardinalityCheck,
         relation: &str,
         join: &ir::Join,
-        report: &mut Vec<String>,
     ) -> Result<(), Failure> {
+        let wh = self.wh;
         let keys: BTreeSet<String> = check.keys.iter().cloned().collect();
         let mut result = CheckResult {
             bracket: check.bracket(),
@@ -216,26 +212,27 @@ impl Ledger {
             outcome: Outcome::Counted,
             ms: 0.0,
         };
-        if let Some(p) = self.proof_covering(relation, &keys) {
+        if let Some(p) = self.ledger.proof_covering(relation, &keys) {
             result.outcome = Outcome::ProvenEarlier {
                 by: p.by.clone(),
                 keys: p.key_list.clone(),
             };
-            report.push(line(&result));
-            self.summary.results.push(result);
+            self.report.push(line(&result));
+            self.ledger.summary.results.push(result);
             return Ok(());
         }
-        let sample = match self.summary.sampling {
+        let sample = match self.ledger.summary.sampling {
             Some(s) => {
-                let total = self.row_count(wh, relation)?;
+                let total = self.row_count(relation)?;
                 let quoted: Vec<String> = check.keys.iter().map(|k| wh.ident(k)).collect();
-                s.condition(wh, &quoted, u64::try_from(total).unwrap_or(0))
-                    .map(|cond| (cond, total))
+                s.cut(u64::try_from(total).unwrap_or(0))
+                    .map(|(salt, threshold)| (wh.sample_condition(&quoted, salt, threshold), total))
             }
             None => None,
         };
         if let Some((_, total)) = &sample {
             if let Some(prev) = self
+                .ledger
                 .samples
                 .iter()
                 .find(|s| s.relation == relation && s.keys == keys)
@@ -245,8 +242,8 @@ impl Ledger {
                     of: *total,
                     reused: Some(prev.bracket.clone()),
                 };
-                report.push(line(&result));
-                self.summary.results.push(result);
+                self.report.push(line(&result));
+                self.ledger.summary.results.push(result);
                 return Ok(());
             }
         }
@@ -258,12 +255,12 @@ impl Ledger {
             sample.as_ref().map(|s| s.0.as_str()),
         );
         result.ms = start.elapsed().as_secs_f64() * 1000.0;
-        self.summary.queries_executed += 1;
+        self.ledger.summary.queries_executed += 1;
         let counted = counted?;
         let sampled = sample.map(|(_, total)| (counted.rows, total));
         if counted.groups > 0 {
-            self.summary.results.push(result);
-            return Err(failure(check, join, &counted, sampled, report));
+            self.ledger.summary.results.push(result);
+            return Err(failure(check, join, &counted, sampled, self.report));
         }
         match sampled {
             Some((rows, of)) => {
@@ -272,14 +269,14 @@ impl Ledger {
                     of,
                     reused: None,
                 };
-                self.samples.push(SampledPass {
+                self.ledger.samples.push(SampledPass {
                     relation: relation.to_string(),
                     keys,
                     rows,
                     bracket: check.bracket(),
                 });
             }
-            None => self.prove(
+            None => self.ledger.prove(
                 relation,
                 &check.keys,
                 ProofSource::Check {
@@ -288,8 +285,8 @@ impl Ledger {
                 },
             ),
         }
-        report.push(line(&result));
-        self.summary.results.push(result);
+        self.report.push(line(&result));
+        self.ledger.summary.results.push(result);
         Ok(())
     }
 }
@@ -297,7 +294,7 @@ impl Ledger {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{DataFailure, NoProgress, Target};
+    use crate::{DataFailure, Engine, NoProgress, Target};
     use std::time::Duration;
 
     fn module(src: &str) -> ir::Module {
@@ -337,7 +334,17 @@ mod tests {
         let mut report = Vec::new();
         for model in &m.models {
             let relation = |i: &ir::Input| wh.ident(&i.name);
-            match ledger.check_model(wh, model, &relation, &mut report, &NoProgress) {
+            let mut cx = CheckContext {
+                wh,
+                module: m,
+                model,
+                table: &model.name,
+                relation: &relation,
+                report: &mut report,
+                ledger,
+                progress: &NoProgress,
+            };
+            match cx.check_joins() {
                 Ok(()) => {}
                 Err(Failure::Data(d)) => return Err(d),
                 Err(e) => panic!("{e:?}"),
@@ -571,7 +578,8 @@ source dims(ns: "a") { columns: { k: int64 primary_key, j: string, label: string
         let mut fixed_key_caught = 0;
         for seed in 0..200 {
             let sampling = Sampling::seeded(2000, &format!("seed {seed}"));
-            let cond = sampling.condition(&*wh, &keys, total).expect("sampled");
+            let (salt, threshold) = sampling.cut(total).expect("sampled");
+            let cond = wh.sample_condition(&keys, salt, threshold);
             let in_sample = wh
                 .rows(&format!(
                     "SELECT k, j FROM base WHERE k IS NOT NULL AND {cond} ORDER BY hash(k) LIMIT 1 OFFSET {}",
