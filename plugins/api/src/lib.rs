@@ -104,7 +104,7 @@ pub fn commands() -> Vec<&'static PluginCommand> {
 /// The clap command for a derived `Args` type: `name` with `about` (set
 /// after the arguments, whose flattened groups bring doc comments of their
 /// own).
-pub fn command<A: clap::Args>(name: &'static str, about: &'static str) -> clap::Command {
+fn command<A: clap::Args>(name: &'static str, about: &'static str) -> clap::Command {
     A::augment_args(clap::Command::new(name))
         .about(about)
         .long_about(None)
@@ -112,7 +112,7 @@ pub fn command<A: clap::Args>(name: &'static str, about: &'static str) -> clap::
 
 /// The derived `Args` of a plugin command's matches; on failure the error
 /// is printed and its exit code (usage) returned.
-pub fn parse<A: clap::FromArgMatches>(matches: &clap::ArgMatches) -> Result<A, i32> {
+fn parse<A: clap::FromArgMatches>(matches: &clap::ArgMatches) -> Result<A, i32> {
     A::from_arg_matches(matches).map_err(|e| {
         let _ = e.print();
         exit::USAGE

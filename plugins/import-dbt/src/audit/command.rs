@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use strata_plugin::{command, exit, parse, print_json, print_text, Host, PluginCommand};
+use strata_plugin::{exit, print_json, print_text, Host, PluginCommand, Verb};
 
 use super::{audit_project, data, profile, render, Audit, Verdict};
 use crate::error::Failure;
@@ -181,29 +181,13 @@ fn run(args: AuditArgs) -> Result<i32, Failure> {
     Ok(denied(&audit, &args.deny))
 }
 
-fn audit_command(matches: &clap::ArgMatches, _host: &dyn Host) -> i32 {
-    let args: AuditArgs = match parse(matches) {
-        Ok(a) => a,
-        Err(code) => return code,
-    };
-    let json = args.format != AuditFormat::Text;
-    run(args).unwrap_or_else(|f| {
-        eprintln!("error: {}", f.message);
-        if json {
-            print_json(&serde_json::json!({ "error": f.message, "exit_code": f.code }));
-        }
-        f.code
-    })
-}
-
-inventory::submit! {
-    PluginCommand {
-        name: "audit",
-        order: 31,
-        command: || command::<AuditArgs>(
-            "audit",
-            "Audit every join of a dbt project: proven, verified on the data, or shown fanning out",
-        ).long_about(
+impl Verb for AuditArgs {
+    const NAME: &'static str = "audit";
+    const ORDER: usize = 31;
+    const ABOUT: &'static str =
+        "Audit every join of a dbt project: proven, verified on the data, or shown fanning out";
+    fn more(command: clap::Command) -> clap::Command {
+        command.long_about(
             "Audit every join of every model of a dbt project (the directory of dbt_project.yml), from the \
              compiled SQL of target/manifest.json: each join's keys traced to the columns of the models, \
              seeds and sources they come from, and a verdict with its evidence: many_to_one or one_to_one \
@@ -213,7 +197,18 @@ inventory::submit! {
              grain). --data counts duplicate keys on the warehouse, read-only.\n\nExit codes: 0 audited, \
              1 a denied static finding or a malformed project file, 2 usage, 3 a denied finding confirmed \
              on the data, 4 the project, manifest or warehouse cannot be read.",
-        ),
-        run: audit_command,
+        )
+    }
+    fn run(self, _host: &dyn Host) -> i32 {
+        let json = self.format != AuditFormat::Text;
+        run(self).unwrap_or_else(|f| {
+            eprintln!("error: {}", f.message);
+            if json {
+                print_json(&serde_json::json!({ "error": f.message, "exit_code": f.code }));
+            }
+            f.code
+        })
     }
 }
+
+inventory::submit! { PluginCommand::of::<AuditArgs>() }
