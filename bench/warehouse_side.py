@@ -1,17 +1,33 @@
 #!/usr/bin/env python3
 """Figures of the warehouse side that issue 60 tracks, read from the source
-(no build): non-test functions taking the warehouse handle, the lifecycle's
-public modules, the engine traits' methods (the connection's apart), and which crates depend on the
-command-line plugin API. Run from the repository root (or give it).
+(no build): non-test functions taking the warehouse handle (or one of the
+lifecycle's objects that hold it), the lifecycle's public modules, the
+engine traits' methods (the connection's apart), which crates depend on the
+command-line plugin API, and the upward crate dependencies (against the
+order of docs/architecture.md, as tests/tidy/dependencies.rs lists it).
+With a built `strata` (`--strata BIN`, else `$CARGO_TARGET_DIR/release/strata`
+or `target/release/strata`) and strace: how many times one `strata run` looks
+for and reads `strata.toml`, in a copy of examples/shop made a project.
+Run from the repository root (or give it).
 
-    python3 bench/warehouse_side.py [ROOT]
+    python3 bench/warehouse_side.py [ROOT] [--strata BIN]
 """
 
+import os
 import re
+import shutil
+import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
-root = Path(sys.argv[1] if len(sys.argv) > 1 else ".")
+args = sys.argv[1:]
+strata = None
+if "--strata" in args:
+    i = args.index("--strata")
+    strata = args[i + 1]
+    del args[i : i + 2]
+root = Path(args[0] if args else ".")
 
 
 def code(path: Path) -> str:
@@ -23,11 +39,11 @@ def code(path: Path) -> str:
 
 HANDLE = re.compile(r"&\s*(?:'\w+\s+)?(?:Warehouse\b|dyn Engine\b|\(dyn Engine\b)")
 # The lifecycle's objects that hold the handle (its session, the state and
-# its read-only face, a unit of work, a build, a check's context, the
-# fixture tests' staged rows): a function given one of them (not as
+# its read-only face, a unit of work, a build, a check's context, the join
+# checks, the fixture tests' staged rows): a function given one of them (not as
 # `self`) takes the handle all the same.
 HOLDER = re.compile(
-    r"&\s*(?:'\w+\s+)?(?:mut\s+)?(?:Session|State|StateReader|Work|Build|CheckContext|Stages)\b"
+    r"&\s*(?:'\w+\s+)?(?:mut\s+)?(?:Session|State|StateReader|Work|Build|CheckContext|JoinChecks|Stages)\b"
 )
 FN = re.compile(r"\bfn\s+\w+\s*(?:<[^>]*>)?\s*\(([^)]*)\)", re.S)
 
@@ -81,3 +97,49 @@ for toml in sorted(root.glob("**/Cargo.toml")):
     if re.search(r"^strata-plugin\b", deps, re.M):
         users.append(str(toml.parent.relative_to(root)))
 print("crates depending on the command-line plugin API:", ", ".join(users))
+
+# Upward dependencies: a crate depending on one below it in the order.
+order = re.findall(r'\("([\w/-]+)", "([\w-]+)"\)', (root / "tests/tidy/dependencies.rs").read_text())
+rank = {name: i for i, (_, name) in enumerate(order)}
+upward = []
+for i, (folder, name) in enumerate(order):
+    text = (root / folder / "Cargo.toml").read_text()
+    deps = re.search(r"^\[dependencies\]\n(.*?)(?=^\[|\Z)", text, re.M | re.S)
+    for dep in re.findall(r"^([\w-]+)", deps.group(1) if deps else "", re.M):
+        if rank.get(dep, -1) > i:
+            upward.append(f"{name} -> {dep}")
+print(f"upward crate dependencies: {len(upward)}" + (f" ({', '.join(upward)})" if upward else ""))
+
+
+def discoveries(binary: str) -> None:
+    """`strata run` in a project, each way of naming the module: how many
+    times strata.toml is looked for (the project's file probed) and read."""
+    with tempfile.TemporaryDirectory() as tmp:
+        proj = Path(tmp) / "shop"
+        shutil.copytree(root / "examples/shop", proj)
+        (proj / "strata.toml").write_text('[project]\nmodules = ["shop.strata"]\n')
+        toml = str((proj / "strata.toml").resolve())
+        worst = (0, 0)
+        for form in [["shop.strata"], [], ["enriched_orders"], ["shop.strata", "--gc"]]:
+            trace = Path(tmp) / "trace"
+            cmd = ["strace", "-f", "-e", "trace=%file", "-o", str(trace), binary, "run", *form,
+                   "--pipeline", "local", "-o", str(Path(tmp) / "w.duckdb")]
+            done = subprocess.run(cmd, cwd=proj, capture_output=True, check=False)
+            lines = [l for l in trace.read_text().splitlines() if f'"{toml}"' in l]
+            looked = sum(1 for l in lines if "stat" in l or "access" in l)
+            read = sum(1 for l in lines if "open" in l)
+            status = "" if done.returncode == 0 else f" (exit {done.returncode})"
+            print(f"  strata run {' '.join(form) or '(the project)'}: strata.toml looked for {looked}, read {read}{status}")
+            worst = max(worst, (looked, read))
+        print(f"strata.toml discoveries in one run: {worst[0]} (read {worst[1]})")
+
+
+binary = strata or next(
+    (str(p) for p in [Path(os.environ.get("CARGO_TARGET_DIR", root / "target")) / "release/strata"]
+     if p.exists()),
+    None,
+)
+if binary and shutil.which("strace"):
+    discoveries(binary)
+else:
+    print("strata.toml discoveries in one run: not measured (needs a built strata and strace)")

@@ -171,7 +171,8 @@ pub fn find(start: &Path) -> Option<PathBuf> {
 /// nearest one of `start` (a module file or a directory), as [`find`]
 /// would say, without searching again: no `strata.toml` is looked for in
 /// the directories from `start`'s up to `project`'s (none when they are
-/// the same); outside that directory, [`find`] answers.
+/// the same; `project` itself was just read); outside that directory,
+/// [`find`] answers.
 pub fn nearest_is(start: &Path, project: &Path) -> bool {
     let start = std::path::absolute(start).unwrap_or_else(|_| start.to_path_buf());
     let (Some(dir), Some(project_dir)) = (
@@ -186,7 +187,7 @@ pub fn nearest_is(start: &Path, project: &Path) -> bool {
     };
     for d in dir.ancestors() {
         if std::fs::canonicalize(d).is_ok_and(|c| c == project_dir) {
-            return project.is_file();
+            return true;
         }
         let candidate = d.join(FILE_NAME);
         if candidate.is_file() {

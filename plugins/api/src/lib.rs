@@ -76,6 +76,8 @@ pub trait Verb: clap::Args + clap::FromArgMatches {
     const ORDER: usize;
     /// Its one-line about.
     const ABOUT: &'static str;
+    /// Its long about (`--help`), when it has one.
+    const LONG_ABOUT: Option<&'static str> = None;
     /// The clap command with anything more it shows (a long help after the
     /// arguments).
     fn more(command: clap::Command) -> clap::Command {
@@ -86,7 +88,11 @@ pub trait Verb: clap::Args + clap::FromArgMatches {
 }
 
 fn verb_command<V: Verb>() -> clap::Command {
-    V::more(command::<V>(V::NAME, V::ABOUT))
+    let command = command::<V>(V::NAME, V::ABOUT);
+    V::more(match V::LONG_ABOUT {
+        Some(text) => command.long_about(text),
+        None => command,
+    })
 }
 
 fn run_verb<V: Verb>(matches: &clap::ArgMatches, host: &dyn Host) -> i32 {

@@ -137,19 +137,17 @@ impl Verb for ImportArgs {
     const ORDER: usize = 30;
     const ABOUT: &'static str =
         "Convert a dbt project into strata modules, its tests into pins and join promises, with a fan-out audit of every join";
-    fn more(command: clap::Command) -> clap::Command {
-        command.long_about(
-            "Convert a dbt project into strata modules: one module per dbt model (CTEs become helper \
-             models <model>__<cte>), the seeds and sources as strata sources, a `seeds` pipeline that runs \
-             on the seed files, and IMPORT.md. Tests become contract pins (nonnull, unique, primary_key, \
-             enum), `expect ... in ...` tests or models of their failing rows; every join gets the promise \
-             its evidence supports, and the report lists each join with that evidence or \"no evidence: \
-             this join can repeat rows\". What strata cannot express exactly is reported as needs review, \
-             with the reason and the file and line.\n\nExit codes: 0 imported (models that need review \
-             included), 1 a project file is malformed, 2 usage (e.g. a non-empty output directory without \
-             --force), 4 a file or directory cannot be read or written.",
-        )
-    }
+    const LONG_ABOUT: Option<&'static str> = Some(
+        "Convert a dbt project into strata modules: one module per dbt model (CTEs become helper \
+         models <model>__<cte>), the seeds and sources as strata sources, a `seeds` pipeline that runs \
+         on the seed files, and IMPORT.md. Tests become contract pins (nonnull, unique, primary_key, \
+         enum), `expect ... in ...` tests or models of their failing rows; every join gets the promise \
+         its evidence supports, and the report lists each join with that evidence or \"no evidence: \
+         this join can repeat rows\". What strata cannot express exactly is reported as needs review, \
+         with the reason and the file and line.\n\nExit codes: 0 imported (models that need review \
+         included), 1 a project file is malformed, 2 usage (e.g. a non-empty output directory without \
+         --force), 4 a file or directory cannot be read or written.",
+    );
     fn run(self, host: &dyn Host) -> i32 {
         run(self, host)
     }

@@ -23,8 +23,7 @@
 use std::time::{Duration, Instant};
 
 use strata_lang::ir;
-use strata_lifecycle::cardinality::{Ledger, Outcome, Sampling};
-use strata_lifecycle::registry::CheckContext;
+use strata_lifecycle::cardinality::{JoinChecks, Ledger, Outcome, Sampling};
 use strata_lifecycle::{Failure, NoProgress, Target, Warehouse};
 
 fn main() {
@@ -123,17 +122,13 @@ fn one_run(
     let relation = |_: &ir::Input| quoted.clone();
     let start = Instant::now();
     for model in &m.models {
-        CheckContext {
+        JoinChecks {
             wh,
-            module: m,
-            model,
-            table,
-            relation: &relation,
-            report: &mut report,
             ledger: &mut ledger,
+            report: &mut report,
             progress: &NoProgress,
         }
-        .check_joins()
+        .check_model(model, &relation)
         .map_err(failure)?;
     }
     let elapsed = start.elapsed();

@@ -53,7 +53,7 @@ pub(crate) struct Build<'a> {
     /// Proofs, samples and outcomes of the cardinality checks.
     pub ledger: Ledger,
     /// Whether a model's table that exists already is kept (a run's
-    /// snapshots: see [`build_one`]), or always rebuilt (`test`).
+    /// snapshots: see [`Work::build_one`]), or always rebuilt (`test`).
     pub reuse_snapshots: bool,
     /// What `current_date()` and `current_timestamp()` read.
     pub clock: Clock,

@@ -6,11 +6,11 @@ use strata_lang::ast::{CompareOp, Severity, TestCheckKind, TestLitKind};
 use strata_lang::ir::{self, Column};
 use strata_lang::{Diagnostic, Span};
 
-use crate::session::Session;
 use strata_engine::{DataFailure, Failure, SAMPLES};
 use strata_lang::sql::Dialect;
 
 use crate::registry::CheckContext;
+use crate::session::Session;
 
 pub(crate) fn fail(report: &[String], diagnostic: Diagnostic) -> Failure {
     Failure::Data(Box::new(DataFailure {

@@ -5,10 +5,11 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use crate::session::Session;
 use sha2::{Digest, Sha256};
 use strata_engine::{Failure, FileFormat, Origin, Rows};
 use strata_lang::sql::Dialect;
+
+use crate::session::Session;
 
 /// How strata.toml's `[sources.NAME]` says a source is frozen.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -184,7 +185,7 @@ pub(crate) fn digest(schema: &[(String, String)], count: &str, sum: &str) -> Str
     hex128(h)
 }
 
-/// The cells of the first row of a [`content_query`]'s answer.
+/// The cells of the first row of a [`Session::content_query`]'s answer.
 fn cells(rows: &Rows) -> Vec<Option<String>> {
     rows.first().cloned().unwrap_or_default()
 }

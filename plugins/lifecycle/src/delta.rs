@@ -314,7 +314,7 @@ impl Session<'_> {
     }
 
     /// The greatest value of `column` (quoted) in the frozen `table`, as text
-    /// (as [`content_query`] writes it), or the first line of why it cannot be
+    /// (as [`Session::content_query`] writes it), or the first line of why it cannot be
     /// read.
     fn greatest(&self, table: &str, column: &str) -> Result<Option<String>, String> {
         let wh = self.wh();

@@ -97,12 +97,12 @@ impl std::fmt::Display for FreezeNote {
 
 impl Work<'_> {
     /// Freeze a source: reuse an input frozen earlier with the same content
-    /// (one of `earlier`, from [`frozen::earlier`]); or, for `freeze =
+    /// (one of `earlier`, from [`StateReader::frozen_earlier`](crate::state::StateReader::frozen_earlier)); or, for `freeze =
     /// "hash"`, record only its content hash and origin (as
     /// `input_<run_id>_<source>`: no relation) and read it in place; or
     /// add the segment of its new rows to its last freeze ([`Plan::Delta`]);
     /// else freeze it as `input_<run_id>_<source>`, a view of its copy in the
-    /// file store ([`stored_copy`]) or a table of its rows.
+    /// file store ([`Session::stored_copy`](crate::session::Session::stored_copy)) or a table of its rows.
     pub fn freeze(
         &self,
         f: &Freezing,

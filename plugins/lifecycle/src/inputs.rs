@@ -9,8 +9,9 @@ use strata_lang::ir;
 use strata_lang::table_name::{TableName, OVERRIDE_KEYS};
 use strata_lang::{Diagnostic, Span};
 
-use crate::session::Session;
 use strata_engine::{Failure, Origin};
+
+use crate::session::Session;
 
 /// `NAME=TABLE_OR_FILE` from `--source`: a value naming a file (by its
 /// extension or a path separator) is a file, relative to the current

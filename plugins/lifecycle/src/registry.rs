@@ -21,7 +21,7 @@ use strata_lang::ir;
 
 use strata_engine::{Engine, Failure};
 
-use crate::cardinality::Ledger;
+use crate::cardinality::{JoinChecks, Ledger};
 use crate::Progress;
 
 /// A check of one freshly built model.
@@ -87,7 +87,13 @@ fn contract_pins(cx: &mut CheckContext) -> Result<(), Failure> {
 /// The join cardinality checks of a model's annotated joins, on exactly the
 /// relations it read: the right side, and for `one_to_one` the left too.
 fn join_cardinality(cx: &mut CheckContext) -> Result<(), Failure> {
-    cx.check_joins()
+    JoinChecks {
+        wh: cx.wh,
+        ledger: cx.ledger,
+        report: cx.report,
+        progress: cx.progress,
+    }
+    .check_model(cx.model, cx.relation)
 }
 
 inventory::submit! {

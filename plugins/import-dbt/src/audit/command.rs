@@ -186,19 +186,17 @@ impl Verb for AuditArgs {
     const ORDER: usize = 31;
     const ABOUT: &'static str =
         "Audit every join of a dbt project: proven, verified on the data, or shown fanning out";
-    fn more(command: clap::Command) -> clap::Command {
-        command.long_about(
-            "Audit every join of every model of a dbt project (the directory of dbt_project.yml), from the \
-             compiled SQL of target/manifest.json: each join's keys traced to the columns of the models, \
-             seeds and sources they come from, and a verdict with its evidence: many_to_one or one_to_one \
-             proven (unique tests and constraints, group by, distinct, row_number() = 1, carried through \
-             models that keep them), one_to_many by design (collapsed by a group by on the from side's key), \
-             or no evidence, with where the repeated rows go (an aggregate that double counts, the model's \
-             grain). --data counts duplicate keys on the warehouse, read-only.\n\nExit codes: 0 audited, \
-             1 a denied static finding or a malformed project file, 2 usage, 3 a denied finding confirmed \
-             on the data, 4 the project, manifest or warehouse cannot be read.",
-        )
-    }
+    const LONG_ABOUT: Option<&'static str> = Some(
+        "Audit every join of every model of a dbt project (the directory of dbt_project.yml), from the \
+         compiled SQL of target/manifest.json: each join's keys traced to the columns of the models, \
+         seeds and sources they come from, and a verdict with its evidence: many_to_one or one_to_one \
+         proven (unique tests and constraints, group by, distinct, row_number() = 1, carried through \
+         models that keep them), one_to_many by design (collapsed by a group by on the from side's key), \
+         or no evidence, with where the repeated rows go (an aggregate that double counts, the model's \
+         grain). --data counts duplicate keys on the warehouse, read-only.\n\nExit codes: 0 audited, \
+         1 a denied static finding or a malformed project file, 2 usage, 3 a denied finding confirmed \
+         on the data, 4 the project, manifest or warehouse cannot be read.",
+    );
     fn run(self, _host: &dyn Host) -> i32 {
         let json = self.format != AuditFormat::Text;
         run(self).unwrap_or_else(|f| {

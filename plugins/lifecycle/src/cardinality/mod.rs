@@ -38,11 +38,11 @@ mod summary;
 use std::collections::{BTreeSet, HashMap};
 use std::time::Instant;
 
-use strata_engine::Failure;
+use strata_engine::{Engine, Failure};
 use strata_lang::ir;
 use strata_lang::sql::{self, CardinalityCheck};
 
-use crate::registry::CheckContext;
+use crate::Progress;
 use count::failure;
 pub use count::{duplicate_groups, duplicate_groups_sql, Counted};
 pub use sampling::Sampling;
@@ -144,7 +144,17 @@ impl Ledger {
     }
 }
 
-impl CheckContext<'_> {
+/// The join cardinality checks of models against the warehouse: where
+/// their report lines go, and the run's ledger of proofs (a relation and
+/// keys counted once a run).
+pub struct JoinChecks<'a> {
+    pub wh: &'a (dyn Engine + 'a),
+    pub ledger: &'a mut Ledger,
+    pub report: &'a mut Vec<String>,
+    pub progress: &'a dyn Progress,
+}
+
+impl JoinChecks<'_> {
     /// The rows of `relation`, counted once a run.
     fn row_count(&mut self, relation: &str) -> Result<i64, Failure> {
         if let Some(n) = self.ledger.rows.get(relation) {
@@ -155,11 +165,15 @@ impl CheckContext<'_> {
         Ok(n)
     }
 
-    /// Run the cardinality checks of the model, whose inputs read the
+    /// Run the cardinality checks of model `m`, whose inputs read the
     /// relations `relation` gives: per annotated join, the right side, then
     /// the left side for one_to_one.
-    pub fn check_joins(&mut self) -> Result<(), Failure> {
-        let (m, relation, progress) = (self.model, self.relation, self.progress);
+    pub fn check_model(
+        &mut self,
+        m: &ir::Model,
+        relation: &dyn Fn(&ir::Input) -> String,
+    ) -> Result<(), Failure> {
+        let progress = self.progress;
         let join_inputs: Vec<usize> = m
             .inputs
             .iter()
@@ -294,7 +308,7 @@ impl CheckContext<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{DataFailure, Engine, NoProgress, Target};
+    use crate::{DataFailure, NoProgress, Target};
     use std::time::Duration;
 
     fn module(src: &str) -> ir::Module {
@@ -334,17 +348,13 @@ mod tests {
         let mut report = Vec::new();
         for model in &m.models {
             let relation = |i: &ir::Input| wh.ident(&i.name);
-            let mut cx = CheckContext {
+            let mut checks = JoinChecks {
                 wh,
-                module: m,
-                model,
-                table: &model.name,
-                relation: &relation,
-                report: &mut report,
                 ledger,
+                report: &mut report,
                 progress: &NoProgress,
             };
-            match cx.check_joins() {
+            match checks.check_model(model, &relation) {
                 Ok(()) => {}
                 Err(Failure::Data(d)) => return Err(d),
                 Err(e) => panic!("{e:?}"),

@@ -187,14 +187,6 @@ impl State<'_> {
     /// (Spark's parquet tables) the row stays: it names a table that no longer
     /// exists, which a freeze never reuses (it checks that the table is there).
     pub fn forget_frozen(&self, table: &str) -> Result<(), Failure> {
-        let wh = self.wh();
-        if !wh.capabilities().row_deletes {
-            return Ok(());
-        }
-        wh.exec(&format!(
-            "DELETE FROM {} WHERE table_name = {}",
-            wh.ident(INPUTS),
-            wh.string(table)
-        ))
+        self.delete_where(INPUTS, "table_name", table)
     }
 }

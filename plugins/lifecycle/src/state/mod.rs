@@ -23,7 +23,7 @@ pub mod segments;
 
 use std::ops::Deref;
 
-use strata_engine::Warehouse;
+use strata_engine::{Failure, Warehouse};
 
 pub use history::RunRecord;
 pub use pointers::{pointers, Pointers};
@@ -61,6 +61,20 @@ impl<'w> State<'w> {
         State {
             reader: StateReader { wh },
         }
+    }
+
+    /// Delete the rows of bookkeeping table `table` whose `column` is
+    /// `value`, where the engine can delete rows (elsewhere they stay).
+    fn delete_where(&self, table: &str, column: &str, value: &str) -> Result<(), Failure> {
+        let wh = self.wh();
+        if !wh.capabilities().row_deletes {
+            return Ok(());
+        }
+        wh.exec(&format!(
+            "DELETE FROM {} WHERE {column} = {}",
+            wh.ident(table),
+            wh.string(value)
+        ))
     }
 
     /// Its read-only face.

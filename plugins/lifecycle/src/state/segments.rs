@@ -189,15 +189,7 @@ impl State<'_> {
     /// Forget the segments of a relation that was dropped (where rows can be
     /// deleted; elsewhere they stay, naming a relation that is gone).
     pub fn forget_segments(&self, relation: &str) -> Result<(), Failure> {
-        let wh = self.wh();
-        if !wh.capabilities().row_deletes {
-            return Ok(());
-        }
-        wh.exec(&format!(
-            "DELETE FROM {} WHERE relation = {}",
-            wh.ident(SEGMENTS),
-            wh.string(relation)
-        ))
+        self.delete_where(SEGMENTS, "relation", relation)
     }
 }
 
