@@ -6,8 +6,9 @@ engine traits' methods (the connection's apart), which crates depend on the
 command-line plugin API, and the upward crate dependencies (against the
 order of docs/architecture.md, as tests/tidy/dependencies.rs lists it).
 With a built `strata` (`--strata BIN`, else `$CARGO_TARGET_DIR/release/strata`
-or `target/release/strata`) and strace: how many times one `strata run` looks
-for and reads `strata.toml`, in a copy of examples/shop made a project.
+or `target/release/strata`) and strace: how many times each warehouse command
+looks for and reads `strata.toml` (bench/settings_reads.sh), and the most
+searches of one `strata run`.
 Run from the repository root (or give it).
 
     python3 bench/warehouse_side.py [ROOT] [--strata BIN]
@@ -18,7 +19,6 @@ import re
 import shutil
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 args = sys.argv[1:]
@@ -112,26 +112,20 @@ print(f"upward crate dependencies: {len(upward)}" + (f" ({', '.join(upward)})" i
 
 
 def discoveries(binary: str) -> None:
-    """`strata run` in a project, each way of naming the module: how many
-    times strata.toml is looked for (the project's file probed) and read."""
-    with tempfile.TemporaryDirectory() as tmp:
-        proj = Path(tmp) / "shop"
-        shutil.copytree(root / "examples/shop", proj)
-        (proj / "strata.toml").write_text('[project]\nmodules = ["shop.strata"]\n')
-        toml = str((proj / "strata.toml").resolve())
-        worst = (0, 0)
-        for form in [["shop.strata"], [], ["enriched_orders"], ["shop.strata", "--gc"]]:
-            trace = Path(tmp) / "trace"
-            cmd = ["strace", "-f", "-e", "trace=%file", "-o", str(trace), binary, "run", *form,
-                   "--pipeline", "local", "-o", str(Path(tmp) / "w.duckdb")]
-            done = subprocess.run(cmd, cwd=proj, capture_output=True, check=False)
-            lines = [l for l in trace.read_text().splitlines() if f'"{toml}"' in l]
-            looked = sum(1 for l in lines if "stat" in l or "access" in l)
-            read = sum(1 for l in lines if "open" in l)
-            status = "" if done.returncode == 0 else f" (exit {done.returncode})"
-            print(f"  strata run {' '.join(form) or '(the project)'}: strata.toml looked for {looked}, read {read}{status}")
-            worst = max(worst, (looked, read))
-        print(f"strata.toml discoveries in one run: {worst[0]} (read {worst[1]})")
+    """How many times each warehouse command looks for and reads
+    strata.toml (bench/settings_reads.sh), and the most searches of a run."""
+    out = subprocess.run(
+        ["bash", str(root / "bench/settings_reads.sh")],
+        env={**os.environ, "STRATA": binary},
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    print("  " + out.rstrip().replace("\n", "\n  "))
+    runs = [line.split()[-2:] for line in out.splitlines() if line.startswith("strata run")]
+    looked = max(int(s) for s, _ in runs)
+    read = max(int(r) for _, r in runs)
+    print(f"strata.toml discoveries in one run: {looked} (read {read})")
 
 
 binary = strata or next(
