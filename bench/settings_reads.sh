@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# How many times one command reads strata.toml (issue 60: a command finds
-# and reads its settings once). Makes the `strata init` project in a temp
-# directory, with `[openlineage]` so a run reads that table too, and counts
-# the opens of strata.toml under strace for each warehouse command.
+# How many times one command looks for and reads strata.toml (issue 60: a
+# command finds and reads its settings once). Makes the `strata init`
+# project in a temp directory, with `[openlineage]` so a run reads that
+# table too, and counts under strace, for each warehouse command, the
+# searches (the project's strata.toml probed: each search upward from the
+# project's directory probes it first) and the reads (opens) of it.
 #
 # Environment:
 #   STRATA   the binary (default $CARGO_TARGET_DIR/release/strata,
@@ -18,12 +20,18 @@ cd "$dir"
 "$STRATA" init >/dev/null
 printf '\n[openlineage]\nfile = "events.jsonl"\n' >>strata.toml
 
+toml="$dir/strata.toml"
 reads() {
-    strace -f -e trace=openat -o trace.txt "$STRATA" "$@" >/dev/null 2>&1 || true
-    printf '%-28s %s\n' "strata $*" "$(grep -c 'strata\.toml' trace.txt)"
+    strace -f -e trace=%file -o trace.txt "$STRATA" "$@" >/dev/null 2>&1 || true
+    local looked read
+    looked="$(grep -F "\"$toml\"" trace.txt | grep -c -E 'stat|access' || true)"
+    read="$(grep -F "\"$toml\"" trace.txt | grep -c 'open' || true)"
+    printf '%-36s %-9s %s\n' "strata $*" "$looked" "$read"
 }
-echo "command                      reads of strata.toml"
+echo "command                              searches  reads of strata.toml"
 reads run --gc
+reads run orders.strata
+reads run orders_by_customer
 reads run --rebuild
 reads test
 reads plan

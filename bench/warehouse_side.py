@@ -1,17 +1,33 @@
 #!/usr/bin/env python3
 """Figures of the warehouse side that issue 60 tracks, read from the source
-(no build): non-test functions taking the warehouse handle, the lifecycle's
-public modules, the engine traits' methods (the connection's apart), and which crates depend on the
-command-line plugin API. Run from the repository root (or give it).
+(no build): non-test functions taking the warehouse handle (or one of the
+lifecycle's objects that hold it), the lifecycle's public modules, the
+engine traits' methods (the connection's apart), which crates depend on the
+command-line plugin API, and the upward crate dependencies (against the
+order of docs/architecture.md, as tests/tidy/dependencies.rs lists it).
+With a built `strata` (`--strata BIN`, else `$CARGO_TARGET_DIR/release/strata`
+or `target/release/strata`) and strace: how many times each warehouse command
+looks for and reads `strata.toml` (bench/settings_reads.sh), and the most
+searches of one `strata run`.
+Run from the repository root (or give it).
 
-    python3 bench/warehouse_side.py [ROOT]
+    python3 bench/warehouse_side.py [ROOT] [--strata BIN]
 """
 
+import os
 import re
+import shutil
+import subprocess
 import sys
 from pathlib import Path
 
-root = Path(sys.argv[1] if len(sys.argv) > 1 else ".")
+args = sys.argv[1:]
+strata = None
+if "--strata" in args:
+    i = args.index("--strata")
+    strata = args[i + 1]
+    del args[i : i + 2]
+root = Path(args[0] if args else ".")
 
 
 def code(path: Path) -> str:
@@ -22,13 +38,20 @@ def code(path: Path) -> str:
 
 
 HANDLE = re.compile(r"&\s*(?:'\w+\s+)?(?:Warehouse\b|dyn Engine\b|\(dyn Engine\b)")
+# The lifecycle's objects that hold the handle (its session, the state and
+# its read-only face, a unit of work, a build, a check's context, the join
+# checks, the fixture tests' staged rows): a function given one of them (not as
+# `self`) takes the handle all the same.
+HOLDER = re.compile(
+    r"&\s*(?:'\w+\s+)?(?:mut\s+)?(?:Session|State|StateReader|Work|Build|CheckContext|JoinChecks|Stages)\b"
+)
 FN = re.compile(r"\bfn\s+\w+\s*(?:<[^>]*>)?\s*\(([^)]*)\)", re.S)
 
 taking, files = 0, set()
 for crate in ["plugins/lifecycle", "plugins/materialize", "plugins/docs", "plugins/engine", "cli"]:
     for f in sorted((root / crate / "src").rglob("*.rs")):
         for m in FN.finditer(code(f)):
-            if HANDLE.search(m.group(1)):
+            if HANDLE.search(m.group(1)) or HOLDER.search(m.group(1)):
                 taking += 1
                 files.add(f)
 print(f"non-test functions taking the warehouse handle: {taking} in {len(files)} files")
@@ -74,3 +97,43 @@ for toml in sorted(root.glob("**/Cargo.toml")):
     if re.search(r"^strata-plugin\b", deps, re.M):
         users.append(str(toml.parent.relative_to(root)))
 print("crates depending on the command-line plugin API:", ", ".join(users))
+
+# Upward dependencies: a crate depending on one below it in the order.
+order = re.findall(r'\("([\w/-]+)", "([\w-]+)"\)', (root / "tests/tidy/dependencies.rs").read_text())
+rank = {name: i for i, (_, name) in enumerate(order)}
+upward = []
+for i, (folder, name) in enumerate(order):
+    text = (root / folder / "Cargo.toml").read_text()
+    deps = re.search(r"^\[dependencies\]\n(.*?)(?=^\[|\Z)", text, re.M | re.S)
+    for dep in re.findall(r"^([\w-]+)", deps.group(1) if deps else "", re.M):
+        if rank.get(dep, -1) > i:
+            upward.append(f"{name} -> {dep}")
+print(f"upward crate dependencies: {len(upward)}" + (f" ({', '.join(upward)})" if upward else ""))
+
+
+def discoveries(binary: str) -> None:
+    """How many times each warehouse command looks for and reads
+    strata.toml (bench/settings_reads.sh), and the most searches of a run."""
+    out = subprocess.run(
+        ["bash", str(root / "bench/settings_reads.sh")],
+        env={**os.environ, "STRATA": binary},
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    print("  " + out.rstrip().replace("\n", "\n  "))
+    runs = [line.split()[-2:] for line in out.splitlines() if line.startswith("strata run")]
+    looked = max(int(s) for s, _ in runs)
+    read = max(int(r) for _, r in runs)
+    print(f"strata.toml discoveries in one run: {looked} (read {read})")
+
+
+binary = strata or next(
+    (str(p) for p in [Path(os.environ.get("CARGO_TARGET_DIR", root / "target")) / "release/strata"]
+     if p.exists()),
+    None,
+)
+if binary and shutil.which("strace"):
+    discoveries(binary)
+else:
+    print("strata.toml discoveries in one run: not measured (needs a built strata and strace)")

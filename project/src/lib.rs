@@ -167,6 +167,36 @@ pub fn find(start: &Path) -> Option<PathBuf> {
         .map(|p| std::fs::canonicalize(&p).unwrap_or(p))
 }
 
+/// Whether `project` (a `strata.toml` found already, canonical) is the
+/// nearest one of `start` (a module file or a directory), as [`find`]
+/// would say, without searching again: no `strata.toml` is looked for in
+/// the directories from `start`'s up to `project`'s (none when they are
+/// the same; `project` itself was just read); outside that directory,
+/// [`find`] answers.
+pub fn nearest_is(start: &Path, project: &Path) -> bool {
+    let start = std::path::absolute(start).unwrap_or_else(|_| start.to_path_buf());
+    let (Some(dir), Some(project_dir)) = (
+        if start.is_dir() {
+            Some(start.as_path())
+        } else {
+            start.parent()
+        },
+        project.parent(),
+    ) else {
+        return false;
+    };
+    for d in dir.ancestors() {
+        if std::fs::canonicalize(d).is_ok_and(|c| c == project_dir) {
+            return true;
+        }
+        let candidate = d.join(FILE_NAME);
+        if candidate.is_file() {
+            return std::fs::canonicalize(&candidate).unwrap_or(candidate) == project;
+        }
+    }
+    false
+}
+
 /// The project settings for a module file or directory: the nearest
 /// `strata.toml`, or the defaults when there is none. A command reads them
 /// once, through [`Settings`].

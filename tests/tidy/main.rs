@@ -110,6 +110,7 @@ fn plugin_declared_codes() -> BTreeMap<String, PathBuf> {
 }
 
 mod codes;
+mod commands;
 mod dependencies;
 mod engine;
 mod explanations;

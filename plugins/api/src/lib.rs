@@ -76,6 +76,8 @@ pub trait Verb: clap::Args + clap::FromArgMatches {
     const ORDER: usize;
     /// Its one-line about.
     const ABOUT: &'static str;
+    /// Its long about (`--help`), when it has one.
+    const LONG_ABOUT: Option<&'static str> = None;
     /// The clap command with anything more it shows (a long help after the
     /// arguments).
     fn more(command: clap::Command) -> clap::Command {
@@ -86,7 +88,11 @@ pub trait Verb: clap::Args + clap::FromArgMatches {
 }
 
 fn verb_command<V: Verb>() -> clap::Command {
-    V::more(command::<V>(V::NAME, V::ABOUT))
+    let command = command::<V>(V::NAME, V::ABOUT);
+    V::more(match V::LONG_ABOUT {
+        Some(text) => command.long_about(text),
+        None => command,
+    })
 }
 
 fn run_verb<V: Verb>(matches: &clap::ArgMatches, host: &dyn Host) -> i32 {
@@ -104,7 +110,7 @@ pub fn commands() -> Vec<&'static PluginCommand> {
 /// The clap command for a derived `Args` type: `name` with `about` (set
 /// after the arguments, whose flattened groups bring doc comments of their
 /// own).
-pub fn command<A: clap::Args>(name: &'static str, about: &'static str) -> clap::Command {
+fn command<A: clap::Args>(name: &'static str, about: &'static str) -> clap::Command {
     A::augment_args(clap::Command::new(name))
         .about(about)
         .long_about(None)
@@ -112,7 +118,7 @@ pub fn command<A: clap::Args>(name: &'static str, about: &'static str) -> clap::
 
 /// The derived `Args` of a plugin command's matches; on failure the error
 /// is printed and its exit code (usage) returned.
-pub fn parse<A: clap::FromArgMatches>(matches: &clap::ArgMatches) -> Result<A, i32> {
+fn parse<A: clap::FromArgMatches>(matches: &clap::ArgMatches) -> Result<A, i32> {
     A::from_arg_matches(matches).map_err(|e| {
         let _ = e.print();
         exit::USAGE

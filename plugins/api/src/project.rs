@@ -15,7 +15,7 @@ pub fn modules_or_project(paths: &[PathBuf], command: &str) -> Result<Vec<PathBu
     if !paths.is_empty() {
         return Ok(paths.to_vec());
     }
-    project_modules(command)
+    project_modules(command, None)
         .map(|(_, modules)| modules)
         .map_err(report)
 }
@@ -52,7 +52,12 @@ impl Found {
     /// `strata.toml`, read when first asked for.
     pub fn settings(self) -> (PathBuf, Settings<'static>) {
         match self.project {
-            Some(project) if project.path.is_some() && config::find(&self.file) == project.path => {
+            Some(project)
+                if project
+                    .path
+                    .as_deref()
+                    .is_some_and(|p| config::nearest_is(&self.file, p)) =>
+            {
                 (self.file, Settings::read(project))
             }
             _ => {
@@ -67,18 +72,23 @@ impl Found {
 /// module of the project around the current directory (its only one). On
 /// failure the error is printed and the exit code returned.
 pub fn module_or_project(file: Option<&Path>, command: &str) -> Result<PathBuf, i32> {
-    found_module(file, command).map(|f| f.file)
+    found_module(file, None, command).map(|f| f.file)
 }
 
-/// [`module_or_project`], with the project settings read to find it.
-fn found_module(file: Option<&Path>, command: &str) -> Result<Found, i32> {
+/// [`module_or_project`], with the project settings read to find it (from
+/// `project_file` when it was found already).
+fn found_module(
+    file: Option<&Path>,
+    project_file: Option<PathBuf>,
+    command: &str,
+) -> Result<Found, i32> {
     if let Some(f) = file {
         return Ok(Found {
             file: f.to_path_buf(),
             project: None,
         });
     }
-    let (project, modules) = project_modules(command).map_err(report)?;
+    let (project, modules) = project_modules(command, project_file).map_err(report)?;
     match modules.as_slice() {
         [one] => Ok(Found {
             file: one.clone(),
@@ -105,15 +115,23 @@ fn found_module(file: Option<&Path>, command: &str) -> Result<Found, i32> {
 /// nor a `.strata` file name and a project is around the current
 /// directory. Returns the module file (if named) and that argument.
 pub fn module_or_next(first: Option<PathBuf>) -> (Option<PathBuf>, Option<String>) {
+    let (file, next, _) = module_or_next_found(first);
+    (file, next)
+}
+
+/// [`module_or_next`], with the project file found to tell (read once
+/// more by nobody: the command's settings are read from it).
+fn module_or_next_found(
+    first: Option<PathBuf>,
+) -> (Option<PathBuf>, Option<String>, Option<PathBuf>) {
     match first {
-        Some(f)
-            if !f.exists()
-                && f.extension().is_none_or(|e| e != "strata")
-                && config::find(&cwd()).is_some() =>
-        {
-            (None, Some(f.to_string_lossy().into_owned()))
+        Some(f) if !f.exists() && f.extension().is_none_or(|e| e != "strata") => {
+            match config::find(&cwd()) {
+                Some(project) => (None, Some(f.to_string_lossy().into_owned()), Some(project)),
+                None => (Some(f), None, None),
+            }
         }
-        other => (other, None),
+        other => (other, None, None),
     }
 }
 
@@ -126,9 +144,9 @@ pub fn module_and_models(
     models: &mut Vec<String>,
     command: &str,
 ) -> Result<Found, i32> {
-    let (file, first) = module_or_next(file);
+    let (file, first, project) = module_or_next_found(file);
     models.splice(0..0, first);
-    found_module(file.as_deref(), command)
+    found_module(file.as_deref(), project, command)
 }
 
 /// For a command whose positionals are `[FILE] [ARG]`: the module file
@@ -141,11 +159,11 @@ pub fn module_then(
     next: Option<String>,
     command: &str,
 ) -> Result<(Found, Option<String>), i32> {
-    let (file, next) = match next {
-        Some(n) => (file, Some(n)),
-        None => module_or_next(file),
+    let (file, next, project) = match next {
+        Some(n) => (file, Some(n), None),
+        None => module_or_next_found(file),
     };
-    Ok((found_module(file.as_deref(), command)?, next))
+    Ok((found_module(file.as_deref(), project, command)?, next))
 }
 
 /// The settings of the project around the current directory (the defaults
@@ -162,9 +180,16 @@ fn cwd() -> PathBuf {
 /// The project around the current directory and its modules, as paths
 /// relative to it; an error (exit code and message) outside a project or
 /// in one without modules.
-fn project_modules(command: &str) -> Result<(ProjectConfig, Vec<PathBuf>), (i32, String)> {
+fn project_modules(
+    command: &str,
+    project_file: Option<PathBuf>,
+) -> Result<(ProjectConfig, Vec<PathBuf>), (i32, String)> {
     let here = cwd();
-    let project = config::discover(&here).map_err(|e| (e.exit_code(), e.message().to_string()))?;
+    let project = match project_file {
+        Some(path) => config::load(&path),
+        None => config::discover(&here),
+    }
+    .map_err(|e| (e.exit_code(), e.message().to_string()))?;
     let Some(file) = project.path.clone() else {
         return Err(outside(command, &here));
     };

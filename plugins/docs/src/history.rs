@@ -2,8 +2,8 @@
 
 use std::collections::BTreeMap;
 
-use strata_lifecycle::state::history::{self, RunRecord};
-use strata_lifecycle::{Failure, Warehouse};
+use strata_lifecycle::state::RunRecord;
+use strata_lifecycle::{Failure, StateReader};
 
 /// The last run that built a model.
 #[derive(Debug)]
@@ -23,12 +23,15 @@ pub struct LastRun {
 /// The last run of each of `models`: the latest build on branch `main`,
 /// else the latest on any branch (rollbacks build nothing). A warehouse
 /// without a run history has none.
-pub fn last_runs(wh: &Warehouse, models: &[&str]) -> Result<BTreeMap<String, LastRun>, Failure> {
+pub fn last_runs(
+    state: &StateReader,
+    models: &[&str],
+) -> Result<BTreeMap<String, LastRun>, Failure> {
     let mut out = BTreeMap::new();
-    if !history::recorded(wh)? {
+    if !state.has_history()? {
         return Ok(out);
     }
-    let runs = history::list(wh)?;
+    let runs = state.runs()?;
     let builds: Vec<&RunRecord> = runs.iter().rev().filter(|r| !r.is_rollback()).collect();
     for &m in models {
         let built = |r: &&&RunRecord| r.snapshots.contains_key(m);
@@ -41,11 +44,7 @@ pub fn last_runs(wh: &Warehouse, models: &[&str]) -> Result<BTreeMap<String, Las
             continue;
         };
         let snapshot = run.snapshots.get(m).cloned().unwrap_or_default();
-        let rows = if wh.relation_exists(&snapshot)? {
-            Some(wh.count(&format!("SELECT COUNT(*) FROM {}", wh.ident(&snapshot)))?)
-        } else {
-            None
-        };
+        let rows = state.snapshot_rows(&snapshot)?;
         let checks = report_lines(&run.report, m, &snapshot);
         out.insert(
             m.to_string(),

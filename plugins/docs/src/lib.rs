@@ -210,7 +210,7 @@ fn last_runs(
     let models: Vec<&str> = module.models.iter().map(|m| m.name.as_str()).collect();
     Ok(Some(site::Runs {
         warehouse: wh.name().to_string(),
-        last: history::last_runs(&*wh, &models)?,
+        last: history::last_runs(&strata_lifecycle::StateReader::new(&*wh), &models)?,
     }))
 }
 

@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use strata_plugin::{command, exit, parse, print_json, print_text, Format, Host, PluginCommand};
+use strata_plugin::{exit, print_json, print_text, Format, Host, PluginCommand, Verb};
 
 use crate::import::{import, Options};
 use crate::write::write;
@@ -132,28 +132,25 @@ fn run(args: ImportArgs, _host: &dyn Host) -> i32 {
     exit::OK
 }
 
-fn import_dbt(matches: &clap::ArgMatches, host: &dyn Host) -> i32 {
-    parse(matches).map_or_else(|code| code, |args| run(args, host))
-}
-
-inventory::submit! {
-    PluginCommand {
-        name: "import-dbt",
-        order: 30,
-        command: || command::<ImportArgs>(
-            "import-dbt",
-            "Convert a dbt project into strata modules, its tests into pins and join promises, with a fan-out audit of every join",
-        ).long_about(
-            "Convert a dbt project into strata modules: one module per dbt model (CTEs become helper \
-             models <model>__<cte>), the seeds and sources as strata sources, a `seeds` pipeline that runs \
-             on the seed files, and IMPORT.md. Tests become contract pins (nonnull, unique, primary_key, \
-             enum), `expect ... in ...` tests or models of their failing rows; every join gets the promise \
-             its evidence supports, and the report lists each join with that evidence or \"no evidence: \
-             this join can repeat rows\". What strata cannot express exactly is reported as needs review, \
-             with the reason and the file and line.\n\nExit codes: 0 imported (models that need review \
-             included), 1 a project file is malformed, 2 usage (e.g. a non-empty output directory without \
-             --force), 4 a file or directory cannot be read or written.",
-        ),
-        run: import_dbt,
+impl Verb for ImportArgs {
+    const NAME: &'static str = "import-dbt";
+    const ORDER: usize = 30;
+    const ABOUT: &'static str =
+        "Convert a dbt project into strata modules, its tests into pins and join promises, with a fan-out audit of every join";
+    const LONG_ABOUT: Option<&'static str> = Some(
+        "Convert a dbt project into strata modules: one module per dbt model (CTEs become helper \
+         models <model>__<cte>), the seeds and sources as strata sources, a `seeds` pipeline that runs \
+         on the seed files, and IMPORT.md. Tests become contract pins (nonnull, unique, primary_key, \
+         enum), `expect ... in ...` tests or models of their failing rows; every join gets the promise \
+         its evidence supports, and the report lists each join with that evidence or \"no evidence: \
+         this join can repeat rows\". What strata cannot express exactly is reported as needs review, \
+         with the reason and the file and line.\n\nExit codes: 0 imported (models that need review \
+         included), 1 a project file is malformed, 2 usage (e.g. a non-empty output directory without \
+         --force), 4 a file or directory cannot be read or written.",
+    );
+    fn run(self, host: &dyn Host) -> i32 {
+        run(self, host)
     }
 }
+
+inventory::submit! { PluginCommand::of::<ImportArgs>() }

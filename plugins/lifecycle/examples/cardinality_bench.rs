@@ -23,7 +23,7 @@
 use std::time::{Duration, Instant};
 
 use strata_lang::ir;
-use strata_lifecycle::cardinality::{Ledger, Outcome, Sampling};
+use strata_lifecycle::cardinality::{JoinChecks, Ledger, Outcome, Sampling};
 use strata_lifecycle::{Failure, NoProgress, Target, Warehouse};
 
 fn main() {
@@ -122,9 +122,14 @@ fn one_run(
     let relation = |_: &ir::Input| quoted.clone();
     let start = Instant::now();
     for model in &m.models {
-        ledger
-            .check_model(wh, model, &relation, &mut report, &NoProgress)
-            .map_err(failure)?;
+        JoinChecks {
+            wh,
+            ledger: &mut ledger,
+            report: &mut report,
+            progress: &NoProgress,
+        }
+        .check_model(model, &relation)
+        .map_err(failure)?;
     }
     let elapsed = start.elapsed();
     let s = ledger.summary();

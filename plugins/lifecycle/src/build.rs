@@ -10,14 +10,10 @@ use strata_lang::ir::{self, InputKind};
 use strata_lang::sql::{self, Clock};
 
 use crate::cardinality::{Ledger, Summary};
-use crate::checks;
-use crate::incremental;
 use crate::naming::live_view;
 use crate::registry::{registered_checks, CheckContext};
-use crate::state::segments;
 use crate::timing::{ms_since, CheckTiming, ModelTiming, Timings};
 use crate::work::Work;
-use crate::Progress;
 
 /// What a successful run did.
 #[derive(Clone, Debug, Default)]
@@ -57,7 +53,7 @@ pub(crate) struct Build<'a> {
     /// Proofs, samples and outcomes of the cardinality checks.
     pub ledger: Ledger,
     /// Whether a model's table that exists already is kept (a run's
-    /// snapshots: see [`build_one`]), or always rebuilt (`test`).
+    /// snapshots: see [`Work::build_one`]), or always rebuilt (`test`).
     pub reuse_snapshots: bool,
     /// What `current_date()` and `current_timestamp()` read.
     pub clock: Clock,
@@ -86,18 +82,11 @@ impl Build<'_> {
     }
 
     /// Build one model into `table` with its checks, and remember it.
-    pub fn model(
-        &mut self,
-        m: &ir::Model,
-        table: &str,
-        base: Option<&str>,
-        progress: &dyn Progress,
-    ) -> Result<(), Failure> {
+    pub fn model(&mut self, m: &ir::Model, table: &str, base: Option<&str>) -> Result<(), Failure> {
         let mut report = std::mem::take(&mut self.report);
         let mut ledger = std::mem::take(&mut self.ledger);
         let relation = |i: &ir::Input| self.relation(i);
-        let timing = build_one(
-            self.work,
+        let timing = self.work.build_one(
             self.module,
             m,
             (table, self.reuse_snapshots),
@@ -108,7 +97,6 @@ impl Build<'_> {
                 report: &mut report,
                 ledger: &mut ledger,
             },
-            progress,
         );
         self.report = report;
         self.ledger = ledger;
@@ -134,14 +122,8 @@ impl Build<'_> {
             let Some(rel) = relation_of(&t.model) else {
                 continue;
             };
-            checks::declarative(
-                self.work.wh(),
-                t,
-                &t.model,
-                &rel,
-                relation_of,
-                &mut self.report,
-            )?;
+            self.work
+                .declarative(t, &t.model, &rel, relation_of, &mut self.report)?;
         }
         Ok(())
     }
@@ -154,99 +136,104 @@ pub(crate) struct Checking<'a> {
     pub ledger: &'a mut Ledger,
 }
 
-/// Build one model into `table` (reading inputs through `relation`), then
-/// its pins, then its join cardinality checks on exactly the relations it
-/// read. An incremental model given the `base` snapshot (a table name) is
-/// that snapshot merged with its new rows. With `reuse`, a `table` that
-/// exists already holds those rows and is not built again (a snapshot is
-/// named by its run id, which hashes everything its rows depend on: the
-/// language has no volatile functions, and the run id hashes the clock
-/// when a model reads it); its checks run all the same. `clock` is what
-/// `current_date()` reads (`None`: the engine's own).
-/// Returns its row count and what the build and each check cost.
-#[allow(clippy::too_many_arguments)]
-pub(crate) fn build_one(
-    work: &Work,
-    module: &ir::Module,
-    m: &ir::Model,
-    (table, reuse): (&str, bool),
-    base: Option<&str>,
-    relation: &dyn Fn(&ir::Input) -> String,
-    clock: Option<&Clock>,
-    checking: &mut Checking,
-    progress: &dyn Progress,
-) -> Result<ModelTiming, Failure> {
-    let wh = work.wh();
-    progress.step(&format!("build {}", m.name));
-    let started = Instant::now();
-    let mut build_ms = 0.0;
-    let merge = m.incremental.as_ref().zip(base);
-    let quoted = wh.ident(table);
-    let mut known_rows = None;
-    // Reused with every segment it reads (a run killed on Spark leaves its
-    // snapshot, whose segments gc may have dropped since).
-    if reuse && wh.relation_exists(table)? && segments::intact(wh, &segments::all(wh)?, table)? {
-        checking.report.push(format!(
-            "  reused {table}: an earlier run with this run's id built it (same models, fingerprints and input contents)"
-        ));
-    } else {
-        let dialect = wh.dialect();
-        let select = sql::lower_model(module, m, dialect, relation, clock).map_err(|d| {
-            Failure::Environment(format!(
-                "model {} cannot run on {}: {}",
-                m.name,
-                dialect.name(),
-                d.message
-            ))
-        })?;
-        if let Some((inc, base)) = merge {
-            // A run's snapshot of an `append` model shares its rows with
-            // the previous snapshot (segments).
-            let (line, n) = incremental::build_merged(work, m, inc, (base, table), &select, reuse)?;
-            checking.report.push(line);
-            known_rows = n;
-        } else {
-            known_rows = work.replace_table(&quoted, &select)?;
-        }
-        build_ms = ms_since(started);
-    }
-    let rows = match known_rows {
-        Some(n) => n,
-        None => wh.count(&format!("SELECT COUNT(*) FROM {quoted}"))?,
-    };
-    // The table was just (re)built: proofs about an earlier version of it
-    // no longer hold.
-    checking.ledger.rebuilt(&quoted, rows);
-    // A merge keeps rows the model's query did not produce: its group or
-    // dedup keys prove nothing about them.
-    if merge.is_none() {
-        checking.ledger.built_from(&quoted, m);
-    }
-    let mut checks = Vec::new();
-    for check in registered_checks() {
-        let sent = wh.statements();
+impl Work<'_> {
+    /// Build one model into `table` (reading inputs through `relation`), then
+    /// its pins, then its join cardinality checks on exactly the relations it
+    /// read. An incremental model given the `base` snapshot (a table name) is
+    /// that snapshot merged with its new rows. With `reuse`, a `table` that
+    /// exists already holds those rows and is not built again (a snapshot is
+    /// named by its run id, which hashes everything its rows depend on: the
+    /// language has no volatile functions, and the run id hashes the clock
+    /// when a model reads it); its checks run all the same. `clock` is what
+    /// `current_date()` reads (`None`: the engine's own).
+    /// Returns its row count and what the build and each check cost.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn build_one(
+        &self,
+        module: &ir::Module,
+        m: &ir::Model,
+        (table, reuse): (&str, bool),
+        base: Option<&str>,
+        relation: &dyn Fn(&ir::Input) -> String,
+        clock: Option<&Clock>,
+        checking: &mut Checking,
+    ) -> Result<ModelTiming, Failure> {
+        let (work, progress) = (self, self.progress());
+        let wh = work.wh();
+        progress.step(&format!("build {}", m.name));
         let started = Instant::now();
-        let mut context = CheckContext {
-            wh,
-            module,
-            model: m,
-            table,
-            relation,
-            report: checking.report,
-            ledger: checking.ledger,
-            progress,
+        let mut build_ms = 0.0;
+        let merge = m.incremental.as_ref().zip(base);
+        let quoted = wh.ident(table);
+        let mut known_rows = None;
+        // Reused with every segment it reads (a run killed on Spark leaves its
+        // snapshot, whose segments gc may have dropped since).
+        if reuse
+            && wh.relation_exists(table)?
+            && self.reader().intact(&self.reader().segments()?, table)?
+        {
+            checking.report.push(format!(
+                "  reused {table}: an earlier run with this run's id built it (same models, fingerprints and input contents)"
+            ));
+        } else {
+            let dialect = wh.dialect();
+            let select = sql::lower_model(module, m, dialect, relation, clock).map_err(|d| {
+                Failure::Environment(format!(
+                    "model {} cannot run on {}: {}",
+                    m.name,
+                    dialect.name(),
+                    d.message
+                ))
+            })?;
+            if let Some((inc, base)) = merge {
+                // A run's snapshot of an `append` model shares its rows with
+                // the previous snapshot (segments).
+                let (line, n) = work.build_merged(m, inc, (base, table), &select, reuse)?;
+                checking.report.push(line);
+                known_rows = n;
+            } else {
+                known_rows = work.replace_table(&quoted, &select)?;
+            }
+            build_ms = ms_since(started);
+        }
+        let rows = match known_rows {
+            Some(n) => n,
+            None => wh.count(&format!("SELECT COUNT(*) FROM {quoted}"))?,
         };
-        (check.run)(&mut context)?;
-        checks.push(CheckTiming {
-            check: check.name.to_string(),
-            ms: ms_since(started),
-            queries: wh.statements() - sent,
-        });
+        // The table was just (re)built: proofs about an earlier version of it
+        // no longer hold.
+        checking.ledger.rebuilt(&quoted, rows);
+        // A merge keeps rows the model's query did not produce: its group or
+        // dedup keys prove nothing about them.
+        if merge.is_none() {
+            checking.ledger.built_from(&quoted, m);
+        }
+        let mut checks = Vec::new();
+        for check in registered_checks() {
+            let sent = wh.statements();
+            let started = Instant::now();
+            let mut context = CheckContext {
+                wh,
+                module,
+                model: m,
+                table,
+                relation,
+                report: checking.report,
+                ledger: checking.ledger,
+                progress,
+            };
+            (check.run)(&mut context)?;
+            checks.push(CheckTiming {
+                check: check.name.to_string(),
+                ms: ms_since(started),
+                queries: wh.statements() - sent,
+            });
+        }
+        Ok(ModelTiming {
+            model: m.name.clone(),
+            build_ms,
+            rows,
+            checks,
+        })
     }
-    Ok(ModelTiming {
-        model: m.name.clone(),
-        build_ms,
-        rows,
-        checks,
-    })
 }

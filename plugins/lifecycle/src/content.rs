@@ -6,7 +6,10 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use sha2::{Digest, Sha256};
-use strata_engine::{Failure, FileFormat, Origin, Rows, Warehouse};
+use strata_engine::{Failure, FileFormat, Origin, Rows};
+use strata_lang::sql::Dialect;
+
+use crate::session::Session;
 
 /// How strata.toml's `[sources.NAME]` says a source is frozen.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -48,25 +51,121 @@ pub fn contents(scanned: &BTreeMap<String, Scanned>) -> BTreeMap<String, (String
         .collect()
 }
 
-/// The query whose one row (the row count, the sum of row hashes, and the
-/// greatest value of `max_of` when given) a relation's content hash
-/// digests: a content hash is of the relation's column names and types,
-/// its row count and an order-independent sum of row hashes. `filter`
-/// keeps some of its rows (`WHERE ...` on `t`).
-pub(crate) fn content_query(
-    wh: &Warehouse,
-    relation: &str,
-    max_of: Option<&str>,
-    filter: Option<&str>,
-) -> String {
-    let max = max_of.map_or(String::new(), |c| {
-        format!(", {}", wh.text(&format!("MAX(t.{c})")))
-    });
-    let filter = filter.map_or(String::new(), |f| format!(" WHERE {f}"));
-    format!(
-        "SELECT COUNT(*), {}{max} FROM (SELECT * FROM {relation}) AS t{filter}",
-        wh.text(&wh.hash_sum("t"))
-    )
+impl Session<'_> {
+    /// The query whose one row (the row count, the sum of row hashes, and the
+    /// greatest value of `max_of` when given) a relation's content hash
+    /// digests: a content hash is of the relation's column names and types,
+    /// its row count and an order-independent sum of row hashes. `filter`
+    /// keeps some of its rows (`WHERE ...` on `t`).
+    pub(crate) fn content_query(
+        &self,
+        relation: &str,
+        max_of: Option<&str>,
+        filter: Option<&str>,
+    ) -> String {
+        let wh = self.wh();
+        let max = max_of.map_or(String::new(), |c| {
+            format!(", {}", wh.text(&format!("MAX(t.{c})")))
+        });
+        let filter = filter.map_or(String::new(), |f| format!(" WHERE {f}"));
+        format!(
+            "SELECT COUNT(*), {}{max} FROM (SELECT * FROM {relation}) AS t{filter}",
+            wh.text(&wh.hash_sum("t"))
+        )
+    }
+
+    /// Whether a source is frozen by copying its file: a Parquet or JSON file
+    /// on an engine with a file store ([`strata_engine::Capabilities::file_store`]). The
+    /// store and the extension of the copy. (A CSV file is still imported:
+    /// typing it is most of reading it.)
+    fn copied(&self, origin: &Origin) -> Option<(PathBuf, &'static str)> {
+        let wh = self.wh();
+        let Origin::File(path) = origin else {
+            return None;
+        };
+        let ext = match Origin::file_format(path) {
+            FileFormat::Parquet => "parquet",
+            FileFormat::Json => "json",
+            FileFormat::Csv => return None,
+        };
+        Some((wh.capabilities().file_store?, ext))
+    }
+
+    /// Where a copied source's file is kept: named by its content hash, so a
+    /// file seen before is recognised without reading it through the engine.
+    pub(crate) fn stored_copy(&self, origin: &Origin, content: &str) -> Option<PathBuf> {
+        let (store, ext) = self.copied(origin)?;
+        Some(store.join(format!("{content}.{ext}")))
+    }
+
+    /// The content hash and row count of each source (name, origin, relation):
+    /// the hash of the file's bytes for a file the store keeps, else the
+    /// content hash of its rows ([`digest`]), with the greatest value of the
+    /// source's column in `max_of` (its append column). The scans, and the
+    /// descriptions of the relations, run at once where the engine can
+    /// ([`strata_engine::Connection::rows_each`]).
+    pub fn source_hashes<'s>(
+        &self,
+        sources: impl IntoIterator<Item = (&'s str, &'s Origin, &'s str)>,
+        max_of: &BTreeMap<String, String>,
+    ) -> Result<BTreeMap<String, Scanned>, Failure> {
+        let wh = self.wh();
+        let mut hashes = BTreeMap::new();
+        let mut scanned = Vec::new();
+        for (source, origin, relation) in sources {
+            match origin {
+                Origin::File(path) if self.copied(origin).is_some() => {
+                    let hash = file_hash(path)?;
+                    // Parquet keeps its row count in its footer: no scan.
+                    let rows = wh.count(&format!("SELECT COUNT(*) FROM {relation}"))?;
+                    hashes.insert(
+                        source.to_string(),
+                        Scanned {
+                            content: hash,
+                            rows,
+                            by_file: true,
+                            ..Scanned::default()
+                        },
+                    );
+                }
+                _ => scanned.push((source, relation)),
+            }
+        }
+        let relations: Vec<String> = scanned.iter().map(|(_, r)| r.to_string()).collect();
+        let schemas = wh.columns_each(&relations)?;
+        let columns: Vec<Option<String>> = scanned
+            .iter()
+            .zip(&schemas)
+            .map(|((source, _), schema)| {
+                max_of
+                    .get(*source)
+                    .and_then(|c| column_in(wh.dialect(), schema, c))
+            })
+            .collect();
+        let queries: Vec<String> = relations
+            .iter()
+            .zip(&columns)
+            .map(|(r, c)| self.content_query(r, c.as_deref(), None))
+            .collect();
+        let answers = wh.rows_each(&queries)?;
+        for (((source, _), rows), schema) in scanned.iter().zip(answers).zip(schemas) {
+            let row = cells(&rows);
+            let cell = |i: usize| row.get(i).cloned().flatten().unwrap_or_default();
+            let (count, sum) = (cell(0), cell(1));
+            hashes.insert(
+                source.to_string(),
+                Scanned {
+                    content: digest(&schema, &count, &sum),
+                    rows: count.parse().unwrap_or(0),
+                    sum,
+                    max: row.get(2).cloned().flatten(),
+                    schema,
+                    by_file: false,
+                },
+            );
+        }
+        Ok(hashes)
+    }
 }
 
 /// The content hash of a relation of `schema` with `count` rows whose row
@@ -86,18 +185,22 @@ pub(crate) fn digest(schema: &[(String, String)], count: &str, sum: &str) -> Str
     hex128(h)
 }
 
-/// The cells of the first row of a [`content_query`]'s answer.
+/// The cells of the first row of a [`Session::content_query`]'s answer.
 fn cells(rows: &Rows) -> Vec<Option<String>> {
     rows.first().cloned().unwrap_or_default()
 }
 
 /// A relation's column as `schema` names it (the name matched in any
 /// case), quoted.
-pub(crate) fn column_in(wh: &Warehouse, schema: &[(String, String)], name: &str) -> Option<String> {
+pub(crate) fn column_in(
+    dialect: Dialect,
+    schema: &[(String, String)],
+    name: &str,
+) -> Option<String> {
     schema
         .iter()
         .find(|(n, _)| n.eq_ignore_ascii_case(name))
-        .map(|(n, _)| wh.ident(n))
+        .map(|(n, _)| dialect.ident(n))
 }
 
 /// The first 128 bits of a SHA-256, in hex: the form of every content
@@ -110,29 +213,6 @@ fn hex128(h: Sha256) -> String {
         .collect()
 }
 
-/// Whether a source is frozen by copying its file: a Parquet or JSON file
-/// on an engine with a file store ([`strata_engine::Capabilities::file_store`]). The
-/// store and the extension of the copy. (A CSV file is still imported:
-/// typing it is most of reading it.)
-fn copied(wh: &Warehouse, origin: &Origin) -> Option<(PathBuf, &'static str)> {
-    let Origin::File(path) = origin else {
-        return None;
-    };
-    let ext = match Origin::file_format(path) {
-        FileFormat::Parquet => "parquet",
-        FileFormat::Json => "json",
-        FileFormat::Csv => return None,
-    };
-    Some((wh.capabilities().file_store?, ext))
-}
-
-/// Where a copied source's file is kept: named by its content hash, so a
-/// file seen before is recognised without reading it through the engine.
-pub(crate) fn stored_copy(wh: &Warehouse, origin: &Origin, content: &str) -> Option<PathBuf> {
-    let (store, ext) = copied(wh, origin)?;
-    Some(store.join(format!("{content}.{ext}")))
-}
-
 /// The content hash of a file: SHA-256 of its bytes (cut to 128 bits, as
 /// a relation's is).
 pub fn file_hash(path: &Path) -> Result<String, Failure> {
@@ -142,70 +222,6 @@ pub fn file_hash(path: &Path) -> Result<String, Failure> {
     std::io::copy(&mut file, &mut h)
         .map_err(|e| Failure::Environment(format!("cannot read {}: {e}", path.display())))?;
     Ok(hex128(h))
-}
-
-/// The content hash and row count of each source (name, origin, relation):
-/// the hash of the file's bytes for a file the store keeps, else the
-/// content hash of its rows ([`digest`]), with the greatest value of the
-/// source's column in `max_of` (its append column). The scans, and the
-/// descriptions of the relations, run at once where the engine can
-/// ([`strata_engine::Connection::rows_each`]).
-pub fn source_hashes<'s>(
-    wh: &Warehouse,
-    sources: impl IntoIterator<Item = (&'s str, &'s Origin, &'s str)>,
-    max_of: &BTreeMap<String, String>,
-) -> Result<BTreeMap<String, Scanned>, Failure> {
-    let mut hashes = BTreeMap::new();
-    let mut scanned = Vec::new();
-    for (source, origin, relation) in sources {
-        match origin {
-            Origin::File(path) if copied(wh, origin).is_some() => {
-                let hash = file_hash(path)?;
-                // Parquet keeps its row count in its footer: no scan.
-                let rows = wh.count(&format!("SELECT COUNT(*) FROM {relation}"))?;
-                hashes.insert(
-                    source.to_string(),
-                    Scanned {
-                        content: hash,
-                        rows,
-                        by_file: true,
-                        ..Scanned::default()
-                    },
-                );
-            }
-            _ => scanned.push((source, relation)),
-        }
-    }
-    let relations: Vec<String> = scanned.iter().map(|(_, r)| r.to_string()).collect();
-    let schemas = wh.columns_each(&relations)?;
-    let columns: Vec<Option<String>> = scanned
-        .iter()
-        .zip(&schemas)
-        .map(|((source, _), schema)| max_of.get(*source).and_then(|c| column_in(wh, schema, c)))
-        .collect();
-    let queries: Vec<String> = relations
-        .iter()
-        .zip(&columns)
-        .map(|(r, c)| content_query(wh, r, c.as_deref(), None))
-        .collect();
-    let answers = wh.rows_each(&queries)?;
-    for (((source, _), rows), schema) in scanned.iter().zip(answers).zip(schemas) {
-        let row = cells(&rows);
-        let cell = |i: usize| row.get(i).cloned().flatten().unwrap_or_default();
-        let (count, sum) = (cell(0), cell(1));
-        hashes.insert(
-            source.to_string(),
-            Scanned {
-                content: digest(&schema, &count, &sum),
-                rows: count.parse().unwrap_or(0),
-                sum,
-                max: row.get(2).cloned().flatten(),
-                schema,
-                by_file: false,
-            },
-        );
-    }
-    Ok(hashes)
 }
 
 #[cfg(test)]
@@ -224,6 +240,9 @@ mod tests {
         let file = open(&db.to_string_lossy());
         let memory = open(":memory:");
         let origin = |p: &str| Origin::File(PathBuf::from(p));
+        let stored_copy = |wh: &strata_engine::DuckDb, o: &Origin, content: &str| {
+            Session::new(wh, &crate::NoProgress).stored_copy(o, content)
+        };
         assert_eq!(
             stored_copy(&file, &origin("in/o.parquet"), "ab12"),
             Some(dir.join("w.duckdb.inputs/ab12.parquet"))

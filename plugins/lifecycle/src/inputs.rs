@@ -9,7 +9,9 @@ use strata_lang::ir;
 use strata_lang::table_name::{TableName, OVERRIDE_KEYS};
 use strata_lang::{Diagnostic, Span};
 
-use strata_engine::{Failure, Origin, Warehouse};
+use strata_engine::{Failure, Origin};
+
+use crate::session::Session;
 
 /// `NAME=TABLE_OR_FILE` from `--source`: a value naming a file (by its
 /// extension or a path separator) is a file, relative to the current
@@ -118,154 +120,160 @@ fn out_contains(module: &ir::Module, name: &str) -> bool {
     module.sources.iter().any(|s| s.name == name)
 }
 
-/// Fail (exit 4) unless every origin in `needed` exists; every missing one
-/// is named.
-pub fn check_exist(
-    wh: &Warehouse,
-    origins: &BTreeMap<String, Origin>,
-    needed: &[String],
-) -> Result<(), Failure> {
-    let mut missing = Vec::new();
-    let mut tables = Vec::new();
-    for name in needed {
-        let Some(origin) = origins.get(name) else {
-            continue;
-        };
-        let ok = match origin {
-            Origin::Table(t) => wh.table_exists(t)?,
-            Origin::File(p) => p.is_file(),
-        };
-        if !ok {
-            missing.push(format!(
-                "source '{name}' reads {}, which does not exist",
-                origin.describe()
-            ));
-            if matches!(origin, Origin::Table(_)) {
-                tables.push(name);
-            }
-        }
-    }
-    let hint = match tables.as_slice() {
-        [] => String::new(),
-        [name] => format!(
-            "; load it into the warehouse {}, or point the source elsewhere with --source {name}=FILE_OR_TABLE",
-            wh.name()
-        ),
-        _ => format!(
-            "; load the tables into the warehouse {}, or point the sources elsewhere with --source NAME=FILE_OR_TABLE",
-            wh.name()
-        ),
-    };
-    match missing.as_slice() {
-        [] => Ok(()),
-        [one] => Err(Failure::Environment(format!("{one}{hint}"))),
-        all => Err(Failure::Environment(format!(
-            "{} sources cannot be read: {}{hint}",
-            all.len(),
-            all.join("; ")
-        ))),
-    }
-}
-
-/// The relation each source in `needed` reads (files loaded first where
-/// the engine cannot read them in place).
-pub fn read_all(
-    wh: &Warehouse,
-    origins: &BTreeMap<String, Origin>,
-    needed: &[String],
-) -> Result<BTreeMap<String, String>, Failure> {
-    needed
-        .iter()
-        .filter_map(|s| origins.get(s).map(|o| (s, o)))
-        .map(|(s, o)| Ok((s.clone(), crate::state::files::read(wh, s, o)?)))
-        .collect()
-}
-
-/// Fail (exit 3) unless, for every source in `relations` that declares its
-/// columns, each declared column is in the relation it reads (extra columns
-/// are fine) with values that convert to the declared type. Every problem
-/// of every source is reported at once, each at its column's declaration:
-/// the source, where it reads, the column, what was found and, for a value
-/// that does not convert, the first one (with its row, for a file).
-pub fn check_columns(
-    wh: &Warehouse,
-    module: &ir::Module,
-    origins: &BTreeMap<String, Origin>,
-    relations: &BTreeMap<String, String>,
-) -> Result<(), Failure> {
-    let mut problems: Vec<(Span, String)> = Vec::new();
-    let declared: Vec<(&String, &String, &Origin, &ir::Source, &Vec<ir::Column>)> = relations
-        .iter()
-        .filter_map(|(name, relation)| {
-            let source = module.sources.iter().find(|s| &s.name == name)?;
-            Some((
-                name,
-                relation,
-                origins.get(name)?,
-                source,
-                source.columns.as_ref()?,
-            ))
-        })
-        .collect();
-    let described = wh.columns_each(
-        &declared
-            .iter()
-            .map(|(_, relation, ..)| relation.to_string())
-            .collect::<Vec<_>>(),
-    )?;
-    for ((name, relation, origin, source, columns), found) in declared.into_iter().zip(described) {
-        let at = format!("source '{name}' ({})", origin.describe());
-        for (i, col) in columns.iter().enumerate() {
-            let span = source.column_spans.get(i).copied().unwrap_or(source.span);
-            let Some((physical_name, physical)) = found
-                .iter()
-                .find(|(n, _)| n.eq_ignore_ascii_case(&col.name))
-            else {
-                let names: Vec<&str> = found.iter().map(|(n, _)| n.as_str()).collect();
-                problems.push((
-                    span,
-                    format!(
-                        "{at} has no column '{}' (it has {})",
-                        col.name,
-                        names.join(", ")
-                    ),
-                ));
+impl Session<'_> {
+    /// Fail (exit 4) unless every origin in `needed` exists; every missing one
+    /// is named.
+    pub fn check_exist(
+        &self,
+        origins: &BTreeMap<String, Origin>,
+        needed: &[String],
+    ) -> Result<(), Failure> {
+        let wh = self.wh();
+        let mut missing = Vec::new();
+        let mut tables = Vec::new();
+        for name in needed {
+            let Some(origin) = origins.get(name) else {
                 continue;
             };
-            if wh.compatible(&col.ty, physical) {
-                continue;
-            }
-            let bad = wh.first_unconvertible(relation, &wh.ident(physical_name), &col.ty)?;
-            if let Some((value, row)) = bad {
-                // Shown as SQL would write it, and cut short.
-                let value: String = value.chars().take(60).collect();
-                let row_no = match (origin, row) {
-                    (Origin::File(_), Some(row)) => format!(" in data row {row}"),
-                    _ => String::new(),
-                };
-                problems.push((
-                    span,
-                    format!(
-                        "{at}: column '{}' is {physical} and holds {}{row_no}, which does not convert to {}",
-                        col.name,
-                        wh.string(&value),
-                        col.ty
-                    ),
+            let ok = match origin {
+                Origin::Table(t) => wh.table_exists(t)?,
+                Origin::File(p) => p.is_file(),
+            };
+            if !ok {
+                missing.push(format!(
+                    "source '{name}' reads {}, which does not exist",
+                    origin.describe()
                 ));
+                if matches!(origin, Origin::Table(_)) {
+                    tables.push(name);
+                }
             }
         }
+        let hint = match tables.as_slice() {
+            [] => String::new(),
+            [name] => format!(
+                "; load it into the warehouse {}, or point the source elsewhere with --source {name}=FILE_OR_TABLE",
+                wh.name()
+            ),
+            _ => format!(
+                "; load the tables into the warehouse {}, or point the sources elsewhere with --source NAME=FILE_OR_TABLE",
+                wh.name()
+            ),
+        };
+        match missing.as_slice() {
+            [] => Ok(()),
+            [one] => Err(Failure::Environment(format!("{one}{hint}"))),
+            all => Err(Failure::Environment(format!(
+                "{} sources cannot be read: {}{hint}",
+                all.len(),
+                all.join("; ")
+            ))),
+        }
     }
-    let mut problems = problems.into_iter();
-    let Some((span, first)) = problems.next() else {
-        return Ok(());
-    };
-    let mut d = Diagnostic::new(&codes::PinError, span, first)
-        .with_label("declared here")
-        .with_note("no model was built: the live data is unchanged");
-    for (span, problem) in problems {
-        d = d.with_secondary(span, problem);
+
+    /// The relation each source in `needed` reads (files loaded first where
+    /// the engine cannot read them in place).
+    pub fn read_all(
+        &self,
+        origins: &BTreeMap<String, Origin>,
+        needed: &[String],
+    ) -> Result<BTreeMap<String, String>, Failure> {
+        needed
+            .iter()
+            .filter_map(|s| origins.get(s).map(|o| (s, o)))
+            .map(|(s, o)| Ok((s.clone(), self.state().source_relation(s, o)?)))
+            .collect()
     }
-    Err(crate::checks::fail(&[], d))
+
+    /// Fail (exit 3) unless, for every source in `relations` that declares its
+    /// columns, each declared column is in the relation it reads (extra columns
+    /// are fine) with values that convert to the declared type. Every problem
+    /// of every source is reported at once, each at its column's declaration:
+    /// the source, where it reads, the column, what was found and, for a value
+    /// that does not convert, the first one (with its row, for a file).
+    pub fn check_columns(
+        &self,
+        module: &ir::Module,
+        origins: &BTreeMap<String, Origin>,
+        relations: &BTreeMap<String, String>,
+    ) -> Result<(), Failure> {
+        let wh = self.wh();
+        let mut problems: Vec<(Span, String)> = Vec::new();
+        let declared: Vec<(&String, &String, &Origin, &ir::Source, &Vec<ir::Column>)> = relations
+            .iter()
+            .filter_map(|(name, relation)| {
+                let source = module.sources.iter().find(|s| &s.name == name)?;
+                Some((
+                    name,
+                    relation,
+                    origins.get(name)?,
+                    source,
+                    source.columns.as_ref()?,
+                ))
+            })
+            .collect();
+        let described = wh.columns_each(
+            &declared
+                .iter()
+                .map(|(_, relation, ..)| relation.to_string())
+                .collect::<Vec<_>>(),
+        )?;
+        for ((name, relation, origin, source, columns), found) in
+            declared.into_iter().zip(described)
+        {
+            let at = format!("source '{name}' ({})", origin.describe());
+            for (i, col) in columns.iter().enumerate() {
+                let span = source.column_spans.get(i).copied().unwrap_or(source.span);
+                let Some((physical_name, physical)) = found
+                    .iter()
+                    .find(|(n, _)| n.eq_ignore_ascii_case(&col.name))
+                else {
+                    let names: Vec<&str> = found.iter().map(|(n, _)| n.as_str()).collect();
+                    problems.push((
+                        span,
+                        format!(
+                            "{at} has no column '{}' (it has {})",
+                            col.name,
+                            names.join(", ")
+                        ),
+                    ));
+                    continue;
+                };
+                if wh.compatible(&col.ty, physical) {
+                    continue;
+                }
+                let bad = wh.first_unconvertible(relation, &wh.ident(physical_name), &col.ty)?;
+                if let Some((value, row)) = bad {
+                    // Shown as SQL would write it, and cut short.
+                    let value: String = value.chars().take(60).collect();
+                    let row_no = match (origin, row) {
+                        (Origin::File(_), Some(row)) => format!(" in data row {row}"),
+                        _ => String::new(),
+                    };
+                    problems.push((
+                        span,
+                        format!(
+                            "{at}: column '{}' is {physical} and holds {}{row_no}, which does not convert to {}",
+                            col.name,
+                            wh.string(&value),
+                            col.ty
+                        ),
+                    ));
+                }
+            }
+        }
+        let mut problems = problems.into_iter();
+        let Some((span, first)) = problems.next() else {
+            return Ok(());
+        };
+        let mut d = Diagnostic::new(&codes::PinError, span, first)
+            .with_label("declared here")
+            .with_note("no model was built: the live data is unchanged");
+        for (span, problem) in problems {
+            d = d.with_secondary(span, problem);
+        }
+        Err(crate::checks::fail(&[], d))
+    }
 }
 
 #[cfg(test)]
@@ -297,8 +305,11 @@ mod tests {
     fn file_relations_are_escaped() {
         let wh = strata_engine::DuckDb::open(":memory:", std::time::Duration::ZERO)
             .unwrap_or_else(|e| panic!("{e:?}"));
-        let read =
-            |o: Origin| crate::state::files::read(&wh, "s", &o).unwrap_or_else(|e| panic!("{e:?}"));
+        let read = |o: Origin| {
+            crate::State::new(&wh)
+                .source_relation("s", &o)
+                .unwrap_or_else(|e| panic!("{e:?}"))
+        };
         assert_eq!(
             read(Origin::File(PathBuf::from("it's.parquet"))),
             "read_parquet('it''s.parquet')"

@@ -9,11 +9,11 @@ use strata_lang::fingerprint::{compare_recorded, Recorded};
 use strata_lang::ir::{self, InputKind};
 use strata_lang::sql::{self, Clock, ClockPart};
 
-use strata_engine::{Failure, Warehouse};
+use strata_engine::Failure;
 
-use crate::prepare::{content_hashes, prepare, Prepared, RunOptions};
-use crate::state::{frozen, history, pointers, RunRecord};
-use crate::Progress;
+use crate::prepare::{Prepared, RunOptions};
+use crate::session::Session;
+use crate::state::{pointers, RunRecord};
 
 /// Why a model is (or is not) rebuilt.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -93,37 +93,60 @@ pub struct Verdict {
     pub live_run: Option<String>,
 }
 
-/// The verdict of each of `models` (in dependency order) on `branch`, given
-/// the current content hash of each source they read.
-pub fn verdicts(
-    wh: &Warehouse,
-    models: &[&ir::Model],
-    contents: &BTreeMap<String, (String, i64)>,
-    branch: &str,
-    clock: &Clock,
-) -> Result<Vec<Verdict>, Failure> {
-    let runs = history::list(wh)?;
-    let live = pointers(&runs).live;
-    let hash_of = frozen::content_hashes(wh)?;
-    // Per model: its verdict, and the position in the history of the run
-    // its live view shows.
-    let mut seen: HashMap<&str, (bool, Option<usize>)> = HashMap::new();
-    let mut out = Vec::new();
-    for m in models {
-        let shown = live.get(&(branch.to_string(), m.name.clone()));
-        let why = match shown {
-            None => Why::NeverBuilt,
-            Some((_, r)) if !wh.relation_exists(&r.snapshots[&m.name])? => Why::NeverBuilt,
-            Some((at, r)) => verdict(m, r, *at, (contents, clock), &hash_of, &seen),
-        };
-        seen.insert(&m.name, (!why.is_fresh(), shown.map(|(at, _)| *at)));
-        out.push(Verdict {
-            model: m.name.clone(),
-            why,
-            live_run: shown.map(|(_, r)| r.run_id.clone()),
-        });
+impl Session<'_> {
+    /// The verdict of each of `models` (in dependency order) on `branch`, given
+    /// the current content hash of each source they read.
+    pub fn verdicts(
+        &self,
+        models: &[&ir::Model],
+        contents: &BTreeMap<String, (String, i64)>,
+        branch: &str,
+        clock: &Clock,
+    ) -> Result<Vec<Verdict>, Failure> {
+        let wh = self.wh();
+        let runs = self.reader().runs()?;
+        let live = pointers(&runs).live;
+        let hash_of = self.reader().frozen_hashes()?;
+        // Per model: its verdict, and the position in the history of the run
+        // its live view shows.
+        let mut seen: HashMap<&str, (bool, Option<usize>)> = HashMap::new();
+        let mut out = Vec::new();
+        for m in models {
+            let shown = live.get(&(branch.to_string(), m.name.clone()));
+            let why = match shown {
+                None => Why::NeverBuilt,
+                Some((_, r)) if !wh.relation_exists(&r.snapshots[&m.name])? => Why::NeverBuilt,
+                Some((at, r)) => verdict(m, r, *at, (contents, clock), &hash_of, &seen),
+            };
+            seen.insert(&m.name, (!why.is_fresh(), shown.map(|(at, _)| *at)));
+            out.push(Verdict {
+                model: m.name.clone(),
+                why,
+                live_run: shown.map(|(_, r)| r.run_id.clone()),
+            });
+        }
+        Ok(out)
     }
-    Ok(out)
+
+    /// `strata plan`: what a run with `opts` would rebuild, and why. Nothing is
+    /// built or written.
+    pub fn plan(&self, module: &ir::Module, opts: &RunOptions) -> Result<Vec<Verdict>, Failure> {
+        let progress = self.progress();
+        let Prepared {
+            models,
+            origins,
+            relations,
+        } = self.prepare(module, opts)?;
+        let scanned = self.content_hashes(&origins, &relations, &Default::default())?;
+        let verdicts = self.verdicts(
+            &models,
+            &crate::content::contents(&scanned),
+            &opts.branch,
+            &opts.clock.clone().unwrap_or_else(crate::clock::now),
+        );
+        progress.finish();
+        verdicts
+    }
 }
 
 fn verdict(
@@ -173,29 +196,4 @@ fn verdict(
         }
     }
     Why::Fresh
-}
-
-/// `strata plan`: what a run with `opts` would rebuild, and why. Nothing is
-/// built or written.
-pub fn plan_run(
-    wh: &Warehouse,
-    module: &ir::Module,
-    opts: &RunOptions,
-    progress: &dyn Progress,
-) -> Result<Vec<Verdict>, Failure> {
-    let Prepared {
-        models,
-        origins,
-        relations,
-    } = prepare(wh, module, opts)?;
-    let scanned = content_hashes(wh, &origins, &relations, &Default::default(), progress)?;
-    let verdicts = verdicts(
-        wh,
-        &models,
-        &crate::content::contents(&scanned),
-        &opts.branch,
-        &opts.clock.clone().unwrap_or_else(crate::clock::now),
-    );
-    progress.finish();
-    verdicts
 }

@@ -5,13 +5,13 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use strata_engine::{Failure, Origin, Warehouse};
+use strata_engine::{Failure, Origin};
 use strata_lang::ir;
 
-use crate::content::{self, Scanned, SourcePolicy};
+use crate::content::{Scanned, SourcePolicy};
 use crate::inputs;
 use crate::select::{selected, sources_read};
-use crate::Progress;
+use crate::session::Session;
 
 /// What to run.
 #[derive(Clone, Debug, Default)]
@@ -61,52 +61,52 @@ pub(crate) struct Prepared<'m> {
     pub relations: BTreeMap<String, String>,
 }
 
-/// Settle what `opts` selects: the models, where each source reads from,
-/// and the relation it is read through, every source checked to exist and
-/// to match its declared columns before anything runs.
-pub(crate) fn prepare<'m>(
-    wh: &Warehouse,
-    module: &'m ir::Module,
-    opts: &RunOptions,
-) -> Result<Prepared<'m>, Failure> {
-    let (pipeline, models) = selected(module, opts)?;
-    let module_dir = opts
-        .module_path
-        .parent()
-        .map(Path::to_path_buf)
-        .unwrap_or_default();
-    let origins = inputs::resolve(module, pipeline, &opts.sources, &module_dir)?;
-    let needed = sources_read(&models);
-    inputs::check_exist(wh, &origins, &needed)?;
-    let relations = inputs::read_all(wh, &origins, &needed)?;
-    inputs::check_columns(wh, module, &origins, &relations)?;
-    Ok(Prepared {
-        models,
-        origins,
-        relations,
-    })
-}
+impl Session<'_> {
+    /// Settle what `opts` selects: the models, where each source reads from,
+    /// and the relation it is read through, every source checked to exist and
+    /// to match its declared columns before anything runs.
+    pub(crate) fn prepare<'m>(
+        &self,
+        module: &'m ir::Module,
+        opts: &RunOptions,
+    ) -> Result<Prepared<'m>, Failure> {
+        let (pipeline, models) = selected(module, opts)?;
+        let module_dir = opts
+            .module_path
+            .parent()
+            .map(Path::to_path_buf)
+            .unwrap_or_default();
+        let origins = inputs::resolve(module, pipeline, &opts.sources, &module_dir)?;
+        let needed = sources_read(&models);
+        self.check_exist(&origins, &needed)?;
+        let relations = self.read_all(&origins, &needed)?;
+        self.check_columns(module, &origins, &relations)?;
+        Ok(Prepared {
+            models,
+            origins,
+            relations,
+        })
+    }
 
-/// The content hash and row count of each source relation (what the
-/// freeze records, and what `plan` compares), with the greatest value of
-/// the append column of each source that has one (in `policies`).
-pub(crate) fn content_hashes(
-    wh: &Warehouse,
-    origins: &BTreeMap<String, Origin>,
-    relations: &BTreeMap<String, String>,
-    policies: &BTreeMap<String, SourcePolicy>,
-    progress: &dyn Progress,
-) -> Result<BTreeMap<String, Scanned>, Failure> {
-    progress.step("hash inputs");
-    let append: BTreeMap<String, String> = policies
-        .iter()
-        .filter_map(|(s, p)| Some((s.clone(), p.append_column.clone()?)))
-        .collect();
-    content::source_hashes(
-        wh,
-        relations
+    /// The content hash and row count of each source relation (what the
+    /// freeze records, and what `plan` compares), with the greatest value of
+    /// the append column of each source that has one (in `policies`).
+    pub(crate) fn content_hashes(
+        &self,
+        origins: &BTreeMap<String, Origin>,
+        relations: &BTreeMap<String, String>,
+        policies: &BTreeMap<String, SourcePolicy>,
+    ) -> Result<BTreeMap<String, Scanned>, Failure> {
+        self.progress().step("hash inputs");
+        let append: BTreeMap<String, String> = policies
             .iter()
-            .map(|(s, relation)| (s.as_str(), &origins[s], relation.as_str())),
-        &append,
-    )
+            .filter_map(|(s, p)| Some((s.clone(), p.append_column.clone()?)))
+            .collect();
+        self.source_hashes(
+            relations
+                .iter()
+                .map(|(s, relation)| (s.as_str(), &origins[s], relation.as_str())),
+            &append,
+        )
+    }
 }

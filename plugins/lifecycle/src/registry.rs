@@ -21,8 +21,8 @@ use strata_lang::ir;
 
 use strata_engine::{Engine, Failure};
 
-use crate::cardinality::Ledger;
-use crate::{checks, Progress};
+use crate::cardinality::{JoinChecks, Ledger};
+use crate::Progress;
 
 /// A check of one freshly built model.
 pub struct MaterializeCheck {
@@ -76,7 +76,7 @@ fn contract_pins(cx: &mut CheckContext) -> Result<(), Failure> {
     {
         cx.progress.step(&format!("pins {}", m.name));
         let table = cx.wh.ident(cx.table);
-        for (column, kind) in checks::pins(cx.wh, m, contract, cx.table, cx.report)? {
+        for (column, kind) in cx.pins(contract)? {
             let field = format!("{}.{column}", m.name);
             cx.ledger.pin_passed(&table, &column, field, kind);
         }
@@ -87,8 +87,13 @@ fn contract_pins(cx: &mut CheckContext) -> Result<(), Failure> {
 /// The join cardinality checks of a model's annotated joins, on exactly the
 /// relations it read: the right side, and for `one_to_one` the left too.
 fn join_cardinality(cx: &mut CheckContext) -> Result<(), Failure> {
-    cx.ledger
-        .check_model(cx.wh, cx.model, cx.relation, cx.report, cx.progress)
+    JoinChecks {
+        wh: cx.wh,
+        ledger: cx.ledger,
+        report: cx.report,
+        progress: cx.progress,
+    }
+    .check_model(cx.model, cx.relation)
 }
 
 inventory::submit! {

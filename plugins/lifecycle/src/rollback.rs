@@ -3,13 +3,12 @@
 
 use std::collections::BTreeMap;
 
-use strata_engine::{Failure, Warehouse};
+use strata_engine::Failure;
 
 use crate::failpoint::failpoint;
 use crate::naming::{live_view, short_hash};
-use crate::state::history::{self, RunRecord, ROLLBACK};
-use crate::state::segments;
-use crate::work::atomically;
+use crate::session::Session;
+use crate::state::history::{RunRecord, ROLLBACK};
 
 /// What a rollback did.
 #[derive(Debug)]
@@ -23,99 +22,104 @@ pub struct Rollback {
     pub repointed: Vec<(String, String, String)>,
 }
 
-/// Repoint the live views of run `prefix`'s models (or of `models` among
-/// them) at that run's snapshots, in one transaction, and record it as a run
-/// of its own. Refused when a snapshot it needs was collected.
-pub fn rollback(
-    wh: &Warehouse,
-    module: &str,
-    prefix: &str,
-    models: &[String],
-) -> Result<Rollback, Failure> {
-    let target = history::find(wh, prefix)?;
-    let chosen: Vec<String> = if models.is_empty() {
-        target.snapshots.keys().cloned().collect()
-    } else {
-        for m in models {
-            if !target.snapshots.contains_key(m) {
-                let hint =
-                    strata_lang::suggest::closest(m, target.snapshots.keys().map(String::as_str))
-                        .map(|s| format!(" (did you mean `{s}`?)"))
-                        .unwrap_or_default();
-                return Err(Failure::Usage(format!(
-                    "run {} did not build model '{m}'{hint}",
-                    target.run_id
-                )));
+impl Session<'_> {
+    /// Repoint the live views of run `prefix`'s models (or of `models` among
+    /// them) at that run's snapshots, in one transaction, and record it as a run
+    /// of its own. Refused when a snapshot it needs was collected.
+    pub fn rollback_to(
+        &self,
+        module: &str,
+        prefix: &str,
+        models: &[String],
+    ) -> Result<Rollback, Failure> {
+        let wh = self.wh();
+        let target = self.reader().find_run(prefix)?;
+        let chosen: Vec<String> = if models.is_empty() {
+            target.snapshots.keys().cloned().collect()
+        } else {
+            for m in models {
+                if !target.snapshots.contains_key(m) {
+                    let hint = strata_lang::suggest::closest(
+                        m,
+                        target.snapshots.keys().map(String::as_str),
+                    )
+                    .map(|s| format!(" (did you mean `{s}`?)"))
+                    .unwrap_or_default();
+                    return Err(Failure::Usage(format!(
+                        "run {} did not build model '{m}'{hint}",
+                        target.run_id
+                    )));
+                }
+            }
+            models.to_vec()
+        };
+        let mut gone = Vec::new();
+        let known = self.reader().segments()?;
+        for m in &chosen {
+            let snapshot = &target.snapshots[m];
+            if !self.reader().intact(&known, snapshot)? {
+                gone.push(format!("{m} ({snapshot})"));
             }
         }
-        models.to_vec()
-    };
-    let mut gone = Vec::new();
-    let known = segments::all(wh)?;
-    for m in &chosen {
-        let snapshot = &target.snapshots[m];
-        if !segments::intact(wh, &known, snapshot)? {
-            gone.push(format!("{m} ({snapshot})"));
+        if !gone.is_empty() {
+            return Err(Failure::Environment(format!(
+                "cannot roll back to run {}: the snapshot of {} was collected by `strata gc`; nothing was changed",
+                target.run_id,
+                gone.join(", ")
+            )));
         }
-    }
-    if !gone.is_empty() {
-        return Err(Failure::Environment(format!(
-            "cannot roll back to run {}: the snapshot of {} was collected by `strata gc`; nothing was changed",
-            target.run_id,
-            gone.join(", ")
-        )));
-    }
-    let snapshots: BTreeMap<String, String> = chosen
-        .iter()
-        .map(|m| (m.clone(), target.snapshots[m].clone()))
-        .collect();
-    let mut parts = vec!["rollback".to_string(), target.run_id.clone()];
-    parts.extend(chosen.iter().cloned());
-    let run_id = short_hash(&parts);
-    let record = RunRecord {
-        run_id: run_id.clone(),
-        started_at: String::new(),
-        module: module.to_string(),
-        branch: target.branch.clone(),
-        stage_only: false,
-        models: chosen.clone(),
-        fingerprints: chosen
+        let snapshots: BTreeMap<String, String> = chosen
             .iter()
-            .filter_map(|m| Some((m.clone(), target.fingerprints.get(m)?.clone())))
-            .collect(),
-        overrides: target.overrides.clone(),
-        inputs: target.inputs.clone(),
-        snapshots: snapshots.clone(),
-        report: format!("{ROLLBACK}{}", target.run_id),
-        timings: Default::default(),
-        backfill_of: None,
-        reason: None,
-        // The snapshots shown again were built at the target run's clock.
-        clock: target.clock.clone(),
-        sampling: target.sampling,
-        skipped: Vec::new(),
-        bases: chosen
-            .iter()
-            .filter_map(|m| Some((m.clone(), target.bases.get(m)?.clone())))
-            .collect(),
-    };
-    let repointed: Vec<(String, String, String)> = snapshots
-        .iter()
-        .map(|(m, snapshot)| (m.clone(), live_view(m, &target.branch), snapshot.clone()))
-        .collect();
-    atomically(wh, |_| {
-        failpoint("before changes");
-        let views: Vec<(String, String)> = repointed
-            .iter()
-            .map(|(_, view, snapshot)| (wh.ident(view), wh.ident(snapshot)))
+            .map(|m| (m.clone(), target.snapshots[m].clone()))
             .collect();
-        wh.replace_views(&views)?;
-        history::record(wh, &record)
-    })?;
-    Ok(Rollback {
-        to: target.run_id,
-        run_id,
-        branch: target.branch,
-        repointed,
-    })
+        let mut parts = vec!["rollback".to_string(), target.run_id.clone()];
+        parts.extend(chosen.iter().cloned());
+        let run_id = short_hash(&parts);
+        let record = RunRecord {
+            run_id: run_id.clone(),
+            started_at: String::new(),
+            module: module.to_string(),
+            branch: target.branch.clone(),
+            stage_only: false,
+            models: chosen.clone(),
+            fingerprints: chosen
+                .iter()
+                .filter_map(|m| Some((m.clone(), target.fingerprints.get(m)?.clone())))
+                .collect(),
+            overrides: target.overrides.clone(),
+            inputs: target.inputs.clone(),
+            snapshots: snapshots.clone(),
+            report: format!("{ROLLBACK}{}", target.run_id),
+            timings: Default::default(),
+            backfill_of: None,
+            reason: None,
+            // The snapshots shown again were built at the target run's clock.
+            clock: target.clock.clone(),
+            sampling: target.sampling,
+            skipped: Vec::new(),
+            bases: chosen
+                .iter()
+                .filter_map(|m| Some((m.clone(), target.bases.get(m)?.clone())))
+                .collect(),
+        };
+        let repointed: Vec<(String, String, String)> = snapshots
+            .iter()
+            .map(|(m, snapshot)| (m.clone(), live_view(m, &target.branch), snapshot.clone()))
+            .collect();
+        self.atomically(|_| {
+            failpoint("before changes");
+            let views: Vec<(String, String)> = repointed
+                .iter()
+                .map(|(_, view, snapshot)| (wh.ident(view), wh.ident(snapshot)))
+                .collect();
+            wh.replace_views(&views)?;
+            self.state().record_run(&record)
+        })?;
+        Ok(Rollback {
+            to: target.run_id,
+            run_id,
+            branch: target.branch,
+            repointed,
+        })
+    }
 }

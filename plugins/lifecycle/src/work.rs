@@ -8,14 +8,16 @@
 //! [`Capabilities::transactions`]: strata_engine::Capabilities
 
 use std::cell::RefCell;
+use std::ops::Deref;
 
-use strata_engine::{Failure, Warehouse};
+use strata_engine::Failure;
 
 use crate::failpoint::failpoint;
+use crate::session::Session;
 
-/// An open unit of work.
+/// An open unit of work of a session (whose steps it derefs to).
 pub struct Work<'w> {
-    wh: &'w Warehouse,
+    session: Session<'w>,
     transactions: bool,
     /// Tables and views created in it (`TABLE` or `VIEW`, quoted name),
     /// on an engine without transactions.
@@ -24,14 +26,15 @@ pub struct Work<'w> {
     scratch: bool,
 }
 
-impl<'w> Work<'w> {
-    pub fn begin(wh: &'w Warehouse) -> Result<Work<'w>, Failure> {
-        let transactions = wh.capabilities().transactions;
+impl<'w> Session<'w> {
+    /// Open a unit of work.
+    pub(crate) fn begin(&self) -> Result<Work<'w>, Failure> {
+        let transactions = self.wh().capabilities().transactions;
         if transactions {
-            wh.begin()?;
+            self.wh().begin()?;
         }
         Ok(Work {
-            wh,
+            session: *self,
             transactions,
             created: RefCell::default(),
             scratch: false,
@@ -42,27 +45,51 @@ impl<'w> Work<'w> {
     /// tests' in-memory DuckDB): no transaction, nothing remembered to
     /// undo, so it costs no statement of its own; whatever it creates, the
     /// next unit of work replaces.
-    pub fn scratch(wh: &'w Warehouse) -> Work<'w> {
+    pub(crate) fn scratch(&self) -> Work<'w> {
         Work {
-            wh,
+            session: *self,
             transactions: false,
             created: RefCell::default(),
             scratch: true,
         }
     }
 
-    /// The warehouse it works on.
-    pub fn wh(&self) -> &'w Warehouse {
-        self.wh
+    /// Run `f` as one unit of work: committed if it succeeds, undone if
+    /// not.
+    pub(crate) fn atomically<T>(
+        &self,
+        f: impl FnOnce(&Work<'w>) -> Result<T, Failure>,
+    ) -> Result<T, Failure> {
+        let work = self.begin()?;
+        match f(&work) {
+            Ok(value) => {
+                work.commit()?;
+                Ok(value)
+            }
+            Err(e) => {
+                work.rollback();
+                Err(e)
+            }
+        }
     }
+}
 
+impl<'w> Deref for Work<'w> {
+    type Target = Session<'w>;
+
+    fn deref(&self) -> &Session<'w> {
+        &self.session
+    }
+}
+
+impl Work<'_> {
     /// Create or replace `table` (quoted) as the rows of `select`; a
     /// failure drops it again. Its rows, when the engine reports them
     /// ([`Relations::replace_table`]).
     ///
     /// [`Relations::replace_table`]: strata_engine::Relations::replace_table
     pub fn replace_table(&self, table: &str, select: &str) -> Result<Option<i64>, Failure> {
-        let rows = self.wh.replace_table(table, select)?;
+        let rows = self.wh().replace_table(table, select)?;
         if !self.transactions && !self.scratch {
             self.created.borrow_mut().push(("TABLE", table.to_string()));
         }
@@ -73,7 +100,7 @@ impl<'w> Work<'w> {
     /// drops it again. (Not for the views a run publishes: those are
     /// repointed last, never dropped.)
     pub fn replace_view(&self, view: &str, relation: &str) -> Result<(), Failure> {
-        self.wh.replace_view(view, relation)?;
+        self.wh().replace_view(view, relation)?;
         if !self.transactions && !self.scratch {
             self.created.borrow_mut().push(("VIEW", view.to_string()));
         }
@@ -84,7 +111,7 @@ impl<'w> Work<'w> {
     pub fn commit(self) -> Result<(), Failure> {
         failpoint("before commit");
         if self.transactions {
-            self.wh.commit()?;
+            self.wh().commit()?;
         }
         Ok(())
     }
@@ -93,29 +120,11 @@ impl<'w> Work<'w> {
     /// created (errors are ignored: this is already a failure path).
     pub fn rollback(self) {
         if self.transactions {
-            self.wh.rollback();
+            self.wh().rollback();
             return;
         }
         for (kind, name) in self.created.borrow().iter().rev() {
-            let _ = self.wh.exec(&format!("DROP {kind} IF EXISTS {name}"));
-        }
-    }
-}
-
-/// Run `f` as one unit of work: committed if it succeeds, undone if not.
-pub fn atomically<T>(
-    wh: &Warehouse,
-    f: impl FnOnce(&Work) -> Result<T, Failure>,
-) -> Result<T, Failure> {
-    let work = Work::begin(wh)?;
-    match f(&work) {
-        Ok(value) => {
-            work.commit()?;
-            Ok(value)
-        }
-        Err(e) => {
-            work.rollback();
-            Err(e)
+            let _ = self.wh().exec(&format!("DROP {kind} IF EXISTS {name}"));
         }
     }
 }

@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use strata_lifecycle::{content, inputs, state, Failure, RunOptions, Target, Warehouse};
+use strata_lifecycle::{inputs, state, Failure, RunOptions, SourcePolicy, Target, Warehouse};
 use strata_plugin::config::{self, ConfigError, Settings};
 
 /// Options shared by the commands that open the warehouse.
@@ -274,12 +274,12 @@ impl CardinalityArgs {
 /// How each source is frozen: `[sources.NAME]` of a project's strata.toml.
 pub fn source_policies(
     project: &config::ProjectConfig,
-) -> std::collections::BTreeMap<String, content::SourcePolicy> {
+) -> std::collections::BTreeMap<String, SourcePolicy> {
     project
         .sources
         .iter()
         .map(|(name, s)| {
-            let policy = content::SourcePolicy {
+            let policy = SourcePolicy {
                 append_column: s.append_column.clone(),
                 by_hash: s.freeze == config::Freeze::Hash,
             };

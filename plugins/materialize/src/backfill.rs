@@ -3,8 +3,9 @@
 
 use std::path::PathBuf;
 
-use strata_lifecycle::backfill::{self, Backfill};
+use strata_lifecycle::backfill::Backfill;
 use strata_lifecycle::inputs;
+use strata_lifecycle::Session;
 use strata_plugin::{Format, Host, PluginCommand, Verb};
 
 use crate::args::{
@@ -101,15 +102,15 @@ pub fn backfill(args: BackfillArgs, host: &dyn Host) -> i32 {
         let project = settings.get().map_err(config_failure)?;
         let wh = args.warehouse.open(&settings)?;
         let progress = host.progress();
-        let opts = backfill::options(
-            &*wh,
+        let session = Session::new(&*wh, progress.as_ref());
+        let opts = session.backfill_options(
             &b,
             &file,
             args.cardinality.sample_rows(project),
             source_policies(project),
         )?;
         used = Some(opts.clone());
-        let report = strata_lifecycle::run(&*wh, &checked.module, &opts, progress.as_ref())?;
+        let report = session.run(&checked.module, &opts)?;
         Ok((report, opts))
     })();
     let sent = openlineage::finish(

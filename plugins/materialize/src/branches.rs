@@ -23,7 +23,7 @@ pub fn branches(args: BranchesArgs, host: &dyn Host) -> i32 {
     let result = (|| {
         let wh = args.warehouse.open(&Settings::around(Path::new(".")))?;
         Ok::<_, Failure>((
-            strata_lifecycle::branches::branches(&*wh)?,
+            strata_lifecycle::StateReader::new(&*wh).branches()?,
             wh.name().to_string(),
         ))
     })();

@@ -4,7 +4,7 @@
 use std::path::Path;
 
 use strata_lifecycle::gc::{Collection, Compact, Doomed, Keep};
-use strata_lifecycle::{Failure, Warehouse};
+use strata_lifecycle::{Failure, Session};
 use strata_plugin::config::{ProjectConfig, Settings};
 use strata_plugin::{exit, outln, print_json, Format, Host, PluginCommand, Verb};
 
@@ -70,7 +70,8 @@ pub fn gc(args: GcArgs, host: &dyn Host) -> i32 {
         let project = settings.get().map_err(config_failure)?;
         let (keep, compact) = keep(args.keep, args.keep_days, args.compact, project)?;
         let wh = args.warehouse.open(&settings)?;
-        strata_lifecycle::gc::gc(&*wh, keep, args.apply, compact)
+        strata_lifecycle::Session::new(&*wh, &strata_lifecycle::NoProgress)
+            .gc(keep, args.apply, compact)
     })();
     match result {
         Ok(c) => {
@@ -84,13 +85,13 @@ pub fn gc(args: GcArgs, host: &dyn Host) -> i32 {
 /// Run `gc` after a successful run (`run --gc`): `--gc-keep` and
 /// `--gc-keep-days` when given, else the project settings.
 pub fn after_run(
-    wh: &Warehouse,
+    session: &Session,
     project: &ProjectConfig,
     runs: Option<usize>,
     days: Option<u64>,
 ) -> Result<Collection, Failure> {
     let (keep, compact) = keep(runs, days, false, project)?;
-    strata_lifecycle::gc::gc(wh, keep, true, compact)
+    session.gc(keep, true, compact)
 }
 
 /// Bytes as people read them: `812 B`, `12.4 kB`, `1.5 MB`, `2.1 GB`.

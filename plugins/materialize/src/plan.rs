@@ -20,7 +20,7 @@ pub struct PlanArgs {
     /// (`2026-12-07`) or a date and time (`2026-12-07T10:30:00Z`), UTC
     /// unless it names an offset. A model that reads `current_date()` is
     /// stale when its snapshot read another day. Default: now.
-    #[arg(long, value_name = "TIME", value_parser = strata_lifecycle::clock::parse)]
+    #[arg(long, value_name = "TIME", value_parser = strata_lifecycle::parse_clock)]
     pub now: Option<strata_lang::sql::Clock>,
     /// Output format: human or json.
     #[arg(long, value_enum, default_value_t = Format::Human)]
@@ -39,7 +39,7 @@ pub fn plan(args: PlanArgs, host: &dyn Host) -> i32 {
         opts.clock = args.now.clone();
         let wh = args.warehouse.open(&select.settings())?;
         let progress = host.progress();
-        strata_lifecycle::plan::plan_run(&*wh, &checked.module, &opts, progress.as_ref())
+        strata_lifecycle::Session::new(&*wh, progress.as_ref()).plan(&checked.module, &opts)
     })();
     let verdicts = match result {
         Ok(v) => v,

@@ -57,7 +57,7 @@ pub fn profile(args: ProfileArgs, host: &dyn Host) -> i32 {
                 opts.stage_only = true;
                 let wh = args.warehouse.open(&select.settings())?;
                 let progress = host.progress();
-                strata_lifecycle::run(&*wh, &checked.module, &opts, progress.as_ref())
+                strata_lifecycle::Session::new(&*wh, progress.as_ref()).run(&checked.module, &opts)
             })();
             match result {
                 Ok(r) => Some(r),

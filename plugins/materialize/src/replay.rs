@@ -3,9 +3,9 @@
 
 use strata_plugin::{exit, outln, print_json, Format, Host, PluginCommand, Verb};
 
-use strata_lifecycle::replay::{self, ReplayReport};
-use strata_lifecycle::state::{history, RunRecord};
-use strata_lifecycle::verify::{self, Verification};
+use strata_lifecycle::replay::ReplayReport;
+use strata_lifecycle::state::RunRecord;
+use strata_lifecycle::{verify, Session, StateReader, Verification};
 
 use crate::args::WarehouseArgs;
 use crate::report::{cardinality_json, print_pins, report_failure, timing_lines};
@@ -61,24 +61,25 @@ pub fn run(mut args: ReplayArgs, host: &dyn Host) -> i32 {
     };
     let result = (|| {
         let wh = args.warehouse.open(&settings)?;
+        let state = StateReader::new(&*wh);
         if let Some(prefix) = &args.verify {
-            let record = history::find(&*wh, prefix)?;
-            let v = verify::verify(&checked.module, &record);
+            let record = state.find_run(prefix)?;
+            let v = verify(&checked.module, &record);
             return Ok(Outcome::Verified(Box::new(record), v));
         }
         let Some(prefix) = &args.run_id else {
-            let mut runs = history::list(&*wh)?;
+            let mut runs = state.runs()?;
             if let Some(n) = args.last {
                 runs.drain(..runs.len().saturating_sub(n));
             }
             return Ok(Outcome::List(runs, wh.name().to_string()));
         };
-        let record = history::find(&*wh, prefix)?;
+        let record = state.find_run(prefix)?;
         if !args.execute {
             return Ok(Outcome::Show(Box::new(record)));
         }
         let progress = host.progress();
-        let rep = replay::execute(&*wh, &checked.module, &record, progress.as_ref())?;
+        let rep = Session::new(&*wh, progress.as_ref()).replay(&checked.module, &record)?;
         Ok(Outcome::Executed(Box::new(record), rep))
     })();
     let outcome = match result {

@@ -39,8 +39,7 @@ pub fn rollback(args: RollbackArgs, host: &dyn Host) -> i32 {
         };
     let result = (|| {
         let wh = args.warehouse.open(&settings)?;
-        strata_lifecycle::rollback::rollback(
-            &*wh,
+        strata_lifecycle::Session::new(&*wh, &strata_lifecycle::NoProgress).rollback_to(
             &file.display().to_string(),
             &run_id,
             &args.models,

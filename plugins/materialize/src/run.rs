@@ -3,7 +3,7 @@
 //! declarative tests.
 
 use strata_lifecycle::gc::Collection;
-use strata_lifecycle::naming::live_view;
+use strata_lifecycle::live_view;
 use strata_lifecycle::RunReport;
 use strata_plugin::{exit, outln, print_json, Format};
 use strata_plugin::{Host, PluginCommand, Verb};
@@ -38,7 +38,7 @@ pub struct RunArgs {
     /// it names an offset: a date (`2026-12-07`) or a date and time
     /// (`2026-12-07T10:30:00Z`). Default: when the run starts. Recorded with
     /// the run, so `replay --execute` reads it again.
-    #[arg(long, value_name = "TIME", value_parser = strata_lifecycle::clock::parse)]
+    #[arg(long, value_name = "TIME", value_parser = strata_lifecycle::parse_clock)]
     pub now: Option<strata_lang::sql::Clock>,
     /// Rebuild only the models that are stale (see `strata plan`) and
     /// those downstream of them; a fresh model keeps the snapshot its live
@@ -119,7 +119,7 @@ pub struct TestArgs {
     /// date and time (`2026-12-07T10:30:00Z`), UTC unless it names an
     /// offset. Default: when the tests start. A fixture test of a model
     /// that reads the clock needs it to expect the same rows every day.
-    #[arg(long, value_name = "TIME", value_parser = strata_lifecycle::clock::parse)]
+    #[arg(long, value_name = "TIME", value_parser = strata_lifecycle::parse_clock)]
     pub now: Option<strata_lang::sql::Clock>,
     /// Run only the fixture tests (no warehouse is opened), or only the
     /// data phase (materialize into the `test` branch, then the
@@ -241,10 +241,11 @@ pub fn run(args: RunArgs, host: &dyn Host) -> i32 {
         used = Some(opts.clone());
         let wh = args.warehouse.open(&select.settings())?;
         let progress = host.progress();
-        let report = strata_lifecycle::run(&*wh, &checked.module, &opts, progress.as_ref())?;
+        let session = strata_lifecycle::Session::new(&*wh, progress.as_ref());
+        let report = session.run(&checked.module, &opts)?;
         let collected = match args.gc {
             true => Some(after_run(
-                &*wh,
+                &session,
                 &select.project,
                 args.gc_keep,
                 args.gc_keep_days,
@@ -434,13 +435,14 @@ fn data_phase(
             }
         }
         let wh = args.warehouse.open(&select.settings())?;
+        let progress = host.progress();
+        let session = strata_lifecycle::Session::new(&*wh, progress.as_ref());
         if may_skip {
-            if let Some(why) = strata_lifecycle::test::missing_data(&*wh, module, opts)? {
+            if let Some(why) = session.missing_data(module, opts)? {
                 return Ok(Err(format!("no data to read: {why}")));
             }
         }
-        let progress = host.progress();
-        strata_lifecycle::test(&*wh, module, opts, progress.as_ref()).map(Ok)
+        session.test(module, opts).map(Ok)
     })();
     match result {
         Ok(Ok(report)) => Data::Ran(report),

@@ -7,7 +7,7 @@ use strata_analysis::graph::Graph;
 use strata_analysis::lineage::protected_consumers;
 use strata_lang::ir;
 use strata_lifecycle::plan::Verdict;
-use strata_lifecycle::state::{history, RunRecord};
+use strata_lifecycle::state::RunRecord;
 use strata_lifecycle::Failure;
 use strata_plugin::{exit, outln, print_json, Format, Host, PluginCommand, Verb};
 
@@ -119,18 +119,18 @@ pub fn status(args: StatusArgs, host: &dyn Host) -> i32 {
         let wh = args.warehouse.open(&select.settings())?;
         let mut opts = run_options(&select, None)?;
         opts.branch = args.branch.clone();
-        let mut runs = history::list(&*wh)?;
+        let mut runs = strata_lifecycle::StateReader::new(&*wh).runs()?;
         if opts.pipeline.is_none() && opts.sources.is_empty() {
             // Nothing says where the sources are: read them where the last
             // run of this module on the branch read them.
             opts.sources = last_sources(&runs, &select.file, &args.branch);
         }
-        let freshness =
-            strata_lifecycle::plan::plan_run(&*wh, module, &opts, &strata_lifecycle::NoProgress)
-                .map_err(|f| match f {
-                    Failure::Usage(m) | Failure::Environment(m) => m,
-                    Failure::Data(d) => d.diagnostic.message,
-                });
+        let freshness = strata_lifecycle::Session::new(&*wh, &strata_lifecycle::NoProgress)
+            .plan(module, &opts)
+            .map_err(|f| match f {
+                Failure::Usage(m) | Failure::Environment(m) => m,
+                Failure::Data(d) => d.diagnostic.message,
+            });
         runs.drain(..runs.len().saturating_sub(args.runs));
         runs.reverse();
         Ok((freshness, runs, wh.name().to_string()))

@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use strata_plugin::{command, exit, parse, print_json, print_text, Host, PluginCommand};
+use strata_plugin::{exit, print_json, print_text, Host, PluginCommand, Verb};
 
 use super::{audit_project, data, profile, render, Audit, Verdict};
 use crate::error::Failure;
@@ -181,39 +181,32 @@ fn run(args: AuditArgs) -> Result<i32, Failure> {
     Ok(denied(&audit, &args.deny))
 }
 
-fn audit_command(matches: &clap::ArgMatches, _host: &dyn Host) -> i32 {
-    let args: AuditArgs = match parse(matches) {
-        Ok(a) => a,
-        Err(code) => return code,
-    };
-    let json = args.format != AuditFormat::Text;
-    run(args).unwrap_or_else(|f| {
-        eprintln!("error: {}", f.message);
-        if json {
-            print_json(&serde_json::json!({ "error": f.message, "exit_code": f.code }));
-        }
-        f.code
-    })
-}
-
-inventory::submit! {
-    PluginCommand {
-        name: "audit",
-        order: 31,
-        command: || command::<AuditArgs>(
-            "audit",
-            "Audit every join of a dbt project: proven, verified on the data, or shown fanning out",
-        ).long_about(
-            "Audit every join of every model of a dbt project (the directory of dbt_project.yml), from the \
-             compiled SQL of target/manifest.json: each join's keys traced to the columns of the models, \
-             seeds and sources they come from, and a verdict with its evidence: many_to_one or one_to_one \
-             proven (unique tests and constraints, group by, distinct, row_number() = 1, carried through \
-             models that keep them), one_to_many by design (collapsed by a group by on the from side's key), \
-             or no evidence, with where the repeated rows go (an aggregate that double counts, the model's \
-             grain). --data counts duplicate keys on the warehouse, read-only.\n\nExit codes: 0 audited, \
-             1 a denied static finding or a malformed project file, 2 usage, 3 a denied finding confirmed \
-             on the data, 4 the project, manifest or warehouse cannot be read.",
-        ),
-        run: audit_command,
+impl Verb for AuditArgs {
+    const NAME: &'static str = "audit";
+    const ORDER: usize = 31;
+    const ABOUT: &'static str =
+        "Audit every join of a dbt project: proven, verified on the data, or shown fanning out";
+    const LONG_ABOUT: Option<&'static str> = Some(
+        "Audit every join of every model of a dbt project (the directory of dbt_project.yml), from the \
+         compiled SQL of target/manifest.json: each join's keys traced to the columns of the models, \
+         seeds and sources they come from, and a verdict with its evidence: many_to_one or one_to_one \
+         proven (unique tests and constraints, group by, distinct, row_number() = 1, carried through \
+         models that keep them), one_to_many by design (collapsed by a group by on the from side's key), \
+         or no evidence, with where the repeated rows go (an aggregate that double counts, the model's \
+         grain). --data counts duplicate keys on the warehouse, read-only.\n\nExit codes: 0 audited, \
+         1 a denied static finding or a malformed project file, 2 usage, 3 a denied finding confirmed \
+         on the data, 4 the project, manifest or warehouse cannot be read.",
+    );
+    fn run(self, _host: &dyn Host) -> i32 {
+        let json = self.format != AuditFormat::Text;
+        run(self).unwrap_or_else(|f| {
+            eprintln!("error: {}", f.message);
+            if json {
+                print_json(&serde_json::json!({ "error": f.message, "exit_code": f.code }));
+            }
+            f.code
+        })
     }
 }
+
+inventory::submit! { PluginCommand::of::<AuditArgs>() }

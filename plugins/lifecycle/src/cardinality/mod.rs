@@ -142,13 +142,26 @@ impl Ledger {
             .iter()
             .find(|p| p.relation == relation && p.keys.is_subset(keys))
     }
+}
 
-    fn row_count(&mut self, wh: &dyn Engine, relation: &str) -> Result<i64, Failure> {
-        if let Some(n) = self.rows.get(relation) {
+/// The join cardinality checks of models against the warehouse: where
+/// their report lines go, and the run's ledger of proofs (a relation and
+/// keys counted once a run).
+pub struct JoinChecks<'a> {
+    pub wh: &'a (dyn Engine + 'a),
+    pub ledger: &'a mut Ledger,
+    pub report: &'a mut Vec<String>,
+    pub progress: &'a dyn Progress,
+}
+
+impl JoinChecks<'_> {
+    /// The rows of `relation`, counted once a run.
+    fn row_count(&mut self, relation: &str) -> Result<i64, Failure> {
+        if let Some(n) = self.ledger.rows.get(relation) {
             return Ok(*n);
         }
-        let n = wh.count(&format!("SELECT COUNT(*) FROM {relation}"))?;
-        self.rows.insert(relation.to_string(), n);
+        let n = self.wh.count(&format!("SELECT COUNT(*) FROM {relation}"))?;
+        self.ledger.rows.insert(relation.to_string(), n);
         Ok(n)
     }
 
@@ -157,12 +170,10 @@ impl Ledger {
     /// the left side for one_to_one.
     pub fn check_model(
         &mut self,
-        wh: &dyn Engine,
         m: &ir::Model,
         relation: &dyn Fn(&ir::Input) -> String,
-        report: &mut Vec<String>,
-        progress: &dyn Progress,
     ) -> Result<(), Failure> {
+        let progress = self.progress;
         let join_inputs: Vec<usize> = m
             .inputs
             .iter()
@@ -189,7 +200,7 @@ impl Ledger {
                 .ok_or_else(|| {
                     Failure::Environment("internal: join of a cardinality check not found".into())
                 })?;
-            self.check(wh, &check, &rel, join, report)?;
+            self.check(&check, &rel, join)?;
         }
         Ok(())
     }
@@ -200,12 +211,11 @@ impl Ledger {
     /// duplicate is a data failure.
     fn check(
         &mut self,
-        wh: &dyn Engine,
         check: &CardinalityCheck,
         relation: &str,
         join: &ir::Join,
-        report: &mut Vec<String>,
     ) -> Result<(), Failure> {
+        let wh = self.wh;
         let keys: BTreeSet<String> = check.keys.iter().cloned().collect();
         let mut result = CheckResult {
             bracket: check.bracket(),
@@ -216,26 +226,27 @@ impl Ledger {
             outcome: Outcome::Counted,
             ms: 0.0,
         };
-        if let Some(p) = self.proof_covering(relation, &keys) {
+        if let Some(p) = self.ledger.proof_covering(relation, &keys) {
             result.outcome = Outcome::ProvenEarlier {
                 by: p.by.clone(),
                 keys: p.key_list.clone(),
             };
-            report.push(line(&result));
-            self.summary.results.push(result);
+            self.report.push(line(&result));
+            self.ledger.summary.results.push(result);
             return Ok(());
         }
-        let sample = match self.summary.sampling {
+        let sample = match self.ledger.summary.sampling {
             Some(s) => {
-                let total = self.row_count(wh, relation)?;
+                let total = self.row_count(relation)?;
                 let quoted: Vec<String> = check.keys.iter().map(|k| wh.ident(k)).collect();
-                s.condition(wh, &quoted, u64::try_from(total).unwrap_or(0))
-                    .map(|cond| (cond, total))
+                s.cut(u64::try_from(total).unwrap_or(0))
+                    .map(|(salt, threshold)| (wh.sample_condition(&quoted, salt, threshold), total))
             }
             None => None,
         };
         if let Some((_, total)) = &sample {
             if let Some(prev) = self
+                .ledger
                 .samples
                 .iter()
                 .find(|s| s.relation == relation && s.keys == keys)
@@ -245,8 +256,8 @@ impl Ledger {
                     of: *total,
                     reused: Some(prev.bracket.clone()),
                 };
-                report.push(line(&result));
-                self.summary.results.push(result);
+                self.report.push(line(&result));
+                self.ledger.summary.results.push(result);
                 return Ok(());
             }
         }
@@ -258,12 +269,12 @@ impl Ledger {
             sample.as_ref().map(|s| s.0.as_str()),
         );
         result.ms = start.elapsed().as_secs_f64() * 1000.0;
-        self.summary.queries_executed += 1;
+        self.ledger.summary.queries_executed += 1;
         let counted = counted?;
         let sampled = sample.map(|(_, total)| (counted.rows, total));
         if counted.groups > 0 {
-            self.summary.results.push(result);
-            return Err(failure(check, join, &counted, sampled, report));
+            self.ledger.summary.results.push(result);
+            return Err(failure(check, join, &counted, sampled, self.report));
         }
         match sampled {
             Some((rows, of)) => {
@@ -272,14 +283,14 @@ impl Ledger {
                     of,
                     reused: None,
                 };
-                self.samples.push(SampledPass {
+                self.ledger.samples.push(SampledPass {
                     relation: relation.to_string(),
                     keys,
                     rows,
                     bracket: check.bracket(),
                 });
             }
-            None => self.prove(
+            None => self.ledger.prove(
                 relation,
                 &check.keys,
                 ProofSource::Check {
@@ -288,8 +299,8 @@ impl Ledger {
                 },
             ),
         }
-        report.push(line(&result));
-        self.summary.results.push(result);
+        self.report.push(line(&result));
+        self.ledger.summary.results.push(result);
         Ok(())
     }
 }
@@ -337,7 +348,13 @@ mod tests {
         let mut report = Vec::new();
         for model in &m.models {
             let relation = |i: &ir::Input| wh.ident(&i.name);
-            match ledger.check_model(wh, model, &relation, &mut report, &NoProgress) {
+            let mut checks = JoinChecks {
+                wh,
+                ledger,
+                report: &mut report,
+                progress: &NoProgress,
+            };
+            match checks.check_model(model, &relation) {
                 Ok(()) => {}
                 Err(Failure::Data(d)) => return Err(d),
                 Err(e) => panic!("{e:?}"),
@@ -571,7 +588,8 @@ source dims(ns: "a") { columns: { k: int64 primary_key, j: string, label: string
         let mut fixed_key_caught = 0;
         for seed in 0..200 {
             let sampling = Sampling::seeded(2000, &format!("seed {seed}"));
-            let cond = sampling.condition(&*wh, &keys, total).expect("sampled");
+            let (salt, threshold) = sampling.cut(total).expect("sampled");
+            let cond = wh.sample_condition(&keys, salt, threshold);
             let in_sample = wh
                 .rows(&format!(
                     "SELECT k, j FROM base WHERE k IS NOT NULL AND {cond} ORDER BY hash(k) LIMIT 1 OFFSET {}",

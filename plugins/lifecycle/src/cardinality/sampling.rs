@@ -2,7 +2,6 @@
 //! more than N rows are checked on a salted hash sample of about N rows.
 
 use sha2::{Digest, Sha256};
-use strata_engine::Engine;
 
 /// Bounded sampling for one run: relations of more than `rows` rows are
 /// checked on a hash sample of about `rows` rows.
@@ -42,17 +41,18 @@ impl Sampling {
         u64::from_str_radix(hex, 16).ok()
     }
 
-    /// The SQL condition selecting the sample of a relation of `total` rows
-    /// on `keys` (quoted): about `rows` rows, all rows of a selected key.
-    /// `None` when the relation is small enough to check exactly.
-    pub fn condition(&self, wh: &dyn Engine, keys: &[String], total: u64) -> Option<String> {
+    /// The salt and threshold of the sample of a relation of `total` rows
+    /// (the engine's `RunSql::sample_condition` makes them a condition on
+    /// the keys): about `rows` rows, all rows of a selected key. `None`
+    /// when the relation is small enough to check exactly.
+    pub fn cut(&self, total: u64) -> Option<(u64, u64)> {
         if total <= self.rows {
             return None;
         }
         let salt = u64_of(&[&self.salt.to_le_bytes(), &total.to_le_bytes()]);
         // floor(rows / total * 2^64): rows < total, so it fits in a u64.
         let threshold = ((u128::from(self.rows) << 64) / u128::from(total)) as u64;
-        Some(wh.sample_condition(keys, salt, threshold))
+        Some((salt, threshold))
     }
 }
 

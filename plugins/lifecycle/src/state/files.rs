@@ -2,11 +2,14 @@
 //! the engine can (DuckDB), else loaded into the table named here,
 //! `_strata_file_<source>` ([`schema::FILE_PREFIX`]), by the engine.
 
-use strata_engine::{Failure, Origin, Warehouse};
+use strata_engine::{Failure, Origin};
 
-use super::schema;
+use super::{schema, State};
 
-/// The SQL relation `source` reads from `origin`.
-pub fn read(wh: &Warehouse, source: &str, origin: &Origin) -> Result<String, Failure> {
-    wh.read(origin, &format!("{}{source}", schema::FILE_PREFIX))
+impl State<'_> {
+    /// The SQL relation `source` reads from `origin`.
+    pub fn source_relation(&self, source: &str, origin: &Origin) -> Result<String, Failure> {
+        let wh = self.wh();
+        wh.read(origin, &format!("{}{source}", schema::FILE_PREFIX))
+    }
 }

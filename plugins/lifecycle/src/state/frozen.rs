@@ -6,9 +6,10 @@
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 
-use strata_engine::{Failure, Warehouse};
+use strata_engine::Failure;
 
 use super::schema::INPUTS;
+use super::{State, StateReader};
 
 /// How an input was frozen.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -99,91 +100,93 @@ fn parse_rows(rows: strata_engine::Rows) -> Vec<FrozenEarlier> {
         .collect()
 }
 
-/// The inputs frozen earlier with one of these content hashes: one lookup
-/// for every input of a run.
-pub fn earlier<'h>(
-    wh: &Warehouse,
-    hashes: impl IntoIterator<Item = &'h str>,
-) -> Result<Vec<FrozenEarlier>, Failure> {
-    let hashes: Vec<String> = hashes.into_iter().map(|h| wh.string(h)).collect();
-    if hashes.is_empty() {
-        return Ok(Vec::new());
+impl StateReader<'_> {
+    /// The inputs frozen earlier with one of these content hashes: one lookup
+    /// for every input of a run.
+    pub fn frozen_earlier<'h>(
+        &self,
+        hashes: impl IntoIterator<Item = &'h str>,
+    ) -> Result<Vec<FrozenEarlier>, Failure> {
+        let wh = self.wh();
+        let hashes: Vec<String> = hashes.into_iter().map(|h| wh.string(h)).collect();
+        if hashes.is_empty() {
+            return Ok(Vec::new());
+        }
+        Ok(parse_rows(wh.rows(&format!(
+            "SELECT {COLUMNS} FROM {} WHERE content_hash IN ({})",
+            wh.ident(INPUTS),
+            hashes.join(", ")
+        ))?))
     }
-    Ok(parse_rows(wh.rows(&format!(
-        "SELECT {COLUMNS} FROM {} WHERE content_hash IN ({})",
-        wh.ident(INPUTS),
-        hashes.join(", ")
-    ))?))
-}
 
-/// Every frozen input, by its table (the last row of a table wins: a row
-/// Spark could not delete names a table that is gone, and one frozen again
-/// under that name is recorded after it).
-pub fn all(wh: &Warehouse) -> Result<BTreeMap<String, FrozenEarlier>, Failure> {
-    Ok(
-        parse_rows(wh.rows(&format!("SELECT {COLUMNS} FROM {}", wh.ident(INPUTS)))?)
+    /// Every frozen input, by its table (the last row of a table wins: a row
+    /// Spark could not delete names a table that is gone, and one frozen again
+    /// under that name is recorded after it).
+    pub fn frozen_all(&self) -> Result<BTreeMap<String, FrozenEarlier>, Failure> {
+        let wh = self.wh();
+        Ok(
+            parse_rows(wh.rows(&format!("SELECT {COLUMNS} FROM {}", wh.ident(INPUTS)))?)
+                .into_iter()
+                .map(|f| (f.table.clone(), f))
+                .collect(),
+        )
+    }
+
+    /// The content hash of every frozen input, by its table.
+    pub fn frozen_hashes(&self) -> Result<HashMap<String, String>, Failure> {
+        let wh = self.wh();
+        Ok(wh
+            .rows(&format!(
+                "SELECT table_name, content_hash FROM {}",
+                wh.ident(INPUTS)
+            ))?
             .into_iter()
-            .map(|f| (f.table.clone(), f))
-            .collect(),
-    )
-}
-
-/// Record a frozen input.
-pub fn record(wh: &Warehouse, r: &Record) -> Result<(), Failure> {
-    let text = |v: Option<&str>| v.map_or("NULL".to_string(), |v| wh.string(v));
-    let file = r.file.map(|c| c.to_string_lossy().into_owned());
-    wh.exec(&format!(
-        "INSERT INTO {} ({COLUMNS}) VALUES ({}, {}, {}, {}, {}, {}, {}, {}, {})",
-        wh.ident(INPUTS),
-        wh.string(r.source),
-        wh.string(r.content_hash),
-        wh.string(r.table),
-        r.rows,
-        text(file.as_deref()),
-        wh.string(r.how.as_str()),
-        text(r.append_column),
-        text(r.watermark),
-        text(r.origin),
-    ))
-}
-
-/// The content hash of every frozen input, by its table.
-pub fn content_hashes(wh: &Warehouse) -> Result<HashMap<String, String>, Failure> {
-    Ok(wh
-        .rows(&format!(
-            "SELECT table_name, content_hash FROM {}",
-            wh.ident(INPUTS)
-        ))?
-        .into_iter()
-        .filter_map(|r| {
-            let mut r = r.into_iter();
-            Some((r.next()??, r.next()??))
-        })
-        .collect())
-}
-
-/// The stored file each frozen input's view reads, by its table.
-pub fn stored_files(wh: &Warehouse) -> Result<BTreeMap<String, String>, Failure> {
-    Ok(wh
-        .rows(&format!(
-            "SELECT table_name, file FROM {} WHERE file IS NOT NULL",
-            wh.ident(INPUTS)
-        ))?
-        .into_iter()
-        .filter_map(|r| Some((r.first()?.clone()?, r.get(1)?.clone()?)))
-        .collect())
-}
-
-/// Forget a frozen input whose table was dropped. Without row deletes
-/// (Spark's parquet tables) the row stays: it names a table that no longer
-/// exists, which a freeze never reuses (it checks that the table is there).
-pub fn forget(wh: &Warehouse, table: &str) -> Result<(), Failure> {
-    if !wh.capabilities().row_deletes {
-        return Ok(());
+            .filter_map(|r| {
+                let mut r = r.into_iter();
+                Some((r.next()??, r.next()??))
+            })
+            .collect())
     }
-    wh.exec(&format!(
-        "DELETE FROM {} WHERE table_name = {}",
-        wh.ident(INPUTS),
-        wh.string(table)
-    ))
+
+    /// The stored file each frozen input's view reads, by its table.
+    pub fn stored_files(&self) -> Result<BTreeMap<String, String>, Failure> {
+        let wh = self.wh();
+        Ok(wh
+            .rows(&format!(
+                "SELECT table_name, file FROM {} WHERE file IS NOT NULL",
+                wh.ident(INPUTS)
+            ))?
+            .into_iter()
+            .filter_map(|r| Some((r.first()?.clone()?, r.get(1)?.clone()?)))
+            .collect())
+    }
+}
+
+impl State<'_> {
+    /// Record a frozen input.
+    pub fn record_frozen(&self, r: &Record) -> Result<(), Failure> {
+        let wh = self.wh();
+        let text = |v: Option<&str>| v.map_or("NULL".to_string(), |v| wh.string(v));
+        let file = r.file.map(|c| c.to_string_lossy().into_owned());
+        wh.exec(&format!(
+            "INSERT INTO {} ({COLUMNS}) VALUES ({}, {}, {}, {}, {}, {}, {}, {}, {})",
+            wh.ident(INPUTS),
+            wh.string(r.source),
+            wh.string(r.content_hash),
+            wh.string(r.table),
+            r.rows,
+            text(file.as_deref()),
+            wh.string(r.how.as_str()),
+            text(r.append_column),
+            text(r.watermark),
+            text(r.origin),
+        ))
+    }
+
+    /// Forget a frozen input whose table was dropped. Without row deletes
+    /// (Spark's parquet tables) the row stays: it names a table that no longer
+    /// exists, which a freeze never reuses (it checks that the table is there).
+    pub fn forget_frozen(&self, table: &str) -> Result<(), Failure> {
+        self.delete_where(INPUTS, "table_name", table)
+    }
 }

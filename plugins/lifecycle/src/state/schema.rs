@@ -5,6 +5,8 @@
 use std::time::Duration;
 
 use strata_engine::{Failure, Target, Warehouse};
+
+use super::State;
 use strata_lang::types::Type;
 
 /// The run history: one row per run.
@@ -123,76 +125,89 @@ pub(crate) fn run_columns() -> String {
     names.join(", ")
 }
 
-/// The statements creating the bookkeeping tables that are missing and
-/// adding the columns later releases added. An engine that cannot add
-/// columns if they are missing ([`Capabilities::add_columns`]: Spark) gets
-/// each missing table with every column at once (NULL allowed), and the
-/// columns a table it has lacks added by name (its tables described at
-/// once: each request is a round trip).
-fn ddl(wh: &Warehouse) -> Result<String, Failure> {
-    let dialect = wh.dialect();
-    let type_name = |ty: &Type| dialect.type_name(ty).map_err(Failure::Environment);
-    let migrates = wh.capabilities().add_columns;
-    let mut out = String::new();
-    if !migrates {
-        // An unreadable catalog is taken as missing: the statement itself
-        // then says what is wrong.
-        let mut present = Vec::new();
-        for (table, columns) in TABLES {
-            if wh.relation_exists(table).unwrap_or(false) {
-                present.push((table, columns));
-                continue;
+impl State<'_> {
+    /// Create the bookkeeping tables that are missing and add the columns
+    /// later releases added.
+    pub fn migrate(&self) -> Result<(), Failure> {
+        let statements = self.ddl()?;
+        if !statements.is_empty() {
+            self.wh().exec(&statements)?;
+        }
+        Ok(())
+    }
+
+    /// The statements creating the bookkeeping tables that are missing and
+    /// adding the columns later releases added. An engine that cannot add
+    /// columns if they are missing ([`Capabilities::add_columns`]: Spark) gets
+    /// each missing table with every column at once (NULL allowed), and the
+    /// columns a table it has lacks added by name (its tables described at
+    /// once: each request is a round trip).
+    fn ddl(&self) -> Result<String, Failure> {
+        let wh = self.wh();
+        let dialect = wh.dialect();
+        let type_name = |ty: &Type| dialect.type_name(ty).map_err(Failure::Environment);
+        let migrates = wh.capabilities().add_columns;
+        let mut out = String::new();
+        if !migrates {
+            // An unreadable catalog is taken as missing: the statement itself
+            // then says what is wrong.
+            let mut present = Vec::new();
+            for (table, columns) in TABLES {
+                if wh.relation_exists(table).unwrap_or(false) {
+                    present.push((table, columns));
+                    continue;
+                }
+                let defs = columns
+                    .iter()
+                    .map(|c| Ok(format!("{} {}", c.name, type_name(&c.ty)?)))
+                    .collect::<Result<Vec<_>, Failure>>()?;
+                out.push_str(&format!(
+                    "CREATE TABLE IF NOT EXISTS {} ({});\n",
+                    wh.ident(table),
+                    defs.join(", ")
+                ));
             }
+            let quoted: Vec<String> = present.iter().map(|(t, _)| wh.ident(t)).collect();
+            for ((table, columns), found) in present.iter().zip(wh.columns_each(&quoted)?) {
+                let missing = columns
+                    .iter()
+                    .filter(|c| !found.iter().any(|(n, _)| n.eq_ignore_ascii_case(c.name)))
+                    .map(|c| Ok(format!("{} {}", c.name, type_name(&c.ty)?)))
+                    .collect::<Result<Vec<_>, Failure>>()?;
+                if !missing.is_empty() {
+                    out.push_str(&format!(
+                        "ALTER TABLE {} ADD COLUMNS ({});\n",
+                        wh.ident(table),
+                        missing.join(", ")
+                    ));
+                }
+            }
+            return Ok(out);
+        }
+        for (table, columns) in TABLES {
+            let quoted = wh.ident(table);
             let defs = columns
                 .iter()
-                .map(|c| Ok(format!("{} {}", c.name, type_name(&c.ty)?)))
+                .filter(|c| !c.added)
+                .map(|c| {
+                    let null = if c.required { " NOT NULL" } else { "" };
+                    Ok(format!("    {} {}{null}", c.name, type_name(&c.ty)?))
+                })
                 .collect::<Result<Vec<_>, Failure>>()?;
             out.push_str(&format!(
-                "CREATE TABLE IF NOT EXISTS {} ({});\n",
-                wh.ident(table),
-                defs.join(", ")
+                "CREATE TABLE IF NOT EXISTS {quoted} (\n{}\n);\n",
+                defs.join(",\n")
             ));
-        }
-        let quoted: Vec<String> = present.iter().map(|(t, _)| wh.ident(t)).collect();
-        for ((table, columns), found) in present.iter().zip(wh.columns_each(&quoted)?) {
-            let missing = columns
-                .iter()
-                .filter(|c| !found.iter().any(|(n, _)| n.eq_ignore_ascii_case(c.name)))
-                .map(|c| Ok(format!("{} {}", c.name, type_name(&c.ty)?)))
-                .collect::<Result<Vec<_>, Failure>>()?;
-            if !missing.is_empty() {
+            for c in columns.iter().filter(|c| c.added) {
                 out.push_str(&format!(
-                    "ALTER TABLE {} ADD COLUMNS ({});\n",
-                    wh.ident(table),
-                    missing.join(", ")
+                    "ALTER TABLE {quoted} ADD COLUMN IF NOT EXISTS {} {};\n",
+                    c.name,
+                    type_name(&c.ty)?
                 ));
             }
         }
-        return Ok(out);
+        Ok(out)
     }
-    for (table, columns) in TABLES {
-        let quoted = wh.ident(table);
-        let defs = columns
-            .iter()
-            .filter(|c| !c.added)
-            .map(|c| {
-                let null = if c.required { " NOT NULL" } else { "" };
-                Ok(format!("    {} {}{null}", c.name, type_name(&c.ty)?))
-            })
-            .collect::<Result<Vec<_>, Failure>>()?;
-        out.push_str(&format!(
-            "CREATE TABLE IF NOT EXISTS {quoted} (\n{}\n);\n",
-            defs.join(",\n")
-        ));
-        for c in columns.iter().filter(|c| c.added) {
-            out.push_str(&format!(
-                "ALTER TABLE {quoted} ADD COLUMN IF NOT EXISTS {} {};\n",
-                c.name,
-                type_name(&c.ty)?
-            ));
-        }
-    }
-    Ok(out)
 }
 
 /// Open the warehouse `target` names for writing (waiting up to
@@ -203,10 +218,7 @@ pub fn open(target: &Target, lock_timeout: Duration) -> Result<Box<Warehouse>, F
         relation: LOCK,
     };
     let wh = strata_engine::open(target, lock)?;
-    let statements = ddl(&*wh)?;
-    if !statements.is_empty() {
-        wh.exec(&statements)?;
-    }
+    State::new(&*wh).migrate()?;
     Ok(wh)
 }
 
@@ -232,8 +244,7 @@ mod tests {
         )
         .unwrap_or_else(|e| panic!("{e:?}"));
         for _ in 0..2 {
-            wh.exec(&ddl(wh).unwrap_or_else(|e| panic!("{e:?}")))
-                .unwrap_or_else(|e| panic!("{e:?}"));
+            State::new(wh).migrate().unwrap_or_else(|e| panic!("{e:?}"));
         }
         let names = |t: &str| -> Vec<String> {
             wh.columns(t)

@@ -8,9 +8,10 @@
 
 use std::collections::BTreeMap;
 
-use strata_engine::{Failure, Warehouse};
+use strata_engine::Failure;
 
 use super::schema::SEGMENTS;
+use super::{State, StateReader};
 
 /// A segment: a table, and its rows.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -19,33 +20,69 @@ pub struct Segment {
     pub rows: i64,
 }
 
-/// The segments of every relation stored as segments, in order: of each
-/// relation, its last recording (the greatest `generation`), read by
-/// `ordinal`. A relation last recorded as itself is a table of its own
-/// again and is left out.
-pub fn all(wh: &Warehouse) -> Result<BTreeMap<String, Vec<Segment>>, Failure> {
-    let rows = wh.rows(&format!(
-        "SELECT relation, ordinal, segment, row_count, generation FROM {}",
-        wh.ident(SEGMENTS)
-    ))?;
-    let mut recorded = Vec::with_capacity(rows.len());
-    for r in rows {
-        let cell = |i: usize| r.get(i).cloned().flatten();
-        let (Some(relation), Some(table)) = (cell(0), cell(2)) else {
-            continue;
-        };
-        let number = |i: usize| cell(i).and_then(|n| n.parse::<i64>().ok()).unwrap_or(0);
-        recorded.push(Recorded {
-            relation,
-            generation: number(4),
-            ordinal: number(1),
-            segment: Segment {
-                table,
-                rows: number(3),
-            },
-        });
+impl StateReader<'_> {
+    /// The segments of every relation stored as segments, in order: of each
+    /// relation, its last recording (the greatest `generation`), read by
+    /// `ordinal`. A relation last recorded as itself is a table of its own
+    /// again and is left out.
+    pub fn segments(&self) -> Result<BTreeMap<String, Vec<Segment>>, Failure> {
+        let wh = self.wh();
+        let rows = wh.rows(&format!(
+            "SELECT relation, ordinal, segment, row_count, generation FROM {}",
+            wh.ident(SEGMENTS)
+        ))?;
+        let mut recorded = Vec::with_capacity(rows.len());
+        for r in rows {
+            let cell = |i: usize| r.get(i).cloned().flatten();
+            let (Some(relation), Some(table)) = (cell(0), cell(2)) else {
+                continue;
+            };
+            let number = |i: usize| cell(i).and_then(|n| n.parse::<i64>().ok()).unwrap_or(0);
+            recorded.push(Recorded {
+                relation,
+                generation: number(4),
+                ordinal: number(1),
+                segment: Segment {
+                    table,
+                    rows: number(3),
+                },
+            });
+        }
+        Ok(chains(recorded))
     }
-    Ok(chains(recorded))
+
+    /// Whether `relation` and every segment it reads are there.
+    pub fn intact(
+        &self,
+        known: &BTreeMap<String, Vec<Segment>>,
+        relation: &str,
+    ) -> Result<bool, Failure> {
+        let wh = self.wh();
+        if !wh.relation_exists(relation)? {
+            return Ok(false);
+        }
+        for s in known.get(relation).into_iter().flatten() {
+            if !wh.relation_exists(&s.table)? {
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    }
+
+    /// The query reading `segments` (tables) one after the other, as a
+    /// relation: `(SELECT * FROM a UNION ALL SELECT * FROM b) AS alias`.
+    pub fn segments_union(&self, segments: &[Segment]) -> String {
+        let wh = self.wh();
+        let parts: Vec<String> = segments
+            .iter()
+            .map(|s| format!("SELECT * FROM {}", wh.ident(&s.table)))
+            .collect();
+        format!(
+            "({}) AS {}",
+            parts.join(" UNION ALL "),
+            wh.ident("_strata_union")
+        )
+    }
 }
 
 /// A row of `_strata_segments`.
@@ -93,102 +130,67 @@ pub fn of(
     })
 }
 
-/// Whether `relation` and every segment it reads are there.
-pub fn intact(
-    wh: &Warehouse,
-    known: &BTreeMap<String, Vec<Segment>>,
-    relation: &str,
-) -> Result<bool, Failure> {
-    if !wh.relation_exists(relation)? {
-        return Ok(false);
-    }
-    for s in known.get(relation).into_iter().flatten() {
-        if !wh.relation_exists(&s.table)? {
-            return Ok(false);
+impl State<'_> {
+    /// Record that `relation` reads `segments`, in order, as its newest
+    /// recording (one more than any before: where rows cannot be deleted, a
+    /// relation made again after a killed run keeps its earlier rows).
+    pub fn record_segments(&self, relation: &str, segments: &[Segment]) -> Result<(), Failure> {
+        let wh = self.wh();
+        if segments.is_empty() {
+            return Ok(());
         }
+        let quoted = wh.ident(SEGMENTS);
+        let rows: Vec<String> = segments
+            .iter()
+            .enumerate()
+            .map(|(i, s)| {
+                format!(
+                    "SELECT {} AS relation, CAST({i} AS BIGINT) AS ordinal, {} AS segment, CAST({} AS BIGINT) AS row_count",
+                    wh.string(relation),
+                    wh.string(&s.table),
+                    s.rows
+                )
+            })
+            .collect();
+        wh.exec(&format!(
+            "INSERT INTO {quoted} (relation, ordinal, segment, row_count, generation) \
+             SELECT v.relation, v.ordinal, v.segment, v.row_count, g.n FROM ({}) AS v \
+             CROSS JOIN (SELECT COALESCE(MAX(generation), 0) + 1 AS n FROM {quoted} WHERE relation = {}) AS g",
+            rows.join(" UNION ALL "),
+            wh.string(relation)
+        ))
     }
-    Ok(true)
-}
 
-/// Record that `relation` reads `segments`, in order, as its newest
-/// recording (one more than any before: where rows cannot be deleted, a
-/// relation made again after a killed run keeps its earlier rows).
-pub fn record(wh: &Warehouse, relation: &str, segments: &[Segment]) -> Result<(), Failure> {
-    if segments.is_empty() {
-        return Ok(());
+    /// `relation`, just written as a table of its own, is its own storage
+    /// again: where rows cannot be deleted and a killed run recorded it as
+    /// segments, a newer recording says so (itself, its one segment).
+    pub fn own_segments(&self, relation: &str, rows: i64) -> Result<(), Failure> {
+        let wh = self.wh();
+        if wh.capabilities().row_deletes {
+            return Ok(());
+        }
+        let recorded = wh.count(&format!(
+            "SELECT COUNT(*) FROM {} WHERE relation = {}",
+            wh.ident(SEGMENTS),
+            wh.string(relation)
+        ))?;
+        if recorded == 0 {
+            return Ok(());
+        }
+        self.record_segments(
+            relation,
+            &[Segment {
+                table: relation.to_string(),
+                rows,
+            }],
+        )
     }
-    let quoted = wh.ident(SEGMENTS);
-    let rows: Vec<String> = segments
-        .iter()
-        .enumerate()
-        .map(|(i, s)| {
-            format!(
-                "SELECT {} AS relation, CAST({i} AS BIGINT) AS ordinal, {} AS segment, CAST({} AS BIGINT) AS row_count",
-                wh.string(relation),
-                wh.string(&s.table),
-                s.rows
-            )
-        })
-        .collect();
-    wh.exec(&format!(
-        "INSERT INTO {quoted} (relation, ordinal, segment, row_count, generation) \
-         SELECT v.relation, v.ordinal, v.segment, v.row_count, g.n FROM ({}) AS v \
-         CROSS JOIN (SELECT COALESCE(MAX(generation), 0) + 1 AS n FROM {quoted} WHERE relation = {}) AS g",
-        rows.join(" UNION ALL "),
-        wh.string(relation)
-    ))
-}
 
-/// `relation`, just written as a table of its own, is its own storage
-/// again: where rows cannot be deleted and a killed run recorded it as
-/// segments, a newer recording says so (itself, its one segment).
-pub fn own(wh: &Warehouse, relation: &str, rows: i64) -> Result<(), Failure> {
-    if wh.capabilities().row_deletes {
-        return Ok(());
+    /// Forget the segments of a relation that was dropped (where rows can be
+    /// deleted; elsewhere they stay, naming a relation that is gone).
+    pub fn forget_segments(&self, relation: &str) -> Result<(), Failure> {
+        self.delete_where(SEGMENTS, "relation", relation)
     }
-    let recorded = wh.count(&format!(
-        "SELECT COUNT(*) FROM {} WHERE relation = {}",
-        wh.ident(SEGMENTS),
-        wh.string(relation)
-    ))?;
-    if recorded == 0 {
-        return Ok(());
-    }
-    record(
-        wh,
-        relation,
-        &[Segment {
-            table: relation.to_string(),
-            rows,
-        }],
-    )
-}
-
-/// Forget the segments of a relation that was dropped (where rows can be
-/// deleted; elsewhere they stay, naming a relation that is gone).
-pub fn forget(wh: &Warehouse, relation: &str) -> Result<(), Failure> {
-    if !wh.capabilities().row_deletes {
-        return Ok(());
-    }
-    wh.exec(&format!(
-        "DELETE FROM {} WHERE relation = {}",
-        wh.ident(SEGMENTS),
-        wh.string(relation)
-    ))
-}
-
-/// The query reading `segments` (tables) one after the other, as a
-/// relation: `(SELECT * FROM a UNION ALL SELECT * FROM b) AS alias`.
-pub fn union(wh: &Warehouse, segments: &[Segment]) -> String {
-    let parts: Vec<String> = segments
-        .iter()
-        .map(|s| format!("SELECT * FROM {}", wh.ident(&s.table)))
-        .collect();
-    format!(
-        "({}) AS {}",
-        parts.join(" UNION ALL "),
-        wh.ident("_strata_union")
-    )
 }
 
 #[cfg(test)]

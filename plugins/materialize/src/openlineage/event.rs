@@ -293,7 +293,7 @@ fn datasets(f: &Facts) -> (Vec<Value>, Vec<Value>) {
         .collect();
     let model_name = |m: &str| {
         let rel = published.get(m).map_or_else(
-            || strata_lifecycle::naming::live_view(m, f.branch),
+            || strata_lifecycle::live_view(m, f.branch),
             |(r, _)| r.to_string(),
         );
         warehouse_name(f.target, &rel)
