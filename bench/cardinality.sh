@@ -6,7 +6,7 @@
 # bench/README.md.
 #
 # Two measurements of each figure:
-# * engine level: the `cardinality_bench` example (plugins/lifecycle/examples)
+# * engine level: the `cardinality_bench` example (libs/lifecycle/examples)
 #   runs the checks through the code path `strata run` uses and the bare
 #   query in the same process and DuckDB, interleaved; medians of CARD_REPS;
 # * end to end: `strata run --format json` on a fresh copy of the data; the

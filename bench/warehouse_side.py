@@ -48,7 +48,7 @@ HOLDER = re.compile(
 FN = re.compile(r"\bfn\s+\w+\s*(?:<[^>]*>)?\s*\(([^)]*)\)", re.S)
 
 taking, files = 0, set()
-for crate in ["plugins/lifecycle", "plugins/materialize", "plugins/docs", "plugins/engine", "cli"]:
+for crate in ["libs/lifecycle", "plugins/materialize", "plugins/docs", "libs/engine", "cli"]:
     for f in sorted((root / crate / "src").rglob("*.rs")):
         for m in FN.finditer(code(f)):
             if HANDLE.search(m.group(1)) or HOLDER.search(m.group(1)):
@@ -56,7 +56,7 @@ for crate in ["plugins/lifecycle", "plugins/materialize", "plugins/docs", "plugi
                 files.add(f)
 print(f"non-test functions taking the warehouse handle: {taking} in {len(files)} files")
 
-lib = (root / "plugins/lifecycle/src/lib.rs").read_text()
+lib = (root / "libs/lifecycle/src/lib.rs").read_text()
 mods = re.findall(r"^\s*(pub\s+)?mod\s+(\w+)\s*;", lib, re.M)
 print(f"lifecycle modules: {len(mods)}, pub: {sum(1 for p, _ in mods if p)}")
 
@@ -76,7 +76,7 @@ def trait_methods(text: str, name: str) -> list:
     return None
 
 
-engine_src = root / "plugins/engine/src"
+engine_src = root / "libs/engine/src"
 traits = {}
 for f in sorted(engine_src.rglob("*.rs")):
     text = f.read_text()

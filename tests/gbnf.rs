@@ -11,7 +11,7 @@
 //!   formatting (`strata fmt`) of the examples and samples; every corpus
 //!   program the parser rejects is rejected, except those of
 //!   [`OVER_ACCEPTED`], which show the over-approximations documented in
-//!   `lang/src/grammar/mod.rs`. The package needs about 0.15 ms per byte,
+//!   `libs/lang/src/grammar/mod.rs`. The package needs about 0.15 ms per byte,
 //!   so the inputs are split over [`PROCESSES`] node processes.
 //!
 //! Node.js is `$STRATA_NODE` or `node`; the package is looked up in

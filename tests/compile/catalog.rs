@@ -31,7 +31,7 @@ fn program(f: &strata_lang::catalog::Function) -> String {
         )
     };
     format!(
-        "# Written from the function catalog (lang/src/catalog/) by tests/compile/catalog.rs:\n# {}: {}\n{TABLE}\n{model}",
+        "# Written from the function catalog (libs/lang/src/catalog/) by tests/compile/catalog.rs:\n# {}: {}\n{TABLE}\n{model}",
         f.signature, f.summary
     )
 }

@@ -9,11 +9,9 @@ use super::*;
 fn commands_are_registered_through_the_generic_path() {
     // Spelled in two parts, so that this file does not name it.
     let literal = format!("{} {{", "PluginCommand");
-    let api = workspace_root().join("plugins/api");
+    let api = workspace_root().join("libs/plugin-api");
     let mut built = Vec::new();
-    for dir in [
-        "cli", "plugins", "analysis", "rules", "project", "lang", "tests",
-    ] {
+    for dir in ["cli", "plugins", "libs", "rules", "tests"] {
         for file in files_under(&workspace_root().join(dir), ".rs") {
             if file.starts_with(&api) {
                 continue;
@@ -28,7 +26,44 @@ fn commands_are_registered_through_the_generic_path() {
     }
     assert!(
         built.is_empty(),
-        "a PluginCommand built outside plugins/api (implement strata_plugin::Verb for the \
+        "a PluginCommand built outside libs/plugin-api (implement strata_plugin::Verb for the \
          command's arguments and register `PluginCommand::of::<Args>()`): {built:?}"
+    );
+}
+
+#[test]
+fn folders_by_role() {
+    // The top level holds these crates; libraries live under libs/, and
+    // every crate under plugins/ registers commands (or, for the example
+    // rule crate, rules) — a crate that registers nothing is a library.
+    let root = workspace_root();
+    let manifest = read(&root.join("Cargo.toml"));
+    let members = manifest
+        .lines()
+        .find(|l| l.trim_start().starts_with("members"))
+        .unwrap_or_else(|| panic!("no members in the workspace's Cargo.toml"));
+    let mut misplaced = Vec::new();
+    for member in members.split('"').skip(1).step_by(2) {
+        let top = ["cli", "rules", "rules-macros"].contains(&member);
+        let registers = |dir: &str| {
+            files_under(&root.join(dir).join("src"), ".rs")
+                .iter()
+                .any(|f| {
+                    let text = read(f);
+                    text.contains("PluginCommand::of::<") || text.contains("#[rule(")
+                })
+        };
+        let placed = top
+            || member.starts_with("libs/")
+            || (member.starts_with("plugins/") && registers(member));
+        if !placed {
+            misplaced.push(member);
+        }
+    }
+    assert!(
+        misplaced.is_empty(),
+        "crates outside the layout docs/architecture.md states (top level: cli, rules, \
+         rules-macros; libraries under libs/; under plugins/ only crates that register \
+         commands or rules): {misplaced:?}"
     );
 }

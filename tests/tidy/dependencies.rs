@@ -10,16 +10,16 @@ use super::*;
 /// The workspace's crates in the order of docs/architecture.md's table:
 /// (directory, package name).
 const ORDER: &[(&str, &str)] = &[
-    ("codes", "strata-codes"),
-    ("lang", "strata-lang"),
+    ("libs/codes", "strata-codes"),
+    ("libs/lang", "strata-lang"),
     ("rules-macros", "strata-rules-macros"),
     ("rules", "strata-rules"),
-    ("project", "strata-project"),
-    ("analysis", "strata-analysis"),
-    ("plugins/api", "strata-plugin"),
-    ("plugins/external", "strata-external"),
-    ("plugins/engine", "strata-engine"),
-    ("plugins/lifecycle", "strata-lifecycle"),
+    ("libs/project", "strata-project"),
+    ("libs/analysis", "strata-analysis"),
+    ("libs/plugin-api", "strata-plugin"),
+    ("libs/external", "strata-external"),
+    ("libs/engine", "strata-engine"),
+    ("libs/lifecycle", "strata-lifecycle"),
     ("plugins/materialize", "strata-materialize"),
     ("plugins/import-dbt", "strata-import-dbt"),
     ("plugins/docs", "strata-docs"),
@@ -29,21 +29,21 @@ const ORDER: &[(&str, &str)] = &[
 
 /// Libraries below the command line: none may depend on `strata-plugin`.
 const LIBRARIES: &[&str] = &[
-    "codes",
-    "lang",
+    "libs/codes",
+    "libs/lang",
     "rules",
-    "project",
-    "analysis",
-    "plugins/engine",
-    "plugins/lifecycle",
+    "libs/project",
+    "libs/analysis",
+    "libs/engine",
+    "libs/lifecycle",
 ];
 
 /// What links DuckDB or a database driver, and the only crates that may.
 const LINKED: &[(&str, &[&str])] = &[
-    ("duckdb", &["plugins/engine"]),
-    ("postgres", &["plugins/engine"]),
-    ("tokio-postgres-rustls", &["plugins/engine"]),
-    ("tonic", &["plugins/engine"]),
+    ("duckdb", &["libs/engine"]),
+    ("postgres", &["libs/engine"]),
+    ("tokio-postgres-rustls", &["libs/engine"]),
+    ("tonic", &["libs/engine"]),
 ];
 
 /// The names of a manifest's `[dependencies]` (not dev- or build-).

@@ -11,7 +11,7 @@ const CONNECTION_METHODS: usize = 15;
 
 #[test]
 fn the_connection_trait_is_narrow() {
-    let path = workspace_root().join("plugins/engine/src/connection.rs");
+    let path = workspace_root().join("libs/engine/src/connection.rs");
     let text = read(&path);
     let body = text
         .split_once("pub trait Connection {")
@@ -31,7 +31,7 @@ fn the_connection_trait_is_narrow() {
 #[test]
 fn the_engines_name_no_bookkeeping_relation() {
     let mut named = Vec::new();
-    for file in files_under(&workspace_root().join("plugins/engine/src"), ".rs") {
+    for file in files_under(&workspace_root().join("libs/engine/src"), ".rs") {
         for (n, line) in read(&file).lines().enumerate() {
             let code = line.trim_start();
             // Comments may say what the lifecycle names; a column alias

@@ -1,10 +1,10 @@
 //! `docs/language.md`'s list of functions is the function catalog's
-//! (`lang/src/catalog/`), written between two markers by this test
+//! (`libs/lang/src/catalog/`), written between two markers by this test
 //! (`STRATA_BLESS=1` rewrites it), so the page cannot drift from the code.
 
 use super::*;
 
-const BEGIN: &str = "<!-- functions: written from lang/src/catalog/ by tests/tidy/functions.rs (STRATA_BLESS=1) -->";
+const BEGIN: &str = "<!-- functions: written from libs/lang/src/catalog/ by tests/tidy/functions.rs (STRATA_BLESS=1) -->";
 const END: &str = "<!-- end of functions -->";
 
 /// The list: a table per family, a row per function.

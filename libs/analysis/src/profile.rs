@@ -103,7 +103,7 @@ mod tests {
     fn every_phase_and_model_is_timed() {
         let root = PathBuf::from(concat!(
             env!("CARGO_MANIFEST_DIR"),
-            "/../examples/shop/shop.strata"
+            "/../../examples/shop/shop.strata"
         ));
         let p = profile(&[root], &LoadOptions::default(), Dialect::DuckDb);
         assert!(!p.checked.has_errors(), "{:?}", p.checked.diagnostics);

@@ -549,7 +549,7 @@ mod tests {
         Graph::of(&checked.module)
     }
 
-    const SHOP: &str = include_str!("../../examples/shop/shop.strata");
+    const SHOP: &str = include_str!("../../../examples/shop/shop.strata");
 
     #[test]
     fn one_node_per_declaration_and_one_edge_per_dependency() {

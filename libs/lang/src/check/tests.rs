@@ -807,7 +807,7 @@ model one_to_one { from many_to_one select { many_to_one = one_to_one } }"#,
 
 #[test]
 fn seed_example_checks_clean_with_keys() {
-    let src = include_str!("../../../examples/seed/orders.strata");
+    let src = include_str!("../../../../examples/seed/orders.strata");
     let c = assert_ok(src);
     for m in &c.module.models {
         let j = &m.joins[0];

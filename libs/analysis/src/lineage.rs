@@ -309,7 +309,7 @@ impl Lineage {
 mod tests {
     use super::*;
 
-    const SHOP: &str = include_str!("../../examples/shop/shop.strata");
+    const SHOP: &str = include_str!("../../../examples/shop/shop.strata");
 
     fn graph() -> Graph {
         let checked = strata_rules::check_module_text("shop.strata", SHOP);

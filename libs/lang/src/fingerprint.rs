@@ -150,7 +150,7 @@ mod tests {
     use super::*;
     use crate::Checked;
 
-    const SEED: &str = include_str!("../../examples/seed/orders.strata");
+    const SEED: &str = include_str!("../../../examples/seed/orders.strata");
 
     /// The seed's `enriched` model, in the current format. This value may
     /// only change on purpose: a change invalidates every fingerprint stored

@@ -42,7 +42,7 @@ pub(crate) mod test_files {
     /// Every `.strata` file under the repository's `tests/` and `examples/`,
     /// sorted (none in a checkout without them).
     pub(crate) fn repository_strata_files() -> Vec<PathBuf> {
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
         let mut files: Vec<PathBuf> = ["tests", "examples"]
             .iter()
             .flat_map(|dir| walkdir::WalkDir::new(root.join(dir)))
