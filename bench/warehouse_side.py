@@ -110,6 +110,18 @@ for i, (folder, name) in enumerate(order):
             upward.append(f"{name} -> {dep}")
 print(f"upward crate dependencies: {len(upward)}" + (f" ({', '.join(upward)})" if upward else ""))
 
+# Crates under plugins/ that register no command (nor, for a rule crate, a rule).
+idle = [
+    str(d.relative_to(root))
+    for d in sorted((root / "plugins").iterdir())
+    if (d / "Cargo.toml").exists()
+    and not any(
+        "PluginCommand::of::<" in f.read_text() or "#[rule(" in f.read_text()
+        for f in (d / "src").rglob("*.rs")
+    )
+]
+print(f"crates under plugins/ that register no command: {len(idle)}" + (f" ({', '.join(idle)})" if idle else ""))
+
 
 def discoveries(binary: str) -> None:
     """How many times each warehouse command looks for and reads

@@ -34,6 +34,7 @@ const LIBRARIES: &[&str] = &[
     "rules",
     "libs/project",
     "libs/analysis",
+    "libs/external",
     "libs/engine",
     "libs/lifecycle",
 ];

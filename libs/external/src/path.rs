@@ -171,7 +171,7 @@ pub fn describe_exit(status: std::process::ExitStatus) -> (Option<String>, i32) 
     }
     (
         Some("ended without an exit code".into()),
-        strata_plugin::exit::ENVIRONMENT,
+        strata_project::exit::ENVIRONMENT,
     )
 }
 

@@ -25,7 +25,7 @@ use std::time::Duration;
 
 use strata_lang::{Checked, Diagnostic, Severity, SourceMap, Span};
 
-use strata_plugin::config::ProjectConfig;
+use strata_project::ProjectConfig;
 
 use crate::path::{self as external, Lookup, RULE_PREFIX};
 use process::Unfinished;
