@@ -235,8 +235,9 @@ pub(super) fn cast(x: SExpr, ty: &Type, node: &impl Spanned) -> R<Typed> {
 }
 
 /// The operands of a comparison, with a string literal compared to a date
-/// or a timestamp cast to it (DuckDB casts the literal), and a date
-/// compared to a timestamp cast to a timestamp (as DuckDB compares them).
+/// or a timestamp cast to it (DuckDB casts the literal), a string compared
+/// to a bigint cast to a bigint, and a date compared to a timestamp cast to
+/// a timestamp (as DuckDB compares them).
 pub(super) fn compare_operands(
     l: SExpr,
     lt: Option<Type>,
@@ -252,6 +253,9 @@ pub(super) fn compare_operands(
                 Ok(cast(x, t, node)?.0)
             }
             (Some(Type::Date), Some(Type::Timestamp)) => Ok(cast(x, &Type::Timestamp, node)?.0),
+            // DuckDB compares a string with a bigint as a bigint (the
+            // string cast; a string that is no number fails dbt's run).
+            (Some(Type::String), Some(Type::Int64)) => Ok(cast(x, &Type::Int64, node)?.0),
             _ => Ok(x),
         }
     };
