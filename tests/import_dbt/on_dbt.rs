@@ -1,7 +1,7 @@
 //! A dbt project dbt built into a DuckDB file (`tests/dbt/warehouse`:
 //! sources in a schema of their own, declaring no columns; a seed typed by
 //! `column_types` against DuckDB's CSV sniffer; a model reading
-//! `run_started_at`), imported and run as the import prints it:
+//! `run_started_at` and `invocation_id`), imported and run as the import prints it:
 //!
 //! * the import asks dbt's warehouse for the sources' columns and leaves
 //!   the file byte-identical;
@@ -16,11 +16,8 @@
 //! read from it, the password never printed nor written (`password-env`
 //! names the profile's variable), and `--target dbt` runs on it.
 
-use super::dbt_rows::{dbt, rows, run_dbt, same_value};
+use super::dbt_rows::{dbt, rows, run_dbt, same_value, without_per_invocation};
 use super::*;
-
-/// The per-invocation columns: each run's own value, in dbt and in strata.
-const PER_INVOCATION: &[&str] = &["loaded_at"];
 
 #[test]
 fn a_dbt_built_warehouse_is_read_and_run_side_by_side() {
@@ -92,19 +89,8 @@ fn a_dbt_built_warehouse_is_read_and_run_side_by_side() {
     for m in report["models"].as_array().cloned().unwrap_or_default() {
         assert_eq!(m["status"], "converted", "{m}");
         let name = m["name"].as_str().unwrap_or_default();
-        let keep = |(cols, rows): (Vec<String>, Vec<Vec<Option<String>>>)| {
-            let kept: Vec<usize> = (0..cols.len())
-                .filter(|&i| !PER_INVOCATION.contains(&cols[i].as_str()))
-                .collect();
-            let mut rows: Vec<Vec<Option<String>>> = rows
-                .into_iter()
-                .map(|r| kept.iter().map(|&i| r[i].clone()).collect())
-                .collect();
-            rows.sort();
-            (cols, rows)
-        };
-        let (dbt_cols, dbt_rows) = keep(rows(&c, &format!("main.\"{name}\"")));
-        let (s_cols, s_rows) = keep(rows(&c, &format!("strata.\"v_{name}\"")));
+        let (dbt_cols, dbt_rows) = without_per_invocation(rows(&c, &format!("main.\"{name}\"")));
+        let (s_cols, s_rows) = without_per_invocation(rows(&c, &format!("strata.\"v_{name}\"")));
         assert_eq!(s_cols, dbt_cols, "{name}: the columns");
         assert_eq!(s_rows.len(), dbt_rows.len(), "{name}: the rows");
         for (a, b) in s_rows.iter().zip(&dbt_rows) {
@@ -116,6 +102,16 @@ fn a_dbt_built_warehouse_is_read_and_run_side_by_side() {
         compared += 1;
     }
     assert_eq!(compared, 4);
+    // dbt's invocation id is the id of strata's run, as its history shows.
+    let (_, ids) = rows(
+        &c,
+        "(SELECT DISTINCT loaded_by FROM strata.v_customer_totals)",
+    );
+    let (_, runs) = rows(
+        &c,
+        "(SELECT run_id FROM strata._strata_runs WHERE models LIKE '%customer_totals%' ORDER BY started_at DESC LIMIT 1)",
+    );
+    assert_eq!(ids, runs, "run_id() is the run's id");
 }
 
 /// Import `project` into `out` as JSON; the report.

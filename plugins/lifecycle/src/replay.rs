@@ -120,8 +120,13 @@ pub fn execute(
     let checked_inputs = same_inputs(wh, record, &frozen, &source_rel)?;
     let models = select_models(module, &record.models, None)?;
     let (changed, format_changed) = fingerprint_changes(&record.fingerprints, &models);
-    // The clock the run's models read, as it recorded it.
+    // The clock the run's models read, as it recorded it, and the run's id
+    // (what `run_id()` read).
     let clock = record.clock.clone().map(strata_lang::sql::Clock::new);
+    let run = strata_lang::sql::RunValues {
+        clock: clock.as_ref(),
+        id: Some(&record.run_id),
+    };
     let work = Work::begin(wh)?;
     let mut ledger = Ledger::new(record.sampling);
     let result = (|| {
@@ -153,7 +158,7 @@ pub fn execute(
                 (&table, false),
                 base,
                 &relation,
-                clock.as_ref(),
+                run,
                 &mut checking,
                 progress,
             )?;

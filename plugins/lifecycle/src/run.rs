@@ -178,6 +178,7 @@ fn run_in_transaction(
         ledger: Ledger::new(sampling),
         reuse_snapshots: true,
         clock: clock.clone(),
+        run_id: Some(run_id.to_string()),
     };
     // 1. Freeze the inputs.
     let mut frozen = BTreeMap::new();
