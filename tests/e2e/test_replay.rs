@@ -225,7 +225,7 @@ model stamped {
     let first = run("orders.csv");
     assert_eq!(first.len(), 16, "{first}");
     let loaded_by = "SELECT DISTINCT loaded_by FROM v_stamped";
-    assert_eq!(wh.query(loaded_by), [first.clone()]);
+    assert_eq!(wh.query(loaded_by), [first.as_str()]);
     let listed = |wh: &Wh| -> Vec<String> {
         let o = wh.strata(&["replay", "r.strata", "-o", "wh.duckdb", "--format", "json"]);
         assert_exit(&o, 0);
@@ -236,7 +236,7 @@ model stamped {
             .filter_map(|r| r["run_id"].as_str().map(str::to_string))
             .collect()
     };
-    assert_eq!(listed(&wh), [first.clone()]);
+    assert_eq!(listed(&wh), [first.as_str()]);
     assert_eq!(
         wh.query(&format!(
             "SELECT COUNT(*) FROM _strata_runs WHERE run_id = '{first}'"
@@ -248,7 +248,7 @@ model stamped {
     write(&dir, "more.csv", &format!("{ORDERS}9,30,1.0\n"));
     let second = run("more.csv");
     assert_ne!(second, first);
-    assert_eq!(wh.query(loaded_by), [second.clone()]);
+    assert_eq!(wh.query(loaded_by), [second.as_str()]);
     assert!(listed(&wh).contains(&second));
     // No run, no id: the zero id, in the dialect's SQL.
     let o = wh.strata(&["compile", "r.strata", "--dialect", "duckdb"]);

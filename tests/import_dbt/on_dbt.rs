@@ -52,7 +52,7 @@ fn a_dbt_built_warehouse_is_read_and_run_side_by_side() {
         before,
         "the import never writes to dbt's warehouse"
     );
-    assert_eq!(report["summary"]["converted"], 4, "{printed}");
+    assert_eq!(report["summary"]["converted"], 5, "{printed}");
     for s in report["sources"].as_array().cloned().unwrap_or_default() {
         assert_eq!(s["types_from"], serde_json::json!(["warehouse"]), "{s}");
     }
@@ -71,6 +71,12 @@ fn a_dbt_built_warehouse_is_read_and_run_side_by_side() {
         next.iter().any(|c| c.ends_with("--target dbt")),
         "{printed}"
     );
+    // The seed typed by column_types runs from its file too.
+    let seeds_wh = next
+        .iter()
+        .find(|c| c.contains("--pipeline seeds"))
+        .and_then(|c| c.split_whitespace().skip_while(|a| *a != "-o").nth(1))
+        .unwrap_or_else(|| panic!("no seeds pipeline printed: {printed}"));
     for line in &next {
         let args: Vec<&str> = line.split_whitespace().collect();
         let o = strata(&args, tmp.path());
@@ -101,7 +107,23 @@ fn a_dbt_built_warehouse_is_read_and_run_side_by_side() {
         }
         compared += 1;
     }
-    assert_eq!(compared, 4);
+    assert_eq!(compared, 5);
+    // In the seeds pipeline, strata read codes.csv itself, with the seed's
+    // column_types: `007` kept as text, the weights as decimal(10,2); the
+    // rows dbt built from the table it loaded.
+    let s = duckdb::Connection::open(tmp.path().join(seeds_wh)).unwrap_or_else(|e| panic!("{e}"));
+    let (dbt_cols, dbt_rows) = rows(&c, "main.code_weights");
+    let (s_cols, s_rows) = rows(&s, "v_code_weights");
+    assert_eq!(s_cols, dbt_cols);
+    assert_eq!(s_rows, dbt_rows, "code_weights on the seeds pipeline");
+    assert!(
+        s_rows.contains(&vec![
+            Some("007".to_string()),
+            Some("seven".to_string()),
+            Some("0.07".to_string())
+        ]),
+        "{s_rows:?}"
+    );
     // dbt's invocation id is the id of strata's run, as its history shows.
     let (_, ids) = rows(
         &c,

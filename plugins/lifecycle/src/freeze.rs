@@ -43,6 +43,8 @@ fn store_file(from: &Path, to: &Path, content: &str) -> Result<(), Failure> {
 /// strata.toml says to freeze it, and the delta planned for it.
 pub struct Freezing<'a> {
     pub source: &'a str,
+    /// The columns the source declares (a file is read with their types).
+    pub declared: &'a [strata_lang::ir::Column],
     pub origin: &'a Origin,
     /// The relation it is read through.
     pub relation: &'a str,
@@ -112,6 +114,7 @@ pub fn freeze(
     let wh = work.wh();
     let Freezing {
         source,
+        declared,
         origin,
         relation,
         scanned,
@@ -238,7 +241,8 @@ pub fn freeze(
             if !copy.is_file() {
                 store_file(path, copy, content)?;
             }
-            let read = crate::state::files::read(wh, source, &Origin::File(copy.clone()))?;
+            let read =
+                crate::state::files::read(wh, source, declared, &Origin::File(copy.clone()))?;
             wh.replace_view(&quoted, &read)?;
         }
         _ => {

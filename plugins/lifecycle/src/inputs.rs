@@ -168,16 +168,24 @@ pub fn check_exist(
 }
 
 /// The relation each source in `needed` reads (files loaded first where
-/// the engine cannot read them in place).
+/// the engine cannot read them in place), with the columns `module`
+/// declares for it.
 pub fn read_all(
     wh: &Warehouse,
+    module: &ir::Module,
     origins: &BTreeMap<String, Origin>,
     needed: &[String],
 ) -> Result<BTreeMap<String, String>, Failure> {
+    use crate::state::files;
     needed
         .iter()
         .filter_map(|s| origins.get(s).map(|o| (s, o)))
-        .map(|(s, o)| Ok((s.clone(), crate::state::files::read(wh, s, o)?)))
+        .map(|(s, o)| {
+            Ok((
+                s.clone(),
+                files::read(wh, s, files::declared(module, s), o)?,
+            ))
+        })
         .collect()
 }
 
@@ -297,8 +305,9 @@ mod tests {
     fn file_relations_are_escaped() {
         let wh = strata_engine::DuckDb::open(":memory:", std::time::Duration::ZERO)
             .unwrap_or_else(|e| panic!("{e:?}"));
-        let read =
-            |o: Origin| crate::state::files::read(&wh, "s", &o).unwrap_or_else(|e| panic!("{e:?}"));
+        let read = |o: Origin| {
+            crate::state::files::read(&wh, "s", &[], &o).unwrap_or_else(|e| panic!("{e:?}"))
+        };
         assert_eq!(
             read(Origin::File(PathBuf::from("it's.parquet"))),
             "read_parquet('it''s.parquet')"

@@ -78,7 +78,7 @@ pub(crate) fn prepare<'m>(
     let origins = inputs::resolve(module, pipeline, &opts.sources, &module_dir)?;
     let needed = sources_read(&models);
     inputs::check_exist(wh, &origins, &needed)?;
-    let relations = inputs::read_all(wh, &origins, &needed)?;
+    let relations = inputs::read_all(wh, module, &origins, &needed)?;
     inputs::check_columns(wh, module, &origins, &relations)?;
     Ok(Prepared {
         models,

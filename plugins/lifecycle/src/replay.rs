@@ -114,7 +114,11 @@ pub fn execute(
                 record.run_id
             )));
         };
-        source_rel.insert(s.clone(), crate::state::files::read(wh, s, &origin)?);
+        let declared = crate::state::files::declared(module, s);
+        source_rel.insert(
+            s.clone(),
+            crate::state::files::read(wh, s, declared, &origin)?,
+        );
     }
     progress.step("check inputs");
     let checked_inputs = same_inputs(wh, record, &frozen, &source_rel)?;

@@ -192,6 +192,7 @@ fn run_in_transaction(
             work,
             &Freezing {
                 source: s,
+                declared: crate::state::files::declared(module, s),
                 origin: &origins[s],
                 relation: &relations[s],
                 scanned: x,

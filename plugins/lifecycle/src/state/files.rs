@@ -2,11 +2,38 @@
 //! the engine can (DuckDB), else loaded into the table named here,
 //! `_strata_file_<source>` ([`schema::FILE_PREFIX`]), by the engine.
 
-use strata_engine::{Failure, Origin, Warehouse};
+use strata_engine::{Declared, Failure, Origin, Warehouse};
+use strata_lang::ir;
 
 use super::schema;
 
-/// The SQL relation `source` reads from `origin`.
-pub fn read(wh: &Warehouse, source: &str, origin: &Origin) -> Result<String, Failure> {
-    wh.read(origin, &format!("{}{source}", schema::FILE_PREFIX))
+/// The SQL relation `source` reads from `origin`; a file is read with the
+/// types the source declares for its columns (`declared`) where the engine
+/// reads it so ([`strata_engine::Relations::read_file`]).
+pub fn read(
+    wh: &Warehouse,
+    source: &str,
+    declared: &[ir::Column],
+    origin: &Origin,
+) -> Result<String, Failure> {
+    let declared: Vec<Declared> = declared
+        .iter()
+        .map(|c| (c.name.to_string(), c.ty.clone()))
+        .collect();
+    wh.read(
+        origin,
+        &declared,
+        &format!("{}{source}", schema::FILE_PREFIX),
+    )
+}
+
+/// The columns `module` declares for its source `source` (none when it
+/// declares none).
+pub fn declared<'m>(module: &'m ir::Module, source: &str) -> &'m [ir::Column] {
+    module
+        .sources
+        .iter()
+        .find(|s| s.name == source)
+        .and_then(|s| s.columns.as_deref())
+        .unwrap_or(&[])
 }
