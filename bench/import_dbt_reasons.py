@@ -15,7 +15,9 @@ With `--rows WAREHOUSE.duckdb` (the DuckDB file `dbt build` wrote; run
 with a Python that has the duckdb module, e.g. ~/.cache/strata-dbt/bin/python)
 it also runs the import's `seeds` pipeline and compares every converted
 model it publishes with dbt's relation of the same name: column names and
-order, and the rows as a multiset.
+order, and the rows as a multiset (a per-invocation column, dbt's
+`invocation_id` or `run_started_at`, whose strata values are strata's run
+id or clock, is named and its values skipped: each run has its own).
 
 With `--dbt` (and `--rows` naming the same file the profile names) it runs
 the import as printed, `strata run ROOT --target dbt`, on dbt's warehouse
@@ -120,6 +122,7 @@ def compare_rows(report, out, warehouse):
     s_con = duckdb.connect(wh, read_only=True)
 
     same = differ = 0
+    runs = run_values(s_con, '"_strata_runs"')
     for m in report["models"]:
         if m["status"] != "converted" or not m.get("in_pipeline"):
             continue
@@ -128,18 +131,27 @@ def compare_rows(report, out, warehouse):
         if not found:
             print(f"  {m['name']}: dbt built no relation of that name")
             continue
-        if same_rows(m["name"], dbt_con, f'"{found[0][0]}"."{m["name"]}"', s_con, f'"v_{m["name"]}"'):
+        if same_rows(m["name"], dbt_con, f'"{found[0][0]}"."{m["name"]}"', s_con, f'"v_{m["name"]}"',
+                     runs):
             same += 1
         else:
             differ += 1
     print(f"  {same} converted models publish dbt's rows, {differ} differ")
 
 
-def same_rows(name, dbt_con, dbt_rel, s_con, s_rel):
+def same_rows(name, dbt_con, dbt_rel, s_con, s_rel, runs=frozenset()):
     """Whether strata's relation has dbt's columns and rows (as a multiset);
-    prints the difference when not."""
+    prints the difference when not. A per-invocation column (dbt's
+    `invocation_id` or `run_started_at`: every strata value one of `runs`,
+    strata's run ids and clocks) is named and its values skipped."""
     dc, dr = sorted_rows(dbt_con, dbt_rel)
     sc, sr = sorted_rows(s_con, s_rel)
+    skipped = [i for i in range(len(sc))
+               if sr and all(as_text(r[i]) in runs for r in sr)]
+    if skipped and dc == sc:
+        print(f"  {name}: per-invocation, skipped: {', '.join(sc[i] for i in skipped)}")
+        dr, sr = (sorted(tuple(v for i, v in enumerate(r) if i not in skipped) for r in rows)
+                  for rows in (dr, sr))
     if dc == sc and dr == sr:
         return True
     print(f"  {name}: DIFFERS: columns dbt {dc} / strata {sc}; "
@@ -151,6 +163,19 @@ def sorted_rows(con, rel):
     cols = [r[0] for r in con.sql(f"DESCRIBE SELECT * FROM {rel}").fetchall()]
     data = con.sql(f"SELECT * FROM {rel}").fetchall()
     return cols, sorted(data, key=lambda r: tuple((v is None, str(v)) for v in r))
+
+
+def as_text(v):
+    """A value as the run history writes run ids and clocks."""
+    if hasattr(v, "strftime"):
+        return v.strftime("%Y-%m-%d %H:%M:%S.%f")
+    return str(v)
+
+
+def run_values(con, runs_rel):
+    """strata's run ids and clocks (`runs_rel`: its `_strata_runs`)."""
+    rows = con.sql(f"SELECT run_id, clock FROM {runs_rel}").fetchall()
+    return frozenset(v for r in rows for v in r if v is not None)
 
 
 def compare_on_dbt(report, out, warehouse):
@@ -171,6 +196,7 @@ def compare_on_dbt(report, out, warehouse):
     schema = report["target"]["schema"]
     con = duckdb.connect(warehouse, read_only=True)
     same = differ = unbuilt = 0
+    runs = run_values(con, f'"{schema}"."_strata_runs"')
     for m in report["models"]:
         if m["status"] != "converted":
             continue
@@ -180,7 +206,8 @@ def compare_on_dbt(report, out, warehouse):
         if not found:
             unbuilt += 1
             continue
-        if same_rows(m["name"], con, f'"{found[0][0]}"."{m["name"]}"', con, f'"{schema}"."v_{m["name"]}"'):
+        if same_rows(m["name"], con, f'"{found[0][0]}"."{m["name"]}"', con, f'"{schema}"."v_{m["name"]}"',
+                     runs):
             same += 1
         else:
             differ += 1

@@ -78,6 +78,7 @@ fn spark_fixture_rows(name: &str) -> Option<(Value, SectionRows)> {
         let loaded = wh
             .read(
                 &strata_engine::Origin::File(parquet),
+                &[],
                 &format!("_strata_file_{table}"),
             )
             .unwrap_or_else(|e| panic!("{name} [spark]: cannot load {table}: {e:?}"));

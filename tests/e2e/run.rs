@@ -16,6 +16,7 @@ on_every_engine!(
     killed_run_leaves_previous_state_and_next_run_succeeds,
     shop_example_runs_and_broken_variant_keeps_live_data,
     file_overrides_keep_their_lists,
+    a_csv_file_is_read_with_its_declared_text_and_decimal_types,
 );
 
 on_duckdb_and_postgres!(
@@ -438,4 +439,45 @@ model tagged { from s expand tags as tag select { id = id, tag = tag } }
         rows,
         ["1|a", "1|b", "2|", "2|c, d", "2|e\\f", "2|g\u{c}", "4|x\"y", "4|{z}"]
     );
+}
+
+/// A CSV file is read with the types its source declares for text and
+/// decimals (DuckDB's sniffer would read `007` as 7 and `0.07` as a
+/// double): `007` stays `007`, the decimal is exact; the other columns are
+/// typed by the sniffer and checked against their declaration as before.
+fn a_csv_file_is_read_with_its_declared_text_and_decimal_types(kind: Kind) {
+    let dir = seed_dir("typed");
+    let Some(wh) = Wh::new(kind, &dir) else {
+        return;
+    };
+    write(
+        &dir,
+        "codes.csv",
+        "code,label,weight,n\n007,seven,0.07,1\n1,one,1.5,2\n2,two,2.25,3\n",
+    );
+    write(
+        &dir,
+        "c.strata",
+        r#"source codes(ns: "a") { columns: { code: string, label: string, weight: decimal(10,2), n: int64 } }
+model coded {
+  from codes
+  select { code = code, weight = weight, n = n }
+}
+"#,
+    );
+    let o = wh.strata(&[
+        "run",
+        "c.strata",
+        "-o",
+        "wh.duckdb",
+        "--source",
+        "codes=codes.csv",
+    ]);
+    assert_exit(&o, 0);
+    let mut rows = wh.query(&format!(
+        "SELECT code, CAST(weight AS {}), n FROM v_coded",
+        wh.type_name("VARCHAR")
+    ));
+    rows.sort();
+    assert_eq!(rows, ["007|0.07|1", "1|1.50|2", "2|2.25|3"]);
 }

@@ -8,6 +8,7 @@ use crate::support::*;
 on_every_engine!(
     test_command_and_replay,
     a_run_reading_the_clock_records_it_and_replays_it_the_next_day,
+    run_id_is_the_id_the_run_history_shows,
 );
 
 on_duckdb_and_postgres!(
@@ -185,6 +186,78 @@ model stamped {
     let bad = wh.strata(&["run", "c.strata", "--now", "tomorrow", "-o", "wh.duckdb"]);
     assert_exit(&bad, 2);
     assert!(text(&bad).contains("got 'tomorrow'"), "{}", text(&bad));
+}
+
+/// `run_id()` is the id of the run that builds the rows: the id the run
+/// prints, the one its history records and `replay` lists; `replay
+/// --execute` computes the same rows again; a run with other input is
+/// another run, with its own id in its rows; `strata compile`, with no run,
+/// writes the zero id.
+fn run_id_is_the_id_the_run_history_shows(kind: Kind) {
+    let dir = seed_dir("runid");
+    let Some(wh) = Wh::new(kind, &dir) else {
+        return;
+    };
+    write(
+        &dir,
+        "r.strata",
+        r#"source orders(ns: "a") { columns: { order_id: int64, customer_id: int64, amount: float64 } }
+model stamped {
+  from orders
+  select { order_id = order_id, loaded_by = run_id() }
+}
+"#,
+    );
+    let run = |csv: &str| {
+        let o = wh.strata(&[
+            "run",
+            "r.strata",
+            "-o",
+            "wh.duckdb",
+            "--source",
+            &format!("orders={csv}"),
+            "--format",
+            "json",
+        ]);
+        assert_exit(&o, 0);
+        json(&o)["run_id"].as_str().expect("run id").to_string()
+    };
+    let first = run("orders.csv");
+    assert_eq!(first.len(), 16, "{first}");
+    let loaded_by = "SELECT DISTINCT loaded_by FROM v_stamped";
+    assert_eq!(wh.query(loaded_by), [first.as_str()]);
+    let listed = |wh: &Wh| -> Vec<String> {
+        let o = wh.strata(&["replay", "r.strata", "-o", "wh.duckdb", "--format", "json"]);
+        assert_exit(&o, 0);
+        json(&o)
+            .as_array()
+            .expect("runs")
+            .iter()
+            .filter_map(|r| r["run_id"].as_str().map(str::to_string))
+            .collect()
+    };
+    assert_eq!(listed(&wh), [first.as_str()]);
+    assert_eq!(
+        wh.query(&format!(
+            "SELECT COUNT(*) FROM _strata_runs WHERE run_id = '{first}'"
+        )),
+        ["1"]
+    );
+    replayed_equal(&wh, "r.strata", &first[..8]);
+    // Other input, another run: its rows carry its own id.
+    write(&dir, "more.csv", &format!("{ORDERS}9,30,1.0\n"));
+    let second = run("more.csv");
+    assert_ne!(second, first);
+    assert_eq!(wh.query(loaded_by), [second.as_str()]);
+    assert!(listed(&wh).contains(&second));
+    // No run, no id: the zero id, in the dialect's SQL.
+    let o = wh.strata(&["compile", "r.strata", "--dialect", "duckdb"]);
+    assert_exit(&o, 0);
+    assert!(
+        text(&o).contains("CAST('0000000000000000' AS VARCHAR)"),
+        "{}",
+        text(&o)
+    );
 }
 
 /// A warehouse whose run history predates the `sampling` column: opening

@@ -68,6 +68,7 @@ fn corpus_snapshot_check_and_determinism() {
         "latest_order_per_customer",
         "dedup_subquery",
         "string_agg_model",
+        "invocation_stamp",
     ] {
         assert_eq!(status(m), "converted", "{m}");
     }

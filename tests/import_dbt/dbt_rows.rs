@@ -77,6 +77,27 @@ pub(super) fn rows(
     (names, out)
 }
 
+/// The per-invocation columns of the test projects: each run's own value
+/// (dbt's `run_started_at` or `invocation_id`; strata's run start and run
+/// id), named and skipped when rows are compared.
+pub(super) const PER_INVOCATION: &[&str] = &["loaded_at", "loaded_by"];
+
+/// `rows` without the values of the [`PER_INVOCATION`] columns (the
+/// column names kept).
+pub(super) fn without_per_invocation(
+    (cols, rows): (Vec<String>, Vec<Vec<Option<String>>>),
+) -> (Vec<String>, Vec<Vec<Option<String>>>) {
+    let kept: Vec<usize> = (0..cols.len())
+        .filter(|&i| !PER_INVOCATION.contains(&cols[i].as_str()))
+        .collect();
+    let mut rows: Vec<Vec<Option<String>>> = rows
+        .into_iter()
+        .map(|r| kept.iter().map(|&i| r[i].clone()).collect())
+        .collect();
+    rows.sort();
+    (cols, rows)
+}
+
 /// Two values are the same: equal text, or numbers within a relative 1e-9
 /// (a float sum may round differently in its last digit).
 pub(super) fn same_value(a: &Option<String>, b: &Option<String>) -> bool {
@@ -195,8 +216,9 @@ fn compare_with_dbt(
             built.contains(&name.to_string()),
             "dbt's compiled SQL of {name} did not run"
         );
-        let (dbt_cols, dbt_rows) = rows(dbt_db, &format!("main.\"{name}\""));
-        let (s_cols, s_rows) = rows(&strata_db, &format!("\"v_{name}\""));
+        let (dbt_cols, dbt_rows) =
+            without_per_invocation(rows(dbt_db, &format!("main.\"{name}\"")));
+        let (s_cols, s_rows) = without_per_invocation(rows(&strata_db, &format!("\"v_{name}\"")));
         compared += 1;
         if s_cols != dbt_cols {
             differences.push(format!("{name}: columns {s_cols:?}, dbt's {dbt_cols:?}"));
@@ -216,5 +238,13 @@ fn compare_with_dbt(
     }
     assert!(differences.is_empty(), "{}", differences.join("\n"));
     assert!(compared >= 40, "only {compared} models compared");
+    // dbt's invocation id is strata's run id: the id of the run that built
+    // the rows, as its history records it.
+    let (_, ids) = rows(
+        &strata_db,
+        "(SELECT DISTINCT loaded_by FROM \"v_invocation_stamp\")",
+    );
+    let (_, runs) = rows(&strata_db, "(SELECT DISTINCT run_id FROM \"_strata_runs\")");
+    assert_eq!(ids, runs, "run_id() is the run's id");
     compared
 }

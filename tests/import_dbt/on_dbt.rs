@@ -1,7 +1,7 @@
 //! A dbt project dbt built into a DuckDB file (`tests/dbt/warehouse`:
 //! sources in a schema of their own, declaring no columns; a seed typed by
 //! `column_types` against DuckDB's CSV sniffer; a model reading
-//! `run_started_at`), imported and run as the import prints it:
+//! `run_started_at` and `invocation_id`), imported and run as the import prints it:
 //!
 //! * the import asks dbt's warehouse for the sources' columns and leaves
 //!   the file byte-identical;
@@ -16,11 +16,8 @@
 //! read from it, the password never printed nor written (`password-env`
 //! names the profile's variable), and `--target dbt` runs on it.
 
-use super::dbt_rows::{dbt, rows, run_dbt, same_value};
+use super::dbt_rows::{dbt, rows, run_dbt, same_value, without_per_invocation};
 use super::*;
-
-/// The per-invocation columns: each run's own value, in dbt and in strata.
-const PER_INVOCATION: &[&str] = &["loaded_at"];
 
 #[test]
 fn a_dbt_built_warehouse_is_read_and_run_side_by_side() {
@@ -55,7 +52,7 @@ fn a_dbt_built_warehouse_is_read_and_run_side_by_side() {
         before,
         "the import never writes to dbt's warehouse"
     );
-    assert_eq!(report["summary"]["converted"], 4, "{printed}");
+    assert_eq!(report["summary"]["converted"], 5, "{printed}");
     for s in report["sources"].as_array().cloned().unwrap_or_default() {
         assert_eq!(s["types_from"], serde_json::json!(["warehouse"]), "{s}");
     }
@@ -74,6 +71,12 @@ fn a_dbt_built_warehouse_is_read_and_run_side_by_side() {
         next.iter().any(|c| c.ends_with("--target dbt")),
         "{printed}"
     );
+    // The seed typed by column_types runs from its file too.
+    let seeds_wh = next
+        .iter()
+        .find(|c| c.contains("--pipeline seeds"))
+        .and_then(|c| c.split_whitespace().skip_while(|a| *a != "-o").nth(1))
+        .unwrap_or_else(|| panic!("no seeds pipeline printed: {printed}"));
     for line in &next {
         let args: Vec<&str> = line.split_whitespace().collect();
         let o = strata(&args, tmp.path());
@@ -92,19 +95,8 @@ fn a_dbt_built_warehouse_is_read_and_run_side_by_side() {
     for m in report["models"].as_array().cloned().unwrap_or_default() {
         assert_eq!(m["status"], "converted", "{m}");
         let name = m["name"].as_str().unwrap_or_default();
-        let keep = |(cols, rows): (Vec<String>, Vec<Vec<Option<String>>>)| {
-            let kept: Vec<usize> = (0..cols.len())
-                .filter(|&i| !PER_INVOCATION.contains(&cols[i].as_str()))
-                .collect();
-            let mut rows: Vec<Vec<Option<String>>> = rows
-                .into_iter()
-                .map(|r| kept.iter().map(|&i| r[i].clone()).collect())
-                .collect();
-            rows.sort();
-            (cols, rows)
-        };
-        let (dbt_cols, dbt_rows) = keep(rows(&c, &format!("main.\"{name}\"")));
-        let (s_cols, s_rows) = keep(rows(&c, &format!("strata.\"v_{name}\"")));
+        let (dbt_cols, dbt_rows) = without_per_invocation(rows(&c, &format!("main.\"{name}\"")));
+        let (s_cols, s_rows) = without_per_invocation(rows(&c, &format!("strata.\"v_{name}\"")));
         assert_eq!(s_cols, dbt_cols, "{name}: the columns");
         assert_eq!(s_rows.len(), dbt_rows.len(), "{name}: the rows");
         for (a, b) in s_rows.iter().zip(&dbt_rows) {
@@ -115,7 +107,33 @@ fn a_dbt_built_warehouse_is_read_and_run_side_by_side() {
         }
         compared += 1;
     }
-    assert_eq!(compared, 4);
+    assert_eq!(compared, 5);
+    // In the seeds pipeline, strata read codes.csv itself, with the seed's
+    // column_types: `007` kept as text, the weights as decimal(10,2); the
+    // rows dbt built from the table it loaded.
+    let s = duckdb::Connection::open(tmp.path().join(seeds_wh)).unwrap_or_else(|e| panic!("{e}"));
+    let (dbt_cols, dbt_rows) = rows(&c, "main.code_weights");
+    let (s_cols, s_rows) = rows(&s, "v_code_weights");
+    assert_eq!(s_cols, dbt_cols);
+    assert_eq!(s_rows, dbt_rows, "code_weights on the seeds pipeline");
+    assert!(
+        s_rows.contains(&vec![
+            Some("007".to_string()),
+            Some("seven".to_string()),
+            Some("0.07".to_string())
+        ]),
+        "{s_rows:?}"
+    );
+    // dbt's invocation id is the id of strata's run, as its history shows.
+    let (_, ids) = rows(
+        &c,
+        "(SELECT DISTINCT loaded_by FROM strata.v_customer_totals)",
+    );
+    let (_, runs) = rows(
+        &c,
+        "(SELECT run_id FROM strata._strata_runs WHERE models LIKE '%customer_totals%' ORDER BY started_at DESC LIMIT 1)",
+    );
+    assert_eq!(ids, runs, "run_id() is the run's id");
 }
 
 /// Import `project` into `out` as JSON; the report.

@@ -116,7 +116,7 @@ fn compile_models(
         errors: Vec::new(),
     };
     for m in models {
-        match sql::lower_model_with(columns, m, d, &rel, None) {
+        match sql::lower_model_with(columns, m, d, &rel, sql::RunValues::NONE) {
             Ok(select) => part.views.push(View {
                 model: m.name.clone(),
                 view: view_name(&m.name),

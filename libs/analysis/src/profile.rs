@@ -75,7 +75,8 @@ pub fn profile(roots: &[PathBuf], options: &LoadOptions, dialect: Dialect) -> Pr
         .iter()
         .map(|m| {
             let t = Instant::now();
-            let text = sql::lower_model_with(&columns, m, dialect, &rel, None).unwrap_or_default();
+            let text = sql::lower_model_with(&columns, m, dialect, &rel, sql::RunValues::NONE)
+                .unwrap_or_default();
             ModelSql {
                 model: m.name.clone(),
                 sql_ms: ms(t),

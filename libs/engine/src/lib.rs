@@ -45,7 +45,7 @@ pub use connection::Connection;
 pub use failure::{DataFailure, Failure};
 pub use meter::Meter;
 pub use origin::{FileFormat, Origin, TableName};
-pub use relations::Relations;
+pub use relations::{Declared, Relations};
 pub use run_sql::RunSql;
 pub use storage::{Compaction, Size, Storage};
 pub use target::Target;

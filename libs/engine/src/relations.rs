@@ -3,7 +3,12 @@
 
 use std::path::Path;
 
+use strata_lang::types::Type;
+
 use crate::{Connection, Failure, Origin, TableName};
+
+/// A column a source declares: its name and type.
+pub type Declared = (String, Type);
 
 /// The relations of a warehouse, where it keeps them.
 pub trait Relations: Connection {
@@ -41,15 +46,18 @@ pub trait Relations: Connection {
     /// where the engine can (DuckDB), else the table `table` (unquoted,
     /// named by the caller: the lifecycle's `state/`) replaced by the
     /// file's rows, read on the client by the embedded DuckDB (PostgreSQL,
-    /// Spark).
-    fn read_file(&self, file: &Path, table: &str) -> Result<String, Failure>;
+    /// Spark). `declared` are the columns the source declares: a CSV file's
+    /// text columns and decimals are read with those types
+    /// ([`crate::duckdb::file_relation`]).
+    fn read_file(&self, file: &Path, declared: &[Declared], table: &str)
+        -> Result<String, Failure>;
     /// The SQL relation a source origin reads: a table where it is, or a
     /// file through [`Relations::read_file`] (loaded into `table` where
     /// the engine loads files).
-    fn read(&self, origin: &Origin, table: &str) -> Result<String, Failure> {
+    fn read(&self, origin: &Origin, declared: &[Declared], table: &str) -> Result<String, Failure> {
         match origin {
             Origin::Table(t) => Ok(self.dialect().table(t)),
-            Origin::File(path) => self.read_file(path, table),
+            Origin::File(path) => self.read_file(path, declared, table),
         }
     }
 }

@@ -7,7 +7,7 @@ use std::time::Instant;
 
 use strata_engine::{Failure, Warehouse};
 use strata_lang::ir::{self, InputKind};
-use strata_lang::sql::{self, Clock};
+use strata_lang::sql::{self, Clock, RunValues};
 
 use crate::cardinality::{Ledger, Summary};
 use crate::naming::live_view;
@@ -57,6 +57,9 @@ pub(crate) struct Build<'a> {
     pub reuse_snapshots: bool,
     /// What `current_date()` and `current_timestamp()` read.
     pub clock: Clock,
+    /// What `run_id()` reads: the run's id (`None` for `test`, which is no
+    /// run: [`sql::NO_RUN_ID`]).
+    pub run_id: Option<String>,
 }
 
 impl Build<'_> {
@@ -92,7 +95,10 @@ impl Build<'_> {
             (table, self.reuse_snapshots),
             base,
             &relation,
-            Some(&self.clock),
+            RunValues {
+                clock: Some(&self.clock),
+                id: self.run_id.as_deref(),
+            },
             &mut Checking {
                 report: &mut report,
                 ledger: &mut ledger,
@@ -144,8 +150,9 @@ impl Work<'_> {
     /// exists already holds those rows and is not built again (a snapshot is
     /// named by its run id, which hashes everything its rows depend on: the
     /// language has no volatile functions, and the run id hashes the clock
-    /// when a model reads it); its checks run all the same. `clock` is what
-    /// `current_date()` reads (`None`: the engine's own).
+    /// when a model reads it, and a model reading `run_id()` reads that id);
+    /// its checks run all the same. `run` is what `current_date()` and
+    /// `run_id()` read (`RunValues::NONE`: the engine's clock, no run).
     /// Returns its row count and what the build and each check cost.
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn build_one(
@@ -155,7 +162,7 @@ impl Work<'_> {
         (table, reuse): (&str, bool),
         base: Option<&str>,
         relation: &dyn Fn(&ir::Input) -> String,
-        clock: Option<&Clock>,
+        run: RunValues,
         checking: &mut Checking,
     ) -> Result<ModelTiming, Failure> {
         let (work, progress) = (self, self.progress());
@@ -177,7 +184,7 @@ impl Work<'_> {
             ));
         } else {
             let dialect = wh.dialect();
-            let select = sql::lower_model(module, m, dialect, relation, clock).map_err(|d| {
+            let select = sql::lower_model(module, m, dialect, relation, run).map_err(|d| {
                 Failure::Environment(format!(
                     "model {} cannot run on {}: {}",
                     m.name,

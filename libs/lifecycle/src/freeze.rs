@@ -42,6 +42,8 @@ fn store_file(from: &Path, to: &Path, content: &str) -> Result<(), Failure> {
 /// strata.toml says to freeze it, and the delta planned for it.
 pub struct Freezing<'a> {
     pub source: &'a str,
+    /// The columns the source declares (a file is read with their types).
+    pub declared: &'a [strata_lang::ir::Column],
     pub origin: &'a Origin,
     /// The relation it is read through.
     pub relation: &'a str,
@@ -113,6 +115,7 @@ impl Work<'_> {
         let wh = work.wh();
         let Freezing {
             source,
+            declared,
             origin,
             relation,
             scanned,
@@ -242,7 +245,7 @@ impl Work<'_> {
                 }
                 let read = self
                     .state()
-                    .source_relation(source, &Origin::File(copy.clone()))?;
+                    .source_relation(source, declared, &Origin::File(copy.clone()))?;
                 wh.replace_view(&quoted, &read)?;
             }
             _ => {

@@ -172,16 +172,22 @@ impl Session<'_> {
     }
 
     /// The relation each source in `needed` reads (files loaded first where
-    /// the engine cannot read them in place).
+    /// the engine cannot read them in place), with the columns `module`
+    /// declares for it.
     pub fn read_all(
         &self,
+        module: &ir::Module,
         origins: &BTreeMap<String, Origin>,
         needed: &[String],
     ) -> Result<BTreeMap<String, String>, Failure> {
+        let state = self.state();
         needed
             .iter()
             .filter_map(|s| origins.get(s).map(|o| (s, o)))
-            .map(|(s, o)| Ok((s.clone(), self.state().source_relation(s, o)?)))
+            .map(|(s, o)| {
+                let declared = crate::state::files::declared(module, s);
+                Ok((s.clone(), state.source_relation(s, declared, o)?))
+            })
             .collect()
     }
 
@@ -307,7 +313,7 @@ mod tests {
             .unwrap_or_else(|e| panic!("{e:?}"));
         let read = |o: Origin| {
             crate::State::new(&wh)
-                .source_relation("s", &o)
+                .source_relation("s", &[], &o)
                 .unwrap_or_else(|e| panic!("{e:?}"))
         };
         assert_eq!(

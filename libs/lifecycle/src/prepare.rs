@@ -79,7 +79,7 @@ impl Session<'_> {
         let origins = inputs::resolve(module, pipeline, &opts.sources, &module_dir)?;
         let needed = sources_read(&models);
         self.check_exist(&origins, &needed)?;
-        let relations = self.read_all(&origins, &needed)?;
+        let relations = self.read_all(module, &origins, &needed)?;
         self.check_columns(module, &origins, &relations)?;
         Ok(Prepared {
             models,

@@ -110,14 +110,23 @@ impl Session<'_> {
                     record.run_id
                 )));
             };
-            source_rel.insert(s.clone(), self.state().source_relation(s, &origin)?);
+            let declared = crate::state::files::declared(module, s);
+            source_rel.insert(
+                s.clone(),
+                self.state().source_relation(s, declared, &origin)?,
+            );
         }
         progress.step("check inputs");
         let checked_inputs = self.same_inputs(record, &frozen, &source_rel)?;
         let models = select_models(module, &record.models, None)?;
         let (changed, format_changed) = fingerprint_changes(&record.fingerprints, &models);
-        // The clock the run's models read, as it recorded it.
+        // The clock the run's models read, as it recorded it, and the run's
+        // id (what `run_id()` read).
         let clock = record.clock.clone().map(strata_lang::sql::Clock::new);
+        let run = strata_lang::sql::RunValues {
+            clock: clock.as_ref(),
+            id: Some(&record.run_id),
+        };
         let work = self.begin()?;
         let mut ledger = Ledger::new(record.sampling);
         let result = (|| {
@@ -148,7 +157,7 @@ impl Session<'_> {
                     (&table, false),
                     base,
                     &relation,
-                    clock.as_ref(),
+                    run,
                     &mut checking,
                 )?;
                 built.insert(m.name.clone(), table.clone());

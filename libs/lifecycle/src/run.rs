@@ -166,6 +166,7 @@ impl Work<'_> {
             ledger: Ledger::new(sampling),
             reuse_snapshots: true,
             clock: clock.clone(),
+            run_id: Some(run_id.to_string()),
         };
         // 1. Freeze the inputs.
         let mut frozen = BTreeMap::new();
@@ -178,6 +179,7 @@ impl Work<'_> {
             let note = work.freeze(
                 &Freezing {
                     source: s,
+                    declared: crate::state::files::declared(module, s),
                     origin: &origins[s],
                     relation: &relations[s],
                     scanned: x,

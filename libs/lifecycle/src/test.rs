@@ -54,6 +54,7 @@ impl Session<'_> {
                 ledger: Ledger::new(sampling),
                 reuse_snapshots: false,
                 clock: opts.clock.clone().unwrap_or_else(crate::clock::now),
+                run_id: None,
             };
             for m in &models {
                 let base = bases.get(&m.name).map(String::as_str);

@@ -1,8 +1,11 @@
 //! Seed CSV files typed as strata will read them: `strata run` reads a
-//! pipeline's `from(path: "x.csv")` with DuckDB's `read_csv_auto`, so the
-//! columns are what DuckDB's CSV sniffer sees (an in-memory DuckDB the
-//! engine crate opens). A seed's `column_types` config is honoured where it
-//! agrees with that; where it does not, strata would read other values
+//! pipeline's `from(path: "x.csv")` as the engine reads a source file
+//! (`Relations::read_file`, on an in-memory DuckDB the engine crate
+//! opens): DuckDB's CSV sniffer, except the columns declared `string`
+//! (kept as text: `007`) or `decimal` (read from their text). A seed's
+//! `column_types` are the columns it declares, so they are read as dbt
+//! loads them where the engine reads a file with them; where it does not
+//! (a `bigint` the sniffer reads as text), strata would read other values
 //! from the file than dbt loads: the seed is then read from the table dbt
 //! loaded (with its declared types) where the profile names a warehouse,
 //! and refused otherwise.
@@ -52,13 +55,20 @@ pub fn type_seeds(seeds: &[(SeedFile, Map<String, Value>)]) -> Vec<Seed> {
                 columns: Vec::new(),
                 problem: None,
             };
+            let declared = config.get("column_types").and_then(Value::as_object);
+            // The declared types strata has, as the seed's source declares
+            // them (and the engine reads the file with).
+            let typed: Vec<strata_engine::Declared> = declared
+                .into_iter()
+                .flatten()
+                .filter_map(|(k, v)| Some((k.clone(), types::from_warehouse(v.as_str()?).ok()?)))
+                .collect();
             let described = match &conn {
-                Ok(c) => describe(c, &file.path),
+                Ok(c) => describe(c, &file.path, &typed),
                 Err(e) => Err(format!("DuckDB cannot start: {}", engine_reason(e))),
             };
             match described {
                 Ok(cols) => {
-                    let declared = config.get("column_types").and_then(Value::as_object);
                     seed.columns = cols
                         .into_iter()
                         .map(|(name, sniffed)| {
@@ -91,14 +101,18 @@ fn column_type(name: &str, sniffed: &str, wanted: Option<&str>) -> Result<Type, 
     match read {
         Ok(r) if r == wanted_ty => Ok(r),
         _ => Err(format!(
-            "column_types makes `{name}` {wanted}, but strata reads the file with DuckDB's CSV sniffer, which types it {sniffed}"
+            "column_types makes `{name}` {wanted}, but strata reads the file with DuckDB's CSV sniffer, which types it {sniffed} (strata reads a declared string or decimal with its type, other types as the sniffer reads them)"
         )),
     }
 }
 
-/// The columns of a CSV file as `read_csv_auto` reads it, or why it cannot
-/// be read.
-fn describe(db: &DuckDb, path: &Path) -> Result<Vec<(String, String)>, String> {
+/// The columns of a CSV file as strata reads it with the `declared` types
+/// (the engine's `read_file`), or why it cannot be read.
+fn describe(
+    db: &DuckDb,
+    path: &Path,
+    declared: &[strata_engine::Declared],
+) -> Result<Vec<(String, String)>, String> {
     if let Err(e) = std::fs::File::open(path) {
         return Err(format!(
             "cannot read {}: {}",
@@ -111,6 +125,11 @@ fn describe(db: &DuckDb, path: &Path) -> Result<Vec<(String, String)>, String> {
         db.columns(sql).map_err(|e| engine_reason(&e))
     };
     let auto = run(&format!("read_csv_auto({literal})"))
+        .map_err(|e| format!("DuckDB cannot read it as CSV: {e}"))?;
+    let read = db
+        .read_file(path, declared, "")
+        .map_err(|e| engine_reason(&e))
+        .and_then(|relation| run(&relation))
         .map_err(|e| format!("DuckDB cannot read it as CSV: {e}"))?;
     // dbt always reads the first row as the header; when the sniffer
     // decides there is none, strata would see other column names.
@@ -125,7 +144,7 @@ fn describe(db: &DuckDb, path: &Path) -> Result<Vec<(String, String)>, String> {
             ));
         }
     }
-    Ok(auto)
+    Ok(read)
 }
 
 /// An engine failure as one line, without the engine's `database error:`.
@@ -150,7 +169,7 @@ mod tests {
         let path = dir.path().join("raw.csv");
         std::fs::write(
             &path,
-            "id,name,amount,day\n1,a,1.5,2024-01-02\n2,b,2.25,2024-01-03\n",
+            "id,name,amount,day\n007,a,1.5,2024-01-02\n2,b,2.25,2024-01-03\n",
         )
         .unwrap_or_else(|e| panic!("{e}"));
         let file = SeedFile {
@@ -162,7 +181,7 @@ mod tests {
         let mut config = Map::new();
         config.insert(
             "column_types".into(),
-            serde_json::json!({"name": "varchar", "id": "varchar"}),
+            serde_json::json!({"name": "varchar", "id": "varchar", "amount": "decimal(10,2)", "day": "bigint"}),
         );
         let seeds = type_seeds(&[(file.clone(), config)]);
         let cols: Vec<(&str, Result<Type, String>)> = seeds[0]
@@ -170,10 +189,12 @@ mod tests {
             .iter()
             .map(|c| (c.name.as_str(), c.ty.clone()))
             .collect();
+        // Declared text stays text (`007`), a declared decimal is read as
+        // one; a date declared bigint is what strata cannot read so.
+        assert_eq!(cols[0], ("id", Ok(Type::String)));
         assert_eq!(cols[1], ("name", Ok(Type::String)));
-        assert_eq!(cols[2], ("amount", Ok(Type::Float64)));
-        assert_eq!(cols[3], ("day", Ok(Type::Date)));
-        assert!(cols[0]
+        assert_eq!(cols[2], ("amount", Ok(Type::Decimal(10, 2))));
+        assert!(cols[3]
             .1
             .as_ref()
             .is_err_and(|e| e.contains("column_types")));

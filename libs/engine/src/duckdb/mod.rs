@@ -309,8 +309,13 @@ impl Relations for DuckDb {
             .collect())
     }
 
-    fn read_file(&self, file: &Path, _table: &str) -> Result<String, Failure> {
-        Ok(file_relation(file))
+    fn read_file(
+        &self,
+        file: &Path,
+        declared: &[crate::Declared],
+        _table: &str,
+    ) -> Result<String, Failure> {
+        file_relation(self, file, declared)
     }
 
     fn replace_table(&self, table: &str, select: &str) -> Result<Option<i64>, Failure> {
@@ -429,14 +434,76 @@ impl RunSql for DuckDb {
     }
 }
 
-/// The relation DuckDB reads a source file through, in place.
-pub(crate) fn file_relation(file: &Path) -> String {
-    let path = Dialect::DuckDb.string(&file.to_string_lossy());
-    match Origin::file_format(file) {
+/// A source file as an engine that cannot read it in place loads it.
+pub(crate) struct ToLoad {
+    /// An in-memory DuckDB on the client.
+    pub duck: DuckDb,
+    /// The relation it reads the file through ([`file_relation`]).
+    pub relation: String,
+    /// Its columns: name and DuckDB type.
+    pub columns: Vec<(String, String)>,
+}
+
+/// `file` read by an in-memory DuckDB, to be loaded elsewhere.
+pub(crate) fn read_to_load(file: &Path, declared: &[crate::Declared]) -> Result<ToLoad, Failure> {
+    let duck = DuckDb::open(":memory:", std::time::Duration::ZERO)?;
+    let relation = file_relation(&duck, file, declared)?;
+    let columns = duck.columns(&relation)?;
+    Ok(ToLoad {
+        duck,
+        relation,
+        columns,
+    })
+}
+
+/// The relation DuckDB (`db`) reads a source file through, in place. A CSV
+/// file is typed by DuckDB's sniffer, except the columns the source
+/// declares (`declared`) as `string`, read as text whatever the sniffer
+/// sees (`007` stays `007`, where the sniffer reads the number 7), and as
+/// `decimal(p, s)` where the sniffer sees numbers, read from their text as
+/// that decimal (where the sniffer reads doubles). Any other difference is
+/// left to the check of the declared columns, which names the first value
+/// that does not convert.
+pub(crate) fn file_relation(
+    db: &DuckDb,
+    file: &Path,
+    declared: &[crate::Declared],
+) -> Result<String, Failure> {
+    let d = Dialect::DuckDb;
+    let path = d.string(&file.to_string_lossy());
+    Ok(match Origin::file_format(file) {
         FileFormat::Parquet => format!("read_parquet({path})"),
         FileFormat::Json => format!("read_json_auto({path})"),
-        FileFormat::Csv => format!("read_csv_auto({path})"),
-    }
+        FileFormat::Csv => {
+            let sniffed = format!("read_csv_auto({path})");
+            let typed = |ty: &Type| matches!(ty, Type::String | Type::Decimal(..));
+            if !declared.iter().any(|(_, ty)| typed(ty)) {
+                return Ok(sniffed);
+            }
+            let mut types = Vec::new();
+            for (name, found) in db.columns(&sniffed)? {
+                let Some((_, ty)) = declared
+                    .iter()
+                    .find(|(n, ty)| typed(ty) && n.eq_ignore_ascii_case(&name))
+                else {
+                    continue;
+                };
+                let Ok(want) = d.type_name(ty) else {
+                    continue;
+                };
+                let numbers = db.compatible(&Type::Float64, &found)
+                    || db.compatible(&Type::Decimal(38, 0), &found);
+                if !found.eq_ignore_ascii_case(&want) && (*ty == Type::String || numbers) {
+                    types.push(format!("{}: {}", d.string(&name), d.string(&want)));
+                }
+            }
+            if types.is_empty() {
+                sniffed
+            } else {
+                format!("read_csv_auto({path}, types = {{{}}})", types.join(", "))
+            }
+        }
+    })
 }
 
 /// The text of a value as the reports show it.

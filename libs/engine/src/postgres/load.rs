@@ -3,10 +3,10 @@
 //! no access to the file.
 
 use std::io::Write;
-use std::time::Duration;
 
 use super::{pg_text, Postgres};
-use crate::{db_error, Connection, DuckDb, Failure, Relations};
+use crate::duckdb::ToLoad;
+use crate::{db_error, Connection, Failure};
 
 impl Postgres {
     /// Load a file into a temporary table through the embedded DuckDB: its
@@ -14,9 +14,8 @@ impl Postgres {
     /// PostgreSQL folds unquoted names: DuckDB matches names in any case,
     /// PostgreSQL only quoted names of the same case), its rows as CSV over
     /// COPY.
-    pub(super) fn load_file(&self, table: &str, relation: &str) -> Result<String, Failure> {
-        let duck = DuckDb::open(":memory:", Duration::ZERO)?;
-        let columns = duck.columns(relation)?;
+    pub(super) fn load_file(&self, table: &str, file: ToLoad) -> Result<String, Failure> {
+        let (duck, relation, columns) = (file.duck, &file.relation, file.columns);
         let table = self.ident(table);
         let defs: Vec<String> = columns
             .iter()

@@ -216,8 +216,13 @@ impl Relations for Postgres {
             .collect())
     }
 
-    fn read_file(&self, file: &Path, table: &str) -> Result<String, Failure> {
-        self.load_file(table, &crate::duckdb::file_relation(file))
+    fn read_file(
+        &self,
+        file: &Path,
+        declared: &[crate::Declared],
+        table: &str,
+    ) -> Result<String, Failure> {
+        self.load_file(table, crate::duckdb::read_to_load(file, declared)?)
     }
 
     fn replace_table(&self, table: &str, select: &str) -> Result<Option<i64>, Failure> {

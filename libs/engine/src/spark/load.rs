@@ -1,18 +1,16 @@
 //! Loading a source file on Spark: read by the embedded DuckDB, sent as
 //! rows of literals into a table of the file's columns.
 
-use std::time::Duration;
-
 use super::types::spark_type_of_duckdb;
 use super::Spark;
-use crate::{Connection, DuckDb, Failure, Relations};
+use crate::duckdb::ToLoad;
+use crate::{Connection, Failure};
 
 impl Spark {
     /// Create a table from a file read by the embedded DuckDB: its columns
     /// as DuckDB types them, its rows sent as literals.
-    pub(super) fn load_file(&self, table: &str, relation: &str) -> Result<String, Failure> {
-        let duck = DuckDb::open(":memory:", Duration::ZERO)?;
-        let columns = duck.columns(relation)?;
+    pub(super) fn load_file(&self, table: &str, file: ToLoad) -> Result<String, Failure> {
+        let (duck, relation, columns) = (file.duck, &file.relation, file.columns);
         let table = self.ident(table);
         let types: Vec<String> = columns
             .iter()

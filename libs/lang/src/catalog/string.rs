@@ -29,6 +29,11 @@ fn as_strings(d: Dialect, c: &SqlCall) -> Result<Vec<String>, Unsupported> {
         .collect())
 }
 
+/// Outside a run (a run writes its id instead: [`crate::sql::RunValues`]).
+fn run_id(d: Dialect, _: &SqlCall) -> Result<String, Unsupported> {
+    crate::sql::no_run_id(d)
+}
+
 fn concat(d: Dialect, c: &SqlCall) -> Result<String, Unsupported> {
     Ok(format!("({})", as_strings(d, c)?.join(" || ")))
 }
@@ -494,6 +499,18 @@ pub(super) const FUNCTIONS: &[Function] = &[
         summary: "the SHA-256 digest of s's UTF-8 bytes, as 64 lowercase hex digits",
         sql: Sql::By(sha256),
         duckdb_same: true,
+        ..STR
+    },
+    Function {
+        name: crate::sql::RUN_ID_FUNCTION,
+        example: "run_id()",
+        min_args: 0,
+        max_args: Some(0),
+        kinds: &[],
+        returns: StringAny,
+        signature: "run_id()",
+        summary: "the id of the run that builds the rows (16 hex digits, as the run history shows it); \"0000000000000000\" outside a run",
+        sql: Sql::By(run_id),
         ..STR
     },
 ];

@@ -1025,8 +1025,14 @@ fn window_frames_and_nulls_placement() {
     ));
     let m = &c.module.models[0];
     let d = crate::sql::Dialect::DuckDb;
-    let sql = crate::sql::lower_model(&c.module, m, d, &|i| d.ident(&i.name), None)
-        .unwrap_or_else(|e| panic!("{e:?}"));
+    let sql = crate::sql::lower_model(
+        &c.module,
+        m,
+        d,
+        &|i| d.ident(&i.name),
+        crate::sql::RunValues::NONE,
+    )
+    .unwrap_or_else(|e| panic!("{e:?}"));
     for part in [
         "ORDER BY \"o\".\"id\" ASC NULLS FIRST ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)",
         "ORDER BY \"o\".\"id\" DESC NULLS LAST ROWS BETWEEN 2 PRECEDING AND 2 FOLLOWING)",

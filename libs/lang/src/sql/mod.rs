@@ -23,12 +23,14 @@ macro_rules! cat {
 mod clock;
 pub(crate) mod dialect;
 mod fixture;
+mod run;
 mod series;
 mod zone;
 
 pub use clock::{reads as reads_clock, Clock, ClockPart};
 pub use dialect::Dialect;
 pub use fixture::{fixture_rows_sql, literal_rows_sql, value_sql, zero_value};
+pub use run::{no_run_id, RunValues, NO_RUN_ID, RUN_ID_FUNCTION};
 
 use strata_codes as codes;
 
@@ -102,8 +104,9 @@ struct Lower<'a> {
     setops: Option<SetOpChain>,
     /// Rendering the arguments of an aggregate call.
     in_agg: std::cell::Cell<bool>,
-    /// The run's clock (`None`: the engine's, as `strata compile` prints).
-    clock: Option<&'a Clock>,
+    /// The run's clock and id (none: the engine's clock and no id, as
+    /// `strata compile` prints).
+    run: RunValues<'a>,
 }
 
 type R<T> = Result<T, String>;
@@ -139,16 +142,17 @@ impl<'m> ModuleColumns<'m> {
     }
 }
 
-/// Lower one checked model to a `SELECT` statement; `clock` is the run's
-/// (what `current_date()` reads), `None` outside a run.
+/// Lower one checked model to a `SELECT` statement; `run` is the run's
+/// values (what `current_date()` and `run_id()` read), `RunValues::NONE`
+/// outside a run.
 pub fn lower_model(
     module: &ir::Module,
     model: &ir::Model,
     dialect: Dialect,
     relation: RelationFn,
-    clock: Option<&Clock>,
+    run: RunValues,
 ) -> Result<String, Diagnostic> {
-    lower_model_with(&ModuleColumns::of(module), model, dialect, relation, clock)
+    lower_model_with(&ModuleColumns::of(module), model, dialect, relation, run)
 }
 
 /// [`lower_model`] with the module's columns already indexed (for lowering
@@ -158,7 +162,7 @@ pub fn lower_model_with(
     model: &ir::Model,
     dialect: Dialect,
     relation: RelationFn,
-    clock: Option<&Clock>,
+    run: RunValues,
 ) -> Result<String, Diagnostic> {
     if let Some(why) = dialect.relation_name_refusal(&model.name) {
         return Err(Diagnostic::new(
@@ -198,7 +202,7 @@ pub fn lower_model_with(
         dedup: None,
         setops: None,
         in_agg: std::cell::Cell::new(false),
-        clock,
+        run,
     };
     l.run().map_err(|msg| {
         Diagnostic::new(
@@ -1031,7 +1035,7 @@ impl Lower<'_> {
                 (self.d.cast_from(&s, &expr.ty, to)?, k)
             }
             TExprKind::Call(c) => {
-                if let Some(literal) = self.clock.and_then(|k| k.literal(self.d, &c.name)) {
+                if let Some(literal) = self.run.literal(self.d, &c.name) {
                     return Ok((literal?, Kind::Row));
                 }
                 let func = crate::catalog::lookup(&c.name);

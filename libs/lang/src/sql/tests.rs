@@ -16,7 +16,7 @@ fn compile(src: &str, model: &str, d: Dialect) -> String {
         InputKind::Source => d.ident(&i.name),
         InputKind::Model => d.ident(&format!("v_{}", i.name)),
     };
-    lower_model(&c.module, m, d, &rel, None).unwrap_or_else(|e| panic!("{}", e.message))
+    lower_model(&c.module, m, d, &rel, RunValues::NONE).unwrap_or_else(|e| panic!("{}", e.message))
 }
 
 const SRC: &str = r#"
@@ -299,4 +299,48 @@ fn a_series_to_current_date_reads_the_run_clock() {
         .find(|m| m.name == "months")
         .expect("model");
     assert!(reads_clock(m).is_some());
+}
+
+#[test]
+fn run_id_is_the_runs_id_in_a_run_and_the_zero_id_outside() {
+    let src = format!("{SRC} model m {{ from orders select {{ id = order_id, run = run_id() }} }}");
+    let c = crate::check_text("t.strata", &src);
+    assert!(!c.has_errors(), "{:?}", c.diagnostics);
+    let m = &c.module.models[0];
+    let col = m.columns.iter().find(|c| c.name == "run").expect("column");
+    assert_eq!(col.ty, crate::types::Type::String);
+    assert!(!col.nullable, "run_id() is never null");
+    let rel = |i: &ir::Input| Dialect::DuckDb.ident(&i.name);
+    let clock = Clock::new("2026-12-08 01:02:03.000000");
+    for d in [
+        Dialect::DuckDb,
+        Dialect::Postgres,
+        Dialect::Spark,
+        Dialect::BigQuery,
+        Dialect::Snowflake,
+    ] {
+        let string = d.type_name(&crate::types::Type::String).expect("type");
+        let outside = lower_model(&c.module, m, d, &rel, RunValues::NONE).expect("sql");
+        assert!(
+            outside.contains(&format!("CAST('{NO_RUN_ID}' AS {string})")),
+            "{outside}"
+        );
+        let run = RunValues {
+            clock: Some(&clock),
+            id: Some("0123456789abcdef"),
+        };
+        let inside = lower_model(&c.module, m, d, &rel, run).expect("sql");
+        assert!(
+            inside.contains(&format!("CAST('0123456789abcdef' AS {string})")),
+            "{inside}"
+        );
+        assert!(!inside.contains(NO_RUN_ID), "{inside}");
+    }
+    // A run's id is user text no more than a literal is: quoted as one.
+    let odd = RunValues {
+        clock: None,
+        id: Some("it's"),
+    };
+    let sql = lower_model(&c.module, m, Dialect::DuckDb, &rel, odd).expect("sql");
+    assert!(sql.contains("'it''s'"), "{sql}");
 }

@@ -31,8 +31,9 @@ pub fn ref_marker(name: &str) -> String {
 /// run's start, strata's `current_timestamp()`.
 pub const RUN_STARTED_AT: &str = "$run_started_at$";
 
-/// What `{{ invocation_id }}` renders as: text the SQL translator refuses
-/// with its reason (strata has no function for the run's id).
+/// What `{{ invocation_id }}` renders as (and what dbt's invocation id
+/// becomes in compiled SQL): text the SQL translator reads as the run's
+/// id, strata's `run_id()`.
 pub const INVOCATION_ID: &str = "$invocation_id$";
 
 pub fn source_marker(source: &str, table: &str) -> String {

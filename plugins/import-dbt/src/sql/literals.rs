@@ -21,7 +21,8 @@ pub(super) fn string_of(v: &sql::Value) -> Option<&str> {
 /// dbt's per-invocation values (the markers `{{ run_started_at }}` and
 /// `{{ invocation_id }}` render as): the time dbt's run started is the
 /// run's start, strata's `current_timestamp()` (a timestamp where dbt
-/// writes text); the invocation's id has no strata equivalent.
+/// writes text); the invocation's id is the run's, strata's `run_id()`.
+/// Inside other text (`'x-{{ invocation_id }}'`) they are refused.
 pub(super) fn run_value(text: &str, node: &impl Spanned) -> R<Option<Typed>> {
     if text == crate::jinja::RUN_STARTED_AT {
         return Ok(Some((
@@ -29,9 +30,15 @@ pub(super) fn run_value(text: &str, node: &impl Spanned) -> R<Option<Typed>> {
             Some(Type::Timestamp),
         )));
     }
+    if text == crate::jinja::INVOCATION_ID {
+        return Ok(Some((
+            SExpr::call(strata_lang::sql::RUN_ID_FUNCTION, Vec::new()),
+            Some(Type::String),
+        )));
+    }
     if text.contains(crate::jinja::INVOCATION_ID) || text.contains(crate::jinja::RUN_STARTED_AT) {
         return Err(Refusal::at(
-            "dbt's invocation_id (or run_started_at inside other text): strata has no function for the run's id",
+            "dbt's invocation_id or run_started_at inside other text: strata's run_id() and current_timestamp() are values of their own (concatenate them)",
             node,
         ));
     }
