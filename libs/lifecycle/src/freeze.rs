@@ -243,9 +243,9 @@ impl Work<'_> {
                 if !copy.is_file() {
                     store_file(path, copy, content)?;
                 }
-                let read = self
-                    .state()
-                    .source_relation(source, declared, &Origin::File(copy.clone()))?;
+                let read =
+                    self.state()
+                        .source_relation(source, declared, &Origin::File(copy.clone()))?;
                 wh.replace_view(&quoted, &read)?;
             }
             _ => {

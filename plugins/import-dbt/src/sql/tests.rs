@@ -232,7 +232,10 @@ fn string_slices_and_max_by() {
         );
     }
     let t = one("select o.id = o.status[2:3] as same from \"$ref$orders\" o");
-    assert!(t.contains("same = orders.id == cast(substring(orders.status, 2, 2), \"int64\")"), "{t}");
+    assert!(
+        t.contains("same = orders.id == cast(substring(orders.status, 2, 2), \"int64\")"),
+        "{t}"
+    );
     let t = one("select o.status[2:3] as s from \"$ref$orders\" o");
     assert!(t.contains("s = substring(orders.status, 2, 2)"), "{t}");
     let t = one("select string_split(status, ':')[2] as part from \"$ref$orders\"");
