@@ -168,7 +168,7 @@ mod tests {
             Path::new("dbt_project.yml"),
             "seeds:\n  a:\n    x: 1\n  a:\n    y: !tagged 2\n  true: [1.5, ~]\n  3: x\n",
         )
-        .unwrap();
+        .unwrap_or_else(|f| panic!("{}", f.message));
         assert_eq!(
             v,
             serde_json::json!({"seeds": {"a": {"y": 2}, "true": [1.5, null], "3": "x"}})
