@@ -116,8 +116,8 @@ idle = [
     for d in sorted((root / "plugins").iterdir())
     if (d / "Cargo.toml").exists()
     and not any(
-        "PluginCommand::of::<" in f.read_text() or "#[rule(" in f.read_text()
-        for f in (d / "src").rglob("*.rs")
+        "PluginCommand::of::<" in text or "#[rule(" in text
+        for text in (f.read_text() for f in (d / "src").rglob("*.rs"))
     )
 ]
 print(f"crates under plugins/ that register no command: {len(idle)}" + (f" ({', '.join(idle)})" if idle else ""))

@@ -37,29 +37,21 @@ fn folders_by_role() {
     // every crate under plugins/ registers commands (or, for the example
     // rule crate, rules) — a crate that registers nothing is a library.
     let root = workspace_root();
-    let manifest = read(&root.join("Cargo.toml"));
-    let members = manifest
-        .lines()
-        .find(|l| l.trim_start().starts_with("members"))
-        .unwrap_or_else(|| panic!("no members in the workspace's Cargo.toml"));
-    let mut misplaced = Vec::new();
-    for member in members.split('"').skip(1).step_by(2) {
-        let top = ["cli", "rules", "rules-macros"].contains(&member);
-        let registers = |dir: &str| {
-            files_under(&root.join(dir).join("src"), ".rs")
-                .iter()
-                .any(|f| {
-                    let text = read(f);
-                    text.contains("PluginCommand::of::<") || text.contains("#[rule(")
-                })
-        };
-        let placed = top
-            || member.starts_with("libs/")
-            || (member.starts_with("plugins/") && registers(member));
-        if !placed {
-            misplaced.push(member);
-        }
-    }
+    let registers = |dir: &str| {
+        files_under(&root.join(dir).join("src"), ".rs")
+            .iter()
+            .any(|f| {
+                let text = read(f);
+                text.contains("PluginCommand::of::<") || text.contains("#[rule(")
+            })
+    };
+    let misplaced: Vec<String> = workspace_members()
+        .into_iter()
+        .filter(|m| {
+            let top = ["cli", "rules", "rules-macros"].contains(&m.as_str());
+            !(top || m.starts_with("libs/") || (m.starts_with("plugins/") && registers(m)))
+        })
+        .collect();
     assert!(
         misplaced.is_empty(),
         "crates outside the layout docs/architecture.md states (top level: cli, rules, \

@@ -23,6 +23,21 @@ fn workspace_root() -> PathBuf {
         .map_or_else(|| PathBuf::from(".."), Path::to_path_buf)
 }
 
+/// The workspace's members, as its Cargo.toml lists them (directories).
+fn workspace_members() -> Vec<String> {
+    let manifest = read(&workspace_root().join("Cargo.toml"));
+    let members = manifest
+        .lines()
+        .find(|l| l.trim_start().starts_with("members"))
+        .unwrap_or_else(|| panic!("no members in the workspace's Cargo.toml"));
+    members
+        .split('"')
+        .skip(1)
+        .step_by(2)
+        .map(str::to_string)
+        .collect()
+}
+
 fn read(path: &Path) -> String {
     fs::read_to_string(path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()))
 }

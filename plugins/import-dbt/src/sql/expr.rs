@@ -123,59 +123,7 @@ impl Translator<'_> {
             E::CompoundIdentifier(parts) => self.column(parts, inputs, e)?,
             E::Nested(inner) => self.expr(inner, inputs, mode)?,
             E::CompoundFieldAccess { root, access_chain } => {
-                // `s.col[7:]` is parsed as `s` with the chain `.col`, `[7:]`:
-                // the dots make the column's name.
-                let dots = access_chain
-                    .iter()
-                    .take_while(|a| matches!(a, sql::AccessExpr::Dot(sql::Expr::Identifier(_))))
-                    .count();
-                if let (sql::Expr::Identifier(first), 1..) = (&**root, dots) {
-                    let mut parts = vec![first.clone()];
-                    parts.extend(access_chain[..dots].iter().filter_map(|a| match a {
-                        sql::AccessExpr::Dot(sql::Expr::Identifier(i)) => Some(i.clone()),
-                        _ => None,
-                    }));
-                    let column = sql::Expr::CompoundIdentifier(parts);
-                    let rest = access_chain[dots..].to_vec();
-                    let e = match rest.is_empty() {
-                        true => column,
-                        false => sql::Expr::CompoundFieldAccess {
-                            root: Box::new(column),
-                            access_chain: rest,
-                        },
-                    };
-                    return self.expr(&e, inputs, mode);
-                }
-                if let [sql::AccessExpr::Subscript(sql::Subscript::Index { index })] =
-                    access_chain.as_slice()
-                {
-                    let (x, ty) = self.expr(root, inputs, mode)?;
-                    let Some(Type::Array(element)) = ty else {
-                        return Err(Refusal::at(
-                            format!("`{e}`: an element of something that is not known to be an array"),
-                            e,
-                        ));
-                    };
-                    let i = positive_literal(index, e)?;
-                    // DuckDB counts from 1 (past the end: null), strata's array_get from 0.
-                    return Ok((SExpr::call("array_get", vec![x, SExpr::Int(i - 1)]), Some(*element)));
-                }
-                let [sql::AccessExpr::Subscript(sql::Subscript::Slice {
-                    lower_bound,
-                    upper_bound,
-                    stride: None,
-                })] = access_chain.as_slice()
-                else {
-                    return Err(Refusal::at(format!("`{e}` has no strata equivalent"), e));
-                };
-                let (x, ty) = self.expr(root, inputs, mode)?;
-                if ty != Some(Type::String) {
-                    return Err(Refusal::at(
-                        format!("`{e}`: a slice of something that is not known to be a string"),
-                        e,
-                    ));
-                }
-                (string_slice(x, lower_bound.as_ref(), upper_bound.as_ref(), e)?, ty)
+                self.access(e, root, access_chain, inputs, mode)?
             }
             E::Value(v) => match &v.value {
                 sql::Value::Number(n, _) => number(n, e)?,
@@ -464,6 +412,71 @@ impl Translator<'_> {
                 ))
             }
         })
+    }
+
+    /// `x[i]` on an array, `x[a:b]` on a string; `s.col[..]` (parsed as
+    /// `s` with the chain `.col`, `[..]`) names its column first.
+    fn access(
+        &mut self,
+        e: &sql::Expr,
+        root: &sql::Expr,
+        access_chain: &[sql::AccessExpr],
+        inputs: &[Input],
+        mode: &Mode,
+    ) -> R<Typed> {
+        let names: Vec<sql::Ident> = access_chain
+            .iter()
+            .map_while(|a| match a {
+                sql::AccessExpr::Dot(sql::Expr::Identifier(i)) => Some(i.clone()),
+                _ => None,
+            })
+            .collect();
+        if let (sql::Expr::Identifier(first), false) = (root, names.is_empty()) {
+            let rest = &access_chain[names.len()..];
+            let column = sql::Expr::CompoundIdentifier([vec![first.clone()], names].concat());
+            let e = match rest.is_empty() {
+                true => column,
+                false => sql::Expr::CompoundFieldAccess {
+                    root: Box::new(column),
+                    access_chain: rest.to_vec(),
+                },
+            };
+            return self.expr(&e, inputs, mode);
+        }
+        if let [sql::AccessExpr::Subscript(sql::Subscript::Index { index })] = access_chain {
+            let (x, ty) = self.expr(root, inputs, mode)?;
+            let Some(Type::Array(element)) = ty else {
+                return Err(Refusal::at(
+                    format!("`{e}`: an element of something that is not known to be an array"),
+                    e,
+                ));
+            };
+            let i = positive_literal(index, e)?;
+            // DuckDB counts from 1 (past the end: null), strata's array_get from 0.
+            return Ok((
+                SExpr::call("array_get", vec![x, SExpr::Int(i - 1)]),
+                Some(*element),
+            ));
+        }
+        let [sql::AccessExpr::Subscript(sql::Subscript::Slice {
+            lower_bound,
+            upper_bound,
+            stride: None,
+        })] = access_chain
+        else {
+            return Err(Refusal::at(format!("`{e}` has no strata equivalent"), e));
+        };
+        let (x, ty) = self.expr(root, inputs, mode)?;
+        if ty != Some(Type::String) {
+            return Err(Refusal::at(
+                format!("`{e}`: a slice of something that is not known to be a string"),
+                e,
+            ));
+        }
+        Ok((
+            string_slice(x, lower_bound.as_ref(), upper_bound.as_ref(), e)?,
+            ty,
+        ))
     }
 }
 
